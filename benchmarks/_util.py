@@ -1,0 +1,26 @@
+"""Shared helpers for the benchmarks: interleaved timing and ratio reporting.
+
+The machine is noisy, so every benchmark runs the xprof side and the reference side
+alternately, several rounds, and reports the median of per-round ratios.
+"""
+import statistics
+import time
+
+
+def interleaved(fns, rounds=5):
+    """Time each callable in ``fns`` (name -> fn) alternately; return name -> [seconds]."""
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def ratio(times, num, den):
+    return statistics.median(a / b for a, b in zip(times[num], times[den]))
+
+
+def per_op_us(times, name, n):
+    return statistics.median(times[name]) / n * 1e6

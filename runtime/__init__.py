@@ -1,0 +1,38 @@
+"""xprof's runtime: an asynchronous, MXNet-1.x-shaped array engine with a profiler.
+
+``import xprof.runtime as mx`` gives ``mx.nd``, ``mx.sym``, ``mx.autograd``,
+``mx.operator``, ``mx.gluon``, ``mx.profiler``, ``mx.random``, ``mx.init``, contexts and
+devices, so that an MXNet 1.x profiling script runs after changing its import line.
+See docs/architecture.md for how an op travels from an ``mx.nd`` call to a trace event.
+"""
+import importlib
+
+__version__ = "0.1.0"
+
+from . import engine, context, profiler  # noqa: E402
+from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: E402
+from . import ndarray, autograd, random, device  # noqa: E402
+from .ndarray import NDArray, waitall  # noqa: E402
+
+nd = ndarray
+_LAZY = {"sym": "symbol", "symbol": "symbol", "operator": "operator", "gluon": "gluon",
+         "init": "initializer", "initializer": "initializer", "optimizer": "optimizer",
+         "executor": "symbol.executor", "test_utils": "test_utils", "metric": "metric",
+         "io": "io", "lr_scheduler": "lr_scheduler"}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'xprof.runtime' has no attribute {name!r}")
+    module = importlib.import_module("." + target, __name__)
+    globals()[name] = module
+    return module
+
+
+profiler.session.autostart_from_env()
+
+__all__ = ["nd", "ndarray", "autograd", "profiler", "random", "context", "device", "engine",
+           "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "NDArray",
+           "waitall", "sym", "symbol", "operator", "gluon", "init", "initializer",
+           "__version__"]

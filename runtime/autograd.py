@@ -1,0 +1,289 @@
+"""``mx.autograd``: record imperative ops, then push their gradient ops backwards.
+
+While recording, every op call leaves a :class:`Node` on its outputs (the op, its params,
+its inputs and outputs). ``backward`` walks the nodes in reverse topological order and
+asks each for its input gradients; for a registered operator that is one engine op named
+``_backward_<op>`` running the gradient defined next to its kernel, so gradients are
+asynchronous and profiled like any op. Custom operators supply their own ``backward``.
+Recording and training flags are per thread, as in MXNet.
+"""
+import threading
+
+import numpy as np
+
+from .ndarray import ndarray as _nd
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "backward", "mark_variables", "grad", "Function"]
+
+
+class _State(threading.local):
+    recording = False
+    training = False
+
+
+state = _State()
+_nd._autograd = __import__(__name__, fromlist=["_"])
+
+
+def is_recording():
+    return state.recording
+
+
+def is_training():
+    return state.training
+
+
+def set_recording(is_recording):
+    prev = state.recording
+    state.recording = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode):
+    prev = state.training
+    state.training = bool(train_mode)
+    return prev
+
+
+class _Scope:
+    def __init__(self, recording, training):
+        self._rec, self._train = recording, training
+
+    def __enter__(self):
+        self._saved = (state.recording, state.training)
+        if self._rec is not None:
+            state.recording = self._rec
+        if self._train is not None:
+            state.training = self._train
+        return self
+
+    def __exit__(self, *exc):
+        state.recording, state.training = self._saved
+        return False
+
+
+def record(train_mode=True):
+    """Record ops for ``backward`` inside this block (training mode by default)."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    return _Scope(None, True)
+
+
+def predict_mode():
+    return _Scope(None, False)
+
+
+class Node:
+    """One recorded op: how to compute its inputs' gradients from its outputs'."""
+
+    __slots__ = ("op", "params", "inputs", "outputs", "backward_fn")
+
+    def __init__(self, op, params, inputs, outputs, backward_fn=None):
+        self.op = op
+        self.params = params
+        self.inputs = inputs
+        self.outputs = outputs
+        self.backward_fn = backward_fn
+
+    def backward(self, ograds):
+        """Input gradients (NDArray or None per input) for output gradients ``ograds``."""
+        if self.backward_fn is not None:
+            return self.backward_fn(ograds)
+        op = self.op
+        if op.grad is None:
+            raise ValueError(f"operator {op.name!r} has no gradient")
+        return _push_grad(op, self.inputs, self.outputs, ograds, self.params)
+
+
+def _push_grad(op, inputs, outputs, ograds, params, mode=2):
+    """Push ``_backward_<op>``: one engine op computing every input gradient."""
+    grads = [_nd.new_array(x.shape, x._dtype, x.context, op.grad_name) for x in inputs]
+    n_in, n_out = len(inputs), len(outputs)
+    all_args = list(ograds) + list(inputs) + list(outputs)
+    grad_fn = op.grad
+
+    def kernel(*arrays):
+        return tuple(_zeros_if_none(g, x) for g, x in zip(
+            grad_fn(list(arrays[:n_out]), list(arrays[n_out:n_out + n_in]),
+                    list(arrays[n_out + n_in:]), **params), arrays[n_out:n_out + n_in]))
+
+    from .engine import get as _get_engine
+    _get_engine().push(_nd._run, (kernel, all_args, grads, {}),
+                       [a._var for a in all_args], [g._var for g in grads],
+                       op.grad_name, 0, mode,
+                       _cost(op, inputs, params))
+    return grads
+
+
+def _cost(op, inputs, params):
+    if op.cost is not None:
+        return 2 * op.cost([x.shape for x in inputs], **params)
+    return sum(x.size for x in inputs)
+
+
+def _zeros_if_none(g, x):
+    return np.zeros_like(x) if g is None else g
+
+
+def record_op(op, inputs, outputs, params, backward_fn=None):
+    """Called by the NDArray layer for every op while recording."""
+    node = Node(op, params, list(inputs), list(outputs), backward_fn)
+    for i, o in enumerate(outputs):
+        o._ag = (node, i)
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Mark arrays as gradient leaves with the given gradient buffers."""
+    if isinstance(variables, _nd.NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for v, g, req in zip(variables, gradients, grad_reqs):
+        if req not in ("write", "add", "null"):
+            raise ValueError(f"grad_req {req!r} is not allowed; use 'write', 'add' or 'null'")
+        v._grad = g
+        v._grad_req = req
+        v._ag = None
+
+
+def attach_grad(arr, grad_req="write"):
+    if grad_req not in ("write", "add", "null"):
+        raise ValueError(f"grad_req {grad_req!r} is not allowed; use 'write', 'add' or 'null'")
+    grad = _zeros(arr)
+    mark_variables([arr], [grad], grad_req)
+
+
+def _zeros(arr):
+    from .ndarray import ndarray as nd
+    return nd.push_op(nd._ops["_zeros"], (), {"shape": arr.shape, "dtype": arr._dtype.name},
+                      ctx=arr.context)[0]
+
+
+def _sum(arrays):
+    if len(arrays) == 1:
+        return arrays[0]
+    return _nd.push_op(_nd._ops["add_n"], arrays, {})[0]
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute gradients of ``heads`` into the ``.grad`` of marked variables."""
+    if isinstance(heads, _nd.NDArray):
+        heads = [heads]
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    elif isinstance(head_grads, _nd.NDArray):
+        head_grads = [head_grads]
+    if len(head_grads) != len(heads):
+        raise ValueError(f"backward: {len(head_grads)} head gradients for {len(heads)} heads")
+    # topological order of the nodes reachable from the heads
+    order, seen = [], set()
+    stack = [(h._ag[0], False) for h in heads if h._ag is not None]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for x in node.inputs:
+            if x._ag is not None and id(x._ag[0]) not in seen:
+                stack.append((x._ag[0], False))
+    if not order and not any(h._grad is not None for h in heads):
+        raise ValueError("backward: the heads were not computed inside autograd.record() "
+                         "from arrays with attach_grad()")
+    contrib = {}  # id(array) -> [array, [grads]]
+
+    def add(arr, g):
+        entry = contrib.get(id(arr))
+        if entry is None:
+            contrib[id(arr)] = [arr, [g]]
+        else:
+            entry[1].append(g)
+
+    for h, hg in zip(heads, head_grads):
+        if hg is None:
+            hg = _nd.push_op(_nd._ops["ones_like"], (h,), {})[0]
+        add(h, hg)
+    with _Scope(False, train_mode):
+        for node in reversed(order):
+            ograds = []
+            for o in node.outputs:
+                entry = contrib.pop(id(o), None)
+                if entry is None:
+                    ograds.append(_nd.push_op(_nd._ops["zeros_like"], (o,), {})[0])
+                else:
+                    ograds.append(_sum(entry[1]))
+                    if o._grad is not None:      # an intermediate marked as a variable
+                        contrib[id(o)] = [o, [ograds[-1]]]
+            in_grads = node.backward(ograds)
+            for x, g in zip(node.inputs, in_grads):
+                if g is not None and (x._ag is not None or x._grad is not None):
+                    add(x, g)
+        for arr, grads in contrib.values():
+            if arr._grad is None or arr._grad_req == "null":
+                continue
+            total = _sum(grads)
+            if arr._grad_req == "add":
+                _nd.push_op(_nd._ops["elemwise_add"], (arr._grad, total), {}, outs=[arr._grad])
+            else:
+                _nd.push_op(_nd._ops["_copy"], (total,), {}, outs=[arr._grad])
+    if not retain_graph:
+        for node in order:
+            for o in node.outputs:
+                o._ag = None
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):
+    """Gradients of ``heads`` w.r.t. ``variables`` returned as new arrays."""
+    if create_graph:
+        raise ValueError("grad: create_graph=True (higher-order gradients) is not supported")
+    if isinstance(variables, _nd.NDArray):
+        variables = [variables]
+    saved = [(v._grad, v._grad_req) for v in variables]
+    bufs = [_zeros(v) for v in variables]
+    for v, b in zip(variables, bufs):
+        v._grad, v._grad_req = b, "write"
+    try:
+        backward(heads, head_grads, retain_graph=bool(retain_graph), train_mode=train_mode)
+    finally:
+        for v, (g, req) in zip(variables, saved):
+            v._grad, v._grad_req = g, req
+    return bufs
+
+
+class Function:
+    """Custom differentiable function: subclass with ``forward`` and ``backward``
+    working on NDArrays (both run imperatively)."""
+
+    def __init__(self):
+        self._saved = ()
+
+    def save_for_backward(self, *args):
+        self._saved = args
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+    def __call__(self, *inputs):
+        with pause():
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, _nd.NDArray)
+        outs = [outputs] if single else list(outputs)
+        if state.recording:
+            def backward_fn(ograds):
+                with pause():
+                    res = self.backward(*ograds)
+                return [res] if isinstance(res, _nd.NDArray) else list(res)
+            record_op(None, inputs, outs, {}, backward_fn)
+        return outputs

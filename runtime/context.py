@@ -1,0 +1,87 @@
+"""Devices: ``mx.cpu(i)``, ``mx.gpu(i)``, ``Context`` and the current-context stack.
+
+There are no GPUs here; ``mx.gpu(i)`` can be named (scripts mention it) but allocating on
+it raises a clear error, and ``num_gpus()`` is 0.
+"""
+import threading
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+
+_DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
+
+
+class Context:
+    """A device: ``device_type`` ('cpu', 'gpu', ...) and ``device_id``."""
+
+    _stack = threading.local()
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        if device_type not in _DEVICE_TYPES:
+            raise ValueError(f"device type {device_type!r} is not known; use one of "
+                             + ", ".join(_DEVICE_TYPES))
+        if not isinstance(device_id, int) or device_id < 0:
+            raise ValueError(f"device id {device_id!r} must be a non-negative integer")
+        self.device_type = device_type
+        self.device_id = device_id
+
+    @property
+    def device_typeid(self):
+        return _DEVICE_TYPES[self.device_type]
+
+    def __eq__(self, other):
+        return (isinstance(other, Context) and self.device_type == other.device_type
+                and self.device_id == other.device_id)
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_id))
+
+    def __repr__(self):
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __enter__(self):
+        stack = getattr(Context._stack, "items", None)
+        if stack is None:
+            stack = Context._stack.items = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        Context._stack.items.pop()
+        return False
+
+    def check_available(self):
+        """Raise if arrays cannot live on this device."""
+        if self.device_type == "gpu":
+            raise ValueError(f"device {self} is not available: this machine has no GPU "
+                             "(num_gpus() == 0); use mx.cpu()")
+
+    def empty_cache(self):
+        """MXNet API: there is no caching allocator, so nothing to release."""
+
+
+_CPU0 = Context("cpu", 0)
+
+
+def cpu(device_id=0):
+    return _CPU0 if device_id == 0 else Context("cpu", device_id)
+
+
+def gpu(device_id=0):
+    return Context("gpu", device_id)
+
+
+def cpu_pinned(device_id=0):
+    return Context("cpu_pinned", device_id)
+
+
+def current_context():
+    stack = getattr(Context._stack, "items", None)
+    return stack[-1] if stack else _CPU0
+
+
+def num_gpus():
+    return 0

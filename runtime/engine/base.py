@@ -1,0 +1,140 @@
+"""The engine interface: variables, operations, and the narrow API every engine implements.
+
+An engine knows nothing about arrays. It orders functions by the variables they read and
+write (a read waits for earlier writes; a write waits for earlier reads and writes), runs
+them, keeps an exception raised by a function on the variables it writes, and re-raises it
+at the next sync point that touches them. Everything else in the runtime goes through
+:meth:`Engine.push`, :meth:`Engine.wait_for_var` and :meth:`Engine.wait_all`.
+
+Profiling hooks are part of the interface but cost one attribute check when off: the
+profiler installs ``observer`` (called as ``observer(op, t_start_ns, t_end_ns)`` on the
+thread that ran the op) and ``profile_mask`` (which op modes it wants).
+"""
+import threading
+
+# Op modes: the profiler's mode bits. An op carries the bit of the path that pushed it.
+MODE_SYMBOLIC = 1
+MODE_IMPERATIVE = 2
+MODE_INTERNAL = 0  # engine bookkeeping: never profiled, runs even if an input failed
+
+
+class Var:
+    """A unit of data the engine orders operations on (an array's memory, typically).
+
+    ``queue`` holds the not-yet-granted requests ``(op_or_waiter, kind)`` in push order;
+    ``readers`` counts granted, unfinished reads; ``writer`` is set while a write runs.
+    ``exc`` is the exception left by the last write that failed (None once a later write
+    succeeds).
+    """
+
+    __slots__ = ("queue", "readers", "writer", "exc", "__weakref__")
+
+    def __init__(self):
+        self.queue = None
+        self.readers = 0
+        self.writer = False
+        self.exc = None
+
+
+class Opr:
+    """One pushed operation: ``fn(*args)`` plus what the engine and profiler need.
+
+    ``tag`` is the pushing thread's attribution tag (set by a custom operator around its
+    Python code, see :func:`attribution`); ``t_push`` is set only while profiling.
+    """
+
+    __slots__ = ("fn", "args", "reads", "writes", "name", "prio", "mode", "wait",
+                 "tag", "t_push", "attrs")
+
+    def __init__(self, fn, args, reads, writes, name, prio, mode, tag, attrs):
+        self.fn = fn
+        self.args = args
+        self.reads = reads
+        self.writes = writes
+        self.name = name
+        self.prio = prio
+        self.mode = mode
+        self.tag = tag
+        self.t_push = 0
+        self.attrs = attrs
+        self.wait = 0
+
+
+class _ThreadState(threading.local):
+    """Per-thread engine state. ``inline``: may cheap ready ops run on this thread;
+    ``tag``: attribution tag stamped on every op this thread pushes."""
+
+    inline = True
+    tag = None
+
+
+thread_state = _ThreadState()
+
+
+class attribution:
+    """Context manager: ops pushed by this thread inside it carry ``tag`` and are never
+    run inline on this thread (so their time is never folded into the caller's)."""
+
+    __slots__ = ("tag", "_saved")
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __enter__(self):
+        st = thread_state
+        self._saved = (st.tag, st.inline)
+        st.tag = self.tag
+        st.inline = False
+        return self
+
+    def __exit__(self, *exc):
+        thread_state.tag, thread_state.inline = self._saved
+        return False
+
+
+class Engine:
+    """Interface shared by :class:`ThreadedEngine` and :class:`NaiveEngine`."""
+
+    name = "Engine"
+
+    def __init__(self):
+        self.observer = None
+        self.profile_mask = 0
+
+    def new_variable(self):
+        return Var()
+
+    def push(self, fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE,
+             cost=0, attrs=None):
+        """Schedule ``fn(*args)`` after the ops it depends on; return at once."""
+        raise NotImplementedError
+
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
+        """Like push, but the op ends when ``fn(on_complete, *args)`` calls
+        ``on_complete(exc=None)``, possibly later and from another thread."""
+        raise NotImplementedError
+
+    def wait_for_var(self, var):
+        """Block until every write pushed to ``var`` so far is done; raise its error."""
+        raise NotImplementedError
+
+    def wait_all(self):
+        """Block until every pushed op is done; raise the first unreported error."""
+        raise NotImplementedError
+
+    def shutdown(self, timeout=None):
+        """Stop accepting work; used at interpreter exit."""
+
+    # -- shared by both engines -----------------------------------------------------
+    @staticmethod
+    def _dedupe(reads, writes):
+        """Writes win over reads of the same variable; a variable is written once."""
+        if len(writes) > 1:
+            seen = []
+            for v in writes:
+                if v not in seen:
+                    seen.append(v)
+            writes = seen
+        if writes and reads:
+            reads = [v for v in reads if v not in writes]
+        return reads, writes

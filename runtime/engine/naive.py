@@ -1,0 +1,107 @@
+"""NaiveEngine: the same interface, every op run at once on the pushing thread.
+
+Nothing is concurrent, so every bug reproduces; errors are still deferred to the next
+sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the same.
+"""
+from time import perf_counter_ns
+
+from .base import Engine, Opr, thread_state
+
+
+class NaiveEngine(Engine):
+    name = "NaiveEngine"
+
+    def __init__(self):
+        super().__init__()
+        self._errors = []
+        self.worker_idents = {}
+
+    def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
+        tag = thread_state.tag
+        if tag is not None and mode:
+            mode = tag.mode
+        op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
+        exc = None
+        if mode:  # internal ops always run: they inspect their inputs' errors
+            for v in reads:
+                if v.exc is not None:
+                    exc = v.exc
+                    break
+        if exc is None:
+            obs = self.observer
+            if obs is not None and mode & self.profile_mask:
+                t0 = op.t_push = perf_counter_ns()
+                try:
+                    fn(*args)
+                except BaseException as e:  # noqa: BLE001 - kept for the sync point
+                    exc = e
+                obs(op, t0, perf_counter_ns())
+            else:
+                try:
+                    fn(*args)
+                except BaseException as e:  # noqa: BLE001
+                    exc = e
+            if exc is not None:
+                exc._xprof_reported = False
+                if not getattr(exc, "_xprof_listed", False):
+                    exc._xprof_listed = True
+                    self._errors.append(exc)
+        op.args = None
+        for v in writes:
+            v.exc = exc
+        return op
+
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
+        """Run ``fn(on_complete, *args)`` now; errors are stored when it completes."""
+        exc = None
+        if mode:
+            for v in reads:
+                if v.exc is not None:
+                    exc = v.exc
+                    break
+        state = {"done": False}
+
+        def on_complete(err=None):
+            if state["done"]:
+                raise RuntimeError(f"on_complete called twice for {name}")
+            state["done"] = True
+            self._finish(writes, err)
+
+        if exc is not None:
+            on_complete(exc)
+            return None
+        try:
+            fn(on_complete, *args)
+        except BaseException as e:  # noqa: BLE001
+            if state["done"]:
+                raise
+            on_complete(e)
+        if not state["done"]:
+            raise RuntimeError(f"async op {name} did not complete under NaiveEngine")
+        return None
+
+    def _finish(self, writes, exc):
+        if exc is not None:
+            if not hasattr(exc, "_xprof_reported"):
+                exc._xprof_reported = False
+            if not getattr(exc, "_xprof_listed", False):
+                exc._xprof_listed = True
+                self._errors.append(exc)
+        for v in writes:
+            v.exc = exc
+
+    def wait_for_var(self, var):
+        exc = var.exc
+        if exc is not None:
+            exc._xprof_reported = True
+            raise exc
+
+    def wait_all(self):
+        errors, self._errors = self._errors, []
+        for exc in errors:
+            if not exc._xprof_reported:
+                exc._xprof_reported = True
+                raise exc
+
+    def pending(self):
+        return 0

@@ -1,0 +1,135 @@
+"""``mx.nd``: array creation, one function per registered operator, and sync points.
+
+Operator functions are generated from the registry (``mx.nd.sqrt``, ``mx.nd.dot``,
+``mx.nd.FullyConnected``...): positional NDArrays and keyword NDArrays named like the
+operator's arguments are inputs, other keywords are parameters, ``out=`` writes into an
+existing array.
+"""
+import numbers
+
+import numpy as np
+
+from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
+from ..context import current_context
+from ..ops import registry as _registry
+from . import random
+from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
+
+_float32 = np.dtype(np.float32)
+
+
+def _ctx(ctx):
+    ctx = ctx or current_context()
+    ctx.check_available()
+    return ctx
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray from a list, numpy array or NDArray (float32 unless the source is a
+    numpy array or NDArray with its own dtype, as in MXNet)."""
+    if isinstance(source_array, NDArray):
+        dtype = dtype or source_array.dtype
+        source_array = source_array.asnumpy()
+    elif dtype is None:
+        dtype = source_array.dtype if isinstance(source_array, np.ndarray) else _float32
+    try:
+        values = np.asarray(source_array, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"array: cannot make an array of dtype {dtype} from "
+                         f"{type(source_array).__name__}: {e}") from None
+    from ..profiler.session import api_event, flags
+    from time import perf_counter_ns
+    t0 = perf_counter_ns() if flags.api else 0
+    out = from_numpy(values, _ctx(ctx))
+    if t0:
+        api_event("array", t0)
+    return out
+
+
+def _creation(opname, shape, ctx, dtype, out=None, **params):
+    from .ndarray import _shape, _dtype
+    params = dict(params, shape=_shape(shape), dtype=_dtype(dtype).name)
+    return invoke(opname, (), params, out=out, ctx=_ctx(ctx))
+
+
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+    return _creation("_zeros", shape, ctx, dtype, out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    return _creation("_ones", shape, ctx, dtype, out)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None, **kwargs):
+    if not isinstance(val, numbers.Number):
+        raise ValueError(f"full: val={val!r} is not a number")
+    return _creation("_full", shape, ctx, dtype, out, value=val)
+
+
+def empty(shape, ctx=None, dtype=None):
+    """An uninitialised array: memory only, no engine op (as in MXNet)."""
+    from .ndarray import _shape, _dtype
+    shape, dtype = _shape(shape), _dtype(dtype)
+    a = new_array(shape, dtype, _ctx(ctx), "empty")
+    a._data = np.empty(shape, dtype)
+    return a
+
+
+def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None, **kwargs):
+    from .ndarray import _dtype
+    if step == 0:
+        raise ValueError("arange: step=0 is not allowed")
+    return invoke("_arange", (), {"start": start, "stop": stop, "step": step,
+                                  "repeat": repeat, "dtype": _dtype(dtype).name},
+                  ctx=_ctx(ctx))
+
+
+def zeros_like(data, **kwargs):
+    return invoke("zeros_like", (data,), {}, out=kwargs.get("out"))
+
+
+def ones_like(data, **kwargs):
+    return invoke("ones_like", (data,), {}, out=kwargs.get("out"))
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    return invoke("concat", tuple(arrays), {"dim": axis})
+
+
+def _make_function(op):
+    names = op.arg_names
+
+    def fn(*args, out=None, name=None, **kwargs):
+        inputs = list(args)
+        if op.variadic:
+            inputs = [a for a in args]
+        for arg_name in names:
+            if arg_name in kwargs and isinstance(kwargs[arg_name], NDArray):
+                inputs.append(kwargs.pop(arg_name))
+        for i, x in enumerate(inputs):
+            if not isinstance(x, NDArray):
+                raise ValueError(f"{op.name}: input {i} is {type(x).__name__}, not an NDArray")
+        params = dict(op.params)
+        params.update(kwargs)
+        return invoke(op.name, tuple(inputs), params, out=out)
+
+    fn.__name__ = op.name
+    fn.__qualname__ = op.name
+    fn.__doc__ = op.doc or f"Operator ``{op.name}`` (inputs: {', '.join(names) or 'none'})."
+    return fn
+
+
+def Custom(*inputs, **kwargs):
+    """Apply a registered custom operator: ``mx.nd.Custom(x, op_type="MyOp")``."""
+    from ..operator import Custom as _custom
+    return _custom(*inputs, **kwargs)
+
+
+def _populate():
+    g = globals()
+    for name, op in _registry.registry.items():
+        if name not in g:
+            g[name] = _make_function(op)
+
+
+_populate()

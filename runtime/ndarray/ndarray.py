@@ -1,0 +1,574 @@
+"""NDArray: an asynchronous array handle, and the one function that pushes operators.
+
+An NDArray owns an engine variable and, once the op writing it has run, a numpy array
+(``_data``). Creating one does not wait for anything; reading its values
+(``asnumpy``, ``asscalar``, ``wait_to_read``) is a sync point. Memory is released when
+the last reference goes; pending ops hold references to the arrays they use, so freeing
+waits for them without any engine op.
+
+:func:`push_op` is the single path from an operator call to the engine: shape/dtype
+inference, output allocation, the push, autograd recording and API profiling all happen
+there, for ``mx.nd`` calls, NDArray methods, autograd and the symbolic executor alike.
+"""
+import math
+import numbers
+from time import perf_counter_ns
+
+import numpy as np
+
+from .. import engine as _engine
+from ..context import Context, current_context
+from ..engine.base import MODE_IMPERATIVE
+from ..ops import registry as _registry
+from ..profiler import memory as _memory
+from ..profiler.session import api_event as _api_event, flags as _flags
+
+_ops = _registry.registry
+_same_shape = _registry.same_shape
+_float32 = np.dtype(np.float32)
+
+__all__ = ["NDArray", "push_op", "invoke", "new_array", "from_numpy", "waitall"]
+
+# Set by the autograd module when it is imported (it imports us, not the reverse).
+_autograd = None
+
+
+def _dtype(dtype):
+    if dtype is None:
+        return _float32
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"dtype {dtype!r} is not a numpy dtype") from None
+
+
+def _shape(shape):
+    if isinstance(shape, numbers.Integral):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise ValueError(f"shape {shape!r} is not an int or a tuple of ints") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"shape {shape!r} has a negative dimension")
+    return shape
+
+
+class NDArray:
+    """An n-dimensional array whose values are computed asynchronously by the engine."""
+
+    __slots__ = ("_var", "_data", "shape", "_dtype", "context", "_ag", "_grad",
+                 "_grad_req", "__weakref__")
+    __array_priority__ = 1000.0
+
+    # -- metadata (never waits) -------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype.type
+
+    @property
+    def ctx(self):
+        return self.context
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def handle(self):
+        return self._var
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d NDArray")
+        return self.shape[0]
+
+    @property
+    def T(self):
+        return invoke("transpose", (self,), {})
+
+    # -- sync points ---------------------------------------------------------------------
+    def wait_to_read(self):
+        t0 = perf_counter_ns() if _flags.api else 0
+        _engine._engine.wait_for_var(self._var)
+        if t0:
+            _api_event("wait_to_read", t0)
+
+    def wait_to_write(self):
+        self.wait_to_read()
+
+    def asnumpy(self):
+        """A numpy copy of the values (waits for the ops writing this array)."""
+        t0 = perf_counter_ns() if _flags.api else 0
+        _engine._engine.wait_for_var(self._var)
+        out = np.array(self._data, dtype=self._dtype, copy=True)
+        if t0:
+            _api_event("asnumpy", t0)
+        return out
+
+    def asscalar(self):
+        if self.size != 1:
+            raise ValueError(f"asscalar needs an array of size 1, not shape {self.shape}")
+        return self.asnumpy().reshape(())[()]
+
+    def item(self):
+        return self.asscalar().item()
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("the truth value of an NDArray with more than one element "
+                             "is ambiguous")
+        return bool(self.asscalar())
+
+    def __index__(self):
+        return int(self.asscalar())
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __repr__(self):
+        shape = "x".join(str(s) for s in self.shape)
+        return f"\n{self.asnumpy()}\n<NDArray {shape} @{self.context}>"
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- copies and devices ---------------------------------------------------------------
+    def copy(self):
+        return invoke("_copy", (self,), {})
+
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray, op ``CopyCPU2CPU``) or a new array on a Context."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise ValueError(f"copyto: shapes differ: {self.shape} vs {other.shape}")
+            return invoke("CopyCPU2CPU", (self,), {}, out=other)
+        if isinstance(other, Context):
+            other.check_available()
+            out = new_array(self.shape, self._dtype, other, "CopyCPU2CPU")
+            return invoke("CopyCPU2CPU", (self,), {}, out=out)
+        raise ValueError(f"copyto: target {other!r} is not an NDArray or a Context")
+
+    def as_in_context(self, context):
+        if context == self.context:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def to_device(self, device):
+        return self.as_in_context(device)
+
+    def astype(self, dtype, copy=True):
+        dtype = _dtype(dtype)
+        if not copy and dtype == self._dtype:
+            return self
+        return invoke("Cast", (self,), {"dtype": dtype.name})
+
+    # -- shape ops ------------------------------------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = shape[0]
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        return invoke("reshape", (self,), {"shape": tuple(shape), **kwargs})
+
+    def reshape_like(self, other):
+        return self.reshape(other.shape)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
+            axes = axes[0]
+        return invoke("transpose", (self,), {"axes": tuple(axes) if axes else ()})
+
+    def broadcast_to(self, shape):
+        return invoke("broadcast_to", (self,), {"shape": _shape(shape)})
+
+    def broadcast_like(self, other):
+        return self.broadcast_to(other.shape)
+
+    def flatten(self):
+        return invoke("Flatten", (self,), {})
+
+    def expand_dims(self, axis):
+        return invoke("expand_dims", (self,), {"axis": axis})
+
+    # -- reductions and math as methods ---------------------------------------------------------
+    def sum(self, axis=None, keepdims=False):
+        return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims})
+
+    def mean(self, axis=None, keepdims=False):
+        return invoke("mean", (self,), {"axis": axis, "keepdims": keepdims})
+
+    def max(self, axis=None, keepdims=False):
+        return invoke("max", (self,), {"axis": axis, "keepdims": keepdims})
+
+    def min(self, axis=None, keepdims=False):
+        return invoke("min", (self,), {"axis": axis, "keepdims": keepdims})
+
+    def argmax(self, axis=None, keepdims=False):
+        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims})
+
+    def sqrt(self):
+        return invoke("sqrt", (self,), {})
+
+    def exp(self):
+        return invoke("exp", (self,), {})
+
+    def log(self):
+        return invoke("log", (self,), {})
+
+    def abs(self):
+        return invoke("abs", (self,), {})
+
+    def square(self):
+        return invoke("square", (self,), {})
+
+    def relu(self):
+        return invoke("relu", (self,), {})
+
+    def sigmoid(self):
+        return invoke("sigmoid", (self,), {})
+
+    def tanh(self):
+        return invoke("tanh", (self,), {})
+
+    def softmax(self, axis=-1):
+        return invoke("softmax", (self,), {"axis": axis})
+
+    def clip(self, a_min, a_max):
+        return invoke("clip", (self,), {"a_min": a_min, "a_max": a_max})
+
+    def zeros_like(self):
+        return invoke("zeros_like", (self,), {})
+
+    def ones_like(self):
+        return invoke("ones_like", (self,), {})
+
+    # -- autograd ---------------------------------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        _autograd.attach_grad(self, grad_req)
+
+    @property
+    def grad(self):
+        return self._grad
+
+    def detach(self):
+        """The same values, cut from the autograd graph (a copy op, ``_copy``)."""
+        return push_op(_ops["_copy"], (self,), {})[0]
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        _autograd.backward([self], None if out_grad is None else [out_grad],
+                           retain_graph=retain_graph, train_mode=train_mode)
+
+    # -- indexing -----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        key = _index_key(key, self.shape)
+        return invoke("slice", (self,), {"key": key})
+
+    def __setitem__(self, key, value):
+        key = _index_key(key, self.shape)
+        full = all(k == slice(None) or k is Ellipsis for k in key)
+        if isinstance(value, numbers.Number):
+            if full:     # MXNet: x[:] = 1 is _full(out=x)
+                invoke("_full", (), {"shape": self.shape, "dtype": self._dtype.name,
+                                     "value": value}, out=self)
+            else:
+                invoke("_slice_assign_scalar", (self,), {"scalar": value, "key": key},
+                       out=self)
+            return
+        if not isinstance(value, NDArray):
+            value = from_numpy(np.asarray(value, dtype=self._dtype), self.context)
+        if full and value.shape == self.shape:   # MXNet: x[:] = y is y.copyto(x)
+            if value is not self:
+                invoke("CopyCPU2CPU", (value,), {}, out=self)
+        else:
+            invoke("_slice_assign", (self, value), {"key": key}, out=self)
+
+    # -- arithmetic -------------------------------------------------------------------------------
+    def _binary(self, other, same, bcast, scalar, out=None):
+        if isinstance(other, NDArray):
+            name = same if other.shape == self.shape else bcast
+            return invoke(name, (self, other), {}, out=out)
+        if isinstance(other, numbers.Number):
+            return invoke(scalar, (self,), {"scalar": other}, out=out)
+        if isinstance(other, np.ndarray):
+            return self._binary(from_numpy(other.astype(self._dtype, copy=False), self.context),
+                                same, bcast, scalar, out)
+        return NotImplemented
+
+    def _rscalar(self, other, name):
+        if isinstance(other, numbers.Number):
+            return invoke(name, (self,), {"scalar": other})
+        if isinstance(other, np.ndarray):
+            return from_numpy(other.astype(self._dtype, copy=False), self.context)._binary(
+                self, *_REVERSED[name])
+        return NotImplemented
+
+    def __add__(self, o):
+        return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar")
+
+    def __radd__(self, o):
+        return self._rscalar(o, "_plus_scalar")
+
+    def __iadd__(self, o):
+        return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar", out=self)
+
+    def __sub__(self, o):
+        return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, o):
+        return self._rscalar(o, "_rminus_scalar")
+
+    def __isub__(self, o):
+        return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar", out=self)
+
+    def __mul__(self, o):
+        return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar")
+
+    def __rmul__(self, o):
+        return self._rscalar(o, "_mul_scalar")
+
+    def __imul__(self, o):
+        return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar", out=self)
+
+    def __truediv__(self, o):
+        return self._binary(o, "elemwise_div", "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, o):
+        return self._rscalar(o, "_rdiv_scalar")
+
+    def __itruediv__(self, o):
+        return self._binary(o, "elemwise_div", "broadcast_div", "_div_scalar", out=self)
+
+    __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
+
+    def __pow__(self, o):
+        return self._binary(o, "_power", "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, o):
+        return self._rscalar(o, "_rpower_scalar")
+
+    def __neg__(self):
+        return invoke("negative", (self,), {})
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return invoke("abs", (self,), {})
+
+    def __eq__(self, o):
+        return self._binary(o, "_equal", "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "_not_equal", "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "_greater", "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "_greater_equal", "broadcast_greater_equal",
+                            "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "_lesser", "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, o):
+        return self._binary(o, "_lesser_equal", "broadcast_lesser_equal",
+                            "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+
+# reflected array-array forms: (same-shape op, broadcast op, scalar op) with lhs/rhs swapped
+_REVERSED = {
+    "_rminus_scalar": ("elemwise_sub", "broadcast_sub", "_minus_scalar"),
+    "_rdiv_scalar": ("elemwise_div", "broadcast_div", "_div_scalar"),
+    "_rpower_scalar": ("_power", "broadcast_power", "_power_scalar"),
+    "_plus_scalar": ("elemwise_add", "broadcast_add", "_plus_scalar"),
+    "_mul_scalar": ("elemwise_mul", "broadcast_mul", "_mul_scalar"),
+}
+
+
+class _TrackedNDArray(NDArray):
+    """An NDArray allocated while memory profiling was on: its release is counted."""
+
+    __slots__ = ()
+
+    def __del__(self):
+        try:
+            _memory.on_free(math.prod(self.shape) * self._dtype.itemsize, _device(self.context))
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _device(ctx):
+    return f"{ctx.device_type}/{ctx.device_id}"
+
+
+def new_array(shape, dtype, ctx, role):
+    """A fresh NDArray with a new engine variable and no data yet."""
+    a = NDArray.__new__(NDArray)
+    a._var = _engine._engine.new_variable()
+    a._data = None
+    a.shape = shape
+    a._dtype = dtype
+    a.context = ctx
+    a._ag = None
+    a._grad = None
+    a._grad_req = "null"
+    if _flags.mem:
+        a.__class__ = _TrackedNDArray
+        _memory.on_alloc(math.prod(shape) * dtype.itemsize, _device(ctx), role)
+    return a
+
+
+def from_numpy(values, ctx=None, role="array"):
+    """An NDArray holding a copy of ``values`` (ready at once: no engine op)."""
+    ctx = ctx or current_context()
+    ctx.check_available()
+    values = np.array(values, copy=True, order="C")
+    a = new_array(values.shape, values.dtype, ctx, role)
+    a._data = values
+    return a
+
+
+def _store(out, value):
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    if value.dtype != out._dtype:
+        value = value.astype(out._dtype)
+    if value.shape != out.shape:
+        if value.size == math.prod(out.shape):
+            value = value.reshape(out.shape)
+        else:
+            raise ValueError(f"kernel produced shape {value.shape}, expected {out.shape}")
+    out._data = value
+
+
+def _run(kernel, inputs, outputs, params):
+    """Engine function of every operator: call the kernel on numpy data, store results."""
+    if len(inputs) == 1:
+        result = kernel(inputs[0]._data, **params)
+    else:
+        result = kernel(*[x._data for x in inputs], **params)
+    if len(outputs) == 1:
+        out = outputs[0]
+        if type(result) is np.ndarray and result.dtype is out._dtype \
+                and result.shape == out.shape:
+            out._data = result
+        else:
+            _store(out, result)
+    else:
+        for o, r in zip(outputs, result):
+            _store(o, r)
+
+
+def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs=None,
+            extra_vars=(), is_train=False):
+    """Infer, allocate, push ``op`` on ``inputs``; return every output (hidden too)."""
+    if op.infer is _same_shape and inputs:
+        x = inputs[0]
+        out_shapes = (x.shape,)
+        out_dtypes = (x._dtype,)
+    else:
+        out_shapes, out_dtypes = op.infer([x.shape for x in inputs],
+                                          [x._dtype for x in inputs], **params)
+    if outs is None:
+        if ctx is None:
+            ctx = inputs[0].context if inputs else current_context()
+        name = op.name
+        outs = [new_array(tuple(s), d, ctx, name) for s, d in zip(out_shapes, out_dtypes)]
+    else:
+        for o, s in zip(outs, out_shapes):
+            if o.shape != tuple(s):
+                raise ValueError(f"{op.name}: out has shape {o.shape}, the result has "
+                                 f"shape {tuple(s)}")
+    kernel = op.train_kernel if (is_train and op.train_kernel is not None) else op.kernel
+    if op.cost is not None:
+        cost = op.cost([x.shape for x in inputs], **params)
+    else:
+        cost = math.prod(out_shapes[0]) if out_shapes else 0
+    if len(outs) == 1:
+        writes = [outs[0]._var]
+    else:
+        writes = [o._var for o in outs]
+    if extra_vars:
+        writes.extend(extra_vars)
+    _engine._engine.push(_run, (kernel, inputs, outs, params), [x._var for x in inputs],
+                         writes, op.name, 0, mode, cost, attrs)
+    return outs
+
+
+def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
+    """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point."""
+    t0 = perf_counter_ns() if _flags.api else 0
+    op = _ops[name]
+    outs = None
+    if out is not None:
+        outs = [out] if isinstance(out, NDArray) else list(out)
+    ag = _autograd.state
+    is_train = ag.training
+    outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE, None, extra_vars, is_train)
+    if ag.recording:
+        _autograd.record_op(op, inputs, outs, params)
+    if t0:
+        _api_event(name, t0)
+    nvis = op.visible_outputs or len(outs)
+    if out is not None:
+        return out
+    return outs[0] if nvis == 1 else outs[:nvis]
+
+
+def _index_key(key, shape):
+    """Normalize a basic index to a tuple of slices/ints valid for ``shape``."""
+    if isinstance(key, NDArray):
+        raise ValueError("advanced indexing with an NDArray is not supported; use take/pick")
+    if not isinstance(key, tuple):
+        key = (key,)
+    if len([k for k in key if k is not Ellipsis]) > len(shape):
+        raise ValueError(f"index {key!r} has too many dimensions for shape {shape}")
+    out = []
+    for k in key:
+        if isinstance(k, numbers.Integral):
+            k = int(k)
+            dim = shape[len(out)]
+            if not -dim <= k < dim:
+                raise ValueError(f"index {k} is out of bounds for axis {len(out)} "
+                                 f"with size {dim}")
+            out.append(k % dim)
+        elif isinstance(k, slice) or k is Ellipsis or k is None:
+            out.append(k)
+        else:
+            raise ValueError(f"index {k!r} is not supported; use ints, slices or ...")
+    return tuple(out)
+
+
+def waitall():
+    """Block until every pushed operation is done; raise the first pending error."""
+    t0 = perf_counter_ns() if _flags.api else 0
+    _engine._engine.wait_all()
+    if t0:
+        _api_event("waitall", t0)

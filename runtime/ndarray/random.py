@@ -1,0 +1,70 @@
+"""``mx.nd.random`` / ``mx.random``: seeded random arrays.
+
+All random ops share one numpy Generator and are ordered by a write dependency on one
+engine variable, so a seed gives the same numbers whatever thread runs them.
+"""
+import numpy as np
+
+from .. import engine as _engine
+from ..context import current_context
+from . import ndarray as _nd
+
+_rng = np.random.default_rng(0)
+_rng_var = None
+
+
+def _var():
+    global _rng_var
+    if _rng_var is None:
+        _rng_var = _engine.get().new_variable()
+    return _rng_var
+
+
+def seed(seed_state, ctx="all"):
+    """Reseed the generator (after the random ops already pushed have drawn)."""
+    if not isinstance(seed_state, (int, np.integer)) or isinstance(seed_state, bool):
+        raise ValueError(f"seed {seed_state!r} is not allowed; use an integer")
+    new = np.random.default_rng(int(seed_state))
+    # An internal op (never profiled): ordered after earlier draws, before later ones.
+    _engine.get().push(_swap, (new,), [], [_var()], "ResourceParallelRandomSetSeed", 0, 0)
+
+
+def _swap(new):
+    global _rng
+    _rng = new
+
+
+def generator():
+    return _rng
+
+
+def _draw(opname, params, shape, dtype, ctx, out):
+    if isinstance(shape, int):
+        shape = (shape,)
+    params = dict(params, shape=tuple(shape), dtype=np.dtype(dtype or "float32").name,
+                  rng=_RngRef())
+    return _nd.invoke(opname, (), params, out=out, ctx=ctx or current_context(),
+                      extra_vars=(_var(),))
+
+
+class _RngRef:
+    """Resolves to the generator current when the op runs (after earlier reseeds)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(_rng, name)
+
+
+def uniform(low=0.0, high=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
+    return _draw("_random_uniform", {"low": float(low), "high": float(high)}, shape, dtype,
+                 ctx, out)
+
+
+def normal(loc=0.0, scale=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
+    return _draw("_random_normal", {"loc": float(loc), "scale": float(scale)}, shape, dtype,
+                 ctx, out)
+
+
+def randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None):
+    return normal(loc, scale, shape, dtype, ctx)

@@ -1,0 +1,406 @@
+"""``mx.operator``: custom operators written in Python, run and profiled as in MXNet.
+
+A call (``mx.nd.Custom``, a ``Custom`` node of a bound symbol, or its backward) is pushed
+as one *internal* async engine op that reads the inputs and writes the outputs; it is
+never profiled. When its inputs are ready it hands the Python ``forward``/``backward`` to
+a pool of custom-operator worker threads (inline under NaiveEngine). There the code sees
+fresh NDArray handles on the same data, with their own engine variables, so the
+sub-operators it pushes are ordinary, asynchronous engine ops. The thread runs inside
+:class:`~xprof.runtime.engine.attribution`, so each sub-operator is stamped with the
+call (its profile name becomes ``<op_type>::<op name>``, category ``Custom Operator``)
+and never runs inline on the Python thread. The call completes when an internal
+dependency-only op that reads every output handle runs: it moves the handles' data to
+the real outputs and calls the engine's ``on_complete``.
+
+Profile events per call: ``<op_type>::pure_python`` (exactly the Python ``forward`` on
+the worker thread) or ``_backward_<op_type>::pure_python``, one event per sub-operator,
+and flow arrows from the Python slice to each sub-operator.
+"""
+import itertools
+import queue
+import threading
+import traceback
+import warnings
+from time import perf_counter_ns
+
+import numpy as np
+
+from . import _env
+from . import engine as _engine
+from .engine.base import MODE_IMPERATIVE, MODE_INTERNAL, attribution
+from .ndarray import ndarray as _nd
+from .profiler import recorder as _rec
+from .profiler.session import flags as _flags
+
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
+
+_registry = {}
+_REQS = ("null", "write", "inplace", "add")
+
+
+class CustomOp:
+    """Base class of a custom operator's implementation (``forward``/``backward``)."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise NotImplementedError(f"{type(self).__name__}.backward is not implemented")
+
+    def assign(self, dst, req, src):
+        """Store ``src`` into ``dst`` according to ``req``."""
+        if req == "null":
+            return
+        if req not in _REQS:
+            raise ValueError(f"assign: req {req!r} is not allowed; use one of "
+                             + ", ".join(_REQS))
+        if req in ("write", "inplace"):
+            dst[:] = src
+        else:
+            dst += src
+
+
+class CustomOpProp:
+    """Describes a custom operator: arguments, outputs, shapes, types, and its factory."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_auxiliary_states(self):
+        return []
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]] * len(self.list_outputs()), \
+            [in_shape[0]] * len(self.list_auxiliary_states())
+
+    def infer_type(self, in_type):
+        return in_type, [in_type[0]] * len(self.list_outputs()), \
+            [in_type[0]] * len(self.list_auxiliary_states())
+
+    def infer_storage_type(self, in_stype):
+        return in_stype, ["default"] * len(self.list_outputs()), \
+            ["default"] * len(self.list_auxiliary_states())
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = []
+        if self.need_top_grad_:
+            deps.extend(out_grad)
+        deps.extend(in_data)
+        deps.extend(out_data)
+        return deps
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        raise NotImplementedError(f"{type(self).__name__}.create_operator is not implemented")
+
+
+def register(reg_name):
+    """Class decorator: register a :class:`CustomOpProp` subclass as ``reg_name``."""
+    if not isinstance(reg_name, str) or not reg_name:
+        raise ValueError(f"register: name {reg_name!r} is not allowed; use a non-empty string")
+
+    def do_register(prop_cls):
+        if not (isinstance(prop_cls, type) and issubclass(prop_cls, CustomOpProp)):
+            raise ValueError(f"register({reg_name!r}): {prop_cls!r} is not a CustomOpProp "
+                             "subclass")
+        if reg_name in _registry:
+            warnings.warn(f"custom operator {reg_name!r} is already registered; the new "
+                          f"definition {prop_cls.__name__} replaces it", stacklevel=2)
+        _registry[reg_name] = prop_cls
+        return prop_cls
+
+    return do_register
+
+
+def get_all_registered_operators():
+    return sorted(_registry)
+
+
+def _lookup(op_type):
+    try:
+        return _registry[op_type]
+    except KeyError:
+        known = ", ".join(sorted(_registry)) or "none"
+        raise ValueError(f"custom operator op_type={op_type!r} is not registered; "
+                         f"registered: {known}") from None
+
+
+# -- shape/type inference ---------------------------------------------------------------
+def make_prop(op_type, kwargs):
+    """The prop instance for a call: extra keyword arguments arrive as strings."""
+    cls = _lookup(op_type)
+    return cls(**{k: str(v) for k, v in kwargs.items()})
+
+
+def infer(prop, op_type, in_shapes, in_dtypes):
+    """(in_shapes, out_shapes, aux_shapes, in_dtypes, out_dtypes, aux_dtypes), checked."""
+    n_args = len(prop.list_arguments())
+    n_out = len(prop.list_outputs())
+    n_aux = len(prop.list_auxiliary_states())
+    if len(in_shapes) != n_args:
+        raise ValueError(f"custom operator {op_type!r} takes {n_args} input(s) "
+                         f"{prop.list_arguments()}, got {len(in_shapes)}")
+    res = prop.infer_shape([list(s) for s in in_shapes])
+    if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
+        raise ValueError(f"custom operator {op_type!r}: infer_shape must return "
+                         "(in_shapes, out_shapes[, aux_shapes])")
+    ishapes, oshapes = res[0], res[1]
+    ashapes = res[2] if len(res) == 3 else []
+    if len(ishapes) != n_args or len(oshapes) != n_out or len(ashapes) != n_aux:
+        raise ValueError(
+            f"custom operator {op_type!r}: infer_shape returned {len(ishapes)} input, "
+            f"{len(oshapes)} output and {len(ashapes)} aux shapes; expected {n_args}, "
+            f"{n_out} and {n_aux}")
+    for i, (given, inferred) in enumerate(zip(in_shapes, ishapes)):
+        if tuple(given) != tuple(int(d) for d in inferred):
+            raise ValueError(f"custom operator {op_type!r}: infer_shape gives input {i} "
+                             f"shape {tuple(inferred)} but the input has shape {tuple(given)}")
+    oshapes = [_check_shape(op_type, "output", i, s) for i, s in enumerate(oshapes)]
+    ashapes = [_check_shape(op_type, "aux", i, s) for i, s in enumerate(ashapes)]
+    tres = prop.infer_type([np.dtype(d).type for d in in_dtypes])
+    if not isinstance(tres, (tuple, list)) or len(tres) not in (2, 3) \
+            or len(tres[1]) != n_out:
+        raise ValueError(f"custom operator {op_type!r}: infer_type must return "
+                         f"(in_types, out_types[, aux_types]) with {n_out} output type(s)")
+    odtypes = [np.dtype(t) for t in tres[1]]
+    adtypes = [np.dtype(t) for t in tres[2]] if len(tres) == 3 else \
+        [np.dtype(in_dtypes[0])] * n_aux
+    return [tuple(s) for s in in_shapes], oshapes, ashapes, odtypes, adtypes
+
+
+def _check_shape(op_type, what, i, shape):
+    try:
+        shape = tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"custom operator {op_type!r}: {what} {i} shape {shape!r} is not "
+                         "a sequence of ints") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"custom operator {op_type!r}: {what} {i} shape {shape} is negative")
+    return shape
+
+
+# -- the custom-operator worker pool ------------------------------------------------------
+class _Pool:
+    """Threads that run Python forward/backward code. It grows when every thread is busy
+    (a forward may wait on another custom op), up to ``CUSTOM_OP_NUM_THREADS``."""
+
+    def __init__(self, max_threads):
+        self.max_threads = max_threads
+        self.jobs = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.threads = 0
+        self.idle = 0
+        self._names = itertools.count()
+
+    def submit(self, job):
+        with self.lock:
+            spawn = self.idle == 0 and self.threads < self.max_threads
+            if spawn:
+                self.threads += 1
+            else:
+                self.idle -= 1 if self.idle else 0
+        if spawn:
+            threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
+                             daemon=True).start()
+        self.jobs.put(job)
+
+    def _loop(self):
+        while True:
+            job = self.jobs.get()
+            try:
+                job()
+            finally:
+                with self.lock:
+                    self.idle += 1
+
+
+_pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16))
+
+
+class Call:
+    """Attribution tag of one custom-operator call (read by the engine and profiler)."""
+
+    __slots__ = ("name", "prefix", "mode", "tid", "t_start")
+
+    def __init__(self, name, mode):
+        self.name = name
+        self.prefix = name + "::"
+        self.mode = mode
+        self.tid = None
+        self.t_start = 0
+
+
+def _handle(src, data=None):
+    """A new NDArray on ``src``'s data (or ``data``) with its own engine variable."""
+    h = _nd.NDArray.__new__(_nd.NDArray)
+    h._var = _engine.get().new_variable()
+    h._data = src._data if data is None else data
+    h.shape = src.shape
+    h._dtype = src._dtype
+    h.context = src.context
+    h._ag = None
+    h._grad = None
+    h._grad_req = "null"
+    return h
+
+
+def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
+    """Push one custom-operator call.
+
+    ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
+    handles and returns the output handles to wait for. ``outputs`` are the real arrays
+    the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
+    """
+    eng = _engine.get()
+
+    def dispatch(on_complete):
+        call = Call(name, mode)
+        if eng.name == "NaiveEngine":
+            _execute(call, body, outputs, write_reqs, check_names, on_complete)
+        else:
+            _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
+                                          on_complete))
+
+    eng.push_async(dispatch, (), [a._var for a in reads], [o._var for o in outputs],
+                   "Custom", 0, MODE_INTERNAL)
+
+
+def _execute(call, body, outputs, write_reqs, check_names, on_complete):
+    """On a custom-op worker: run the Python code, then wait for its sub-operators."""
+    eng = _engine.get()
+    buf = _rec.current_buffer()
+    call.tid = buf.tid
+    profiled = bool(_flags.recording and eng.profile_mask & call.mode)
+    out_handles = [_handle(o, o._data if o._data is not None else np.empty(o.shape, o._dtype))
+                   for o in outputs]
+    placeholders = [h._data for h in out_handles]
+    t0 = call.t_start = perf_counter_ns()
+    try:
+        with attribution(call):
+            body(out_handles)
+    except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
+        t1 = perf_counter_ns()
+        if profiled:
+            buf.events.append((_rec.X, call.prefix + "pure_python", "Custom Operator", t0, t1))
+        on_complete(e)
+        return
+    t1 = perf_counter_ns()
+    if profiled:
+        buf.events.append((_rec.X, call.prefix + "pure_python", "Custom Operator", t0, t1))
+
+    def finish(handles):
+        exc = None
+        for h in handles:
+            if h._var.exc is not None:
+                exc = h._var.exc
+                break
+        if exc is None:
+            for i, (o, h, ph, req) in enumerate(zip(outputs, handles, placeholders,
+                                                     write_reqs)):
+                if req == "write" and h._data is ph and check_names is not None:
+                    warnings.warn(f"custom operator {call.name!r}: forward did not assign "
+                                  f"output {i} ({check_names[i]!r}) whose req is 'write'",
+                                  RuntimeWarning, stacklevel=1)
+                o._data = h._data
+        on_complete(exc)
+
+    # The dependency-only op: runs once every sub-operator writing an output is done.
+    eng.push(finish, (out_handles,), [h._var for h in out_handles], [], "CustomOperatorWait",
+             0, MODE_INTERNAL)
+
+
+# -- forward / backward entry points ------------------------------------------------------
+def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, outputs=None,
+                aux=None, reqs=None, prop=None):
+    """Run a custom op forward on NDArrays; return the output NDArrays (and record for
+    autograd when recording)."""
+    from . import autograd
+
+    prop = prop or make_prop(op_type, kwargs)
+    in_shapes = [x.shape for x in inputs]
+    _, oshapes, ashapes, odtypes, adtypes = infer(prop, op_type, in_shapes,
+                                                  [x._dtype for x in inputs])
+    ctx = inputs[0].context if inputs else None
+    if ctx is None:
+        from .context import current_context
+        ctx = current_context()
+    if outputs is None:
+        outputs = [_nd.new_array(s, d, ctx, op_type) for s, d in zip(oshapes, odtypes)]
+    if aux is None:
+        aux = [_nd.new_array(s, d, ctx, op_type + "_aux") for s, d in zip(ashapes, adtypes)]
+        for a in aux:
+            a._data = np.zeros(a.shape, a._dtype)
+    if is_train is None:
+        is_train = autograd.is_training()
+    reqs = list(reqs or ["write"] * len(outputs))
+    op = prop.create_operator(ctx, [list(s) for s in in_shapes], [x.dtype for x in inputs])
+    out_names = prop.list_outputs()
+
+    def body(out_handles):
+        in_h = [_handle(x) for x in inputs]
+        aux_h = out_handles[len(outputs):]
+        op.forward(is_train=is_train, req=reqs, in_data=in_h,
+                   out_data=out_handles[:len(outputs)], aux=aux_h)
+
+    run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
+             reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
+    if autograd.is_recording():
+        def backward_fn(ograds):
+            return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
+                                   aux, mode)
+        autograd.record_op(None, inputs, outputs, {}, backward_fn)
+    return outputs
+
+
+def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_IMPERATIVE,
+                    in_grads=None, reqs=None):
+    """Push ``backward`` of a custom op; return the input-gradient NDArrays."""
+    ctx = inputs[0].context
+    name = "_backward_" + op_type
+    if in_grads is None:
+        in_grads = [_nd.new_array(x.shape, x._dtype, ctx, name) for x in inputs]
+    reqs = list(reqs or ["write"] * len(in_grads))
+    ograds = list(ograds)
+
+    def body(grad_handles):
+        og_h = [_handle(g) for g in ograds]
+        in_h = [_handle(x) for x in inputs]
+        out_h = [_handle(o) for o in outputs]
+        aux_h = [_handle(a) for a in aux]
+        op.backward(req=reqs, out_grad=og_h, in_data=in_h, out_data=out_h,
+                    in_grad=grad_handles, aux=aux_h)
+
+    reads = ograds + list(inputs) + list(outputs) + list(aux)
+    run_call(name, mode, body, reads, in_grads, reqs, None)
+    return in_grads
+
+
+def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
+    """``mx.nd.Custom``: apply the registered custom operator ``op_type``."""
+    if op_type is None:
+        raise ValueError("Custom: op_type is required; registered: "
+                         + (", ".join(sorted(_registry)) or "none"))
+    prop = make_prop(op_type, kwargs)
+    arg_names = prop.list_arguments()
+    inputs = list(inputs)
+    for a in arg_names[len(inputs):]:
+        if a in kwargs:
+            inputs.append(kwargs.pop(a))
+    for i, x in enumerate(inputs):
+        if not isinstance(x, _nd.NDArray):
+            raise ValueError(f"Custom {op_type!r}: input {i} is {type(x).__name__}, "
+                             "not an NDArray")
+    prop = make_prop(op_type, kwargs)
+    outs = custom_call(op_type, inputs, kwargs, prop=prop,
+                       outputs=None if out is None else
+                       ([out] if isinstance(out, _nd.NDArray) else list(out)))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _format_exc(e):
+    return "".join(traceback.format_exception(e))

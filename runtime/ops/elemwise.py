@@ -1,0 +1,173 @@
+"""Elementwise operators: arithmetic with arrays and scalars, comparisons, unary math.
+
+Names follow MXNet 1.x: ``x + 1`` is ``_plus_scalar``, ``x + y`` on equal shapes is
+``elemwise_add`` and on different shapes ``broadcast_add``, ``1 - x`` is
+``_rminus_scalar``. Each gradient sits next to its kernel.
+"""
+import operator
+
+import numpy as np
+
+from .registry import broadcast_shape, defop, same_shape
+
+
+def unbroadcast(grad, shape):
+    """Sum ``grad`` over the axes along which an input of ``shape`` was broadcast."""
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad
+
+
+def _as(dtype_of, value):
+    return value if value.dtype == dtype_of.dtype else value.astype(dtype_of.dtype)
+
+
+# -- array (op) array ----------------------------------------------------------------
+def _binary(names, fn, grad):
+    """Register the same-shape (elemwise_*) and broadcasting (broadcast_*) forms."""
+    same, bcast = names
+
+    def kernel(a, b):
+        r = fn(a, b)
+        return r if r.dtype is a.dtype else _as(a, r)
+
+    def g(ograds, inputs, outputs):
+        a, b = inputs
+        ga, gb = grad(ograds[0], a, b, outputs[0])
+        return [None if ga is None else _as(a, unbroadcast(ga, a.shape)),
+                None if gb is None else _as(b, unbroadcast(gb, b.shape))]
+
+    defop(same, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g)
+    defop(bcast, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g)
+
+
+_binary(("elemwise_add", "broadcast_add"), np.add, lambda g, a, b, o: (g, g))
+_binary(("elemwise_sub", "broadcast_sub"), np.subtract, lambda g, a, b, o: (g, -g))
+_binary(("elemwise_mul", "broadcast_mul"), np.multiply, lambda g, a, b, o: (g * b, g * a))
+_binary(("elemwise_div", "broadcast_div"), np.divide,
+        lambda g, a, b, o: (g / b, -g * a / (b * b)))
+_binary(("_power", "broadcast_power"), np.power,
+        lambda g, a, b, o: (g * b * np.power(a, b - 1),
+                            g * o * np.log(np.where(a > 0, a, 1))))
+_binary(("_maximum", "broadcast_maximum"), np.maximum,
+        lambda g, a, b, o: (g * (a >= b), g * (a < b)))
+_binary(("_minimum", "broadcast_minimum"), np.minimum,
+        lambda g, a, b, o: (g * (a <= b), g * (a > b)))
+
+# -- array (op) scalar ---------------------------------------------------------------
+_SCALAR = {
+    "_plus_scalar": (operator.add, lambda g, x, o, s: g),
+    "_minus_scalar": (operator.sub, lambda g, x, o, s: g),
+    "_rminus_scalar": (lambda x, s: s - x, lambda g, x, o, s: -g),
+    "_mul_scalar": (operator.mul, lambda g, x, o, s: g * s),
+    "_div_scalar": (operator.truediv, lambda g, x, o, s: g / s),
+    "_rdiv_scalar": (lambda x, s: s / x, lambda g, x, o, s: -g * o / x),
+    "_power_scalar": (lambda x, s: x ** s, lambda g, x, o, s: g * s * x ** (s - 1)),
+    "_rpower_scalar": (lambda x, s: s ** x, lambda g, x, o, s: g * o * np.log(s)),
+    "_maximum_scalar": (lambda x, s: np.maximum(x, s), lambda g, x, o, s: g * (x >= s)),
+    "_minimum_scalar": (lambda x, s: np.minimum(x, s), lambda g, x, o, s: g * (x <= s)),
+}
+
+
+def _scalar_op(name, fn, grad):
+    def kernel(x, scalar):
+        r = fn(x, scalar)
+        return r if r.dtype is x.dtype else _as(x, r)
+
+    def g(ograds, inputs, outputs, scalar):
+        return [_as(inputs[0], grad(ograds[0], inputs[0], outputs[0], scalar))]
+
+    defop(name, kernel, params={"scalar": 0.0}, grad=g)
+
+
+for _name, (_fn, _grad) in _SCALAR.items():
+    _scalar_op(_name, _fn, _grad)
+
+# -- comparisons: results are 0/1 in the input's dtype, as in MXNet ------------------
+_COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
+            "greater_equal": np.greater_equal, "lesser": np.less,
+            "lesser_equal": np.less_equal}
+
+
+def _no_grad(ograds, inputs, outputs, **params):
+    return [np.zeros_like(x) for x in inputs]
+
+
+def _compare_ops(name, fn):
+    def kernel(a, b):
+        return fn(a, b).astype(a.dtype)
+
+    def skernel(x, scalar):
+        return fn(x, scalar).astype(x.dtype)
+
+    defop("_" + name, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=_no_grad)
+    defop("broadcast_" + name, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape,
+          grad=_no_grad)
+    defop("_" + name + "_scalar", skernel, params={"scalar": 0.0}, grad=_no_grad)
+
+
+for _name, _fn in _COMPARE.items():
+    _compare_ops(_name, _fn)
+
+
+# -- unary math ---------------------------------------------------------------------
+def _unary(name, fn, grad):
+    def kernel(x):
+        r = fn(x)
+        return r if r.dtype is x.dtype else _as(x, r)
+
+    def g(ograds, inputs, outputs):
+        return [_as(inputs[0], grad(ograds[0], inputs[0], outputs[0]))]
+
+    defop(name, kernel, infer=same_shape, grad=g)
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+_unary("negative", np.negative, lambda g, x, o: -g)
+_unary("sqrt", np.sqrt, lambda g, x, o: g / (2 * o))
+_unary("rsqrt", lambda x: 1.0 / np.sqrt(x), lambda g, x, o: -0.5 * g * o * o * o)
+_unary("exp", np.exp, lambda g, x, o: g * o)
+_unary("log", np.log, lambda g, x, o: g / x)
+_unary("abs", np.abs, lambda g, x, o: g * np.sign(x))
+_unary("sign", np.sign, lambda g, x, o: np.zeros_like(g))
+_unary("square", np.square, lambda g, x, o: 2 * g * x)
+_unary("relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (x > 0))
+_unary("sigmoid", _sigmoid, lambda g, x, o: g * o * (1 - o))
+_unary("tanh", np.tanh, lambda g, x, o: g * (1 - o * o))
+_unary("sin", np.sin, lambda g, x, o: g * np.cos(x))
+_unary("cos", np.cos, lambda g, x, o: -g * np.sin(x))
+_unary("reciprocal", np.reciprocal, lambda g, x, o: -g * o * o)
+_unary("_copy", lambda x: x.copy(), lambda g, x, o: g)
+_unary("CopyCPU2CPU", lambda x: x.copy(), lambda g, x, o: g)
+
+
+def _add_n(*xs):
+    out = xs[0].copy() if len(xs) == 1 else np.add(xs[0], xs[1])
+    for x in xs[2:]:
+        out += x
+    return out
+
+
+def _add_n_grad(ograds, inputs, outputs):
+    return [ograds[0]] * len(inputs)
+
+
+def _add_n_infer(in_shapes, in_dtypes, **_):
+    for s in in_shapes[1:]:
+        if tuple(s) != tuple(in_shapes[0]):
+            raise ValueError(f"add_n: shapes {tuple(in_shapes[0])} and {tuple(s)} differ")
+    return [in_shapes[0]], [in_dtypes[0]]
+
+
+# Gradient accumulation in autograd uses add_n (MXNet: ElementWiseSum / add_n).
+defop("add_n", _add_n, arg_names=("args",), variadic=True, infer=_add_n_infer, grad=_add_n_grad)

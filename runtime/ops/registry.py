@@ -1,0 +1,97 @@
+"""The operator registry: each operator is defined once, in one place.
+
+An :class:`OpDef` holds everything about an operator: its profile name (MXNet's name
+where MXNet has one), its inputs, how to infer output shapes and dtypes without running
+it, its numpy kernel, its gradient, and a cost estimate the engine uses to decide whether
+the op is cheap enough to run inline. NDArray functions, the symbolic executor and
+autograd all read the same entry, so adding an operator is adding one ``defop`` call.
+
+Kernel contract: ``kernel(*inputs, **params)`` takes numpy arrays and returns a numpy
+array (or a tuple when ``num_outputs > 1``) of the inferred shapes and dtypes. It must not
+modify its inputs; it may return views of them (nothing mutates array memory in place).
+
+Optional fields: ``infer_args(in_shapes, **params)`` fills in argument shapes that the
+data shape and params determine (a FullyConnected weight from ``num_hidden``), for
+``Symbol.infer_shape``/``simple_bind``; ``train_kernel`` replaces ``kernel`` when
+``is_train`` (Dropout); ``visible_outputs`` < ``num_outputs`` hides trailing outputs
+(a Dropout mask) that only the gradient reads; ``cost(in_shapes, **params)`` estimates
+floating-point work (default: output elements) for the engine's inline decision.
+
+Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
+(or None for "no gradient") per input. It runs as the engine op ``_backward_<name>``.
+"""
+import numpy as np
+
+__all__ = ["OpDef", "defop", "get", "registry", "same_shape", "broadcast_shape"]
+
+registry = {}
+
+
+class OpDef:
+    __slots__ = ("name", "kernel", "infer", "grad", "arg_names", "num_outputs",
+                 "cost", "params", "out_dtype", "nin", "variadic", "doc", "grad_name",
+                 "aux_names", "train_kernel", "output_names", "infer_args",
+                 "visible_outputs")
+
+    def __init__(self, name, kernel, arg_names=("data",), infer=None, grad=None,
+                 num_outputs=1, cost=None, params=None, out_dtype=None, variadic=False,
+                 doc=None, aux_names=(), train_kernel=None, output_names=None,
+                 infer_args=None, visible_outputs=None):
+        self.name = name
+        self.kernel = kernel
+        self.arg_names = tuple(arg_names)
+        self.nin = len(self.arg_names)
+        self.infer = infer or same_shape
+        self.grad = grad
+        self.grad_name = "_backward_" + name
+        self.num_outputs = num_outputs
+        self.cost = cost
+        self.params = dict(params or {})
+        self.out_dtype = out_dtype
+        self.variadic = variadic
+        self.doc = doc
+        self.aux_names = tuple(aux_names)
+        self.train_kernel = train_kernel
+        self.output_names = output_names
+        self.infer_args = infer_args
+        self.visible_outputs = visible_outputs
+
+    def n_outputs(self, params):
+        n = self.num_outputs
+        return n(params) if callable(n) else n
+
+    def __repr__(self):
+        return f"<OpDef {self.name}>"
+
+
+def defop(name, kernel, **kwargs):
+    """Register operator ``name`` (see :class:`OpDef` for the fields) and return it."""
+    if name in registry:
+        raise ValueError(f"operator {name!r} is already registered")
+    op = OpDef(name, kernel, **kwargs)
+    registry[name] = op
+    return op
+
+
+def get(name):
+    try:
+        return registry[name]
+    except KeyError:
+        raise ValueError(f"operator {name!r} is not registered") from None
+
+
+# -- common shape inference ---------------------------------------------------------
+def same_shape(in_shapes, in_dtypes, **params):
+    """One output shaped and typed like the first input."""
+    return [in_shapes[0]], [in_dtypes[0]]
+
+
+def broadcast_shape(in_shapes, in_dtypes, **params):
+    """One output with the numpy broadcast of all input shapes."""
+    try:
+        shape = np.broadcast_shapes(*in_shapes)
+    except ValueError:
+        raise ValueError(
+            "shapes " + " and ".join(str(tuple(s)) for s in in_shapes)
+            + " cannot be broadcast together") from None
+    return [shape], [in_dtypes[0]]

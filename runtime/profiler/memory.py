@@ -1,0 +1,94 @@
+"""Memory profiling: per-device allocated bytes and a per-allocation CSV.
+
+Arrays allocated while memory profiling is on are counted (the NDArray layer calls
+:func:`on_alloc`/:func:`on_free`); arrays allocated before that are never subtracted, so
+the counter never goes negative. The ``Memory: cpu/0`` counter is sampled at each allocation whose
+resulting footprint differs from the last sample (and once more at every dump): samples
+are taken when memory is claimed, so peaks are exact, and a steady-state loop that frees
+and reallocates the same sizes costs no events. The CSV has one row per allocation: attribute name (the
+enclosing ``Scope`` and the array's role), requested bytes, device, actual bytes, reuse.
+"""
+import threading
+from time import perf_counter_ns
+
+from . import recorder as R
+
+CAT = "Device Storage"
+_lock = threading.Lock()
+totals = {}          # device name -> bytes currently allocated by tracked arrays
+_last_sample = {}    # device name -> last sampled value
+rows = []            # CSV rows, only while a prefix is configured
+keep_rows = False
+
+
+class _ScopeStack(threading.local):
+    names = ()
+
+
+scope_stack = _ScopeStack()
+
+
+def current_scope():
+    names = scope_stack.names
+    return names[-1] if names else "<unk>"
+
+
+def counter_name(device):
+    return "Memory: " + device
+
+
+def on_alloc(nbytes, device, role):
+    with _lock:
+        total = totals.get(device, 0) + nbytes
+        totals[device] = total
+        grow = total != _last_sample.get(device, -1)
+        if grow:
+            _last_sample[device] = total
+    if grow:
+        name = counter_name(device)
+        R.events().append((R.C, name, CAT, perf_counter_ns(), total))
+    if keep_rows:
+        rows.append((current_scope() + ":" + role, nbytes, device, nbytes, "false"))
+
+
+def on_free(nbytes, device):
+    with _lock:
+        totals[device] = totals.get(device, 0) - nbytes
+
+
+def sample_all():
+    """One counter sample per device with the current value (at dump time)."""
+    t = perf_counter_ns()
+    ev = R.events()
+    with _lock:
+        for device, total in totals.items():
+            _last_sample[device] = total
+            ev.append((R.C, counter_name(device), CAT, t, total))
+
+
+def reset():
+    with _lock:
+        _last_sample.clear()
+    rows.clear()
+
+
+def write_csv(prefix, pid):
+    """Write one CSV per device as ``<prefix>-pid_<pid>-<device>.csv``; return paths."""
+    import csv
+    import io
+
+    from .chrome import write_atomic
+
+    by_dev = {}
+    for row in list(rows):
+        by_dev.setdefault(row[2], []).append(row)
+    paths = []
+    for device, dev_rows in sorted(by_dev.items()):
+        text = io.StringIO()
+        w = csv.writer(text, lineterminator="\n")
+        w.writerow(["Attribute Name", "Requested Size", "Device", "Actual Size", "Reuse?"])
+        w.writerows(dev_rows)
+        path = f"{prefix}-pid_{pid}-{device.replace('/', '_')}.csv"
+        write_atomic(path, text.getvalue().encode())
+        paths.append(path)
+    return paths

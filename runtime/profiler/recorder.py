@@ -1,0 +1,88 @@
+"""Raw event recording: per-thread buffers of tuples stamped with ``perf_counter_ns``.
+
+Recording must cost about a microsecond, so nothing is formatted here: each thread
+appends small tuples to its own list (no lock: only its owner appends), and the dump
+turns them into Chrome trace events later. A buffer is registered once, when its thread
+first records, with a small integer thread id and a human name for the trace.
+
+Tuple layouts (the first item says which):
+  (X, name, cat, t0, t1)                 a complete slice on this thread
+  (XA, name, cat, t0, t1, args)          the same with an ``args`` dict
+  (SUB, name, cat, t0, t1, t_push, call) a custom operator's sub-operator: also a flow
+                                         from ``call``'s Python slice (pushed at t_push)
+  (C, name, cat, t, value)               a counter sample
+  (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
+  (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
+"""
+import itertools
+import threading
+
+X, XA, SUB, C, I, AB, AE = range(7)
+
+
+class ThreadBuffer:
+    __slots__ = ("tid", "name", "events", "sort_index")
+
+    def __init__(self, tid, name, sort_index):
+        self.tid = tid
+        self.name = name
+        self.sort_index = sort_index
+        self.events = []
+
+
+_tids = itertools.count()
+buffers = []            # every ThreadBuffer ever registered, in tid order
+_buffers_lock = threading.Lock()
+
+
+def _describe(thread):
+    """Name and sort position of a thread's track in the trace."""
+    name = thread.name
+    if thread is threading.main_thread():
+        return "main thread", 0
+    if name.startswith("xprof engine worker "):
+        return "engine worker " + name.rsplit(" ", 1)[1], 100 + int(name.rsplit(" ", 1)[1])
+    if name.startswith("xprof custom op worker "):
+        return "custom op worker " + name.rsplit(" ", 1)[1], 200 + int(name.rsplit(" ", 1)[1])
+    return name, 1000
+
+
+def register_thread(thread=None):
+    thread = thread or threading.current_thread()
+    name, sort_index = _describe(thread)
+    with _buffers_lock:
+        buf = ThreadBuffer(next(_tids), name, sort_index)
+        if sort_index == 1000:
+            buf.sort_index = 1000 + buf.tid
+        buffers.append(buf)
+    return buf
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.buf = register_thread()
+
+
+_local = _Local()
+
+
+def events():
+    """The calling thread's event list (registers the thread on first use)."""
+    return _local.buf.events
+
+
+def current_buffer():
+    return _local.buf
+
+
+def snapshot():
+    """(buffer, count) for every buffer: a consistent prefix to read without locks."""
+    with _buffers_lock:
+        bufs = list(buffers)
+    return [(b, len(b.events)) for b in bufs]
+
+
+def clear(upto=None):
+    """Drop the events in the snapshot ``upto`` (default: everything recorded so far)."""
+    for buf, n in (upto if upto is not None else snapshot()):
+        del buf.events[:n]

@@ -1,0 +1,371 @@
+"""The profiling session: state (run/stop/pause), engine hooks, dump, dumps, autostart.
+
+One profiler per process, as in MXNet. Turning it on installs an observer on the engine
+(ops are timed on the thread that ran them) and sets the flags the NDArray layer checks
+on its hot path (``flags.api``, ``flags.mem``); turning it off removes them, so profiling
+off costs one attribute check per op.
+"""
+import atexit
+import datetime
+import os
+import signal
+import sys
+import threading
+import time
+from time import perf_counter_ns
+
+import orjson
+
+from .. import _env
+from .. import engine as _engine_mod
+from . import chrome, config, memory, recorder as R, stats as _stats
+
+
+class _Flags:
+    """Checked by the NDArray layer on every call; plain attributes for speed."""
+
+    __slots__ = ("api", "mem", "recording")
+
+    def __init__(self):
+        self.api = self.mem = self.recording = False
+
+
+flags = _Flags()
+
+_lock = threading.RLock()
+_cfg = config.parse({})
+_mode = config.mode_of(_cfg)
+_state = "stop"
+_paused = False
+_base_ns = perf_counter_ns()
+_start_wall = time.time()
+_stats_mark = {}           # buffer -> index where aggregate statistics start
+_dumped_upto = None        # snapshot written by the last dump
+_flusher = None
+_script_configured = False  # set_config/set_state called by user code (xprof run reports it)
+_ever_ran = False
+
+
+def _observe(op, t0, t1):
+    """Engine observer: record one executed op on the calling (executing) thread."""
+    tag = op.tag
+    if tag is None:
+        if op.attrs is None:
+            R._local.buf.events.append((R.X, op.name, "operator", t0, t1))
+        else:
+            R._local.buf.events.append((R.XA, op.name, "operator", t0, t1, op.attrs))
+    else:
+        R._local.buf.events.append((R.SUB, tag.prefix + op.name, "Custom Operator", t0, t1,
+                                    op.t_push, tag))
+
+
+def _apply():
+    """Point the engine and the hot-path flags at the current state and mode."""
+    on = _state == "run" and not _paused
+    eng = _engine_mod.get()
+    mask = (_mode & 3) if on else 0
+    eng.profile_mask = mask
+    eng.observer = _observe if mask else None
+    flags.api = on and bool(_mode & config.MODE_API)
+    flags.mem = on and bool(_mode & config.MODE_MEMORY)
+    flags.recording = on
+    memory.keep_rows = flags.mem and bool(_memory_prefix())
+
+
+_engine_mod.on_engine_change(lambda eng: _apply())
+
+
+def _memory_prefix():
+    return _cfg["memory_profile_filename_prefix"] or _cfg["gpu_memory_profile_filename_prefix"]
+
+
+def _check_process(profile_process):
+    if profile_process != "worker":
+        config.parse({"profile_process": profile_process})
+
+
+# -- public API -----------------------------------------------------------------------
+def set_config(**kwargs):
+    """Configure the profiler (see :mod:`.config` for keys); applies immediately."""
+    global _cfg, _mode, _script_configured
+    cfg = config.parse(kwargs)
+    with _lock:
+        _cfg = cfg
+        _mode = config.mode_of(cfg)
+        _script_configured = True
+        _apply()
+        if _state == "run":
+            _start_flusher()
+
+
+def get_config():
+    return dict(_cfg)
+
+
+def get_mode():
+    return _mode
+
+
+def set_state(state="stop", profile_process="worker"):
+    """``'run'`` starts recording, ``'stop'`` stops it (events are kept until dumped)."""
+    global _state, _paused, _script_configured, _ever_ran
+    _check_process(profile_process)
+    if state not in ("run", "stop"):
+        raise ValueError(f"set_state: state={state!r} is not allowed; use 'run' or 'stop'")
+    with _lock:
+        _script_configured = True
+        if state == _state:
+            return
+        _state = state
+        _paused = False
+        if state == "run":
+            _ever_ran = True
+            _install_signal_handler()
+            _start_flusher()
+        else:
+            _stop_flusher()
+        _apply()
+
+
+def state():
+    return _state
+
+
+def pause(profile_process="worker"):
+    """Stop recording without ending the session (``resume`` continues)."""
+    global _paused
+    _check_process(profile_process)
+    with _lock:
+        _paused = True
+        _apply()
+
+
+def resume(profile_process="worker"):
+    global _paused
+    _check_process(profile_process)
+    with _lock:
+        _paused = False
+        _apply()
+
+
+def is_recording():
+    return flags.recording
+
+
+def dump(finished=True, profile_process="worker"):
+    """Write the Chrome trace to the configured file (atomically).
+
+    ``finished=True`` ends the session: profiling stops and the recorded events are
+    released, so a later ``set_config``/``set_state('run')`` starts a fresh profile.
+    ``finished=False`` writes what was recorded so far and keeps profiling.
+    """
+    _check_process(profile_process)
+    with _lock:
+        path = _write_trace()
+        if finished:
+            _finish()
+    return path
+
+
+def dumps(reset=False, format="table", sort_by="total", ascending=False):
+    """Aggregate statistics of the events recorded since the last reset, as a string.
+
+    No side effect on the trace file; ``reset=True`` restarts the statistics only.
+    """
+    if format not in ("table", "json"):
+        raise ValueError(f"dumps: format={format!r} is not allowed; use 'table' or 'json'")
+    _stats.check_sort(sort_by)
+    if not isinstance(ascending, bool):
+        raise ValueError(f"dumps: ascending={ascending!r} is not allowed; use True or False")
+    with _lock:
+        snap = R.snapshot()
+        st = aggregate(snap, _stats_mark)
+        if reset:
+            for buf, n in snap:
+                _stats_mark[buf] = n
+    if format == "json":
+        return orjson.dumps(_stats.to_json_obj(st, sort_by, ascending),
+                            option=orjson.OPT_INDENT_2).decode()
+    return _stats.render_text(st, sort_by, ascending)
+
+
+# -- internals ------------------------------------------------------------------------
+def aggregate(snap, marks=None):
+    """Stats from raw events (the same aggregator ``xprof stats`` uses on files)."""
+    st = _stats.Stats()
+    add_time, add_counter = st.add_time, st.add_counter
+    open_async = {}
+    for buf, n in snap:
+        start = marks.get(buf, 0) if marks else 0
+        for ev in buf.events[start:n]:
+            kind = ev[0]
+            if kind == R.X or kind == R.XA or kind == R.SUB:
+                add_time(ev[2], ev[1], (ev[4] - ev[3]) / 1000.0)
+            elif kind == R.C:
+                add_counter(ev[2], ev[1], ev[4], ev[2] == memory.CAT)
+            elif kind == R.AB:
+                open_async[(ev[2], ev[1], ev[4])] = ev[3]
+            elif kind == R.AE:
+                t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
+                if t0 is not None:
+                    add_time(ev[2], ev[1], (ev[3] - t0) / 1000.0)
+    return st
+
+
+def _other_data():
+    return {"xprof_version": _version(), "command": " ".join(sys.argv),
+            "start_time": datetime.datetime.fromtimestamp(
+                _start_wall, datetime.timezone.utc).isoformat(),
+            "clock": "perf_counter_ns", "os_pid": os.getpid(),
+            "engine": _engine_mod.engine_type()}
+
+
+def _version():
+    from .. import __version__
+    return __version__
+
+
+def _process_name():
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    return f"xprof: {script} (pid {os.getpid()})"
+
+
+def _write_trace():
+    global _dumped_upto
+    if flags.mem or memory.totals:
+        memory.sample_all()
+    snap = R.snapshot()
+    doc = chrome.build(snap, _base_ns, _process_name(), _other_data())
+    path = _cfg["filename"]
+    chrome.write_atomic(path, chrome.dumps_document(doc))
+    prefix = _memory_prefix()
+    if prefix and memory.rows:
+        memory.write_csv(prefix, os.getpid())
+    _dumped_upto = {buf: n for buf, n in snap}
+    return path
+
+
+def _finish():
+    """End the session after a finished dump: stop and release recorded events."""
+    global _state, _paused, _base_ns, _start_wall, _dumped_upto
+    _state = "stop"
+    _paused = False
+    _stop_flusher()
+    _apply()
+    snap = [(buf, n) for buf, n in (_dumped_upto or {}).items()]
+    R.clear(snap)
+    _stats_mark.clear()
+    memory.reset()
+    _dumped_upto = None
+    _base_ns = perf_counter_ns()
+    _start_wall = time.time()
+
+
+def undumped_events():
+    """How many recorded events the last dump did not include."""
+    upto = _dumped_upto or {}
+    return sum(n - upto.get(buf, 0) for buf, n in R.snapshot())
+
+
+def event_count():
+    return sum(n for _, n in R.snapshot())
+
+
+# -- continuous dump ---------------------------------------------------------------------
+class _Flusher(threading.Thread):
+    def __init__(self, period):
+        super().__init__(name="xprof profile flusher", daemon=True)
+        self.period = period
+        self.stop_event = threading.Event()
+
+    def run(self):
+        while not self.stop_event.wait(self.period):
+            with _lock:
+                if _state == "run" and not self.stop_event.is_set():
+                    try:
+                        _write_trace()
+                    except OSError as e:  # keep profiling; report once
+                        print(f"xprof: continuous dump failed: {e}", file=sys.stderr)
+                        return
+
+
+def _start_flusher():
+    global _flusher
+    _stop_flusher()
+    if _cfg["continuous_dump"]:
+        _flusher = _Flusher(_cfg["dump_period"])
+        _flusher.start()
+
+
+def _stop_flusher():
+    global _flusher
+    if _flusher is not None:
+        _flusher.stop_event.set()
+        if _flusher is not threading.current_thread():
+            _flusher.join(timeout=5)
+        _flusher = None
+
+
+# -- exit paths: normal exit, sys.exit, uncaught exception, SIGTERM ----------------------
+def _at_exit():
+    if not _ever_ran:
+        return
+    if _state != "run" and undumped_events() == 0:
+        return
+    try:
+        _engine_mod.get().shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
+        with _lock:
+            _write_trace()
+            _finish()
+    except Exception as e:  # noqa: BLE001 - never turn exit into a crash
+        print(f"xprof: could not write the profile at exit: {e}", file=sys.stderr)
+
+
+atexit.register(_at_exit)
+
+
+def _on_sigterm(signum, frame):
+    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run.
+    sys.exit(128 + signum)
+
+
+def _install_signal_handler():
+    if threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):
+        pass
+
+
+# -- autostart -------------------------------------------------------------------------
+def autostart_from_env():
+    """``XPROF_PROFILER_AUTOSTART=1``: profile from import, dump at exit."""
+    global _script_configured
+    if not _env.get_bool("PROFILER_AUTOSTART", False):
+        return False
+    kwargs = {"filename": _env.get("PROFILER_FILENAME", "profile.json")}
+    mode = _env.get("PROFILER_MODE")
+    if mode:
+        kwargs.update(config.kwargs_for_mode(config.parse_mode_list(mode)))
+    if _env.get_bool("PROFILER_AGGREGATE_STATS", False):
+        kwargs["aggregate_stats"] = True
+    set_config(**kwargs)
+    set_state("run")
+    _script_configured = False
+    return True
+
+
+def script_configured():
+    return _script_configured
+
+
+def clear_script_configured():
+    global _script_configured
+    _script_configured = False
+
+
+def api_event(name, t0):
+    """Record an API-domain slice from ``t0`` to now on the calling thread."""
+    R._local.buf.events.append((R.X, name, "API", t0, perf_counter_ns()))
