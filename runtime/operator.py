@@ -237,16 +237,7 @@ class Call:
 
 def _handle(src, data=None):
     """A new NDArray on ``src``'s data (or ``data``) with its own engine variable."""
-    h = _nd.NDArray.__new__(_nd.NDArray)
-    h._var = _engine.get().new_variable()
-    h._data = src._data if data is None else data
-    h.shape = src.shape
-    h._dtype = src._dtype
-    h.context = src.context
-    h._ag = None
-    h._grad = None
-    h._grad_req = "null"
-    return h
+    return _nd.new_handle(src, src._data if data is None else data)
 
 
 def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):

@@ -128,13 +128,17 @@ class Engine:
     # -- shared by both engines -----------------------------------------------------
     @staticmethod
     def _dedupe(reads, writes):
-        """Writes win over reads of the same variable; a variable is written once."""
+        """Writes win over reads of the same variable; a variable is written once.
+        Compared by identity: arrays are variables and their ``==`` is elementwise."""
         if len(writes) > 1:
-            seen = []
+            seen = set()
+            unique = []
             for v in writes:
-                if v not in seen:
-                    seen.append(v)
-            writes = seen
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    unique.append(v)
+            writes = unique
         if writes and reads:
-            reads = [v for v in reads if v not in writes]
+            written = {id(v) for v in writes}
+            reads = [v for v in reads if id(v) not in written]
         return reads, writes

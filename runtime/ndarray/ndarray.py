@@ -18,12 +18,13 @@ import numpy as np
 
 from .. import engine as _engine
 from ..context import Context, current_context
-from ..engine.base import MODE_IMPERATIVE
+from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
 from ..profiler.session import api_event as _api_event, flags as _flags
 
 _ops = _registry.registry
+_new = object.__new__
 _same_shape = _registry.same_shape
 _float32 = np.dtype(np.float32)
 
@@ -54,12 +55,20 @@ def _shape(shape):
     return shape
 
 
-class NDArray:
-    """An n-dimensional array whose values are computed asynchronously by the engine."""
+class NDArray(Var):
+    """An n-dimensional array whose values are computed asynchronously by the engine.
 
-    __slots__ = ("_var", "_data", "shape", "_dtype", "context", "_ag", "_grad",
-                 "_grad_req", "__weakref__")
+    The array is its own engine variable (it subclasses :class:`Var`): one object per
+    array instead of two keeps creation cheap on the hot path.
+    """
+
+    __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req")
     __array_priority__ = 1000.0
+
+    @property
+    def _var(self):
+        """The engine variable ordering ops on this array (the array itself)."""
+        return self
 
     # -- metadata (never waits) -------------------------------------------------------
     @property
@@ -327,6 +336,8 @@ class NDArray:
         return NotImplemented
 
     def __add__(self, o):
+        if type(o) in _PLAIN_SCALARS:
+            return _scalar_op("_plus_scalar", self, o)
         return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar")
 
     def __radd__(self, o):
@@ -336,6 +347,8 @@ class NDArray:
         return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar", out=self)
 
     def __sub__(self, o):
+        if type(o) in _PLAIN_SCALARS:
+            return _scalar_op("_minus_scalar", self, o)
         return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar")
 
     def __rsub__(self, o):
@@ -345,6 +358,8 @@ class NDArray:
         return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar", out=self)
 
     def __mul__(self, o):
+        if type(o) in _PLAIN_SCALARS:
+            return _scalar_op("_mul_scalar", self, o)
         return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar")
 
     def __rmul__(self, o):
@@ -354,6 +369,8 @@ class NDArray:
         return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar", out=self)
 
     def __truediv__(self, o):
+        if type(o) in _PLAIN_SCALARS:
+            return _scalar_op("_div_scalar", self, o)
         return self._binary(o, "elemwise_div", "broadcast_div", "_div_scalar")
 
     def __rtruediv__(self, o):
@@ -430,8 +447,11 @@ def _device(ctx):
 
 def new_array(shape, dtype, ctx, role):
     """A fresh NDArray with a new engine variable and no data yet."""
-    a = NDArray.__new__(NDArray)
-    a._var = _engine._engine.new_variable()
+    a = _new(NDArray)
+    a.queue = None
+    a.readers = 0
+    a.writer = False
+    a.exc = None
     a._data = None
     a.shape = shape
     a._dtype = dtype
@@ -443,6 +463,23 @@ def new_array(shape, dtype, ctx, role):
         a.__class__ = _TrackedNDArray
         _memory.on_alloc(math.prod(shape) * dtype.itemsize, _device(ctx), role)
     return a
+
+
+def new_handle(src, data):
+    """A new array (own engine variable) on ``data``, shaped and typed like ``src``."""
+    h = _new(NDArray)
+    h.queue = None
+    h.readers = 0
+    h.writer = False
+    h.exc = None
+    h._data = data
+    h.shape = src.shape
+    h._dtype = src._dtype
+    h.context = src.context
+    h._ag = None
+    h._grad = None
+    h._grad_req = "null"
+    return h
 
 
 def from_numpy(values, ctx=None, role="array"):
@@ -511,13 +548,10 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
         cost = op.cost([x.shape for x in inputs], **params)
     else:
         cost = math.prod(out_shapes[0]) if out_shapes else 0
-    if len(outs) == 1:
-        writes = [outs[0]._var]
-    else:
-        writes = [o._var for o in outs]
+    writes = list(outs)
     if extra_vars:
         writes.extend(extra_vars)
-    _engine._engine.push(_run, (kernel, inputs, outs, params), [x._var for x in inputs],
+    _engine._engine.push(_run, (kernel, inputs, outs, params), list(inputs),
                          writes, op.name, 0, mode, cost, attrs)
     return outs
 
@@ -540,6 +574,31 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     if out is not None:
         return out
     return outs[0] if nvis == 1 else outs[:nvis]
+
+
+_PLAIN_SCALARS = frozenset((int, float))
+
+
+def _run_scalar(kernel, x, out, scalar):
+    """Engine function of the scalar fast path (``x + 1``): no lists, no kwargs."""
+    result = kernel(x._data, scalar)
+    if type(result) is np.ndarray and result.dtype is out._dtype and result.shape == out.shape:
+        out._data = result
+    else:
+        _store(out, result)
+
+
+def _scalar_op(name, x, scalar):
+    """``x <op> scalar``: the hottest path, kept to one allocation and one push. Falls
+    back to :func:`invoke` whenever API profiling or autograd recording is on."""
+    if _flags.api or _autograd.state.recording:
+        return invoke(name, (x,), {"scalar": scalar})
+    op = _ops[name]
+    shape = x.shape
+    out = new_array(shape, x._dtype, x.context, name)
+    _engine._engine.push(_run_scalar, (op.kernel, x, out, scalar), [x], [out], name, 0,
+                         MODE_IMPERATIVE, math.prod(shape), None)
+    return out
 
 
 def _index_key(key, shape):
