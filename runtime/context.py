@@ -25,6 +25,7 @@ class Context:
             raise ValueError(f"device id {device_id!r} must be a non-negative integer")
         self.device_type = device_type
         self.device_id = device_id
+        self.dev_key = f"{device_type}/{device_id}"  # memory profiling's device name
 
     @property
     def device_typeid(self):

@@ -137,6 +137,27 @@ def make_prop(op_type, kwargs):
     return cls(**{k: str(v) for k, v in kwargs.items()})
 
 
+_described = {}
+
+
+def describe(op_type, kwargs, in_shapes, in_dtypes):
+    """(prop, out_shapes, aux_shapes, out_dtypes, aux_dtypes, out_names), cached per
+    op type, prop class, parameters, input shapes and dtypes: inference runs Python
+    code of the user's and numpy dtype conversions, too slow to repeat on every call."""
+    cls = _lookup(op_type)
+    key = (op_type, cls, tuple(sorted((k, str(v)) for k, v in kwargs.items())),
+           tuple(in_shapes), tuple(in_dtypes))
+    found = _described.get(key)
+    if found is None:
+        prop = cls(**{k: str(v) for k, v in kwargs.items()})
+        _, oshapes, ashapes, odtypes, adtypes = infer(prop, op_type, in_shapes, in_dtypes)
+        found = (prop, oshapes, ashapes, odtypes, adtypes, list(prop.list_outputs()))
+        if len(_described) > 4096:
+            _described.clear()
+        _described[key] = found
+    return found
+
+
 def infer(prop, op_type, in_shapes, in_dtypes):
     """(in_shapes, out_shapes, aux_shapes, in_dtypes, out_dtypes, aux_dtypes), checked."""
     n_args = len(prop.list_arguments())
@@ -312,12 +333,17 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     autograd when recording)."""
     from . import autograd
 
-    prop = prop or make_prop(op_type, kwargs)
     in_shapes = [x.shape for x in inputs]
-    _, oshapes, ashapes, odtypes, adtypes = infer(prop, op_type, in_shapes,
-                                                  [x._dtype for x in inputs])
-    ctx = inputs[0].context if inputs else None
-    if ctx is None:
+    in_dtypes = [x._dtype for x in inputs]
+    if prop is None:
+        prop, oshapes, ashapes, odtypes, adtypes, out_names = describe(
+            op_type, kwargs, in_shapes, in_dtypes)
+    else:
+        _, oshapes, ashapes, odtypes, adtypes = infer(prop, op_type, in_shapes, in_dtypes)
+        out_names = list(prop.list_outputs())
+    if inputs:
+        ctx = inputs[0].context
+    else:
         from .context import current_context
         ctx = current_context()
     if outputs is None:
@@ -327,20 +353,21 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         for a in aux:
             a._data = np.zeros(a.shape, a._dtype)
     if is_train is None:
-        is_train = autograd.is_training()
+        is_train = autograd.state.training
     reqs = list(reqs or ["write"] * len(outputs))
     op = prop.create_operator(ctx, [list(s) for s in in_shapes], [x.dtype for x in inputs])
-    out_names = prop.list_outputs()
+    n_out = len(outputs)
 
     def body(out_handles):
-        in_h = [_handle(x) for x in inputs]
-        aux_h = out_handles[len(outputs):]
-        op.forward(is_train=is_train, req=reqs, in_data=in_h,
-                   out_data=out_handles[:len(outputs)], aux=aux_h)
+        op.forward(is_train=is_train, req=reqs, in_data=[_handle(x) for x in inputs],
+                   out_data=out_handles[:n_out], aux=out_handles[n_out:])
 
-    run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
-             reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
-    if autograd.is_recording():
+    if aux:
+        run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
+                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
+    else:
+        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names)
+    if autograd.state.recording:
         def backward_fn(ograds):
             return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
                                    aux, mode)
@@ -376,18 +403,23 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
     if op_type is None:
         raise ValueError("Custom: op_type is required; registered: "
                          + (", ".join(sorted(_registry)) or "none"))
-    prop = make_prop(op_type, kwargs)
-    arg_names = prop.list_arguments()
     inputs = list(inputs)
-    for a in arg_names[len(inputs):]:
-        if a in kwargs:
-            inputs.append(kwargs.pop(a))
+    named = [k for k, v in kwargs.items() if isinstance(v, _nd.NDArray)]
+    if named:   # inputs given by argument name, in list_arguments() order
+        order = make_prop(op_type, {k: v for k, v in kwargs.items() if k not in named}) \
+            .list_arguments()
+        for a in order[len(inputs):]:
+            if a in kwargs:
+                inputs.append(kwargs.pop(a))
+        for k in named:
+            if k in kwargs:
+                raise ValueError(f"Custom {op_type!r}: {k!r} is not an argument; "
+                                 f"arguments: {order}")
     for i, x in enumerate(inputs):
         if not isinstance(x, _nd.NDArray):
             raise ValueError(f"Custom {op_type!r}: input {i} is {type(x).__name__}, "
                              "not an NDArray")
-    prop = make_prop(op_type, kwargs)
-    outs = custom_call(op_type, inputs, kwargs, prop=prop,
+    outs = custom_call(op_type, inputs, kwargs,
                        outputs=None if out is None else
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs

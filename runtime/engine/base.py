@@ -7,8 +7,9 @@ at the next sync point that touches them. Everything else in the runtime goes th
 :meth:`Engine.push`, :meth:`Engine.wait_for_var` and :meth:`Engine.wait_all`.
 
 Profiling hooks are part of the interface but cost one attribute check when off: the
-profiler installs ``observer`` (called as ``observer(op, t_start_ns, t_end_ns)`` on the
-thread that ran the op) and ``profile_mask`` (which op modes it wants).
+profiler installs ``observer`` (called as
+``observer(name, tag, attrs, t_push_ns, t_start_ns, t_end_ns)`` on the thread that ran
+the op) and ``profile_mask`` (which op modes it wants).
 """
 import threading
 

@@ -3,9 +3,22 @@
 Nothing is concurrent, so every bug reproduces; errors are still deferred to the next
 sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the same.
 """
+import functools
+import threading
 from time import perf_counter_ns
 
 from .base import Engine, Opr, thread_state
+
+
+def _serialized(method):
+    """Run ``method`` holding the engine's re-entrant lock: ops pushed by several Python
+    threads at once run one at a time, in the order their pushes take the lock (an op
+    may push further ops from inside, on the same thread)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._serial:
+            return method(self, *args, **kwargs)
+    return locked
 
 
 class NaiveEngine(Engine):
@@ -15,7 +28,9 @@ class NaiveEngine(Engine):
         super().__init__()
         self._errors = []
         self.worker_idents = {}
+        self._serial = threading.RLock()
 
+    @_serialized
     def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
         tag = thread_state.tag
         if tag is not None and mode:
@@ -35,7 +50,7 @@ class NaiveEngine(Engine):
                     fn(*args)
                 except BaseException as e:  # noqa: BLE001 - kept for the sync point
                     exc = e
-                obs(op, t0, perf_counter_ns())
+                obs(name, tag, attrs, t0, t0, perf_counter_ns())
             else:
                 try:
                     fn(*args)
@@ -51,6 +66,7 @@ class NaiveEngine(Engine):
             v.exc = exc
         return op
 
+    @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
         """Run ``fn(on_complete, *args)`` now; errors are stored when it completes."""
         exc = None

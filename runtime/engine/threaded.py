@@ -118,10 +118,9 @@ class ThreadedEngine(Engine):
                     for v in writes:
                         v.writer = True
                     lock.release()
-                    op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs) \
-                        if observer is not None else None
-                    self._run_inline(fn, args, reads, writes, op, mode, observer)
-                    return op
+                    self._run_inline(fn, args, reads, writes, name, tag, attrs, mode,
+                                     observer)
+                    return None
         op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
         if observer is not None:
             op.t_push = perf_counter_ns()
@@ -157,7 +156,7 @@ class ThreadedEngine(Engine):
                 lock.release()
         return op
 
-    def _run_inline(self, fn, args, reads, writes, op, mode, observer):
+    def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
         """Run a granted op on this thread and release its variables."""
         exc = None
         if mode:  # internal ops always run: they inspect their inputs' errors
@@ -166,14 +165,13 @@ class ThreadedEngine(Engine):
                     exc = v.exc
                     break
         if exc is None:
-            if op is not None and mode & self.profile_mask:
-                t0 = op.t_push = perf_counter_ns()
+            if observer is not None and mode & self.profile_mask:
+                t0 = perf_counter_ns()
                 try:
                     fn(*args)
                 except BaseException as e:  # noqa: BLE001 - kept for the sync point
                     exc = e
-                observer(op, t0, perf_counter_ns())
-                op.args = None
+                observer(name, tag, attrs, t0, t0, perf_counter_ns())
             else:
                 try:
                     fn(*args)
@@ -239,7 +237,7 @@ class ThreadedEngine(Engine):
                     op.fn(*op.args)
                 except BaseException as e:  # noqa: BLE001 - kept for the sync point
                     exc = e
-                obs(op, t0, perf_counter_ns())
+                obs(op.name, op.tag, op.attrs, op.t_push, t0, perf_counter_ns())
             else:
                 try:
                     op.fn(*op.args)
@@ -272,12 +270,16 @@ class ThreadedEngine(Engine):
                 self._idle_cv.notify_all()
             if ready is None:
                 return None
-            if on_worker:
-                first = ready.pop()
             for r in ready:
                 heapq.heappush(self._ready, (-r.prio, next(self._seq), r))
-            if ready:
-                self._work_cv.notify(len(ready))
+            n = len(ready)
+            if on_worker:
+                # Keep the best ready op (by priority, then push order), not simply the
+                # last one made ready: that could skip a higher-priority op.
+                first = heapq.heappop(self._ready)[2]
+                n -= 1
+            if n:
+                self._work_cv.notify(n)
         return first
 
     @staticmethod

@@ -12,6 +12,7 @@ there, for ``mx.nd`` calls, NDArray methods, autograd and the symbolic executor 
 """
 import math
 import numbers
+import threading
 from time import perf_counter_ns
 
 import numpy as np
@@ -436,13 +437,9 @@ class _TrackedNDArray(NDArray):
 
     def __del__(self):
         try:
-            _memory.on_free(math.prod(self.shape) * self._dtype.itemsize, _device(self.context))
+            _memory.on_free(math.prod(self.shape) * self._dtype.itemsize, self.context.dev_key)
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def _device(ctx):
-    return f"{ctx.device_type}/{ctx.device_id}"
 
 
 def new_array(shape, dtype, ctx, role):
@@ -461,7 +458,7 @@ def new_array(shape, dtype, ctx, role):
     a._grad_req = "null"
     if _flags.mem:
         a.__class__ = _TrackedNDArray
-        _memory.on_alloc(math.prod(shape) * dtype.itemsize, _device(ctx), role)
+        _memory.on_alloc(math.prod(shape) * dtype.itemsize, ctx.dev_key, role)
     return a
 
 
@@ -556,6 +553,22 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     return outs
 
 
+class _OpScope(threading.local):
+    """Per-thread engine-op attributes for imperative calls: a Gluon layer sets
+    ``attrs`` (``{"name": "conv0"}``) around its forward so its ops can be told apart
+    in a profile. ``None`` (the default) costs one attribute read per op."""
+
+    attrs = None
+
+
+op_scope = _OpScope()
+
+
+def op_attrs():
+    """The attributes the calling thread's imperative ops currently carry (or None)."""
+    return op_scope.attrs
+
+
 def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point."""
     t0 = perf_counter_ns() if _flags.api else 0
@@ -565,7 +578,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
         outs = [out] if isinstance(out, NDArray) else list(out)
     ag = _autograd.state
     is_train = ag.training
-    outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE, None, extra_vars, is_train)
+    outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE, op_scope.attrs, extra_vars,
+                   is_train)
     if ag.recording:
         _autograd.record_op(op, inputs, outs, params)
     if t0:
@@ -590,14 +604,16 @@ def _run_scalar(kernel, x, out, scalar):
 
 def _scalar_op(name, x, scalar):
     """``x <op> scalar``: the hottest path, kept to one allocation and one push. Falls
-    back to :func:`invoke` whenever API profiling or autograd recording is on."""
-    if _flags.api or _autograd.state.recording:
+    back to :func:`invoke` when autograd records."""
+    if _autograd.state.recording:
         return invoke(name, (x,), {"scalar": scalar})
-    op = _ops[name]
+    t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
-    _engine._engine.push(_run_scalar, (op.kernel, x, out, scalar), [x], [out], name, 0,
-                         MODE_IMPERATIVE, math.prod(shape), None)
+    _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
+                         0, MODE_IMPERATIVE, math.prod(shape), None)
+    if t0:
+        _api_event(name, t0)
     return out
 
 

@@ -38,22 +38,23 @@ def counter_name(device):
 
 
 def on_alloc(nbytes, device, role):
-    with _lock:
-        total = totals.get(device, 0) + nbytes
-        totals[device] = total
-        grow = total != _last_sample.get(device, -1)
-        if grow:
-            _last_sample[device] = total
-    if grow:
-        name = counter_name(device)
-        R.events().append((R.C, name, CAT, perf_counter_ns(), total))
+    _lock.acquire()
+    total = totals.get(device, 0) + nbytes
+    totals[device] = total
+    sample = total != _last_sample.get(device, -1)
+    if sample:
+        _last_sample[device] = total
+    _lock.release()
+    if sample:
+        R._local.buf.events.append((R.C, "Memory: " + device, CAT, perf_counter_ns(), total))
     if keep_rows:
         rows.append((current_scope() + ":" + role, nbytes, device, nbytes, "false"))
 
 
 def on_free(nbytes, device):
-    with _lock:
-        totals[device] = totals.get(device, 0) - nbytes
+    _lock.acquire()
+    totals[device] = totals.get(device, 0) - nbytes
+    _lock.release()
 
 
 def sample_all():

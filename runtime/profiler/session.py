@@ -46,17 +46,16 @@ _script_configured = False  # set_config/set_state called by user code (xprof ru
 _ever_ran = False
 
 
-def _observe(op, t0, t1):
+def _observe(name, tag, attrs, t_push, t0, t1):
     """Engine observer: record one executed op on the calling (executing) thread."""
-    tag = op.tag
     if tag is None:
-        if op.attrs is None:
-            R._local.buf.events.append((R.X, op.name, "operator", t0, t1))
+        if attrs is None:
+            R._local.buf.events.append((R.X, name, "operator", t0, t1))
         else:
-            R._local.buf.events.append((R.XA, op.name, "operator", t0, t1, op.attrs))
+            R._local.buf.events.append((R.XA, name, "operator", t0, t1, attrs))
     else:
-        R._local.buf.events.append((R.SUB, tag.prefix + op.name, "Custom Operator", t0, t1,
-                                    op.t_push, tag))
+        R._local.buf.events.append((R.SUB, tag.prefix + name, "Custom Operator", t0, t1,
+                                    t_push, tag))
 
 
 def _apply():
