@@ -328,9 +328,10 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
 
 # -- forward / backward entry points ------------------------------------------------------
 def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, outputs=None,
-                aux=None, reqs=None, prop=None):
+                aux=None, reqs=None, prop=None, op=None, record=True):
     """Run a custom op forward on NDArrays; return the output NDArrays (and record for
-    autograd when recording)."""
+    autograd when recording and ``record``). ``op``: a CustomOp instance to reuse (an
+    executor creates one at bind time and keeps it for backward)."""
     from . import autograd
 
     in_shapes = [x.shape for x in inputs]
@@ -355,7 +356,9 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     if is_train is None:
         is_train = autograd.state.training
     reqs = list(reqs or ["write"] * len(outputs))
-    op = prop.create_operator(ctx, [list(s) for s in in_shapes], [x.dtype for x in inputs])
+    if op is None:
+        op = prop.create_operator(ctx, [list(s) for s in in_shapes],
+                                  [x.dtype for x in inputs])
     n_out = len(outputs)
 
     def body(out_handles):
@@ -367,7 +370,7 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
                  reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
     else:
         run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names)
-    if autograd.state.recording:
+    if record and autograd.state.recording:
         def backward_fn(ograds):
             return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
                                    aux, mode)

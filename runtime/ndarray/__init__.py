@@ -103,6 +103,19 @@ def _make_function(op):
         inputs = list(args)
         if op.variadic:
             inputs = [a for a in args]
+        elif inputs and not isinstance(inputs[-1], NDArray):
+            # MXNet's generated signature: inputs, then parameters in order
+            # (``mx.nd.clip(x, 0, 1)``, ``mx.nd.sum(x, 0)``)
+            k = 0
+            while k < len(inputs) and isinstance(inputs[k], NDArray):
+                k += 1
+            if k >= op.nin:      # else: a missing input, reported below
+                inputs, positional = inputs[:k], inputs[k:]
+                pnames = [p for p in op.params if p not in kwargs]
+                if len(positional) > len(pnames):
+                    raise ValueError(f"{op.name}: {len(positional)} positional parameters "
+                                     f"given, it takes at most {len(pnames)} ({pnames})")
+                kwargs.update(zip(pnames, positional))
         for arg_name in names:
             if arg_name in kwargs and isinstance(kwargs[arg_name], NDArray):
                 inputs.append(kwargs.pop(arg_name))
@@ -111,6 +124,11 @@ def _make_function(op):
                 raise ValueError(f"{op.name}: input {i} is {type(x).__name__}, not an NDArray")
         params = dict(op.params)
         params.update(kwargs)
+        if "rng" in params and params["rng"] is None:
+            # random operators draw from the shared, seeded generator, in push order
+            params["rng"] = random._RngRef()
+            return invoke(op.name, tuple(inputs), params, out=out,
+                          extra_vars=(random._var(),))
         return invoke(op.name, tuple(inputs), params, out=out)
 
     fn.__name__ = op.name

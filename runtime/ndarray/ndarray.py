@@ -510,6 +510,8 @@ def _run(kernel, inputs, outputs, params):
         result = kernel(*[x._data for x in inputs], **params)
     if len(outputs) == 1:
         out = outputs[0]
+        if type(result) is tuple or type(result) is list:
+            result = result[0]
         if type(result) is np.ndarray and result.dtype is out._dtype \
                 and result.shape == out.shape:
             out._data = result

@@ -1,0 +1,59 @@
+"""``mx.sym`` / ``mx.symbol``: symbolic graphs, shape inference, binding and executors.
+
+One composition function per registered operator (``mx.sym.FullyConnected``,
+``mx.sym.Convolution``, ``mx.sym.dot``...) is generated from the operator registry, as
+``mx.nd`` does for arrays; see :mod:`.symbol` for graphs and :mod:`.executor` for
+binding and bulk execution.
+"""
+from ..ops import registry as _registry
+from . import executor, symbol  # noqa: F401
+from .executor import Executor
+from .symbol import (Custom, Group, Symbol, Variable, load, load_json, make_function,
+                     reset_names, var)
+
+__all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
+           "zeros", "ones", "full"]
+
+
+def zeros(shape, dtype=None, name=None, **kwargs):
+    return _fn("_zeros")(shape=tuple(shape) if not isinstance(shape, int) else (shape,),
+                         dtype=dtype or "float32", name=name, **kwargs)
+
+
+def ones(shape, dtype=None, name=None, **kwargs):
+    return _fn("_ones")(shape=tuple(shape) if not isinstance(shape, int) else (shape,),
+                        dtype=dtype or "float32", name=name, **kwargs)
+
+
+def full(shape, val, dtype=None, name=None, **kwargs):
+    return _fn("_full")(shape=tuple(shape) if not isinstance(shape, int) else (shape,),
+                        value=val, dtype=dtype or "float32", name=name, **kwargs)
+
+
+_made = {}
+
+
+def _fn(opname):
+    fn = _made.get(opname)
+    if fn is None:
+        fn = _made[opname] = make_function(_registry.get(opname))
+    return fn
+
+
+def _populate():
+    g = globals()
+    for name in list(_registry.registry):
+        if name not in g:
+            g[name] = _fn(name)
+
+
+_populate()
+
+
+def __getattr__(name):
+    # Operators registered after this module was imported.
+    if name in _registry.registry:
+        fn = _fn(name)
+        globals()[name] = fn
+        return fn
+    raise AttributeError(f"module 'xprof.runtime.symbol' has no attribute {name!r}")

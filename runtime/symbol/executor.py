@@ -1,0 +1,641 @@
+"""The executor: a bound symbol whose forward and backward passes push engine ops.
+
+Binding infers every entry's shape and dtype once, allocates every node output (they
+are reused by every ``forward``, as in MXNet) and builds a list of *steps*, one per node:
+the kernel, its input and output arrays and its params. ``forward`` pushes them in
+topological order with mode ``MODE_SYMBOLIC`` (the profiler's "symbolic" bit);
+``backward`` pushes each node's ``_backward_<op>`` in reverse order, followed by the
+accumulation of gradients into ``grad_arrays`` (``write``/``add``/``null`` per argument).
+
+Bulk execution. Consecutive steps are grouped into *segments* that run as ONE engine op
+(one push, one profile event), which removes most of the per-op engine overhead of
+graphs made of many small ops. A segment reads the union of its members' external
+inputs, writes all their outputs, and runs the kernels in order. Its profile event is
+named after every member op, in order and never truncated (``[Convolution,Activation,
+Pooling]``), and its args list the members' node names (``{"nodes": "conv0,relu0,pool0"}``).
+Custom-operator nodes end a segment (they run asynchronously on their own threads).
+Settings, read at every ``forward``/``backward`` (``XPROF_`` or ``MXNET_`` prefix):
+
+* ``EXEC_BULK_EXEC_INFERENCE`` (default 1): bulk forward passes with ``is_train=False``;
+  as in MXNet, an inference segment has no size limit unless
+  ``EXEC_BULK_EXEC_MAX_NODE_INFERENCE`` (an xprof addition) sets one.
+* ``EXEC_BULK_EXEC_TRAIN`` (default 1): bulk training forward and backward passes, in
+  segments of at most ``EXEC_BULK_EXEC_MAX_NODE_TRAIN`` (default 15) steps, overridden
+  per pass by ``EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD`` / ``..._BWD``.
+
+With bulk off (or a segment of one step) every node is its own event, named by its
+operator (``Convolution``, ``_backward_Convolution``), with the node name in its args
+(``{"name": "conv0"}``) so that two convolutions can be told apart.
+"""
+import math
+
+import numpy as np
+
+from .. import _env
+from .. import engine as _engine
+from ..context import Context, current_context
+from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
+from ..ndarray import ndarray as _nd
+from ..ndarray import random as _ndrandom
+from ..ops import registry as _registry
+from .symbol import CUSTOM, _topo, infer_graph
+
+__all__ = ["Executor"]
+
+_REQS = ("write", "add", "null")
+_run = _nd._run
+
+
+def _check_ctx(ctx):
+    if ctx is None:
+        return current_context()
+    if not isinstance(ctx, Context):
+        raise ValueError(f"ctx={ctx!r} is not a Context; use mx.cpu()")
+    ctx.check_available()
+    return ctx
+
+
+def _zeros(shape, dtype, ctx, role):
+    a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, role)
+    a._data = np.zeros(a.shape, a._dtype)
+    return a
+
+
+def _as_list(what, value, names, allow_none=True):
+    """``value`` (list in ``names`` order, or dict by name) as a list aligned to names."""
+    if value is None:
+        return [None] * len(names)
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise ValueError(f"bind: {what} has unknown name(s) "
+                             + ", ".join(repr(k) for k in unknown)
+                             + f"; expected: {', '.join(names) or 'none'}")
+        out = [value.get(n) for n in names]
+    elif isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise ValueError(f"bind: {what} has {len(value)} item(s), the symbol has "
+                             f"{len(names)}: {', '.join(names) or 'none'}")
+        out = list(value)
+    else:
+        raise ValueError(f"bind: {what} must be a list or a dict of NDArrays, not "
+                         f"{type(value).__name__}")
+    for n, a in zip(names, out):
+        if a is None:
+            if not allow_none:
+                raise ValueError(f"bind: {what} is missing {n!r}")
+        elif not isinstance(a, _nd.NDArray):
+            raise ValueError(f"bind: {what}[{n!r}] is {type(a).__name__}, not an NDArray")
+    return out
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise ValueError(f"bind: grad_req has {len(grad_req)} item(s), the symbol has "
+                             f"{len(names)} arguments: {', '.join(names)}")
+        reqs = dict(zip(names, grad_req))
+    elif isinstance(grad_req, dict):
+        unknown = [k for k in grad_req if k not in names]
+        if unknown:
+            raise ValueError("bind: grad_req has unknown argument name(s) "
+                             + ", ".join(repr(k) for k in unknown)
+                             + f"; arguments: {', '.join(names)}")
+        reqs = {n: grad_req.get(n, "null") for n in names}
+    else:
+        raise ValueError(f"bind: grad_req={grad_req!r} must be a string, list or dict")
+    for n, r in reqs.items():
+        if r == "inplace":
+            reqs[n] = "write"
+        elif r not in _REQS:
+            raise ValueError(f"bind: grad_req {r!r} for {n!r} is not allowed; use 'write', "
+                             "'add' or 'null'")
+    return reqs
+
+
+class _Step:
+    """One kernel run: ``fn(*args)`` reading ``reads`` and writing ``writes``."""
+
+    __slots__ = ("opname", "label", "fn", "args", "reads", "writes", "cost", "attrs",
+                 "push")
+
+    def __init__(self, opname, label, fn, args, reads, writes, cost, push=None):
+        self.opname = opname
+        self.label = label
+        self.fn = fn
+        self.args = args
+        self.reads = reads
+        self.writes = writes
+        self.cost = cost
+        self.attrs = {"name": label}
+        self.push = push    # a callable replacing the single-op push (push_op / Custom)
+
+
+def _dedupe(reads, writes):
+    w, seen = [], set()
+    for v in writes:
+        if id(v) not in seen:
+            seen.add(id(v))
+            w.append(v)
+    r, rseen = [], set()
+    for v in reads:
+        if id(v) not in seen and id(v) not in rseen:
+            rseen.add(id(v))
+            r.append(v)
+    return r, w
+
+
+def _run_segment(calls):
+    """Engine function of a bulk segment: run every member kernel in order."""
+    for fn, args, label, opname in calls:
+        try:
+            fn(*args)
+        except Exception as e:
+            e.add_note(f"(in node {label!r}, operator {opname}, of a bulk segment)")
+            raise
+
+
+class _Segment:
+    __slots__ = ("calls", "reads", "writes", "name", "cost", "attrs")
+
+    def __init__(self, steps):
+        self.calls = tuple((s.fn, s.args, s.label, s.opname) for s in steps)
+        reads, writes = [], []
+        for s in steps:
+            reads.extend(s.reads)
+            writes.extend(s.writes)
+        self.reads, self.writes = _dedupe(reads, writes)
+        self.name = "[" + ",".join(s.opname for s in steps) + "]"
+        self.cost = sum(s.cost for s in steps)
+        self.attrs = {"nodes": ",".join(s.label for s in steps)}
+
+    def __call__(self):
+        _engine._engine.push(_run_segment, (self.calls,), self.reads, self.writes, self.name,
+                             0, MODE_SYMBOLIC, self.cost, self.attrs)
+
+
+def _single(step):
+    if step.push is not None:
+        return step.push
+
+    def push():
+        _engine._engine.push(step.fn, step.args, step.reads, step.writes, step.opname, 0,
+                             MODE_SYMBOLIC, step.cost, step.attrs)
+    return push
+
+
+def _segments(steps, max_nodes):
+    """Group ``steps`` into push callables; custom steps (``fn is None``) break groups."""
+    plan, cur = [], []
+
+    def flush():
+        if len(cur) == 1:
+            plan.append(_single(cur[0]))
+        elif cur:
+            plan.append(_Segment(cur))
+        cur.clear()
+
+    for s in steps:
+        if s.fn is None:
+            flush()
+            plan.append(s.push)
+            continue
+        cur.append(s)
+        if max_nodes and len(cur) >= max_nodes:
+            flush()
+    flush()
+    return plan
+
+
+def _bulk_settings(kind):
+    """(bulk on, max nodes per segment; 0 = unlimited) for 'inference'|'fwd'|'bwd'."""
+    if kind == "inference":
+        on = _env.get_bool("EXEC_BULK_EXEC_INFERENCE", True)
+        return on, _env.get_int("EXEC_BULK_EXEC_MAX_NODE_INFERENCE", 0)
+    on = _env.get_bool("EXEC_BULK_EXEC_TRAIN", True)
+    n = _env.get_int("EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15)
+    n = _env.get_int("EXEC_BULK_EXEC_MAX_NODE_TRAIN_" + kind.upper(), n)
+    return on and n > 1, n
+
+
+def _grad_kernel(grad_fn, n_out, n_in, params):
+    """Kernel of ``_backward_<op>``: (ograds, inputs, outputs) -> input gradients."""
+
+    def kernel(*arrays):
+        ins = arrays[n_out:n_out + n_in]
+        res = grad_fn(list(arrays[:n_out]), list(ins), list(arrays[n_out + n_in:]), **params)
+        if len(res) != n_in:
+            raise ValueError(f"gradient returned {len(res)} arrays for {n_in} inputs")
+        out = tuple(np.zeros_like(x) if g is None else g for g, x in zip(res, ins))
+        return out[0] if n_in == 1 else out
+    return kernel
+
+
+def _add_n(*xs):
+    out = np.add(xs[0], xs[1]) if len(xs) > 1 else xs[0].copy()
+    for x in xs[2:]:
+        out += x
+    return out
+
+
+def _copy(x):
+    return x.copy()
+
+
+class Executor:
+    """A symbol bound to arrays (see :meth:`Symbol.bind` / :meth:`Symbol.simple_bind`)."""
+
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self.arg_arrays = list(arg_arrays)
+        self.grad_arrays = [g if grad_reqs[n] != "null" else None
+                            for n, g in zip(self._arg_names, grad_arrays)]
+        self.aux_arrays = list(aux_arrays)
+        self._grad_req = {n: (grad_reqs[n] if g is not None else "null")
+                          for n, g in zip(self._arg_names, self.grad_arrays)}
+        self.arg_dict = dict(zip(self._arg_names, self.arg_arrays))
+        self.grad_dict = dict(zip(self._arg_names, self.grad_arrays))
+        self.aux_dict = dict(zip(self._aux_names, self.aux_arrays))
+        self._order = _topo(symbol._outputs)
+        self._prepare()
+        self._plans = {}
+        self._bwd_steps = None
+        self._head_state = "ones"
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def _bind(cls, symbol, ctx, args, args_grad, grad_req, aux_states):
+        ctx = _check_ctx(ctx)
+        arg_names = symbol.list_arguments()
+        aux_names = symbol.list_auxiliary_states()
+        if args is None:
+            raise ValueError("bind: args is required (a list in list_arguments() order or "
+                             f"a dict by name); arguments: {', '.join(arg_names)}")
+        arg_arrays = _as_list("args", args, arg_names, allow_none=False)
+        if aux_names and aux_states is None:
+            raise ValueError("bind: aux_states is required for the auxiliary states "
+                             + ", ".join(repr(a) for a in aux_names))
+        aux_arrays = _as_list("aux_states", aux_states, aux_names, allow_none=False) \
+            if aux_names else []
+        grads = _as_list("args_grad", args_grad, arg_names)
+        if args_grad is None:
+            grad_req = "null"
+        reqs = _grad_reqs(grad_req, arg_names)
+        for n, a, g in zip(arg_names, arg_arrays, grads):
+            if g is not None and g.shape != a.shape:
+                raise ValueError(f"bind: args_grad[{n!r}] has shape {g.shape}, the argument "
+                                 f"has shape {a.shape}")
+        return cls(symbol, ctx, arg_arrays, grads, reqs, aux_arrays)
+
+    @classmethod
+    def _simple_bind(cls, symbol, ctx, grad_req, type_dict, shapes):
+        ctx = _check_ctx(ctx)
+        arg_names = symbol.list_arguments()
+        aux_names = symbol.list_auxiliary_states()
+        given = symbol._shape_kwargs("simple_bind", (), shapes)
+        dtypes = {}
+        for k, d in (type_dict or {}).items():
+            if k not in arg_names and k not in aux_names:
+                raise ValueError(f"simple_bind: type_dict names {k!r}, which is not an "
+                                 f"argument; arguments: {', '.join(arg_names)}")
+            try:
+                dtypes[k] = np.dtype(d)
+            except TypeError:
+                raise ValueError(f"simple_bind: type_dict[{k!r}]={d!r} is not a dtype") \
+                    from None
+        order = _topo(symbol._outputs)
+        inf = infer_graph(order, given, dtypes)
+        var_shape, var_dtype = {}, {}
+        for n in order:
+            if n.op is None:
+                key = (id(n), 0)
+                if key in inf.shape:
+                    var_shape[n.name] = inf.shape[key]
+                var_dtype[n.name] = inf.dtype.get(key, np.dtype(np.float32))
+        missing = [a for a in arg_names + aux_names if a not in var_shape]
+        if missing:
+            raise ValueError("simple_bind: cannot infer the shape of "
+                             + ", ".join(repr(m) for m in missing)
+                             + "; pass it as a keyword argument (name=shape)")
+        reqs = _grad_reqs(grad_req, arg_names)
+        args = [_zeros(var_shape[a], var_dtype[a], ctx, "arg") for a in arg_names]
+        grads = [_zeros(var_shape[a], var_dtype[a], ctx, "grad") if reqs[a] != "null"
+                 else None for a in arg_names]
+        aux = [_zeros(var_shape[a], var_dtype[a], ctx, "aux") for a in aux_names]
+        return cls(symbol, ctx, args, grads, reqs, aux)
+
+    def _prepare(self):
+        """Infer shapes from the bound arrays, allocate outputs, build forward steps."""
+        order = self._order
+        by_name = dict(self.arg_dict)
+        by_name.update(self.aux_dict)
+        shapes = {n: a.shape for n, a in by_name.items()}
+        dtypes = {n: a._dtype for n, a in by_name.items()}
+        inf = infer_graph(order, shapes, dtypes)
+        entry = {}
+        for n in order:
+            if n.op is None:
+                entry[(id(n), 0)] = by_name[n.name]
+                continue
+            for i in range(n.num_outputs()):
+                key = (id(n), i)
+                if key not in inf.shape:
+                    raise ValueError(f"bind: cannot infer the output shapes of "
+                                     f"{n.op.name} node {n.name!r}")
+                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name)
+                entry[key] = a
+        self._entry = entry
+        self._shape = inf.shape
+        self._dtype = inf.dtype
+        self.outputs = [entry[(id(n), i)] for n, i in self._symbol._outputs]
+        self._custom_ops = {}
+        self._fwd = {}
+
+    def _forward_steps(self, is_train):
+        steps = self._fwd.get(is_train)
+        if steps is not None:
+            return steps
+        steps = []
+        entry = self._entry
+        for n in self._order:
+            if n.op is None:
+                continue
+            ins = [entry[(id(c), i)] for c, i in n.inputs]
+            outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
+            if n.op is CUSTOM:
+                steps.append(self._custom_forward_step(n, ins, outs, is_train))
+                continue
+            op = n.op
+            params = n.full_params()
+            extra = ()
+            if "rng" in op.params:
+                params["rng"] = _ndrandom._RngRef()
+                extra = (_ndrandom._var(),)
+            kernel = op.train_kernel if (is_train and op.train_kernel is not None) \
+                else op.kernel
+            in_shapes = [x.shape for x in ins]
+            if op.cost is not None:
+                cost = op.cost(in_shapes, **params)
+            else:
+                cost = math.prod(outs[0].shape) if outs else 0
+            step = _Step(op.name, n.name, _run, (kernel, ins, outs, params), list(ins),
+                         list(outs) + list(extra), cost)
+            step.push = self._push_op_fn(op, ins, params, outs, extra, is_train, step.attrs)
+            steps.append(step)
+        self._fwd[is_train] = steps
+        return steps
+
+    def _push_op_fn(self, op, ins, params, outs, extra, is_train, attrs):
+        ctx = self._ctx
+        push_op = _nd.push_op
+
+        def push():
+            push_op(op, ins, params, outs, ctx, MODE_SYMBOLIC, attrs, extra, is_train)
+        return push
+
+    def _custom_op(self, n, ins):
+        op = self._custom_ops.get(id(n))
+        if op is None:
+            op = n.prop.create_operator(self._ctx, [list(x.shape) for x in ins[:n.n_args]],
+                                        [x.dtype for x in ins[:n.n_args]])
+            self._custom_ops[id(n)] = op
+        return op
+
+    def _custom_forward_step(self, n, ins, outs, is_train):
+        from .. import operator as _operator
+        args, aux = ins[:n.n_args], ins[n.n_args:]
+        op = self._custom_op(n, ins)
+        reqs = ["write"] * len(outs)
+
+        def push():
+            _operator.custom_call(n.op_type, args, n.params, mode=MODE_SYMBOLIC,
+                                  is_train=is_train, outputs=outs, aux=aux, reqs=reqs,
+                                  prop=n.prop, op=op, record=False)
+        step = _Step("Custom", n.name, None, None, args, outs, 0, push)
+        return step
+
+    # -- forward ------------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph; keyword arguments first copy new values into ``arg_dict``."""
+        for name, value in kwargs.items():
+            dst = self.arg_dict.get(name)
+            if dst is None:
+                raise ValueError(f"forward: {name!r} is not an argument; arguments: "
+                                 f"{', '.join(self._arg_names)}")
+            if isinstance(value, _nd.NDArray):
+                if value.shape != dst.shape:
+                    raise ValueError(f"forward: {name!r} has shape {value.shape}, the bound "
+                                     f"argument has shape {dst.shape}")
+                if value is not dst:
+                    value.copyto(dst)
+            else:
+                arr = np.asarray(value, dtype=dst._dtype)
+                if arr.shape != dst.shape:
+                    raise ValueError(f"forward: {name!r} has shape {arr.shape}, the bound "
+                                     f"argument has shape {dst.shape}")
+                dst[:] = arr
+        is_train = bool(is_train)
+        kind = "fwd" if is_train else "inference"
+        on, max_nodes = _bulk_settings(kind)
+        key = (kind, on, max_nodes)
+        plan = self._plans.get(key)
+        if plan is None:
+            steps = self._forward_steps(is_train)
+            plan = _segments(steps, max_nodes) if on else [_single(s) for s in steps]
+            self._plans[key] = plan
+        for push in plan:
+            push()
+        return self.outputs
+
+    # -- backward -----------------------------------------------------------------------
+    def backward(self, out_grads=None, is_train=True):
+        """Push the gradient ops; gradients land in ``grad_arrays`` per ``grad_req``."""
+        heads = self._head_buffers()
+        if out_grads is None:
+            if self._head_state != "ones":
+                for h in heads:
+                    _nd.push_op(_registry.get("_ones"), (),
+                                {"shape": h.shape, "dtype": h._dtype.name}, outs=[h],
+                                ctx=self._ctx, mode=MODE_INTERNAL)
+                self._head_state = "ones"
+        else:
+            if isinstance(out_grads, (_nd.NDArray, np.ndarray)):
+                out_grads = [out_grads]
+            out_grads = list(out_grads)
+            if len(out_grads) != len(heads):
+                raise ValueError(f"backward: {len(out_grads)} out_grads for "
+                                 f"{len(heads)} outputs")
+            copy = _registry.get("CopyCPU2CPU")
+            for i, (g, h) in enumerate(zip(out_grads, heads)):
+                if not isinstance(g, _nd.NDArray):
+                    g = _nd.from_numpy(np.asarray(g, dtype=h._dtype), self._ctx)
+                if g.shape != h.shape:
+                    raise ValueError(f"backward: out_grads[{i}] has shape {g.shape}, output "
+                                     f"{i} has shape {h.shape}")
+                _nd.push_op(copy, (g,), {}, outs=[h], mode=MODE_SYMBOLIC,
+                            attrs={"name": f"out_grad{i}"})
+            self._head_state = "given"
+        on, max_nodes = _bulk_settings("bwd")
+        key = ("bwd", on, max_nodes)
+        plan = self._plans.get(key)
+        if plan is None:
+            steps = self._backward_steps()
+            plan = _segments(steps, max_nodes) if on else [_single(s) for s in steps]
+            self._plans[key] = plan
+        for push in plan:
+            push()
+
+    def _head_buffers(self):
+        bufs = getattr(self, "_heads", None)
+        if bufs is None:
+            bufs = self._heads = []
+            for o in self.outputs:
+                b = _nd.new_array(o.shape, o._dtype, self._ctx, "head_grad")
+                b._data = np.ones(o.shape, o._dtype)
+                bufs.append(b)
+        return bufs
+
+    def _backward_steps(self):
+        """Steps of the backward pass (built once, at the first ``backward``)."""
+        if self._bwd_steps is not None:
+            return self._bwd_steps
+        from .. import operator as _operator
+        entry, ctx = self._entry, self._ctx
+        reqs = self._grad_req
+        need = set()
+        for n in self._order:
+            if n.op is None:
+                if reqs.get(n.name, "null") != "null" and n.name in self.arg_dict:
+                    need.add(id(n))
+            elif any(id(c) in need for c, _ in n.inputs[:n.n_args]):
+                need.add(id(n))
+        contrib, count = {}, {}
+        heads = self._head_buffers()
+        for (n, i), h in zip(self._symbol._outputs, heads):
+            if id(n) in need:
+                contrib.setdefault((id(n), i), []).append(h)
+                count[(id(n), i)] = count.get((id(n), i), 0) + 1
+        for n in self._order:
+            if n.op is not None and id(n) in need:
+                for c, i in n.inputs[:n.n_args]:
+                    if id(c) in need:
+                        count[(id(c), i)] = count.get((id(c), i), 0) + 1
+        steps, direct = [], set()
+        zeros = {}
+
+        def zeros_like(a):
+            key = (a.shape, a._dtype)
+            z = zeros.get(key)
+            if z is None:
+                z = zeros[key] = _zeros(a.shape, a._dtype, ctx, "zeros")
+            return z
+
+        def accumulate(parts, out, label, add_to=False):
+            if add_to:
+                parts = [out] + parts
+            opname = "add_n" if len(parts) > 1 else "_copy"
+            fn = _add_n if len(parts) > 1 else _copy
+            steps.append(_Step(opname, label, _run, (fn, list(parts), [out], {}),
+                               list(parts), [out], sum(p.size for p in parts)))
+
+        for n in reversed(self._order):
+            if n.op is None or id(n) not in need:
+                continue
+            ograds = []
+            for i in range(n.num_outputs()):
+                out = entry[(id(n), i)]
+                parts = contrib.pop((id(n), i), None)
+                if not parts:
+                    ograds.append(zeros_like(out))
+                elif len(parts) == 1:
+                    ograds.append(parts[0])
+                else:
+                    total = _nd.new_array(out.shape, out._dtype, ctx, "grad_sum")
+                    accumulate(parts, total, f"{n.name}_output{i}")
+                    ograds.append(total)
+            ins = [entry[(id(c), i)] for c, i in n.inputs]
+            args = ins[:n.n_args]
+            bufs = []
+            for (c, i), x in zip(n.inputs[:n.n_args], args):
+                key = (id(c), i)
+                if c.op is None and reqs.get(c.name) == "write" and count.get(key) == 1 \
+                        and key not in direct:
+                    buf = self.grad_dict[c.name]
+                    direct.add(key)
+                else:
+                    buf = _nd.new_array(x.shape, x._dtype, ctx, "_backward_" + n.op.name)
+                bufs.append(buf)
+                if id(c) in need:
+                    contrib.setdefault(key, []).append(buf)
+            outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
+            if n.op is CUSTOM:
+                steps.append(self._custom_backward_step(n, ograds, args, ins[n.n_args:],
+                                                        outs, bufs, _operator))
+                continue
+            op = n.op
+            if op.grad is None:
+                raise ValueError(f"backward: operator {op.name!r} (node {n.name!r}) has no "
+                                 "gradient")
+            params = n.full_params()
+            kernel = _grad_kernel(op.grad, len(outs), len(args), params)
+            all_in = ograds + args + outs
+            if op.cost is not None:
+                cost = 2 * op.cost([x.shape for x in args], **params)
+            else:
+                cost = sum(x.size for x in args)
+            steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
+                               all_in, bufs, cost))
+        for n in self._order:
+            if n.op is not None or id(n) not in need:
+                continue
+            key = (id(n), 0)
+            parts = contrib.get(key)
+            if not parts or key in direct:
+                continue
+            req = reqs[n.name]
+            accumulate(parts, self.grad_dict[n.name], n.name, add_to=(req == "add"))
+            contrib.pop(key)
+        self._bwd_steps = steps
+        return steps
+
+    def _custom_backward_step(self, n, ograds, args, aux, outs, bufs, _operator):
+        op = self._custom_op(n, args + aux)
+        reqs = ["write"] * len(bufs)
+
+        def push():
+            _operator.custom_backward(n.op_type, op, n.prop, ograds, args, outs, aux,
+                                      MODE_SYMBOLIC, in_grads=bufs, reqs=reqs)
+        return _Step("_backward_Custom", n.name, None, None, ograds + args, bufs, 0, push)
+
+    # -- conveniences ---------------------------------------------------------------------
+    @property
+    def output_dict(self):
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    @property
+    def symbol(self):
+        return self._symbol
+
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy arrays by name into ``arg_dict`` / ``aux_dict``."""
+        for target, params in ((self.arg_dict, arg_params), (self.aux_dict, aux_params)):
+            for name, value in (params or {}).items():
+                dst = target.get(name)
+                if dst is None:
+                    if allow_extra_params:
+                        continue
+                    raise ValueError(f"copy_params_from: {name!r} is not an argument or "
+                                     "auxiliary state of the symbol")
+                if value.shape != dst.shape:
+                    raise ValueError(f"copy_params_from: {name!r} has shape {value.shape}, "
+                                     f"expected {dst.shape}")
+                value.copyto(dst)
+
+    def __repr__(self):
+        return f"<Executor {self._symbol!r} @{self._ctx}>"
+
