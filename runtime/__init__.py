@@ -7,7 +7,12 @@ See docs/architecture.md for how an op travels from an ``mx.nd`` call to a trace
 """
 import importlib
 
-__version__ = "0.1.0"
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("xprof-mx")
+except Exception:  # noqa: BLE001 - running from a source tree that is not installed
+    __version__ = "0.1.0"
 
 from . import engine, context, profiler  # noqa: E402
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: E402

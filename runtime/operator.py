@@ -207,37 +207,66 @@ def _check_shape(op_type, what, i, shape):
 
 # -- the custom-operator worker pool ------------------------------------------------------
 class _Pool:
-    """Threads that run Python forward/backward code. It grows when every thread is busy
-    (a forward may wait on another custom op), up to ``CUSTOM_OP_NUM_THREADS``."""
+    """Threads that run Python forward/backward code.
+
+    One thread runs calls in order; another is started only when a job is waiting and
+    every thread is blocked at a sync point (a forward that waits for another custom
+    op's result), up to ``CUSTOM_OP_NUM_THREADS``. Fewer threads means fewer GIL
+    hand-offs, and blocking is the only way a queued call could starve.
+    """
 
     def __init__(self, max_threads):
-        self.max_threads = max_threads
+        self.max_threads = max(1, max_threads)
         self.jobs = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.threads = 0
-        self.idle = 0
+        self.idle = 0       # threads waiting for a job
+        self.blocked = 0    # threads inside a job, waiting at a sync point
+        self.waiting = 0    # jobs submitted and not yet taken
         self._names = itertools.count()
 
     def submit(self, job):
         with self.lock:
-            spawn = self.idle == 0 and self.threads < self.max_threads
-            if spawn:
-                self.threads += 1
-            else:
-                self.idle -= 1 if self.idle else 0
+            self.waiting += 1
+            spawn = self._should_spawn()
         if spawn:
-            threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
-                             daemon=True).start()
+            self._spawn()
         self.jobs.put(job)
 
+    def _should_spawn(self):
+        if self.idle or self.threads >= self.max_threads:
+            return False
+        if self.threads - self.blocked > 0:
+            return False
+        self.threads += 1
+        return True
+
+    def _spawn(self):
+        threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
+                         daemon=True).start()
+
+    def _on_block(self, blocking):
+        """Engine hook: a pool thread starts (True) or stops (False) waiting."""
+        with self.lock:
+            if blocking:
+                self.blocked += 1
+                spawn = self.waiting > 0 and self._should_spawn()
+            else:
+                self.blocked -= 1
+                spawn = False
+        if spawn:
+            self._spawn()
+
     def _loop(self):
+        _engine.thread_state.on_block = self._on_block
         while True:
+            with self.lock:
+                self.idle += 1
             job = self.jobs.get()
-            try:
-                job()
-            finally:
-                with self.lock:
-                    self.idle += 1
+            with self.lock:
+                self.idle -= 1
+                self.waiting -= 1
+            job()
 
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16))

@@ -67,6 +67,7 @@ class _ThreadState(threading.local):
 
     inline = True
     tag = None
+    on_block = None  # callable(bool) told when this thread starts/stops blocking
 
 
 thread_state = _ThreadState()

@@ -323,13 +323,35 @@ class ThreadedEngine(Engine):
                     var.queue = deque()
                 var.queue.append((waiter, _WAITER))
         if waiter is not None:
-            waiter.event.wait()
+            hook = thread_state.on_block
+            if hook is None:
+                waiter.event.wait()
+            else:
+                hook(True)
+                try:
+                    waiter.event.wait()
+                finally:
+                    hook(False)
         exc = var.exc
         if exc is not None:
             self._report(exc)
             raise exc
 
     def wait_all(self):
+        if thread_state.tag is not None:
+            raise RuntimeError(
+                f"waitall() inside custom operator {thread_state.tag.name!r} would wait for "
+                "that operator itself; wait for specific arrays (wait_to_read, asnumpy)")
+        hook = thread_state.on_block
+        if hook is not None:
+            hook(True)
+            try:
+                return self._wait_all()
+            finally:
+                hook(False)
+        return self._wait_all()
+
+    def _wait_all(self):
         with self._lock:
             while self._pending:
                 self._idle_waiters += 1

@@ -1,0 +1,5 @@
+"""``python -m xprof.cli`` = the ``xprof`` console script."""
+from .main import main
+
+if __name__ == "__main__":
+    main(prog_name="xprof")

@@ -1,0 +1,82 @@
+"""The ``xprof`` command group: it only assembles the commands.
+
+Errors of every command, click's own usage errors included, are printed as
+one line (``xprof: error: ...``) on stderr with exit status 2 and no
+traceback; that is done once here, in :meth:`_Group.main`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import stats as _stats
+from . import trace as _trace
+from . import validate as _validate
+
+
+# click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
+_NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class _Group(click.Group):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name or "xprof", complete_var,
+                              standalone_mode=False, **extra)
+        except _NoArgsIsHelp as exc:  # bare `xprof`: the help, as a usage error (exit 2)
+            click.echo(exc.format_message(), err=True)
+            rv = exc.exit_code
+        except click.ClickException as exc:  # usage errors and XprofError
+            message = " ".join(exc.format_message().split())
+            click.echo(f"xprof: error: {message}", err=True)
+            rv = exc.exit_code
+        except click.exceptions.Abort:
+            click.echo("xprof: aborted", err=True)
+            rv = 1
+        except BrokenPipeError:  # e.g. `xprof stats | head`: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            rv = 1
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _print_version(ctx, _param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    # From the installed metadata: importing xprof.runtime would boot the engine (and,
+    # with XPROF_PROFILER_AUTOSTART set, start profiling the CLI itself).
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("xprof-mx")
+    except PackageNotFoundError:
+        __version__ = "unknown (not installed)"
+    click.echo(f"xprof {__version__}")
+    ctx.exit(0)
+
+
+@click.group("xprof", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Print the version and exit.")
+def main():
+    """xprof: profile with the xprof engine, and read traces.
+
+    \b
+    Example:
+      xprof run train.py
+      xprof validate profile.json
+      xprof stats profile.json --top 10
+      xprof trace profile.json -o clean.json.gz
+    """
+
+
+main.add_command(_validate.validate)
+main.add_command(_stats.stats)
+main.add_command(_trace.trace)
+
+from . import run as _run  # noqa: E402
+
+main.add_command(_run.run)

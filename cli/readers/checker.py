@@ -1,0 +1,622 @@
+"""Strict checker for the Chrome Trace Event Format, fed one event at a time.
+
+"Valid" means the trace loads the same in Perfetto and in catapult
+(chrome://tracing).  Anything either viewer rejects, or reads differently
+from the other, is an *error*; phases that only one of them understands are
+*warnings* (the trace loads, but the two viewers show different things).
+
+Memory: no event object is kept.  Per thread the checker holds the stack of
+open ``B`` events and, because ``X`` events may come in any order (the xprof
+runtime writes them when they end, children before parents) and nesting can
+only be judged once a thread's slices are sorted, compact arrays of its
+slices and flow steps: 24 bytes per slice, 17 per flow step, against roughly
+100 bytes of JSON per event.  Per async key it keeps the open ``b`` stack and
+the set of flow ids seen.  Names of events reported by the nesting and flow
+checks are not kept; ``validate`` recovers them with a second pass over the
+file, only when there is something to report.
+
+Time is compared in integer nanoseconds (``rint(ts_us * 1000)``, end =
+start + rint(dur * 1000)), as Perfetto does, so a child ending at
+``12.345 + 1.2`` is not "later" than a parent ending at ``12.0 + 1.545``.
+
+Phase policy (see docs/cli-readers.md):
+
+* understood by both viewers: ``B E X i I C b n e s t f M`` — checked fully;
+* warning only: ``P`` (samples) ``O N D`` (object snapshots/lifetime) ``(``
+  ``)`` (context) ``V v`` (memory dumps) ``c`` (clock sync) ``S T p F``
+  (legacy async) are catapult-only, Perfetto drops them; ``R`` (mark) is a
+  navigation mark in catapult but an ordinary instant in Perfetto;
+* anything else is an error.
+
+Flow binding (both viewers agree on these rules): ``s``, ``t`` and an ``f``
+with ``"bp": "e"`` bind to the slice on their own thread that encloses
+their ts (start <= ts <= end); an ``f`` without ``bp`` binds to the next
+slice on its thread that starts at or after its ts.  A step with nothing to
+bind to is dropped by both viewers, so it is an error here.
+"""
+from __future__ import annotations
+
+from array import array
+import math
+
+ERROR = "error"
+WARNING = "warning"
+
+_MAX_SAFE = 2 ** 53
+_U32 = 2 ** 32
+_INF = math.inf
+
+FULL_PHASES = frozenset("BEXiICbnestfM")
+ONE_VIEWER = {
+    "P": "sample events are shown by catapult only; Perfetto ignores them",
+    "O": "object snapshots are shown by catapult only; Perfetto ignores them",
+    "N": "object-created events are shown by catapult only; Perfetto ignores them",
+    "D": "object-destroyed events are shown by catapult only; Perfetto ignores them",
+    "(": "context events are understood by catapult only; Perfetto ignores them",
+    ")": "context events are understood by catapult only; Perfetto ignores them",
+    "V": "memory dumps are shown by catapult only; Perfetto ignores them",
+    "v": "memory dumps are shown by catapult only; Perfetto ignores them",
+    "c": "clock sync events are understood by catapult only; Perfetto ignores them",
+    "S": "legacy async events (S/T/p/F) are shown by catapult only; use b/n/e",
+    "T": "legacy async events (S/T/p/F) are shown by catapult only; use b/n/e",
+    "p": "legacy async events (S/T/p/F) are shown by catapult only; use b/n/e",
+    "F": "legacy async events (S/T/p/F) are shown by catapult only; use b/n/e",
+    "R": "mark events are a navigation mark in catapult but an instant in Perfetto",
+}
+_METADATA_NAME = ("process_name", "thread_name")
+_METADATA_SORT = ("process_sort_index", "thread_sort_index")
+_METADATA_OTHER = ("process_labels", "process_uptime_seconds", "num_cpus",
+                   "trace_buffer_overflow")
+# phases whose event lives on a thread track and therefore needs a tid
+_THREAD_PHASES = frozenset("BEXstf")
+
+
+class Violation(tuple):
+    """``(index, ph, name, severity, message)``; index is -1 for file-level problems."""
+
+    __slots__ = ()
+
+    def __new__(cls, index, ph, name, severity, message):
+        return tuple.__new__(cls, (index, ph, name, severity, message))
+
+    index = property(lambda self: self[0])
+    ph = property(lambda self: self[1])
+    name = property(lambda self: self[2])
+    severity = property(lambda self: self[3])
+    message = property(lambda self: self[4])
+
+    def as_dict(self):
+        return {"index": self[0], "ph": self[1], "name": self[2],
+                "severity": self[3], "message": self[4]}
+
+
+class _Thread:
+    # Raw microsecond floats are stored and converted to ns with numpy in
+    # finish(): cheaper per event than rounding in Python.
+    __slots__ = ("x_ts", "x_dur", "x_index", "be_begin", "be_end", "be_index", "stack",
+                 "flow_ts", "flow_index", "flow_kind")
+
+    def __init__(self):
+        self.x_ts = array("d")
+        self.x_dur = array("d")
+        self.x_index = array("q")
+        self.be_begin = array("d")
+        self.be_end = array("d")
+        self.be_index = array("q")  # event index of the B
+        self.stack = []  # open B: (index, name, cat, ts)
+        self.flow_ts = array("d")
+        self.flow_index = array("q")
+        self.flow_kind = bytearray()  # the phase letter; upper case when it binds to the next slice
+
+
+def _hashable(value):
+    """pid/tid/cat values as dict keys even when malformed (lists, objects)."""
+    return value if value is None or type(value) in (int, str, float, bool) else repr(value)
+
+
+def _describe(value):
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if value is None:
+        return "null"
+    return repr(value)
+
+
+def _id_key(ev):
+    """The identity of an async/flow event's id (id or id2), or an error message."""
+    has_id = "id" in ev
+    id2 = ev.get("id2")
+    if has_id and id2 is not None:
+        return None, "has both id and id2 (use one)"
+    if has_id:
+        v = ev["id"]
+        if type(v) is int or type(v) is str:
+            return v, None
+        return None, f"id must be an integer or a string, got {_describe(v)}"
+    if id2 is not None:
+        if type(id2) is dict and len(id2) == 1 and ("local" in id2 or "global" in id2):
+            scope, v = next(iter(id2.items()))
+            if type(v) is int or type(v) is str:
+                return (scope, v), None
+        return None, "id2 must be {\"local\": id} or {\"global\": id}"
+    return None, "id is missing"
+
+
+class Checker:
+    """Feed events with :meth:`check` (or :meth:`check_batch`), then call :meth:`finish`."""
+
+    def __init__(self):
+        self.violations = []
+        self.events = 0
+        self.errors = 0
+        self.warnings = 0
+        self._threads = {}
+        self._async = {}
+        self._flows_open = {}  # flow id -> (index, cat, name)
+        self._flows_done = set()
+
+    # -- reporting ------------------------------------------------------------
+    def _add(self, index, ph, name, severity, message):
+        if severity == ERROR:
+            self.errors += 1
+        else:
+            self.warnings += 1
+        if not isinstance(name, str):
+            name = "" if name is None else repr(name)
+        if not isinstance(ph, str):
+            ph = "" if ph is None else repr(ph)
+        self.violations.append(Violation(index, ph, name, severity, message))
+
+    def _err(self, index, ev, message):
+        self._add(index, ev.get("ph"), ev.get("name"), ERROR, message)
+
+    # -- per event ---------------------------------------------------------------
+    def check_batch(self, first_index, events, maybe_big_ints=True):
+        """Check consecutive events starting at index ``first_index``.
+
+        Why two paths: a million events must be checked in about two seconds, so
+        the loop below accepts the common valid shapes (X, C, b/e, s/t/f, i)
+        with a handful of type tests and hands anything unusual — and every
+        event of a batch that may hold integers beyond 2**53 — to
+        :meth:`_check_full`, which knows every rule and words the messages.
+        """
+        threads = self._threads
+        slow = self._check_full
+        async_step = self._async_step
+        flow_step = self._flow_step
+        self.events += len(events)
+        last_pid = last_tid = last_thread = None
+        i = first_index - 1
+        for ev in events:
+            i += 1
+            if maybe_big_ints or type(ev) is not dict:
+                slow(i, ev, maybe_big_ints)
+                continue
+            get = ev.get
+            ph = get("ph")
+            ts = get("ts")
+            pid = get("pid")
+            name = get("name")
+            cat = get("cat")
+            args = get("args")
+            if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _INF
+                    and type(pid) is int and 0 <= pid < _U32
+                    and (name is None or type(name) is str)
+                    and (cat is None or type(cat) is str)
+                    and (args is None or type(args) is dict)):
+                slow(i, ev, False)
+                continue
+            if ph == "X":
+                dur = get("dur")
+                tid = get("tid")
+                if ((type(dur) is float or type(dur) is int) and 0 <= dur < _INF
+                        and type(tid) is int and 0 <= tid < _U32):
+                    if pid == last_pid and tid == last_tid:
+                        thread = last_thread
+                    else:
+                        thread = threads.get((pid, tid))
+                        if thread is None:
+                            slow(i, ev, False)
+                            continue
+                        last_pid, last_tid, last_thread = pid, tid, thread
+                    thread.x_ts.append(ts)
+                    thread.x_dur.append(dur)
+                    thread.x_index.append(i)
+                    continue
+            elif ph == "C":
+                if args:
+                    for value in args.values():
+                        if not ((type(value) is int or type(value) is float) and -_INF < value < _INF):
+                            break
+                    else:
+                        continue
+            elif ph == "b" or ph == "e" or ph == "n":
+                id_ = get("id")
+                if (type(id_) is int or type(id_) is str) and cat and name and "id2" not in ev:
+                    async_step(i, ph, ts, name, cat, id_)
+                    continue
+            elif ph == "s" or ph == "f" or ph == "t":
+                id_ = get("id")
+                tid = get("tid")
+                bp = get("bp")
+                if ((type(id_) is int or type(id_) is str) and "id2" not in ev
+                        and type(tid) is int and 0 <= tid < _U32 and (bp is None or bp == "e")):
+                    thread = threads.get((pid, tid))
+                    if thread is not None:
+                        thread.flow_ts.append(ts)
+                        thread.flow_index.append(i)
+                        thread.flow_kind.append(70 if ph == "f" and bp is None else ord(ph))
+                        flow_step(i, ph, name, cat, id_)
+                        continue
+            elif ph == "i" or ph == "I":
+                scope = get("s")
+                if scope == "g" or scope == "p":
+                    continue
+                if scope is None or scope == "t":
+                    tid = get("tid")
+                    if type(tid) is int and 0 <= tid < _U32:
+                        continue
+            slow(i, ev, False)
+
+    def check(self, i, ev, maybe_big_ints=True):
+        """Check one event (index ``i`` in traceEvents) with every rule."""
+        self.events += 1
+        self._check_full(i, ev, maybe_big_ints)
+
+    def _check_full(self, i, ev, maybe_big_ints):
+        if type(ev) is not dict:
+            self._add(i, "", "", ERROR, f"event is not a JSON object but {type(ev).__name__}")
+            return
+        if maybe_big_ints:
+            self._check_big_ints(i, ev)
+        ph = ev.get("ph")
+        if type(ph) is not str or ph not in FULL_PHASES:
+            if type(ph) is str and ph in ONE_VIEWER:
+                self._add(i, ph, ev.get("name"), WARNING, ONE_VIEWER[ph])
+                self._check_ts(i, ev)
+                self._check_pid(i, ev, "pid")
+            elif ph is None:
+                self._err(i, ev, "ph is missing (one phase character is required)")
+            else:
+                self._err(i, ev, f"ph {_describe(ph)} is not a known phase "
+                                 f"(allowed: {''.join(sorted(FULL_PHASES | set(ONE_VIEWER)))})")
+            return
+        if ph == "M":
+            self._metadata(i, ev)
+            return
+        ts = ev.get("ts")
+        if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _INF):
+            self._check_ts(i, ev)
+            ts = None
+        pid = ev.get("pid")
+        if type(pid) is not int or not 0 <= pid < _U32:
+            self._check_pid(i, ev, "pid")
+        name = ev.get("name")
+        if name is not None and type(name) is not str:
+            self._err(i, ev, f"name must be a string, got {_describe(name)}")
+        cat = ev.get("cat")
+        if cat is not None and type(cat) is not str:
+            self._err(i, ev, f"cat must be a string, got {_describe(cat)}")
+        args = ev.get("args")
+        if args is not None and type(args) is not dict:
+            self._err(i, ev, f"args must be an object, got {_describe(args)}")
+        thread = None
+        if ph in _THREAD_PHASES or (ph in "iI" and ev.get("s", "t") == "t"):
+            tid = ev.get("tid")
+            if type(tid) is not int or not 0 <= tid < _U32:
+                self._check_pid(i, ev, "tid")
+            key = (_hashable(pid), _hashable(tid))
+            thread = self._threads.get(key)
+            if thread is None:
+                thread = self._threads[key] = _Thread()
+        if ph == "X":
+            dur = ev.get("dur")
+            if not ((type(dur) is float or type(dur) is int) and 0 <= dur < _INF):
+                if dur is None:
+                    self._err(i, ev, "dur is missing (required on X events)")
+                else:
+                    self._err(i, ev, f"dur must be a finite number >= 0, got {_describe(dur)}")
+            elif ts is not None:
+                thread.x_ts.append(ts)
+                thread.x_dur.append(dur)
+                thread.x_index.append(i)
+        elif ph == "B":
+            if ts is not None:
+                thread.stack.append((i, name, cat, ts))
+        elif ph == "E":
+            self._end(i, ev, thread, ts, name, cat)
+        elif ph == "C":
+            self._counter(i, ev, args)
+        elif ph == "i" or ph == "I":
+            scope = ev.get("s")
+            if scope is not None and scope not in ("g", "p", "t"):
+                self._err(i, ev, f"instant scope s must be 'g', 'p' or 't', got {_describe(scope)}")
+        elif ph in "bne":
+            key, problem = _id_key(ev)
+            if problem:
+                self._err(i, ev, f"async event {problem}")
+            if not cat:
+                self._err(i, ev, "async event needs a cat (it groups the async track)")
+            if not name:
+                self._err(i, ev, "async event needs a name")
+            if not problem and type(cat) is str and type(name) is str:
+                self._async_step(i, ph, ts, name, cat, key)
+        else:  # s t f
+            key, problem = _id_key(ev)
+            if problem:
+                self._err(i, ev, f"flow event {problem}")
+            bp = ev.get("bp")
+            if bp is not None and bp != "e":
+                self._err(i, ev, f"bp must be absent or 'e', got {_describe(bp)}")
+            if ts is not None:
+                thread.flow_ts.append(ts)
+                thread.flow_index.append(i)
+                thread.flow_kind.append(70 if ph == "f" and bp != "e" else ord(ph))
+            if not problem:
+                self._flow_step(i, ph, name, cat, key)
+
+    def _check_ts(self, i, ev):
+        ts = ev.get("ts")
+        if ts is None:
+            self._err(i, ev, "ts is missing (required except on M events)")
+        elif type(ts) not in (int, float):
+            self._err(i, ev, f"ts must be a number, got {_describe(ts)}")
+        elif not 0 <= ts < _INF:
+            self._err(i, ev, f"ts must be a finite number >= 0, got {ts!r}")
+
+    def _check_pid(self, i, ev, field):
+        v = ev.get(field)
+        if v is None:
+            self._err(i, ev, f"{field} is missing")
+        elif type(v) is str:
+            self._err(i, ev, f"{field} is {_describe(v)}; it must be an integer "
+                             f"(Perfetto folds strings to 0 and merges their tracks)")
+        elif type(v) is not int:
+            self._err(i, ev, f"{field} must be an integer in [0, 2^32), got {_describe(v)}")
+        elif not 0 <= v < _U32:
+            self._err(i, ev, f"{field} {v} is outside [0, 2^32)"
+                             + (" and beyond 2^53 (JavaScript rounds it)" if abs(v) > _MAX_SAFE else ""))
+
+    def _check_big_ints(self, i, ev):
+        for key, value in ev.items():
+            if key == "pid" or key == "tid":
+                continue  # reported with their own range message
+            path = _find_big_int(value, key)
+            if path is not None:
+                self._err(i, ev, f"integer at {path} exceeds 2^53; JavaScript (catapult) rounds it")
+                return
+
+    def _end(self, i, ev, thread, ts, name, cat):
+        if not thread.stack:
+            self._err(i, ev, "E without a matching B on this thread")
+            return
+        b_index, b_name, b_cat, b_ts = thread.stack.pop()
+        if name is not None and name != b_name:
+            self._err(i, ev, f"E name {name!r} differs from its B's name {b_name!r} (event {b_index})")
+        if cat is not None and cat != b_cat:
+            self._err(i, ev, f"E cat {cat!r} differs from its B's cat {b_cat!r} (event {b_index})")
+        if ts is None:
+            return
+        if ts < b_ts:
+            self._err(i, ev, f"E at ts {ts} is before its B at ts {b_ts} (event {b_index}); "
+                             f"catapult aborts the import")
+            return
+        thread.be_begin.append(b_ts)
+        thread.be_end.append(ts)
+        thread.be_index.append(b_index)
+
+    def _counter(self, i, ev, args):
+        if type(args) is not dict:
+            if args is None:
+                self._err(i, ev, "counter (C) without args; its values go in args")
+            return
+        if not args:
+            self._add(i, "C", ev.get("name"), WARNING, "counter (C) with empty args draws nothing")
+        for key, value in args.items():
+            if type(value) not in (int, float) or not -_INF < value < _INF:
+                self._err(i, ev, f"counter value args.{key} must be a finite number, got {_describe(value)}")
+
+    def _async_step(self, i, ph, ts, name, cat, id_key):
+        """Pair b/e per (cat, id) as a stack; e must carry the open b's name."""
+        if ph == "n":
+            return
+        key = (cat, id_key)
+        stack = self._async.get(key)
+        if ph == "b":
+            if stack is None:
+                self._async[key] = [(name, ts, i)]
+            else:
+                stack.append((name, ts, i))
+            return
+        if not stack:
+            self._add(i, ph, name, ERROR, f"async end (e) without an open b for cat {cat!r} id {id_key!r}")
+            return
+        b_name, b_ts, b_index = stack.pop()
+        if not stack:
+            del self._async[key]
+        if name != b_name:
+            self._add(i, ph, name, ERROR, f"async end name {name!r} differs from the open b's name "
+                                          f"{b_name!r} (event {b_index}); the viewers pair them differently")
+        if ts is not None and b_ts is not None and ts < b_ts:
+            self._add(i, ph, name, ERROR, f"async end at ts {ts} is before its b at ts {b_ts} (event {b_index})")
+
+    def _flow_step(self, i, ph, name, cat, key):
+        """Flow ids are single-use: s opens, t continues, f closes; reuse is an error."""
+        opened = self._flows_open.get(key)
+        if ph == "s":
+            if opened is not None:
+                self._add(i, ph, name, ERROR,
+                          f"flow id {key!r} started again while still open (since event {opened[0]})")
+            elif key in self._flows_done:
+                self._add(i, ph, name, ERROR, f"flow id {key!r} reused: a flow with this id already finished")
+            else:
+                self._flows_open[key] = (i, cat, name)
+            return
+        if opened is None:
+            where = "after its flow finished" if key in self._flows_done else "without a flow start (s)"
+            self._add(i, ph, name, ERROR, f"flow {'step' if ph == 't' else 'end'} for id {key!r} {where}")
+            return
+        if cat != opened[1] or name != opened[2]:
+            self._add(i, ph, name, ERROR,
+                      f"flow {ph} has cat/name {cat!r}/{name!r} but its s (event {opened[0]}) has "
+                      f"{opened[1]!r}/{opened[2]!r}; Perfetto keys flows by id, cat and name")
+        if ph == "f":
+            del self._flows_open[key]
+            self._flows_done.add(key)
+
+    def _metadata(self, i, ev):
+        name = ev.get("name")
+        pid = ev.get("pid")
+        if not (type(pid) is int and 0 <= pid < _U32):
+            self._check_pid(i, ev, "pid")
+        if name in ("thread_name", "thread_sort_index"):
+            tid = ev.get("tid")
+            if not (type(tid) is int and 0 <= tid < _U32):
+                self._check_pid(i, ev, "tid")
+        args = ev.get("args")
+        if name in _METADATA_NAME:
+            value = args.get("name") if type(args) is dict else None
+            if type(value) is not str or not value:
+                self._err(i, ev, f"{name} needs a non-empty string args.name, got {_describe(value)}")
+        elif name in _METADATA_SORT:
+            value = args.get("sort_index") if type(args) is dict else None
+            if type(value) not in (int, float) or not -_INF < value < _INF:
+                self._err(i, ev, f"{name} needs a numeric args.sort_index, got {_describe(value)}")
+        elif name not in _METADATA_OTHER:
+            self._add(i, "M", name, WARNING, f"metadata {_describe(name)} is not understood by either viewer")
+
+    # -- file level ----------------------------------------------------------------
+    def unnamed(self):
+        """Event indices of violations found after the event was gone (nesting, flow binding)."""
+        return {v[0] for v in self.violations if v[0] >= 0 and not v[2]}
+
+    def fill_names(self, labels):
+        """Complete those violations from ``{index: (ph, name)}`` gathered by a second pass."""
+        def label(v):
+            ph, name = labels[v[0]]
+            return Violation(v[0], v[1] or ph, name, v[3], v[4])
+
+        self.violations = [label(v) if v[0] in labels and not v[2] else v for v in self.violations]
+
+    def check_top(self, top, truncated=False):
+        """Checks on the top-level object (``displayTimeUnit``) and the array's end."""
+        if truncated:
+            self._add(-1, "", "", ERROR, "the trace array is truncated (no closing ']'): "
+                                          "Perfetto loads it, catapult does not")
+        if "displayTimeUnit" in top and top["displayTimeUnit"] not in ("ms", "ns"):
+            self._add(-1, "", "", ERROR, f"displayTimeUnit must be 'ms' or 'ns', got "
+                                          f"{_describe(top['displayTimeUnit'])}")
+
+    def finish(self):
+        """Run the whole-trace checks (open slices, nesting, flow binding); sort violations."""
+        for key, thread in self._threads.items():
+            for index, name, _, _ in thread.stack:
+                self._add(index, "B", name, ERROR, "B never ended (no matching E on its thread)")
+            thread.stack = []
+            self._nesting(key, thread)
+        for stack in self._async.values():
+            for name, _, index in stack:
+                self._add(index, "b", name, ERROR, "async b never ended (no matching e)")
+        self._async = {}
+        for key, (index, _, name) in self._flows_open.items():
+            self._add(index, "s", name, WARNING, f"flow id {key!r} never finished (no f); no arrow is drawn")
+        self._flows_open = {}
+        self.violations.sort(key=lambda v: v[0])
+        return self
+
+    def _nesting(self, key, thread):
+        import numpy as np
+
+        def arr(a, dtype):
+            return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
+
+        x_start = np.rint(arr(thread.x_ts, np.float64) * 1000).astype(np.int64)
+        x_end = x_start + np.rint(arr(thread.x_dur, np.float64) * 1000).astype(np.int64)
+        starts = np.concatenate([x_start, np.rint(arr(thread.be_begin, np.float64) * 1000).astype(np.int64)])
+        ends = np.concatenate([x_end, np.rint(arr(thread.be_end, np.float64) * 1000).astype(np.int64)])
+        index = np.concatenate([arr(thread.x_index, np.int64), arr(thread.be_index, np.int64)])
+        n = len(starts)
+        # by start, longer first on ties, then file order (lexsort is stable)
+        order = np.lexsort((index, starts - ends, starts))
+        s, e, idx = starts[order], ends[order], index[order]
+        if n < 2 or bool(np.all(np.maximum.accumulate(e)[:-1] <= s[1:])):
+            roots_s, roots_e = s, e  # no slice overlaps another: all are top level
+        else:
+            roots = self._stack_pass(s.tolist(), e.tolist(), idx.tolist(), key)
+            roots_s, roots_e = s[roots], e[roots]
+        if thread.flow_index:
+            self._bind_flows(thread, s, roots_s, roots_e, key)
+        thread.x_ts = thread.x_dur = thread.x_index = None
+        thread.be_begin = thread.be_end = thread.be_index = None
+
+    def _stack_pass(self, s, e, idx, key):
+        """Classic interval-nesting pass over slices sorted by start; returns root positions."""
+        ends_stack = []
+        idx_stack = []
+        roots = []
+        for k in range(len(s)):
+            start, end = s[k], e[k]
+            while ends_stack and ends_stack[-1] <= start:
+                ends_stack.pop()
+                idx_stack.pop()
+            if ends_stack:
+                if end > ends_stack[-1]:
+                    self._add(idx[k], "", "", ERROR,
+                              f"slice overlaps the slice of event {idx_stack[-1]} on thread "
+                              f"{_thread_label(key)}: it starts inside it but ends "
+                              f"{(end - ends_stack[-1]) / 1000:g} us after it (slices must nest)")
+                    continue
+            else:
+                roots.append(k)
+            ends_stack.append(end)
+            idx_stack.append(idx[k])
+        return roots
+
+    def _bind_flows(self, thread, starts, roots_s, roots_e, key):
+        import numpy as np
+
+        ts = np.rint(np.frombuffer(thread.flow_ts, dtype=np.float64) * 1000)
+        kind = np.frombuffer(bytes(thread.flow_kind), dtype=np.uint8)
+        enclosing = kind != 70  # "F": an f without bp, bound to the next slice
+        j = np.searchsorted(roots_s, ts, side="right") - 1
+        inside = (j >= 0) & (roots_e[np.maximum(j, 0)] >= ts) if len(roots_s) else np.zeros(len(ts), bool)
+        has_next = (starts[-1] >= ts) if len(starts) else np.zeros(len(ts), bool)
+        bad = np.nonzero(np.where(enclosing, ~inside, ~has_next))[0]
+        for k in bad.tolist():
+            ph = chr(kind[k]).lower()
+            what = ("has no slice starting at or after its ts (f without bp binds to the next slice)"
+                    if kind[k] == 70 else "is not inside any slice")
+            self._add(thread.flow_index[k], ph, "", ERROR,
+                      f"flow {ph} {what} on thread {_thread_label(key)}; both viewers drop the arrow")
+        thread.flow_ts = thread.flow_index = thread.flow_kind = None
+
+
+def _thread_label(key):
+    return f"pid {key[0]!r} tid {key[1]!r}"
+
+
+def _find_big_int(value, path):
+    """Path of the first integer beyond 2**53 inside value, or None."""
+    t = type(value)
+    if t is int:
+        return path if abs(value) > _MAX_SAFE else None
+    if t is dict:
+        for k, v in value.items():
+            found = _find_big_int(v, f"{path}.{k}")
+            if found is not None:
+                return found
+    elif t is list:
+        for n, v in enumerate(value):
+            found = _find_big_int(v, f"{path}[{n}]")
+            if found is not None:
+                return found
+    return None
+
+
+def check_events(events, top=None, truncated=False):
+    """Convenience for in-memory events (used by ``xprof trace`` on its output)."""
+    checker = Checker()
+    checker.check_top(top or {}, truncated)
+    for i, ev in enumerate(events):
+        checker.check(i, ev, True)
+    return checker.finish()

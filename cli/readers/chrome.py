@@ -1,0 +1,154 @@
+"""Turn Chrome trace events into aggregate statistics (tolerant: it aggregates, it does not validate).
+
+Why a separate, forgiving reader: ``xprof stats`` must work on traces that
+``xprof validate`` rejects — MXNet 1.x (64-bit hashed tids, B/E pairs),
+PyTorch (string pids), truncated arrays — because the numbers are still
+meaningful.  Malformed events are skipped silently.
+
+Where durations come from:
+
+* ``X`` events: ``dur``;
+* ``B``/``E`` pairs matched per (pid, tid) stack in file order (the E takes
+  the B's name and category);
+* async ``b``/``e`` pairs matched per (cat, id, name) stack.
+
+Counters (``C``): every numeric arg is a series, named after the event when
+the only arg key equals the event name (our memory counters) and
+``name.key`` otherwise.  A counter is memory (bytes) when its category is
+``Device Storage`` or its name starts with ``Memory:``.
+
+MXNet 1.x writes every operator twice: a ``B``/``E`` slice on the device
+thread and an async ``b``/``e`` mirror on a process named after the domain.
+Counting both would double every row, so async pairs on a process whose
+``process_name`` equals their category are dropped when the same (domain,
+name) also has synchronous slices; rows that exist only as async pairs (the
+C API calls, a custom op's ``pure_python`` rows) are kept.
+"""
+from __future__ import annotations
+
+from . import stats_module
+
+Stats = stats_module().Stats
+
+_INF = float("inf")
+MEMORY_CATEGORY = "Device Storage"
+NO_CATEGORY = "uncategorized"
+NO_NAME = "(unnamed)"
+
+
+def _key(value):
+    """A hashable stand-in for a pid/tid/id of any JSON type."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+def _num(value):
+    return type(value) is int or (type(value) is float and -_INF < value < _INF)
+
+
+def _label(value, default):
+    """A usable row/domain label: a non-empty string, else the default."""
+    return value if type(value) is str and value else default
+
+
+class StatsCollector:
+    """Feed batches of events with :meth:`feed`; :meth:`finish` returns a Stats."""
+
+    def __init__(self):
+        self.stats = Stats()
+        self._sync_stacks = {}   # (pid, tid) -> [(ts, name, cat)]
+        self._async_open = {}    # (cat, id, name) -> [(ts, pid)]
+        self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
+        self._process_names = {}
+
+    def feed(self, events):
+        add_time = self.stats.add_time
+        for ev in events:
+            if type(ev) is not dict:
+                continue
+            get = ev.get
+            ph = get("ph")
+            if ph == "X":
+                dur = get("dur")
+                if _num(dur) and dur >= 0:
+                    add_time(_label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME), dur)
+            elif ph == "C":
+                self._counter(ev)
+            elif ph == "B" or ph == "E":
+                self._sync(ev, ph)
+            elif ph == "b" or ph == "e":
+                self._async(ev, ph)
+            elif ph == "M" and get("name") == "process_name":
+                args = get("args")
+                if type(args) is dict and type(args.get("name")) is str:
+                    self._process_names[_key(get("pid"))] = args["name"]
+
+    def _counter(self, ev):
+        args = ev.get("args")
+        if type(args) is not dict or not args:
+            return
+        name = _label(ev.get("name"), NO_NAME)
+        cat = _label(ev.get("cat"), NO_CATEGORY)
+        memory = cat == MEMORY_CATEGORY or name.startswith("Memory:")
+        single = len(args) == 1
+        for key, value in args.items():
+            if _num(value):
+                series = name if single and key == name else f"{name}.{key}"
+                self.stats.add_counter(cat, series, value, memory)
+
+    def _sync(self, ev, ph):
+        ts = ev.get("ts")
+        if not _num(ts):
+            return
+        thread = (_key(ev.get("pid")), _key(ev.get("tid")))
+        stack = self._sync_stacks.get(thread)
+        if ph == "B":
+            if stack is None:
+                stack = self._sync_stacks[thread] = []
+            stack.append((ts, _label(ev.get("name"), NO_NAME), _label(ev.get("cat"), NO_CATEGORY)))
+        elif stack:
+            begin, name, cat = stack.pop()
+            if ts >= begin:
+                self.stats.add_time(cat, name, ts - begin)
+
+    def _async(self, ev, ph):
+        ts = ev.get("ts")
+        if not _num(ts):
+            return
+        ident = ev.get("id", ev.get("id2"))
+        cat = _label(ev.get("cat"), NO_CATEGORY)
+        name = _label(ev.get("name"), NO_NAME)
+        key = (cat, _key(ident), name)
+        stack = self._async_open.get(key)
+        if ph == "b":
+            if stack is None:
+                stack = self._async_open[key] = []
+            stack.append((ts, _key(ev.get("pid"))))
+        elif stack:
+            begin, pid = stack.pop()
+            if not stack:
+                del self._async_open[key]
+            if ts >= begin:
+                per_pid = self._async_by_pid.get(pid)
+                if per_pid is None:
+                    per_pid = self._async_by_pid[pid] = Stats()
+                per_pid.add_time(cat, name, ts - begin)
+
+    def finish(self):
+        """Merge async pairs (minus MXNet's mirrored duplicates) and return the Stats."""
+        time = self.stats.time
+        for pid, per_pid in self._async_by_pid.items():
+            mirror_domain = self._process_names.get(pid)
+            for domain, names in per_pid.time.items():
+                if domain == mirror_domain and domain in time:
+                    names = {n: e for n, e in names.items() if n not in time[domain]}
+                    if not names:
+                        continue
+                extra = Stats()
+                extra.time[domain] = names
+                self.stats.merge(extra)
+        self._async_by_pid = {}
+        return self.stats

@@ -1,0 +1,60 @@
+"""Helpers for the CLI tests: fixture paths, tiny trace writers, a CLI runner.
+
+A plain module (not conftest.py) so test files can import it by a name no other
+conftest shadows."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from xprof.cli.main import main
+
+REPO = Path(__file__).resolve().parents[2]
+# CI clones the repo into another folder with a copy of shared/ beside it.
+SHARED_FIXTURES = REPO / ".." / "shared" / "fixtures"
+TRACES = SHARED_FIXTURES / "traces"
+ONEDNN = SHARED_FIXTURES / "onednn"
+
+
+def meta(pid=0, tid=1, process="proc", thread="main thread"):
+    return [
+        {"name": "process_name", "ph": "M", "pid": pid, "args": {"name": process}},
+        {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": thread}},
+    ]
+
+
+def X(name, ts, dur, tid=1, pid=0, cat="operator", **extra):
+    ev = {"name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur, "pid": pid, "tid": tid}
+    ev.update(extra)
+    return ev
+
+
+def write_trace(path, events, form="object", **top):
+    """Write events as an object-form (default) or array-form trace; returns the path."""
+    path = Path(path)
+    doc = {"traceEvents": events, **top} if form == "object" else events
+    path.write_text(json.dumps(doc))
+    return path
+
+
+class Result:
+    def __init__(self, code, stdout, stderr):
+        self.exit_code, self.stdout, self.stderr = code, stdout, stderr
+
+
+def cli(*args):
+    """Run the xprof group in-process; stdout and stderr separately."""
+    res = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return Result(res.exit_code, res.stdout, res.stderr)
+
+
+def cli_subprocess(*args, timeout=120):
+    """Run ``python -m xprof.cli`` in a fresh interpreter (real pipes, real exit code)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    return subprocess.run([sys.executable, "-m", "xprof.cli", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
