@@ -25,7 +25,7 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from . import _env
+from . import _env, autograd
 from . import engine as _engine
 from .engine.base import MODE_IMPERATIVE, MODE_INTERNAL, attribution
 from .ndarray import ndarray as _nd
@@ -80,8 +80,9 @@ class CustomOpProp:
             [in_shape[0]] * len(self.list_auxiliary_states())
 
     def infer_type(self, in_type):
-        return in_type, [in_type[0]] * len(self.list_outputs()), \
-            [in_type[0]] * len(self.list_auxiliary_states())
+        t = in_type[0] if in_type else np.float32
+        return in_type, [t] * len(self.list_outputs()), \
+            [t] * len(self.list_auxiliary_states())
 
     def infer_storage_type(self, in_stype):
         return in_stype, ["default"] * len(self.list_outputs()), \
@@ -307,7 +308,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
             _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
                                           on_complete))
 
-    eng.push_async(dispatch, (), [a._var for a in reads], [o._var for o in outputs],
+    eng.push_async(dispatch, (), list(reads), list(outputs),
                    "Custom", 0, MODE_INTERNAL)
 
 
@@ -337,21 +338,22 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
     def finish(handles):
         exc = None
         for h in handles:
-            if h._var.exc is not None:
-                exc = h._var.exc
+            if h.exc is not None:
+                exc = h.exc
                 break
         if exc is None:
             for i, (o, h, ph, req) in enumerate(zip(outputs, handles, placeholders,
                                                      write_reqs)):
                 if req == "write" and h._data is ph and check_names is not None:
-                    warnings.warn(f"custom operator {call.name!r}: forward did not assign "
+                    what = "backward" if call.name.startswith("_backward_") else "forward"
+                    warnings.warn(f"custom operator {call.name!r}: {what} did not assign "
                                   f"output {i} ({check_names[i]!r}) whose req is 'write'",
                                   RuntimeWarning, stacklevel=1)
                 o._data = h._data
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.
-    eng.push(finish, (out_handles,), [h._var for h in out_handles], [], "CustomOperatorWait",
+    eng.push(finish, (out_handles,), list(out_handles), [], "CustomOperatorWait",
              0, MODE_INTERNAL)
 
 
@@ -361,7 +363,6 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     """Run a custom op forward on NDArrays; return the output NDArrays (and record for
     autograd when recording and ``record``). ``op``: a CustomOp instance to reuse (an
     executor creates one at bind time and keeps it for backward)."""
-    from . import autograd
 
     in_shapes = [x.shape for x in inputs]
     in_dtypes = [x._dtype for x in inputs]
@@ -426,7 +427,8 @@ def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_I
                     in_grad=grad_handles, aux=aux_h)
 
     reads = ograds + list(inputs) + list(outputs) + list(aux)
-    run_call(name, mode, body, reads, in_grads, reqs, None)
+    run_call(name, mode, body, reads, in_grads, reqs,
+             ["in_grad of " + a for a in prop.list_arguments()])
     return in_grads
 
 

@@ -98,62 +98,60 @@ class ThreadedEngine(Engine):
         if tag is not None and mode:
             mode = tag.mode
         observer = self.observer
-        lock = self._lock
-        lock.acquire()
-        if not self._workers:
-            self._start_workers()
-        self._pending += 1
-        # Fast path: every variable idle and the op cheap -> run it here, now.
-        if cost < self.inline_threshold and st.inline and attrs is not _ASYNC:
-            for v in reads:
-                if v.writer or v.queue:
-                    break
-            else:
-                for v in writes:
-                    if v.writer or v.readers or v.queue:
+        op = None
+        run_now = False
+        with self._lock:
+            if not self._workers:
+                self._start_workers()
+            self._pending += 1
+            # Fast path: every variable idle and the op cheap -> run it here, now.
+            if cost < self.inline_threshold and st.inline and attrs is not _ASYNC:
+                for v in reads:
+                    if v.writer or v.queue:
                         break
                 else:
-                    for v in reads:
-                        v.readers += 1
                     for v in writes:
+                        if v.writer or v.readers or v.queue:
+                            break
+                    else:
+                        for v in reads:
+                            v.readers += 1
+                        for v in writes:
+                            v.writer = True
+                        run_now = True
+            if not run_now:
+                op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
+                if observer is not None:
+                    op.t_push = perf_counter_ns()
+                wait = 0
+                for v in reads:
+                    if v.writer or v.queue:
+                        if v.queue is None:
+                            v.queue = deque()
+                        v.queue.append((op, _READ))
+                        wait += 1
+                    else:
+                        v.readers += 1
+                for v in writes:
+                    if v.writer or v.readers or v.queue:
+                        if v.queue is None:
+                            v.queue = deque()
+                        v.queue.append((op, _WRITE))
+                        wait += 1
+                    else:
                         v.writer = True
-                    lock.release()
-                    self._run_inline(fn, args, reads, writes, name, tag, attrs, mode,
-                                     observer)
-                    return None
-        op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
-        if observer is not None:
-            op.t_push = perf_counter_ns()
-        try:
-            wait = 0
-            for v in reads:
-                if v.writer or v.queue:
-                    if v.queue is None:
-                        v.queue = deque()
-                    v.queue.append((op, _READ))
-                    wait += 1
-                else:
-                    v.readers += 1
-            for v in writes:
-                if v.writer or v.readers or v.queue:
-                    if v.queue is None:
-                        v.queue = deque()
-                    v.queue.append((op, _WRITE))
-                    wait += 1
-                else:
-                    v.writer = True
-            op.wait = wait
-            if wait == 0:
-                if cost >= self.inline_threshold or not st.inline:
-                    heapq.heappush(self._ready, (-prio, next(self._seq), op))
-                    self._work_cv.notify()
-                else:
-                    lock.release()
-                    lock = None
-                    self._execute(op, False)
-        finally:
-            if lock is not None:
-                lock.release()
+                op.wait = wait
+                if wait == 0:
+                    if cost >= self.inline_threshold or not st.inline:
+                        heapq.heappush(self._ready, (-prio, next(self._seq), op))
+                        self._work_cv.notify()
+                    else:
+                        run_now = True
+        if run_now:
+            if op is None:
+                self._run_inline(fn, args, reads, writes, name, tag, attrs, mode, observer)
+            else:
+                self._execute(op, False)
         return op
 
     def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
@@ -372,9 +370,13 @@ class ThreadedEngine(Engine):
         return self._pending
 
     def shutdown(self, timeout=None):
-        """Wait up to ``timeout`` seconds for queued work, then stop the workers."""
+        """Wait up to ``timeout`` seconds for queued work, then stop the workers.
+        Idempotent: a second call (the engine's own exit hook after the profiler's)
+        returns at once."""
         deadline_ok = True
         with self._lock:
+            if self._stopping:
+                return not self._pending
             if self._pending and timeout:
                 self._idle_waiters += 1
                 try:

@@ -14,6 +14,7 @@ from ..context import current_context
 from ..ops import registry as _registry
 from . import random
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
+from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
 
 _float32 = np.dtype(np.float32)
 

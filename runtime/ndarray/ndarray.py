@@ -48,9 +48,12 @@ def _shape(shape):
     if isinstance(shape, numbers.Integral):
         shape = (int(shape),)
     try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
+        dims = tuple(int(s) for s in shape)
+        if any(d != s for d, s in zip(dims, shape)):   # 2.5, not a whole number
+            raise ValueError
+    except (TypeError, ValueError):   # ValueError: int('a') for shape='abc'
         raise ValueError(f"shape {shape!r} is not an int or a tuple of ints") from None
+    shape = dims
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape!r} has a negative dimension")
     return shape
@@ -298,6 +301,11 @@ class NDArray(Var):
         return invoke("slice", (self,), {"key": key})
 
     def __setitem__(self, key, value):
+        if type(key) is slice and key == _FULL_SLICE and type(value) is NDArray \
+                and value.shape == self.shape:   # x[:] = y, the common case: y.copyto(x)
+            if value is not self:
+                invoke("CopyCPU2CPU", (value,), {}, out=self)
+            return
         key = _index_key(key, self.shape)
         full = all(k == slice(None) or k is Ellipsis for k in key)
         if isinstance(value, numbers.Number):
@@ -593,6 +601,7 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 
 _PLAIN_SCALARS = frozenset((int, float))
+_FULL_SLICE = slice(None)
 
 
 def _run_scalar(kernel, x, out, scalar):
@@ -613,7 +622,7 @@ def _scalar_op(name, x, scalar):
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
     _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-                         0, MODE_IMPERATIVE, math.prod(shape), None)
+                         0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
     if t0:
         _api_event(name, t0)
     return out

@@ -52,6 +52,8 @@ def _build(snapshot, base_ns, process_name, other_data):
                      "args": {"sort_index": buf.sort_index}})
         append = out.append
         for ev in buf.events[:n]:
+            if ev[3] < base_ns:
+                continue  # began before this session (an op still running at the last finish)
             kind = ev[0]
             if kind == X:
                 _, name, cat, t0, t1 = ev
@@ -62,7 +64,7 @@ def _build(snapshot, base_ns, process_name, other_data):
                 ts = (t0 - base_ns) / 1000.0
                 append({"name": name, "cat": cat, "ph": "X", "ts": ts,
                         "dur": (t1 - t0) / 1000.0, "pid": PID, "tid": tid})
-                if call.tid is not None and t_push >= call.t_start:
+                if call.tid is not None and t_push >= call.t_start >= base_ns:
                     flow_id += 1
                     append({"name": call.name, "cat": cat, "ph": "s", "id": flow_id,
                             "ts": (t_push - base_ns) / 1000.0, "pid": PID, "tid": call.tid})

@@ -159,6 +159,7 @@ def dump(finished=True, profile_process="worker"):
     ``finished=False`` writes what was recorded so far and keeps profiling.
     """
     _check_process(profile_process)
+    _check_flag("dump", "finished", finished)
     with _lock:
         path = _write_trace()
         if finished:
@@ -174,8 +175,8 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     if format not in ("table", "json"):
         raise ValueError(f"dumps: format={format!r} is not allowed; use 'table' or 'json'")
     _stats.check_sort(sort_by)
-    if not isinstance(ascending, bool):
-        raise ValueError(f"dumps: ascending={ascending!r} is not allowed; use True or False")
+    _check_flag("dumps", "ascending", ascending)
+    _check_flag("dumps", "reset", reset)
     with _lock:
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
@@ -189,6 +190,11 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
 
 
 # -- internals ------------------------------------------------------------------------
+def _check_flag(func, key, value):
+    if not isinstance(value, bool) and not (type(value) is int and value in (0, 1)):
+        raise ValueError(f"{func}: {key}={value!r} is not allowed; use True or False")
+
+
 def aggregate(snap, marks=None):
     """Stats from raw events (the same aggregator ``xprof stats`` uses on files)."""
     st = _stats.Stats()
@@ -197,6 +203,8 @@ def aggregate(snap, marks=None):
     for buf, n in snap:
         start = marks.get(buf, 0) if marks else 0
         for ev in buf.events[start:n]:
+            if ev[3] < _base_ns:
+                continue  # began before this session: see chrome.build
             kind = ev[0]
             if kind == R.X or kind == R.XA or kind == R.SUB:
                 add_time(ev[2], ev[1], (ev[4] - ev[3]) / 1000.0)
@@ -231,7 +239,7 @@ def _process_name():
 
 def _write_trace():
     global _dumped_upto
-    if flags.mem or memory.totals:
+    if _mode & config.MODE_MEMORY:   # not from a past session's arrays when memory is off
         memory.sample_all()
     snap = R.snapshot()
     doc = chrome.build(snap, _base_ns, _process_name(), _other_data())
@@ -297,11 +305,12 @@ def _start_flusher():
 
 
 def _stop_flusher():
+    # Called with _lock held. No join: a flusher that woke up is blocked on _lock and
+    # would time the join out (a 5 s stall in dump/set_state); it re-checks its stop
+    # event under the lock, so once the event is set it never writes again.
     global _flusher
     if _flusher is not None:
         _flusher.stop_event.set()
-        if _flusher is not threading.current_thread():
-            _flusher.join(timeout=5)
         _flusher = None
 
 
@@ -323,9 +332,57 @@ def _at_exit():
 atexit.register(_at_exit)
 
 
+_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# the engines' blocking sync points (their names): exception-safe places to stop waiting
+_SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all"))
+
+
+def _exit_frame(frame):
+    """Where SystemExit may be raised for a signal that interrupted the main thread at
+    ``frame``: ``frame`` itself, or the frame that called into the runtime.
+
+    Not inside the runtime's own code: the engine takes its lock with a bare
+    ``acquire()`` and counts pending ops, so an exception there leaves it wedged and the
+    exit path (engine shutdown, then the dump) hangs. Not inside a ``__del__`` either:
+    an exception there is printed and swallowed, and the process would keep running.
+    A blocking sync point (see ``_SAFE_WAITS``) is exception-safe, and may wait for a
+    long time (for ever on a stuck op), so the exit happens there at once.
+    """
+    target, innermost = frame, None
+    f = frame
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "__del__" or code.co_filename.startswith(_RUNTIME_DIR):
+            if innermost is None:
+                innermost = code.co_name
+            target = f.f_back
+        f = f.f_back
+    if innermost in _SAFE_WAITS or target is None:
+        return frame
+    return target
+
+
+def _no_trace(frame, event, arg):
+    return None
+
+
 def _on_sigterm(signum, frame):
-    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run.
-    sys.exit(128 + signum)
+    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run. If the
+    # signal landed inside the runtime, the exit is raised as soon as control is back in
+    # the calling frame (its next bytecode), through that frame's trace hook.
+    code = 128 + signum
+    target = _exit_frame(frame)
+    if target is frame or sys.gettrace() is not None:
+        sys.exit(code)
+
+    def exit_now(f, event, arg):
+        sys.settrace(None)
+        f.f_trace = None
+        sys.exit(code)
+
+    target.f_trace = exit_now
+    target.f_trace_opcodes = True
+    sys.settrace(_no_trace)
 
 
 def _install_signal_handler():

@@ -1,0 +1,60 @@
+"""``mx.nd.sgd_update``, ``mx.nd.sgd_mom_update``, ``mx.nd.adam_update``: optimizer
+update operators with MXNet's in-place semantics.
+
+The operators (:mod:`..ops.optim`) return the new weight and the new states, since
+kernels never modify their inputs; these functions write them back: ``out=`` (default:
+a new array, as in MXNet) receives the weight, and the state arguments (``mom``,
+``mean``, ``var``) are updated in place. One engine op per call.
+"""
+from time import perf_counter_ns
+
+from ..ops import registry as _registry
+from ..profiler.session import api_event as _api_event, flags as _flags
+from .ndarray import NDArray, new_array, op_scope, push_op
+
+__all__ = ["push_update", "sgd_update", "sgd_mom_update", "adam_update"]
+
+
+def push_update(opname, weight, grad, states, out=None, attrs=None, **params):
+    """Push update op ``opname``: the new weight into ``out`` (default ``weight``), the
+    new states into ``states``; ``attrs`` are the engine op's attributes (Gluon's
+    Trainer passes the parameter's name). Returns the array receiving the weight."""
+    t0 = perf_counter_ns() if _flags.api else 0
+    op = _registry.registry[opname]
+    full = dict(op.params)
+    full.update(params)
+    target = weight if out is None else out
+    push_op(op, (weight, grad) + tuple(states), full, outs=[target] + list(states),
+            attrs=attrs)
+    if t0:
+        _api_event(opname, t0)
+    return target
+
+
+def _make(opname, state_names):
+    def fn(weight, grad, *states, out=None, name=None, **params):
+        states = list(states)
+        for s in state_names[len(states):]:
+            if s not in params:
+                raise ValueError(f"{opname}: state argument {s!r} is missing")
+            states.append(params.pop(s))
+        if len(states) != len(state_names):
+            raise ValueError(f"{opname}: expected {len(state_names)} state arrays "
+                             f"({', '.join(state_names) or 'none'}), got {len(states)}")
+        for x in (weight, grad, *states):
+            if not isinstance(x, NDArray):
+                raise ValueError(f"{opname}: inputs must be NDArrays, got "
+                                 f"{type(x).__name__}")
+        if out is None:   # MXNet returns a new weight but still updates the states
+            out = new_array(weight.shape, weight._dtype, weight.context, opname)
+        return push_update(opname, weight, grad, states, out=out, attrs=op_scope.attrs,
+                           **params)
+
+    fn.__name__ = fn.__qualname__ = opname
+    fn.__doc__ = _registry.registry[opname].doc
+    return fn
+
+
+sgd_update = _make("sgd_update", ())
+sgd_mom_update = _make("sgd_mom_update", ("mom",))
+adam_update = _make("adam_update", ("mean", "var"))
