@@ -24,8 +24,9 @@ def _configure_env(bulk):
 def _trimmed_traceback(exc):
     """Print ``exc`` as Python would, without xprof's and runpy's own frames."""
     tb = exc.__traceback__
-    here = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in here:
+    here = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>"}
+    while tb is not None and (tb.tb_frame.f_code.co_filename in here
+                              or os.path.abspath(tb.tb_frame.f_code.co_filename) in here):
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 
