@@ -83,14 +83,15 @@ def predict_mode():
 class Node:
     """One recorded op: how to compute its inputs' gradients from its outputs'."""
 
-    __slots__ = ("op", "params", "inputs", "outputs", "backward_fn")
+    __slots__ = ("op", "params", "inputs", "outputs", "backward_fn", "attrs")
 
-    def __init__(self, op, params, inputs, outputs, backward_fn=None):
+    def __init__(self, op, params, inputs, outputs, backward_fn=None, attrs=None):
         self.op = op
         self.params = params
         self.inputs = inputs
         self.outputs = outputs
         self.backward_fn = backward_fn
+        self.attrs = attrs   # the forward op's engine attrs (its Gluon layer name)
 
     def backward(self, ograds):
         """Input gradients (NDArray or None per input) for output gradients ``ograds``."""
@@ -110,15 +111,17 @@ def _push_grad(op, inputs, outputs, ograds, params, mode=2):
     grad_fn = op.grad
 
     def kernel(*arrays):
-        return tuple(_zeros_if_none(g, x) for g, x in zip(
+        res = tuple(_zeros_if_none(g, x) for g, x in zip(
             grad_fn(list(arrays[:n_out]), list(arrays[n_out:n_out + n_in]),
                     list(arrays[n_out + n_in:]), **params), arrays[n_out:n_out + n_in]))
+        # one gradient: return the array itself (``_run`` would copy a 1-tuple whole)
+        return res[0] if n_in == 1 else res
 
     from .engine import get as _get_engine
     _get_engine().push(_nd._run, (kernel, all_args, grads, {}),
                        [a._var for a in all_args], [g._var for g in grads],
                        op.grad_name, 0, mode,
-                       _cost(op, inputs, params))
+                       _cost(op, inputs, params), _nd.op_scope.attrs)
     return grads
 
 
@@ -134,7 +137,7 @@ def _zeros_if_none(g, x):
 
 def record_op(op, inputs, outputs, params, backward_fn=None):
     """Called by the NDArray layer for every op while recording."""
-    node = Node(op, params, list(inputs), list(outputs), backward_fn)
+    node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs)
     for i, o in enumerate(outputs):
         o._ag = (node, i)
 
@@ -213,28 +216,35 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         if hg is None:
             hg = _nd.push_op(_nd._ops["ones_like"], (h,), {})[0]
         add(h, hg)
+    op_scope = _nd.op_scope
+    saved_attrs = op_scope.attrs
     with _Scope(False, train_mode):
-        for node in reversed(order):
-            ograds = []
-            for o in node.outputs:
-                entry = contrib.pop(id(o), None)
-                if entry is None:
-                    ograds.append(_nd.push_op(_nd._ops["zeros_like"], (o,), {})[0])
-                else:
-                    ograds.append(_sum(entry[1]))
-                    if o._grad is not None:      # an intermediate marked as a variable
-                        contrib[id(o)] = [o, [ograds[-1]]]
-            in_grads = node.backward(ograds)
-            for x, g in zip(node.inputs, in_grads):
-                if g is not None and (x._ag is not None or x._grad is not None):
-                    add(x, g)
+        try:
+            for node in reversed(order):
+                # gradient ops carry the forward op's attrs (e.g. its layer's name)
+                op_scope.attrs = node.attrs
+                ograds = []
+                for o in node.outputs:
+                    entry = contrib.pop(id(o), None)
+                    if entry is None:
+                        ograds.append(_nd.push_op(_nd._ops["zeros_like"], (o,), {})[0])
+                    else:
+                        ograds.append(_sum(entry[1]))
+                        if o._grad is not None:      # an intermediate marked as a variable
+                            contrib[id(o)] = [o, [ograds[-1]]]
+                in_grads = node.backward(ograds)
+                for x, g in zip(node.inputs, in_grads):
+                    if g is not None and (x._ag is not None or x._grad is not None):
+                        add(x, g)
+        finally:
+            op_scope.attrs = saved_attrs
         for arr, grads in contrib.values():
             if arr._grad is None or arr._grad_req == "null":
                 continue
             total = _sum(grads)
             if arr._grad_req == "add":
                 _nd.push_op(_nd._ops["elemwise_add"], (arr._grad, total), {}, outs=[arr._grad])
-            else:
+            elif total is not arr._grad:   # a node may write the gradient buffer itself
                 _nd.push_op(_nd._ops["_copy"], (total,), {}, outs=[arr._grad])
     if not retain_graph:
         for node in order:

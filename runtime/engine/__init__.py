@@ -32,7 +32,33 @@ def _make(kind):
     raise ValueError(f"engine type {kind!r} is not known; use one of {', '.join(ENGINE_TYPES)}")
 
 
+def _tune_native(num_workers):
+    """Process settings the engine depends on for speed (see runtime/_native.py).
+
+    * BLAS threads: engine workers already run kernels in parallel; OpenBLAS spreading
+      each call over every core as well oversubscribes the machine (a CNN step measured
+      5-10x slower on a loaded 2-core machine). Each worker gets cores / workers BLAS
+      threads, unless ``XPROF_BLAS_NUM_THREADS`` or OpenBLAS/OMP variables say otherwise.
+    * malloc: kernels return fresh arrays; raising glibc's mmap/trim thresholds keeps
+      freed memory for reuse instead of page-faulting it in again every step (MXNet's
+      pooled storage manager does the same job). ``XPROF_MALLOC_TUNING=0`` turns it off.
+    """
+    from .. import _native
+    try:
+        threads = _env.get_int("BLAS_NUM_THREADS", 0)
+        if not threads and not any(os.environ.get(k) for k in
+                                   ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")):
+            threads = max(1, (os.cpu_count() or 1) // max(1, num_workers))
+        if threads:
+            _native.set_num_threads(threads)
+        if _env.get_bool("MALLOC_TUNING", True):
+            _native.tune_malloc()
+    except (OSError, ValueError, AttributeError):
+        pass  # not glibc / no OpenBLAS: nothing to tune
+
+
 _engine = _make(_env.get("ENGINE_TYPE", "ThreadedEngine"))
+_tune_native(getattr(_engine, "num_workers", 1))
 _hooks = []  # callables(engine) run when the engine is replaced (profiler re-attaches)
 
 

@@ -1,0 +1,16 @@
+"""``mx.gluon``: MXNet-1.x-shaped imperative/hybrid model API over xprof's engine.
+
+``Block``/``HybridBlock`` and the layers in ``gluon.nn``, ``Parameter`` and
+``ParameterDict`` (deferred shape inference), ``gluon.loss``, ``gluon.Trainer`` (one
+optimizer update op per parameter), ``gluon.data`` (datasets, ``DataLoader``, MNIST
+from local files) and ``gluon.utils``.
+"""
+from . import parameter  # noqa: F401
+from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
+                        ParameterDict)
+from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
+from . import nn, loss, data, utils  # noqa: F401
+from .trainer import Trainer  # noqa: F401
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
+           "DeferredInitializationError", "Trainer", "nn", "loss", "data", "utils"]

@@ -40,6 +40,7 @@ _paused = False
 _base_ns = perf_counter_ns()
 _start_wall = time.time()
 _stats_mark = {}           # buffer -> index where aggregate statistics start
+_retained = None           # statistics of sessions ended by dump(finished=True)
 _dumped_upto = None        # snapshot written by the last dump
 _flusher = None
 _script_configured = False  # set_config/set_state called by user code (xprof run reports it)
@@ -86,9 +87,11 @@ def _check_process(profile_process):
 # -- public API -----------------------------------------------------------------------
 def set_config(**kwargs):
     """Configure the profiler (see :mod:`.config` for keys); applies immediately."""
-    global _cfg, _mode, _script_configured
+    global _cfg, _mode, _script_configured, _retained
     cfg = config.parse(kwargs)
     with _lock:
+        if _state != "run":
+            _retained = None   # a new profile: the finished one's statistics are done
         _cfg = cfg
         _mode = config.mode_of(cfg)
         _script_configured = True
@@ -107,7 +110,7 @@ def get_mode():
 
 def set_state(state="stop", profile_process="worker"):
     """``'run'`` starts recording, ``'stop'`` stops it (events are kept until dumped)."""
-    global _state, _paused, _script_configured, _ever_ran
+    global _state, _paused, _script_configured, _ever_ran, _retained
     _check_process(profile_process)
     if state not in ("run", "stop"):
         raise ValueError(f"set_state: state={state!r} is not allowed; use 'run' or 'stop'")
@@ -119,6 +122,7 @@ def set_state(state="stop", profile_process="worker"):
         _paused = False
         if state == "run":
             _ever_ran = True
+            _retained = None   # a new session: the finished one's statistics are done
             _install_signal_handler()
             _start_flusher()
         else:
@@ -171,7 +175,10 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     """Aggregate statistics of the events recorded since the last reset, as a string.
 
     No side effect on the trace file; ``reset=True`` restarts the statistics only.
+    As in MXNet, statistics outlive ``dump(finished=True)``: ``dump()`` then ``dumps()``
+    reports the session just written, until the next ``set_config`` or ``set_state('run')``.
     """
+    global _retained
     if format not in ("table", "json"):
         raise ValueError(f"dumps: format={format!r} is not allowed; use 'table' or 'json'")
     _stats.check_sort(sort_by)
@@ -180,9 +187,12 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     with _lock:
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
+        if _retained is not None:
+            st = _stats.Stats().merge(_retained).merge(st)
         if reset:
             for buf, n in snap:
                 _stats_mark[buf] = n
+            _retained = None
     if format == "json":
         return orjson.dumps(_stats.to_json_obj(st, sort_by, ascending),
                             option=orjson.OPT_INDENT_2).decode()
@@ -253,13 +263,16 @@ def _write_trace():
 
 
 def _finish():
-    """End the session after a finished dump: stop and release recorded events."""
-    global _state, _paused, _base_ns, _start_wall, _dumped_upto
+    """End the session after a finished dump: stop and release recorded events (their
+    aggregate statistics are kept for ``dumps``)."""
+    global _state, _paused, _base_ns, _start_wall, _dumped_upto, _retained
     _state = "stop"
     _paused = False
     _stop_flusher()
     _apply()
     snap = [(buf, n) for buf, n in (_dumped_upto or {}).items()]
+    ended = aggregate(snap, _stats_mark)
+    _retained = ended if _retained is None else _retained.merge(ended)
     R.clear(snap)
     _stats_mark.clear()
     memory.reset()

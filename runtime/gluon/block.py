@@ -1,0 +1,412 @@
+"""Gluon blocks: ``Block`` (imperative ``forward``) and ``HybridBlock``
+(``hybrid_forward(F, x, *args, **params)``, run on ``mx.nd`` or, once hybridized, as a
+symbol graph through the symbolic executor).
+
+Naming follows MXNet 1.x: a block's prefix is its class hint plus a counter
+(``conv0_``, ``dense1_``); inside a parent's ``name_scope()`` counters are the
+parent's and the parent's prefix is prepended (``hybridsequential0_conv0_``).
+Parameters are ``prefix + name`` (``conv0_weight``).
+
+Profiling: calling a block sets the calling thread's op attributes to
+``{"name": block.name}`` (so each engine op it pushes, and its gradient op, carries the
+layer's name in the trace) and opens a ``mx.profiler.Scope`` named after the block (so
+memory allocated inside is attributed to it in the memory CSV).
+"""
+import re
+import threading
+from collections import OrderedDict
+
+from .. import initializer as _init
+from ..ndarray import ndarray as _nd
+from ..profiler.objects import Scope
+from .parameter import DeferredInitializationError, Parameter, ParameterDict
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+
+_op_scope = _nd.op_scope
+
+
+# -- naming ---------------------------------------------------------------------------
+class _Counters:
+    """Global per-hint counters for blocks created outside any name scope."""
+
+    lock = threading.Lock()
+    counts = {}
+
+    @classmethod
+    def next(cls, hint):
+        with cls.lock:
+            n = cls.counts.get(hint, 0)
+            cls.counts[hint] = n + 1
+        return f"{hint}{n}"
+
+
+def reset_name_counters():
+    """Start the global block counters over (``conv0`` again): tests use it."""
+    with _Counters.lock:
+        _Counters.counts.clear()
+
+
+class _BlockScope:
+    """The name scope of a block: children created inside get its prefix."""
+
+    _current = threading.local()
+
+    def __init__(self, block):
+        self._block = block
+        self._counter = {}
+        self._old_scope = None
+
+    @staticmethod
+    def create(prefix, params, hint):
+        current = getattr(_BlockScope._current, "value", None)
+        if current is None:
+            if prefix is None:
+                prefix = _Counters.next(hint) + "_"
+            if params is None:
+                params = ParameterDict(prefix)
+            else:
+                params = ParameterDict(params.prefix, params)
+            return prefix, params
+        if prefix is None:
+            count = current._counter.get(hint, 0)
+            prefix = f"{hint}{count}_"
+            current._counter[hint] = count + 1
+        if params is None:
+            parent = current._block.params
+            params = ParameterDict(parent.prefix + prefix, parent._shared)
+        else:
+            params = ParameterDict(params.prefix, params)
+        return current._block.prefix + prefix, params
+
+    def __enter__(self):
+        if self._block._empty_prefix:
+            return self
+        self._old_scope = getattr(_BlockScope._current, "value", None)
+        _BlockScope._current.value = self
+        return self
+
+    def __exit__(self, *exc):
+        if self._block._empty_prefix:
+            return False
+        _BlockScope._current.value = self._old_scope
+        return False
+
+
+def _symbol_module():
+    """``mx.sym`` if the symbolic layer is available, else None."""
+    try:
+        from .. import symbol
+    except ImportError:
+        return None
+    return symbol if hasattr(symbol, "Symbol") else None
+
+
+# -- Block -----------------------------------------------------------------------------
+class Block:
+    """Base class of all layers and models: subclasses define ``forward``."""
+
+    def __init__(self, prefix=None, params=None):
+        self._empty_prefix = prefix == ""
+        self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
+        self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
+        self._scope = _BlockScope(self)
+        self._children = OrderedDict()
+        self._reg_params = OrderedDict()
+        self._forward_hooks = OrderedDict()
+        self._forward_pre_hooks = OrderedDict()
+        self._hook_id = 0
+        if self._name:
+            self._op_attrs = {"name": self._name}
+            self._mem_scope = Scope(self._name, append_mode=False)
+        else:
+            self._op_attrs = None
+            self._mem_scope = None
+
+    def _alias(self):
+        return type(self).__name__.lower()
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__}("]
+        for key, block in self._children.items():
+            body = repr(block).replace("\n", "\n  ")
+            lines.append(f"  ({key}): {body}")
+        if len(lines) == 1:
+            return f"{type(self).__name__}()"
+        return "\n".join(lines) + "\n)"
+
+    def __setattr__(self, name, value):
+        existing = self.__dict__.get(name)
+        if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+            raise TypeError(f"changing attribute {name!r} of {self.name!r} from "
+                            f"{type(existing).__name__} to {type(value).__name__} is not "
+                            "allowed")
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            self._reg_params[name] = value
+        object.__setattr__(self, name, value)
+
+    # -- names and parameters -------------------------------------------------------------
+    @property
+    def prefix(self):
+        return self._prefix
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def params(self):
+        """This block's own parameters (not its children's)."""
+        return self._params
+
+    def name_scope(self):
+        """Children created inside ``with block.name_scope():`` get its prefix."""
+        return self._scope
+
+    def collect_params(self, select=None):
+        """A ParameterDict of this block's and every descendant's parameters;
+        ``select`` is a regular expression on their names."""
+        ret = ParameterDict(self._params.prefix)
+        pattern = re.compile(select) if select else None
+        own = list(self._params.items()) + [(p.name, p) for p in self._reg_params.values()]
+        for name, p in own:
+            if (pattern is None or pattern.match(name)) and name not in ret:
+                ret._params[name] = p
+        for child in self._children.values():
+            for name, p in child.collect_params(select).items():
+                if name not in ret:
+                    ret._params[name] = p
+        return ret
+
+    def _collect_params_with_prefix(self, prefix=""):
+        """Parameters keyed by their structural path (``0.weight``), as
+        ``save_parameters`` stores them."""
+        if prefix:
+            prefix += "."
+        ret = {prefix + key: p for key, p in self._reg_params.items()}
+        for name, child in self._children.items():
+            ret.update(child._collect_params_with_prefix(prefix + name))
+        return ret
+
+    def register_child(self, block, name=None):
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+
+    def register_forward_hook(self, hook):
+        """``hook(block, inputs, output)`` after each forward; returns a handle."""
+        return self._add_hook(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(block, inputs)`` before each forward; returns a handle."""
+        return self._add_hook(self._forward_pre_hooks, hook)
+
+    def _add_hook(self, table, hook):
+        self._hook_id += 1
+        key = self._hook_id
+        table[key] = hook
+        return _HookHandle(table, key)
+
+    def apply(self, fn):
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False,
+                   device=None):
+        """Initialize every parameter (deferred for those whose shape the first
+        forward determines). ``init`` defaults to ``mx.init.Uniform()``."""
+        if init is None:
+            init = _init.Uniform()
+        self.collect_params().initialize(init, ctx, verbose, force_reinit, device=device)
+
+    def hybridize(self, active=True, **kwargs):
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def cast(self, dtype):
+        for child in self._children.values():
+            child.cast(dtype)
+        for p in self._reg_params.values():
+            p.cast(dtype)
+
+    def zero_grad(self):
+        self.collect_params().zero_grad()
+
+    def save_parameters(self, filename, deduplicate=False):
+        """Save parameter values by structural name (numpy ``.npz`` format)."""
+        from .parameter import _save_arrays
+        params = self._collect_params_with_prefix()
+        arrays, seen = {}, {}
+        for key, p in params.items():
+            if deduplicate and id(p) in seen:
+                continue
+            seen[id(p)] = key
+            arrays[key] = p.data().asnumpy()
+        _save_arrays(filename, arrays)
+
+    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source="current"):
+        from .parameter import _assign, _load_arrays
+        arrays = _load_arrays(filename)
+        params = self._collect_params_with_prefix()
+        if arrays and not any(k in params for k in arrays):
+            # saved by full parameter name (ParameterDict.save / collect_params().save)
+            params = dict(self.collect_params().items())
+        _assign(params, arrays, filename, allow_missing, ignore_extra, ctx)
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        for hook in self._forward_pre_hooks.values():
+            hook(self, args)
+        st = _op_scope
+        saved = st.attrs
+        mem = self._mem_scope
+        if self._op_attrs is not None:
+            st.attrs = self._op_attrs
+        if mem is not None:
+            mem.__enter__()
+        try:
+            out = self.forward(*args, **kwargs)
+        finally:
+            if mem is not None:
+                mem.__exit__(None, None, None)
+            st.attrs = saved
+        for hook in self._forward_hooks.values():
+            hook(self, args, out)
+        return out
+
+    def forward(self, *args):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+
+class _HookHandle:
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def detach(self):
+        self._table.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
+        return False
+
+
+# -- HybridBlock ------------------------------------------------------------------------
+class HybridBlock(Block):
+    """A block written once for both ``mx.nd`` and ``mx.sym``:
+    ``hybrid_forward(F, x, *args, **params)`` receives its parameters' arrays (or
+    symbols) as keyword arguments named like the attributes holding them.
+
+    After ``hybridize()``, calling the block with NDArrays builds the symbol graph once
+    per input signature (shapes, dtypes), binds it with the symbolic executor and runs
+    ``Executor.forward``/``backward``; under ``autograd.record()`` the whole graph is
+    one autograd node whose gradient is the executor's backward pass.
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
+        self._active = False
+        self._flags = {}
+        self._cached = {}
+
+    def hybridize(self, active=True, **kwargs):
+        self._active = bool(active)
+        self._flags = dict(kwargs)
+        self._cached = {}
+        super().hybridize(active, **kwargs)
+
+    def cast(self, dtype):
+        self._cached = {}
+        super().cast(dtype)
+
+    def infer_shape(self, *args):
+        """Fill in parameter shapes from the inputs (deferred initialization).
+
+        Built-in layers override this with their own rule; the default infers the
+        shapes from the symbol graph of ``hybrid_forward``."""
+        from . import _hybrid
+        _hybrid.infer_param_shapes(self, args)
+
+    def _finish_deferred(self, args):
+        self.infer_shape(*args)
+        for p in self.collect_params().values():
+            if p._data is None and p._deferred_init:
+                p._finish_deferred_init()
+
+    def forward(self, x, *args):
+        if isinstance(x, _nd.NDArray):
+            if self._active:
+                from . import _hybrid
+                return _hybrid.call_cached(self, x, *args)
+            reg = self._reg_params
+            try:
+                params = {k: p.data() for k, p in reg.items()}
+            except DeferredInitializationError:
+                self._finish_deferred((x,) + args)
+                params = {k: p.data() for k, p in reg.items()}
+            return self.hybrid_forward(_nd_module(), x, *args, **params)
+        sym = _symbol_module()
+        if sym is None or not isinstance(x, sym.Symbol):
+            raise ValueError(f"{self.name}: input must be an NDArray or a Symbol, got "
+                             f"{type(x).__name__}")
+        from . import _hybrid
+        params = {k: p.var() for k, p in self._reg_params.items()}
+        with self.name_scope():
+            return self.hybrid_forward(_hybrid.symbol_namespace(self), x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (needs hybridize() and
+        one forward, as in MXNet)."""
+        from . import _hybrid
+        return _hybrid.export(self, path, epoch)
+
+
+def _nd_module():
+    from .. import ndarray
+    return ndarray
+
+
+class SymbolBlock(HybridBlock):
+    """A block running a given symbol graph: ``SymbolBlock(outputs, inputs, params)``."""
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__(prefix="", params=None)
+        from . import _hybrid
+        _hybrid.init_symbol_block(self, outputs, inputs, params)
+
+    @staticmethod
+    def imports(symbol_file, input_names, param_file=None, ctx=None):
+        """A SymbolBlock from ``export``'s files (``param_file``: its .npz params)."""
+        from .. import symbol
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        block = SymbolBlock(symbol.load(symbol_file), [symbol.var(n) for n in input_names])
+        if param_file is not None:
+            import numpy as np
+            with np.load(param_file, allow_pickle=False) as z:
+                values = {k.split(":", 1)[-1]: z[k] for k in z.files}
+            for name, p in block.collect_params().items():
+                if name not in values:
+                    raise ValueError(f"{param_file}: no value for parameter {name!r}")
+                p.shape = values[name].shape
+                p.initialize(ctx=ctx)
+                p.set_data(values[name])
+        return block
+
+    def forward(self, x, *args):
+        from . import _hybrid
+        return _hybrid.call_cached(self, x, *args)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError("SymbolBlock runs its graph directly")
+

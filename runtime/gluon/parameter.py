@@ -1,0 +1,463 @@
+"""Gluon parameters: a named weight array, its gradient buffer, and deferred init.
+
+A :class:`Parameter` whose shape still has unknown (0) dimensions when
+``initialize`` is called remembers the initializer and is created at the first
+forward, once its layer has seen the input (deferred initialization, as in MXNet 1.x).
+Until then ``data()`` raises :class:`DeferredInitializationError`.
+
+The gradient buffer is attached with ``autograd.mark_variables``, so ``backward``
+writes (``grad_req='write'``) or adds (``'add'``) into ``grad()``.
+"""
+import re
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import autograd
+from .. import initializer as _init
+from ..context import Context, current_context
+from ..ndarray import ndarray as _nd
+
+__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
+
+
+class DeferredInitializationError(RuntimeError):
+    """``data()`` of a parameter whose shape is not known yet (initialized lazily at the
+    first forward)."""
+
+
+def _ctx_list(ctx):
+    if ctx is None:
+        return [current_context()]
+    if isinstance(ctx, Context):
+        return [ctx]
+    ctxs = list(ctx)
+    if not ctxs:
+        raise ValueError("ctx must be a Context or a non-empty list of Contexts")
+    for c in ctxs:
+        if not isinstance(c, Context):
+            raise ValueError(f"ctx {c!r} is not a Context")
+    return ctxs
+
+
+def _known(shape):
+    return shape is not None and all(int(s) > 0 for s in shape)
+
+
+def _zeros(shape, dtype, ctx):
+    return _nd.push_op(_nd._ops["_zeros"], (), {"shape": tuple(shape),
+                                                "dtype": np.dtype(dtype).name}, ctx=ctx)[0]
+
+
+class Parameter:
+    """A weight of a Block.
+
+    ``shape`` may contain 0 for dimensions inferred at the first forward. ``init`` is
+    this parameter's own initializer (overrides the one given to ``initialize``);
+    ``grad_req`` is 'write', 'add' or 'null'.
+    """
+
+    def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
+                 wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True,
+                 stype="default", grad_stype="default"):
+        self.name = name
+        self._shape = None if shape is None else self._check_shape(shape)
+        self.dtype = np.dtype(dtype).type
+        self.lr_mult = lr_mult
+        self.wd_mult = wd_mult
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._differentiable = differentiable
+        self._grad_req = None
+        self.grad_req = grad_req if differentiable else "null"
+        self._data = None
+        self._grad = None
+        self._ctx = None
+        self._deferred_init = ()
+        self._direct_owner = None   # see gluon/_hybrid.py: pending direct gradient writer
+
+    @staticmethod
+    def _check_shape(shape):
+        if isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        try:
+            shape = tuple(int(s) for s in shape)
+        except TypeError:
+            raise ValueError(f"shape {shape!r} is not an int or a tuple of ints") from None
+        if any(s < 0 for s in shape):
+            raise ValueError(f"shape {shape!r} has a negative dimension")
+        return shape
+
+    def __repr__(self):
+        return (f"Parameter {self.name} (shape={self.shape}, "
+                f"dtype={np.dtype(self.dtype).name})")
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape):
+        new_shape = self._check_shape(new_shape)
+        if self._shape is None:
+            self._shape = new_shape
+            return
+        ok = len(new_shape) == len(self._shape) and all(
+            old in (0, new) for old, new in zip(self._shape, new_shape))
+        if not ok:
+            raise ValueError(f"parameter {self.name!r}: cannot set shape {new_shape}, the "
+                             f"known shape is {self._shape} (0 marks unknown dimensions)")
+        self._shape = new_shape
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req not in ("write", "add", "null"):
+            raise ValueError(f"grad_req {req!r} is not allowed; use 'write', 'add' or "
+                             "'null'")
+        if not self._differentiable:
+            req = "null"
+        if self._grad_req == req:
+            return
+        self._grad_req = req
+        if getattr(self, "_data", None) is not None:
+            self._init_grad()
+
+    @property
+    def ctx(self):
+        return self.list_ctx()[0]
+
+    # -- initialization -----------------------------------------------------------------
+    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False,
+                   device=None):
+        """Create the array on ``ctx`` and fill it (now, or at the first forward if the
+        shape is not known yet)."""
+        if device is not None:
+            ctx = device
+        if default_init is None:
+            default_init = _init.Uniform()
+        if self._data is not None and not force_reinit:
+            return
+        self._data = self._grad = None
+        ctxs = _ctx_list(ctx)
+        if init is None:
+            init = default_init if self.init is None else self.init
+        if not _known(self._shape):
+            if self.allow_deferred_init:
+                self._deferred_init = (init, ctxs, default_init)
+                return
+            raise ValueError(f"cannot initialize parameter {self.name!r}: its shape "
+                             f"{self._shape} is not fully known and deferred "
+                             "initialization is off (allow_deferred_init=False)")
+        self._deferred_init = (init, ctxs, default_init)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self):
+        """Create and fill the array now that the shape is known (called by the layer)."""
+        if not self._deferred_init:
+            return
+        init, ctxs, default_init = self._deferred_init
+        if not _known(self._shape):
+            raise ValueError(f"parameter {self.name!r}: shape {self._shape} is still "
+                             "unknown; it is inferred from the first forward's input")
+        self._deferred_init = ()
+        ctx = ctxs[0]
+        with autograd.pause():
+            data = _zeros(self._shape, self.dtype, ctx)
+            desc = _init.InitDesc(self.name, {"__init__": init})
+            _init.create(default_init)(desc, data)
+        self._ctx = ctxs
+        self._data = data
+        self._init_grad()
+
+    def _init_grad(self):
+        if self._data is None:
+            return
+        if self._grad_req == "null":
+            self._grad = None
+            autograd.mark_variables([self._data], [None], "null")
+            return
+        self._grad = _zeros(self._shape, self.dtype, self._data.context)
+        autograd.mark_variables([self._data], [self._grad], self._grad_req)
+
+    def reset_ctx(self, ctx):
+        ctxs = _ctx_list(ctx)
+        if self._data is not None:
+            self._data = self._data.as_in_context(ctxs[0])
+            self._init_grad()
+        elif self._deferred_init:
+            init, _, default_init = self._deferred_init
+            self._deferred_init = (init, ctxs, default_init)
+        self._ctx = ctxs
+
+    # -- access ---------------------------------------------------------------------------
+    def _check_initialized(self):
+        if self._data is not None:
+            return
+        if self._deferred_init:
+            raise DeferredInitializationError(
+                f"parameter {self.name!r} has not been initialized yet because "
+                "initialization was deferred: its shape is inferred at the first forward. "
+                "Run a forward pass first (or give the layer its input size, e.g. "
+                "in_units / in_channels)")
+        raise RuntimeError(f"parameter {self.name!r} has not been initialized; call "
+                           "initialize() on it or on the block that owns it")
+
+    def data(self, ctx=None):
+        """The weight array (the same NDArray every call)."""
+        if self._data is None:
+            self._check_initialized()
+        return self._data
+
+    def list_data(self):
+        return [self.data()]
+
+    def grad(self, ctx=None):
+        """The gradient buffer that ``backward`` writes."""
+        if self._data is None:
+            self._check_initialized()
+        if self._grad is None:
+            raise RuntimeError(f"cannot get the gradient of parameter {self.name!r}: its "
+                               "grad_req is 'null'")
+        return self._grad
+
+    def list_grad(self):
+        return [self.grad()]
+
+    def list_ctx(self):
+        if self._data is not None:
+            return [self._data.context]
+        if self._deferred_init:
+            return list(self._deferred_init[1])
+        raise RuntimeError(f"parameter {self.name!r} has not been initialized")
+
+    def set_data(self, data):
+        """Replace the values (an NDArray or array-like of the parameter's shape)."""
+        if not isinstance(data, _nd.NDArray):
+            data = _nd.from_numpy(np.asarray(data, dtype=self.dtype))
+        self.shape = data.shape
+        if self._data is None:
+            if self._deferred_init:
+                self._finish_deferred_init()
+            else:
+                raise RuntimeError(f"parameter {self.name!r} has not been initialized; "
+                                   "call initialize() before set_data()")
+        with autograd.pause():
+            self._data[:] = data
+
+    def zero_grad(self):
+        if self._grad is not None:
+            self._grad[:] = 0
+
+    def var(self):
+        """The symbol variable standing for this parameter in a hybridized graph."""
+        from .. import symbol
+        known = _known(self._shape)
+        cached = getattr(self, "_var", None)
+        if cached is not None and cached[0] == (self._shape, self.dtype):
+            return cached[1]
+        v = symbol.var(self.name, shape=self._shape if known else None, dtype=self.dtype,
+                       lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init)
+        if known:
+            self._var = ((self._shape, self.dtype), v)
+        return v
+
+    def cast(self, dtype):
+        self.dtype = np.dtype(dtype).type
+        if self._data is None:
+            return
+        with autograd.pause():
+            self._data = self._data.astype(dtype)
+        self._init_grad()
+
+
+class Constant(Parameter):
+    """A parameter that never changes (no gradient); initialized to ``value``."""
+
+    def __init__(self, name, value):
+        value = value.asnumpy() if isinstance(value, _nd.NDArray) else np.asarray(
+            value, dtype=np.float32)
+        self.value = value
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
+                         init=_init.Constant(value.tolist()), differentiable=False)
+
+    @Parameter.grad_req.setter
+    def grad_req(self, req):
+        if req != "null":
+            raise ValueError("a Constant's grad_req is always 'null'")
+        self._grad_req = "null"
+
+
+class ParameterDict:
+    """An ordered name -> Parameter mapping with a prefix; ``get`` creates or returns
+    ``prefix + name``."""
+
+    def __init__(self, prefix="", shared=None):
+        self._prefix = prefix
+        self._params = OrderedDict()
+        self._shared = shared
+
+    def __repr__(self):
+        body = "\n".join(f"  {p!r}" for p in self._params.values())
+        return f"{self._prefix} (\n{body}\n)"
+
+    @property
+    def prefix(self):
+        return self._prefix
+
+    def __getitem__(self, key):
+        return self._params[key]
+
+    def __iter__(self):
+        return iter(self._params)
+
+    def __len__(self):
+        return len(self._params)
+
+    def __contains__(self, key):
+        return key in self._params
+
+    def items(self):
+        return self._params.items()
+
+    def keys(self):
+        return self._params.keys()
+
+    def values(self):
+        return self._params.values()
+
+    def _get_impl(self, name):
+        if name in self._params:
+            return self._params[name]
+        if self._shared is not None and name in self._shared._params:
+            self._params[name] = self._shared._params[name]
+            return self._params[name]
+        return None
+
+    def get(self, name, **kwargs):
+        """The parameter ``prefix + name``, created with ``kwargs`` if new."""
+        name = self._prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            param = Parameter(name, **kwargs)
+            self._params[name] = param
+            return param
+        for k, v in kwargs.items():
+            if k == "shape" and v is not None:
+                try:
+                    param.shape = v
+                except ValueError:
+                    raise ValueError(f"parameter {name!r} already exists with shape "
+                                     f"{param.shape}, incompatible with {v}") from None
+            elif k == "init" and v is not None and param.init is None:
+                param.init = v
+        return param
+
+    def get_constant(self, name, value=None):
+        name = self._prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            if value is None:
+                raise KeyError(f"no constant named {name!r}; give a value to create it")
+            param = Constant(name, value)
+            self._params[name] = param
+        return param
+
+    def update(self, other):
+        for k, v in other.items():
+            if k in self._params and self._params[k] is not v:
+                raise ValueError(f"cannot update: a different parameter named {k!r} "
+                                 "already exists")
+            self._params[k] = v
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False,
+                   device=None):
+        """Initialize every parameter (``init`` is the default for those without
+        their own initializer)."""
+        if init is None:
+            init = _init.Uniform()
+        if device is not None:
+            ctx = device
+        for p in self._params.values():
+            p.initialize(None, ctx, init, force_reinit=force_reinit)
+
+    def zero_grad(self):
+        for p in self._params.values():
+            p.zero_grad()
+
+    def reset_ctx(self, ctx):
+        for p in self._params.values():
+            p.reset_ctx(ctx)
+
+    def setattr(self, name, value):
+        """Set attribute ``name`` (``grad_req``, ``lr_mult``, ``wd_mult``...) on all."""
+        for p in self._params.values():
+            setattr(p, name, value)
+
+    def list_ctx(self):
+        out = []
+        for p in self._params.values():
+            for c in p.list_ctx():
+                if c not in out:
+                    out.append(c)
+        return out
+
+    def select(self, pattern):
+        regex = re.compile(pattern)
+        ret = ParameterDict(self._prefix)
+        for k, v in self._params.items():
+            if regex.match(k):
+                ret._params[k] = v
+        return ret
+
+    def save(self, filename, strip_prefix=""):
+        arrays = {}
+        for p in self._params.values():
+            name = p.name
+            if strip_prefix and name.startswith(strip_prefix):
+                name = name[len(strip_prefix):]
+            arrays[name] = p.data().asnumpy()
+        _save_arrays(filename, arrays)
+
+    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+             restore_prefix=""):
+        arrays = {restore_prefix + k: v for k, v in _load_arrays(filename).items()}
+        _assign(self._params, arrays, filename, allow_missing, ignore_extra, ctx)
+
+
+def _save_arrays(filename, arrays):
+    with open(filename, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def _load_arrays(filename):
+    with np.load(filename, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx):
+    if not allow_missing:
+        missing = [k for k in params if k not in arrays]
+        if missing:
+            raise ValueError(f"{filename}: no values for parameter(s) {missing}; pass "
+                             "allow_missing=True to keep their current values")
+    if not ignore_extra:
+        extra = [k for k in arrays if k not in params]
+        if extra:
+            raise ValueError(f"{filename}: holds value(s) {extra} that match no parameter; "
+                             "pass ignore_extra=True to skip them")
+    for k, p in params.items():
+        if k not in arrays:
+            continue
+        value = arrays[k]
+        if p._data is None:
+            p.shape = value.shape
+            if not p._deferred_init:
+                p.initialize(ctx=ctx, default_init=_init.Zero())
+            else:
+                p._finish_deferred_init()
+        p.set_data(value.astype(np.dtype(p.dtype), copy=False))

@@ -1,0 +1,133 @@
+"""Optimizer update operators: ``sgd_update``, ``sgd_mom_update``, ``adam_update``.
+
+Names and parameters follow MXNet 1.x. Each update is one engine op per parameter, so
+a ``Trainer.step`` shows up in a profile as one ``sgd_mom_update`` (say) per weight.
+
+MXNet's update ops modify their state inputs (the momentum, Adam's mean and variance)
+in place. Kernels here never modify their inputs (see :mod:`.registry`), so an update op
+returns the new weight *and* the new states: ``num_outputs`` counts them and
+``visible_outputs`` is 1. The caller writes the outputs back into the weight and state
+arrays (``push_op(op, (w, g, mom), params, outs=[w, mom])``); the engine then orders the
+op after every earlier read and write of those arrays. ``mx.nd.sgd_mom_update(w, g, mom,
+out=w, ...)`` does exactly that (see :mod:`..ndarray._update`).
+
+Conventions (as in MXNet): the gradient is first multiplied by ``rescale_grad`` and, when
+``clip_gradient >= 0``, clipped to ``[-clip_gradient, clip_gradient]``; ``wd`` is L2
+weight decay. Scalars are Python floats so float32 weights stay float32.
+"""
+import numpy as np
+
+from .registry import defop
+
+__all__ = ["UPDATE_OPS", "num_states"]
+
+
+def _prep(grad, rescale_grad, clip_gradient):
+    g = grad * float(rescale_grad) if float(rescale_grad) != 1.0 else grad
+    clip = float(clip_gradient) if clip_gradient is not None else -1.0
+    if clip >= 0:
+        g = np.clip(g, -clip, clip)
+    return g
+
+
+def _same_shapes(opname, names):
+    def infer(in_shapes, in_dtypes, **_):
+        w = tuple(in_shapes[0])
+        for name, s in zip(names[1:], in_shapes[1:]):
+            if tuple(s) != w:
+                raise ValueError(f"{opname}: {name} has shape {tuple(s)}, expected the "
+                                 f"weight's shape {w}")
+        n_out = 1 + len(names) - 2       # the weight plus every state
+        return [w] * n_out, [in_dtypes[0]] + list(in_dtypes[2:2 + n_out - 1])
+    return infer
+
+
+def _cost(k):
+    return lambda in_shapes, **_: k * int(np.prod(in_shapes[0]))
+
+
+def _as(like, value):
+    return value if value.dtype == like.dtype else value.astype(like.dtype)
+
+
+# -- SGD ---------------------------------------------------------------------------
+# Written for few passes over memory and few temporaries: a step of a large weight is
+# memory-bound, and every fresh array costs page faults.
+def _scaled_grad(grad, lr, rescale_grad, clip_gradient):
+    """``lr * clip(rescale_grad * grad)`` as a new array."""
+    clip = float(clip_gradient) if clip_gradient is not None else -1.0
+    if clip >= 0:
+        g = _prep(grad, rescale_grad, clip_gradient)
+        g *= lr
+        return g
+    return grad * (lr * float(rescale_grad))
+
+
+def _sgd(weight, grad, lr=0.01, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+         lazy_update=True):
+    lr, wd = float(lr), float(wd)
+    out = _scaled_grad(grad, lr, rescale_grad, clip_gradient)     # lr * g
+    np.negative(out, out=out)
+    if wd:
+        out += weight * (1.0 - lr * wd)
+    else:
+        out += weight
+    return _as(weight, out)
+
+
+def _sgd_mom(weight, grad, mom, lr=0.01, momentum=0.0, wd=0.0, rescale_grad=1.0,
+             clip_gradient=-1.0, lazy_update=True):
+    lr, wd, momentum = float(lr), float(wd), float(momentum)
+    step = _scaled_grad(grad, lr, rescale_grad, clip_gradient)    # lr * g
+    if wd:
+        step += (lr * wd) * weight
+    new_mom = mom * momentum
+    new_mom -= step
+    np.add(weight, new_mom, out=step)                             # reuse: the new weight
+    return _as(weight, step), _as(mom, new_mom)
+
+
+# -- Adam (the bias correction lives in the optimizer's learning rate, as in MXNet) ----
+def _adam(weight, grad, mean, var, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+          wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):
+    g = grad * float(rescale_grad)
+    if float(wd):
+        g = g + float(wd) * weight
+    clip = float(clip_gradient) if clip_gradient is not None else -1.0
+    if clip >= 0:
+        g = np.clip(g, -clip, clip)
+    b1, b2 = float(beta1), float(beta2)
+    new_mean = mean * b1
+    new_mean += (1.0 - b1) * g
+    new_var = var * b2
+    new_var += (1.0 - b2) * np.square(g)
+    step = new_mean / (np.sqrt(new_var) + float(epsilon))
+    new_w = weight - float(lr) * step
+    return _as(weight, new_w), _as(mean, new_mean), _as(var, new_var)
+
+
+_COMMON = {"wd": 0.0, "rescale_grad": 1.0, "clip_gradient": -1.0, "lazy_update": True}
+
+defop("sgd_update", _sgd, arg_names=("weight", "grad"),
+      infer=_same_shapes("sgd_update", ("weight", "grad")), cost=_cost(3),
+      params=dict(_COMMON, lr=0.01),
+      doc="SGD step: weight = weight - lr * (clip(rescale_grad * grad) + wd * weight).")
+defop("sgd_mom_update", _sgd_mom, arg_names=("weight", "grad", "mom"),
+      infer=_same_shapes("sgd_mom_update", ("weight", "grad", "mom")), cost=_cost(5),
+      num_outputs=2, visible_outputs=1, output_names=("output", "mom"),
+      params=dict(_COMMON, lr=0.01, momentum=0.0),
+      doc="SGD with momentum: mom = momentum * mom - lr * (g + wd * weight); "
+          "weight += mom. Outputs the new weight and the new momentum.")
+defop("adam_update", _adam, arg_names=("weight", "grad", "mean", "var"),
+      infer=_same_shapes("adam_update", ("weight", "grad", "mean", "var")), cost=_cost(10),
+      num_outputs=3, visible_outputs=1, output_names=("output", "mean", "var"),
+      params=dict(_COMMON, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8),
+      doc="Adam step (without bias correction, which the optimizer folds into lr). "
+          "Outputs the new weight, mean and variance.")
+
+# op name -> number of state inputs following (weight, grad)
+UPDATE_OPS = {"sgd_update": 0, "sgd_mom_update": 1, "adam_update": 2}
+
+
+def num_states(opname):
+    return UPDATE_OPS[opname]

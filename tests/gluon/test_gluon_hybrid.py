@@ -1,0 +1,165 @@
+"""Hybridized blocks: the symbolic executor gives the imperative results and
+gradients, in the cases where reusing its buffers could go wrong."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import xprof.runtime as mx
+from xprof.runtime import autograd, gluon
+from xprof.runtime.gluon import nn
+
+
+def _net(seed=0, dropout=0.0):
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Conv2D(3, 3, activation="relu"), nn.MaxPool2D(2))
+        if dropout:
+            net.add(nn.Dropout(dropout))
+        net.add(nn.Flatten(), nn.Dense(4, activation="tanh"), nn.Dense(2))
+    mx.random.seed(seed)
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.zeros((1, 1, 8, 8)))      # deferred init now, while the seed is known
+    return net
+
+
+def _x(seed, n=2):
+    return mx.nd.array(np.random.default_rng(seed).standard_normal((n, 1, 8, 8)))
+
+
+def _grads(net):
+    return {k[k.index("_") + 1:]: p.grad().asnumpy().copy()
+            for k, p in net.collect_params().items()}
+
+
+def _pair():
+    a, b = _net(), _net()
+    b.hybridize()
+    return a, b
+
+
+def test_forward_and_earlier_outputs_stay_valid():
+    a, b = _pair()
+    x1, x2 = _x(1), _x(2)
+    y1 = b(x1)
+    y2 = b(x2)                    # the executor runs again; y1 must not change
+    np.testing.assert_allclose(y1.asnumpy(), a(x1).asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(y2.asnumpy(), a(x2).asnumpy(), rtol=1e-6)
+    y3 = b(_x(3, n=5))            # another input shape: another graph
+    assert y3.shape == (5, 2)
+    assert len(b._cached) == 2
+
+
+def test_gradients_match_imperative():
+    a, b = _pair()
+    x = _x(4)
+    for net in (a, b):
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+    ga, gb = _grads(a), _grads(b)
+    for k in ga:
+        np.testing.assert_allclose(gb[k], ga[k], rtol=1e-5, atol=1e-7, err_msg=k)
+
+
+def test_two_calls_before_one_backward_get_both_gradients():
+    a, b = _pair()
+    x1, x2 = _x(5), _x(6)
+    for net in (a, b):
+        with autograd.record():
+            loss = (net(x1) * net(x2)).sum()
+        loss.backward()
+    ga, gb = _grads(a), _grads(b)
+    for k in ga:
+        np.testing.assert_allclose(gb[k], ga[k], rtol=1e-5, atol=1e-7, err_msg=k)
+    assert len(next(iter(b._cached.values())).bound) == 2
+
+
+def test_grad_req_add_accumulates():
+    a, b = _pair()
+    x = _x(7)
+    for net in (a, b):
+        net.collect_params().setattr("grad_req", "add")
+        for _ in range(3):
+            with autograd.record():
+                loss = net(x).sum()
+            loss.backward()
+    ga, gb = _grads(a), _grads(b)
+    for k in ga:
+        np.testing.assert_allclose(gb[k], ga[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+def test_dropout_same_masks_and_identity_in_predict_mode():
+    a, b = _net(dropout=0.5), _net(dropout=0.5)
+    b.hybridize()
+    x = _x(8)
+    outs = []
+    for net in (a, b):
+        mx.random.seed(11)
+        with autograd.record():
+            outs.append(net(x).asnumpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+    np.testing.assert_allclose(b(x).asnumpy(), a(x).asnumpy(), rtol=1e-6)
+    with autograd.record(train_mode=False):
+        np.testing.assert_allclose(b(x).asnumpy(), a(x).asnumpy(), rtol=1e-6)
+
+
+def test_reinitialized_parameters_are_picked_up():
+    _, b = _pair()
+    x = _x(9)
+    b(x)
+    b.collect_params().initialize(mx.init.Zero(), force_reinit=True)
+    assert not b(x).asnumpy().any()
+
+
+class _Project(nn.HybridBlock):
+    """A custom block whose weight's input size is deferred (inferred by the graph)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.w = self.params.get("w", shape=(2, 0), init=mx.init.Constant(2.0),
+                                     allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, w):
+        return F.FullyConnected(x, w, no_bias=True, num_hidden=2) + 1
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_custom_block_deferred_shape_from_symbol_inference(hybridize):
+    blk = _Project()
+    blk.initialize()
+    if hybridize:
+        blk.hybridize()
+    x = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    expected = np.repeat(x.asnumpy().sum(axis=1, keepdims=True) * 2 + 1, 2, axis=1)
+    np.testing.assert_allclose(blk(x).asnumpy(), expected)
+    assert blk.w.shape == (2, 3)
+
+
+def test_export_and_symbol_block(tmp_path):
+    net = _net()
+    net.hybridize()
+    x = _x(10)
+    expected = net(x).asnumpy()
+    sym_file, params_file = net.export(str(tmp_path / "model"), epoch=3)
+    assert os.path.basename(params_file) == "model-0003.params"
+    with open(sym_file) as f:
+        assert any(n["op"] == "Convolution" for n in json.load(f)["nodes"])
+    data = mx.sym.var("data")
+    sb = gluon.SymbolBlock(mx.sym.load(sym_file), data)
+    arrays = np.load(params_file)
+    for name, p in sb.collect_params().items():
+        p.shape = arrays["arg:" + name].shape
+        p.initialize()
+        p.set_data(arrays["arg:" + name])
+    np.testing.assert_allclose(sb(x).asnumpy(), expected, rtol=1e-6)
+    imported = gluon.SymbolBlock.imports(sym_file, "data", params_file)
+    np.testing.assert_allclose(imported(x).asnumpy(), expected, rtol=1e-6)
+
+
+def test_hybridized_block_rejects_non_arrays():
+    _, b = _pair()
+    with pytest.raises(ValueError, match="NDArray"):
+        b(np.ones((1, 1, 8, 8)))
