@@ -5,6 +5,7 @@ with :func:`xprof.runtime.engine.set_engine_type`) and puts the default
 ``ThreadedEngine`` back afterwards. ``threaded_engine`` is for tests about real
 concurrency, which only the threaded engine has.
 """
+import faulthandler
 import os
 import subprocess
 import sys
@@ -27,8 +28,19 @@ def _restore():
     engine_mod.set_engine_type("ThreadedEngine")
 
 
+# A deadlocked engine would hang the run; instead, print every thread's stack and exit.
+HANG_LIMIT = int(os.environ.get("XPROF_TEST_HANG_LIMIT", "300"))
+
+
+@pytest.fixture
+def hang_guard():
+    faulthandler.dump_traceback_later(HANG_LIMIT, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
 @pytest.fixture(params=ENGINES)
-def engine(request):
+def engine(request, hang_guard):
     """The process's engine, of each type in turn."""
     eng = _install(request.param)
     assert eng.name == request.param
@@ -37,7 +49,7 @@ def engine(request):
 
 
 @pytest.fixture
-def threaded_engine():
+def threaded_engine(hang_guard):
     eng = _install("ThreadedEngine")
     yield eng
     _restore()

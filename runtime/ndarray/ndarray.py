@@ -66,7 +66,8 @@ class NDArray(Var):
     array instead of two keeps creation cheap on the hot path.
     """
 
-    __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req")
+    __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req",
+                 "_nbytes")
     __array_priority__ = 1000.0
 
     @property
@@ -445,14 +446,14 @@ class _TrackedNDArray(NDArray):
 
     def __del__(self):
         try:
-            _memory.on_free(math.prod(self.shape) * self._dtype.itemsize, self.context.dev_key)
+            _memory.on_free(self._nbytes, self.context.dev_key)
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
 
 def new_array(shape, dtype, ctx, role):
     """A fresh NDArray with a new engine variable and no data yet."""
-    a = _new(NDArray)
+    a = _new(_TrackedNDArray if _flags.mem else NDArray)
     a.queue = None
     a.readers = 0
     a.writer = False
@@ -465,8 +466,8 @@ def new_array(shape, dtype, ctx, role):
     a._grad = None
     a._grad_req = "null"
     if _flags.mem:
-        a.__class__ = _TrackedNDArray
-        _memory.on_alloc(math.prod(shape) * dtype.itemsize, ctx.dev_key, role)
+        n = a._nbytes = math.prod(shape) * dtype.itemsize
+        _memory.on_alloc(n, ctx.dev_key, role)
     return a
 
 

@@ -37,14 +37,28 @@ def counter_name(device):
     return "Memory: " + device
 
 
+_frees = []  # (device, nbytes) of released arrays, folded into ``totals`` under the lock
+
+
+def _fold_frees():
+    """Apply pending frees (caller holds ``_lock``). ``list.pop`` is atomic, so frees
+    recorded by other threads meanwhile are never lost."""
+    frees = _frees
+    while frees:
+        device, nbytes = frees.pop()
+        totals[device] -= nbytes
+
+
 def on_alloc(nbytes, device, role):
-    _lock.acquire()
-    total = totals.get(device, 0) + nbytes
-    totals[device] = total
-    sample = total != _last_sample.get(device, -1)
+    lock = _lock
+    lock.acquire()
+    if _frees:
+        _fold_frees()
+    total = totals[device] = totals.get(device, 0) + nbytes
+    sample = total != _last_sample.get(device)
     if sample:
         _last_sample[device] = total
-    _lock.release()
+    lock.release()
     if sample:
         R._local.buf.events.append((R.C, "Memory: " + device, CAT, perf_counter_ns(), total))
     if keep_rows:
@@ -52,9 +66,16 @@ def on_alloc(nbytes, device, role):
 
 
 def on_free(nbytes, device):
-    _lock.acquire()
-    totals[device] = totals.get(device, 0) - nbytes
-    _lock.release()
+    """Called from ``__del__`` on any thread: one atomic append, no lock (a lock round
+    trip measured ~0.3 us here). Totals are exact whenever they are read."""
+    _frees.append((device, nbytes))
+
+
+def total(device):
+    """Bytes currently allocated on ``device`` by tracked arrays."""
+    with _lock:
+        _fold_frees()
+        return totals.get(device, 0)
 
 
 def sample_all():
@@ -62,6 +83,7 @@ def sample_all():
     t = perf_counter_ns()
     ev = R.events()
     with _lock:
+        _fold_frees()
         for device, total in totals.items():
             _last_sample[device] = total
             ev.append((R.C, counter_name(device), CAT, t, total))

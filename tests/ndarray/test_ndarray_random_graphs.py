@@ -33,7 +33,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
 
 
 @pytest.fixture(params=["NaiveEngine", "ThreadedEngine", "ThreadedEngine-no-inline"])
-def graph_engine(request, monkeypatch):
+def graph_engine(request, monkeypatch, hang_guard):
     """Both engines, plus the threaded engine with inlining off (every op, however
     cheap, goes through the workers' queue: the most asynchronous schedule)."""
     kind = request.param

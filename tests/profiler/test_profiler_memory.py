@@ -21,7 +21,7 @@ def _mem_values(doc):
 
 def test_memory_counter_tracks_allocations(prof):
     mx.nd.waitall()
-    base = memory.totals.get("cpu/0", 0)
+    base = memory.total("cpu/0")
     prof.start(profile_memory=True, profile_api=False, profile_symbolic=False)
     keep = [mx.nd.zeros((10, 10)), mx.nd.zeros((5,), dtype="float64"), mx.nd.ones((3, 3))]
     mx.nd.waitall()
