@@ -40,7 +40,8 @@ _paused = False
 _base_ns = perf_counter_ns()
 _start_wall = time.time()
 _stats_mark = {}           # buffer -> index where aggregate statistics start
-_retained = None           # statistics of sessions ended by dump(finished=True)
+_retained = None           # the session ended by dump(finished=True): (event lists,
+                           # base) until dumps() aggregates it, then a Stats
 _dumped_upto = None        # snapshot written by the last dump
 _flusher = None
 _script_configured = False  # set_config/set_state called by user code (xprof run reports it)
@@ -188,6 +189,8 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
         if _retained is not None:
+            if not isinstance(_retained, _stats.Stats):   # aggregated on first use
+                _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
         if reset:
             for buf, n in snap:
@@ -207,22 +210,30 @@ def _check_flag(func, key, value):
 
 def aggregate(snap, marks=None):
     """Stats from raw events (the same aggregator ``xprof stats`` uses on files)."""
+    return aggregate_lists([buf.events[marks.get(buf, 0) if marks else 0:n]
+                            for buf, n in snap], _base_ns)
+
+
+def aggregate_lists(event_lists, base_ns):
+    """Stats of lists of raw event tuples, skipping events that began before ``base_ns``
+    (an op still running when an earlier session ended; see chrome.build)."""
     st = _stats.Stats()
     add_time, add_counter = st.add_time, st.add_counter
     open_async = {}
-    for buf, n in snap:
-        start = marks.get(buf, 0) if marks else 0
-        for ev in buf.events[start:n]:
-            if ev[3] < _base_ns:
-                continue  # began before this session: see chrome.build
+    X, XA, SUB, C, AB, AE = R.X, R.XA, R.SUB, R.C, R.AB, R.AE
+    mem_cat = memory.CAT
+    for events in event_lists:
+        for ev in events:
+            if ev[3] < base_ns:
+                continue
             kind = ev[0]
-            if kind == R.X or kind == R.XA or kind == R.SUB:
+            if kind == X or kind == XA or kind == SUB:
                 add_time(ev[2], ev[1], (ev[4] - ev[3]) / 1000.0)
-            elif kind == R.C:
-                add_counter(ev[2], ev[1], ev[4], ev[2] == memory.CAT)
-            elif kind == R.AB:
+            elif kind == C:
+                add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
+            elif kind == AB:
                 open_async[(ev[2], ev[1], ev[4])] = ev[3]
-            elif kind == R.AE:
+            elif kind == AE:
                 t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
                 if t0 is not None:
                     add_time(ev[2], ev[1], (ev[3] - t0) / 1000.0)
@@ -271,8 +282,9 @@ def _finish():
     _stop_flusher()
     _apply()
     snap = [(buf, n) for buf, n in (_dumped_upto or {}).items()]
-    ended = aggregate(snap, _stats_mark)
-    _retained = ended if _retained is None else _retained.merge(ended)
+    # Keep the finished session's events (not their statistics: most programs never
+    # call dumps() after dump(), so aggregating here would be wasted time).
+    _retained = ([buf.events[_stats_mark.get(buf, 0):n] for buf, n in snap], _base_ns)
     R.clear(snap)
     _stats_mark.clear()
     memory.reset()
