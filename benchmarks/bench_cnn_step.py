@@ -14,13 +14,15 @@ benchmarks/_util.py), so machine load hits them alike: the ratios are the figure
 travel across machines. Figures only: nothing is asserted.
 
     python benchmarks/bench_cnn_step.py [--batch 64] [--steps 5] [--rounds 7]
-        [--engine ThreadedEngine|NaiveEngine] [--blas-threads N] [--malloc-tuning]
+        [--engine ThreadedEngine|NaiveEngine] [--blas-threads N]
 
-``--blas-threads`` sets OpenBLAS's thread count for the whole run (both sides; see
-runtime/_native.py): on a loaded 2-core machine OpenBLAS's default (one thread per core,
-on top of the engine's workers) makes every figure several times slower and noisier.
+The engine already sets OpenBLAS to cores / workers threads and keeps freed memory for
+reuse when it starts (runtime/engine/__init__.py; ``XPROF_BLAS_NUM_THREADS``,
+``XPROF_MALLOC_TUNING=0`` change that). ``--blas-threads`` overrides the thread count
+for the whole run (both sides).
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -159,13 +161,9 @@ def main():
     ap.add_argument("--engine", default=None, help="ThreadedEngine (default) or NaiveEngine")
     ap.add_argument("--blas-threads", type=int, default=None,
                     help="OpenBLAS threads (default: leave OpenBLAS's own setting)")
-    ap.add_argument("--malloc-tuning", action="store_true",
-                    help="raise glibc's mmap/trim thresholds (runtime/_native.py)")
     args = ap.parse_args()
     if args.blas_threads:
         _native.set_num_threads(args.blas_threads)
-    if args.malloc_tuning:
-        _native.tune_malloc()
     if args.engine:
         mx.engine.set_engine_type(args.engine)
     rng = np.random.default_rng(1)
@@ -185,7 +183,7 @@ def main():
     best = {k: min(v) / args.steps * 1e3 for k, v in times.items()}
     print(f"CNN training step, batch {args.batch}, 1x28x28 float32, engine "
           f"{mx.engine.engine_type()}, OpenBLAS threads {_native.get_num_threads()}, "
-          f"malloc tuning {'on' if args.malloc_tuning else 'off'} "
+          f"malloc tuning {'off' if os.environ.get('XPROF_MALLOC_TUNING') == '0' else 'on'} "
           f"({args.rounds} rounds x {args.steps} steps, {time.perf_counter() - t0:.1f} s)")
     for k in fns:
         print(f"  {k:<11} {ms[k]:8.2f} ms/step median  ({best[k]:.2f} min)")

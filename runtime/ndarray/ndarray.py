@@ -302,7 +302,7 @@ class NDArray(Var):
         return invoke("slice", (self,), {"key": key})
 
     def __setitem__(self, key, value):
-        if type(key) is slice and key == _FULL_SLICE and type(value) is NDArray \
+        if type(key) is slice and key == _FULL_SLICE and isinstance(value, NDArray) \
                 and value.shape == self.shape:   # x[:] = y, the common case: y.copyto(x)
             if value is not self:
                 invoke("CopyCPU2CPU", (value,), {}, out=self)
