@@ -259,11 +259,16 @@ class _Pool:
             self._spawn()
 
     def _loop(self):
-        _engine.thread_state.on_block = self._on_block
+        state = _engine.thread_state
+        state.on_block = self._on_block
+        state.defer_wake = True   # see ThreadedEngine._wake: one wake-up per burst
+        jobs = self.jobs
         while True:
             with self.lock:
                 self.idle += 1
-            job = self.jobs.get()
+            if jobs.empty():
+                _engine.get().flush_wakes()
+            job = jobs.get()
             with self.lock:
                 self.idle -= 1
                 self.waiting -= 1

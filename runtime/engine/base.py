@@ -68,6 +68,7 @@ class _ThreadState(threading.local):
     inline = True
     tag = None
     on_block = None  # callable(bool) told when this thread starts/stops blocking
+    defer_wake = False  # batch worker wake-ups until flush_wakes() (custom-op threads)
 
 
 thread_state = _ThreadState()
@@ -123,6 +124,9 @@ class Engine:
     def wait_all(self):
         """Block until every pushed op is done; raise the first unreported error."""
         raise NotImplementedError
+
+    def flush_wakes(self):
+        """Wake workers for work made ready by this thread while it deferred wake-ups."""
 
     def shutdown(self, timeout=None):
         """Stop accepting work; used at interpreter exit."""

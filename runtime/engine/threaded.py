@@ -57,6 +57,7 @@ class ThreadedEngine(Engine):
         self.inline_threshold = inline_threshold
         self._lock = threading.Lock()
         self._sleepers = []      # wake locks of idle workers (see _worker_loop)
+        self._wake_debt = False  # a deferring thread made work ready (see _wake)
         self._idle_cv = threading.Condition(self._lock)
         self._ready = []          # heap of (-prio, seq, op)
         self._seq = itertools.count()
@@ -103,11 +104,30 @@ class ThreadedEngine(Engine):
             nxt = self._execute(nxt, True)
 
     def _wake(self, n=1):
-        """Wake up to ``n`` sleeping workers (caller holds the engine lock)."""
+        """Wake up to ``n`` sleeping workers (caller holds the engine lock).
+
+        A thread with ``defer_wake`` set (a custom operator's Python thread) only notes
+        the debt: the worker could not run before that thread gives up the GIL anyway,
+        and waking it early costs two extra context switches per op. The thread pays
+        the debt in :meth:`flush_wakes` before it blocks or goes idle.
+        """
+        if thread_state.defer_wake:
+            self._wake_debt = True
+            return
         sleepers = self._sleepers
         while n and sleepers:
             sleepers.pop().release()
             n -= 1
+
+    def flush_wakes(self):
+        with self._lock:
+            if self._wake_debt:
+                self._wake_debt = False
+                sleepers = self._sleepers
+                n = len(self._ready)
+                while n and sleepers:
+                    sleepers.pop().release()
+                    n -= 1
 
     # -- push -----------------------------------------------------------------------
     def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
@@ -341,6 +361,8 @@ class ThreadedEngine(Engine):
                     var.queue = deque()
                 var.queue.append((waiter, _WAITER))
         if waiter is not None:
+            if thread_state.defer_wake:
+                self.flush_wakes()
             hook = thread_state.on_block
             if hook is None:
                 waiter.event.wait()
@@ -360,6 +382,8 @@ class ThreadedEngine(Engine):
             raise RuntimeError(
                 f"waitall() inside custom operator {thread_state.tag.name!r} would wait for "
                 "that operator itself; wait for specific arrays (wait_to_read, asnumpy)")
+        if thread_state.defer_wake:
+            self.flush_wakes()
         hook = thread_state.on_block
         if hook is not None:
             hook(True)
