@@ -12,6 +12,7 @@ profiler installs ``observer`` (called as
 the op) and ``profile_mask`` (which op modes it wants).
 """
 import threading
+from time import perf_counter_ns
 
 # Op modes: the profiler's mode bits. An op carries the bit of the path that pushed it.
 MODE_SYMBOLIC = 1
@@ -132,6 +133,33 @@ class Engine:
         """Stop accepting work; used at interpreter exit."""
 
     # -- shared by both engines -----------------------------------------------------
+    def _call(self, fn, args, reads, mode, name, tag, attrs, t_push):
+        """Run ``fn(*args)`` unless an input (in ``reads``) carries an error; time it for
+        the observer when profiling wants this op's mode (``t_push`` None: pushed and
+        run at once). Return the error, or None."""
+        if mode:  # internal ops always run: they inspect their inputs' errors
+            for v in reads:
+                if v.exc is not None:
+                    return v.exc
+        observer = self.observer
+        exc = None
+        if observer is not None and mode & self.profile_mask:
+            t0 = perf_counter_ns()
+            try:
+                fn(*args)
+            except BaseException as e:  # noqa: BLE001 - kept for the sync point
+                exc = e
+            observer(name, tag, attrs, t0 if t_push is None else t_push, t0,
+                     perf_counter_ns())
+        else:
+            try:
+                fn(*args)
+            except BaseException as e:  # noqa: BLE001
+                exc = e
+        if exc is not None:
+            exc._xprof_reported = False
+        return exc
+
     @staticmethod
     def _dedupe(reads, writes):
         """Writes win over reads of the same variable; a variable is written once.

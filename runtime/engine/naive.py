@@ -5,9 +5,8 @@ sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the s
 """
 import functools
 import threading
-from time import perf_counter_ns
 
-from .base import Engine, Opr, thread_state
+from .base import Engine, thread_state
 
 
 def _serialized(method):
@@ -30,41 +29,14 @@ class NaiveEngine(Engine):
         self.worker_idents = {}
         self._serial = threading.RLock()
 
-    @_serialized
     def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
         tag = thread_state.tag
         if tag is not None and mode:
             mode = tag.mode
-        op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
-        exc = None
-        if mode:  # internal ops always run: they inspect their inputs' errors
-            for v in reads:
-                if v.exc is not None:
-                    exc = v.exc
-                    break
-        if exc is None:
-            obs = self.observer
-            if obs is not None and mode & self.profile_mask:
-                t0 = op.t_push = perf_counter_ns()
-                try:
-                    fn(*args)
-                except BaseException as e:  # noqa: BLE001 - kept for the sync point
-                    exc = e
-                obs(name, tag, attrs, t0, t0, perf_counter_ns())
-            else:
-                try:
-                    fn(*args)
-                except BaseException as e:  # noqa: BLE001
-                    exc = e
-            if exc is not None:
-                exc._xprof_reported = False
-                if not getattr(exc, "_xprof_listed", False):
-                    exc._xprof_listed = True
-                    self._errors.append(exc)
-        op.args = None
-        for v in writes:
-            v.exc = exc
-        return op
+        # Ops pushed by several Python threads at once run one at a time, in the order
+        # their pushes take the re-entrant lock (an op may push further ops inside).
+        with self._serial:
+            self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
 
     @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):

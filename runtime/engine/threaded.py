@@ -196,49 +196,8 @@ class ThreadedEngine(Engine):
 
     def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
         """Run a granted op on this thread and release its variables."""
-        exc = None
-        if mode:  # internal ops always run: they inspect their inputs' errors
-            for v in reads:
-                if v.exc is not None:
-                    exc = v.exc
-                    break
-        if exc is None:
-            if observer is not None and mode & self.profile_mask:
-                t0 = perf_counter_ns()
-                try:
-                    fn(*args)
-                except BaseException as e:  # noqa: BLE001 - kept for the sync point
-                    exc = e
-                observer(name, tag, attrs, t0, t0, perf_counter_ns())
-            else:
-                try:
-                    fn(*args)
-                except BaseException as e:  # noqa: BLE001
-                    exc = e
-            if exc is not None:
-                exc._xprof_reported = False
-        ready = None
-        with self._lock:
-            if exc is not None and not getattr(exc, "_xprof_listed", False):
-                exc._xprof_listed = True
-                self._errors.append(exc)
-            for v in reads:
-                v.readers -= 1
-                if v.queue:
-                    ready = self._dispatch(v, ready)
-            for v in writes:
-                if v.exc is not exc:
-                    v.exc = exc
-                v.writer = False
-                if v.queue:
-                    ready = self._dispatch(v, ready)
-            self._pending -= 1
-            if self._pending == 0 and self._idle_waiters:
-                self._idle_cv.notify_all()
-            if ready is not None:
-                for r in ready:
-                    heapq.heappush(self._ready, (-r.prio, next(self._seq), r))
-                self._wake(len(ready))
+        exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+        self._release_vars(reads, writes, exc, False)
 
     # -- run and complete -------------------------------------------------------------
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
@@ -268,37 +227,29 @@ class ThreadedEngine(Engine):
                     exc._xprof_reported = False
             return self._release(op, exc, on_worker)
         if exc is None:
-            obs = self.observer
-            if obs is not None and op.mode & self.profile_mask:
-                t0 = perf_counter_ns()
-                try:
-                    op.fn(*op.args)
-                except BaseException as e:  # noqa: BLE001 - kept for the sync point
-                    exc = e
-                obs(op.name, op.tag, op.attrs, op.t_push, t0, perf_counter_ns())
-            else:
-                try:
-                    op.fn(*op.args)
-                except BaseException as e:  # noqa: BLE001
-                    exc = e
-            if exc is not None:
-                exc._xprof_reported = False
+            exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
+                             op.t_push)
         return self._release(op, exc, on_worker)
 
     def _release(self, op, exc, on_worker=False):
         """Mark ``op`` done: free its variables and schedule what was waiting on them."""
         op.args = None
+        return self._release_vars(op.reads, op.writes, exc, on_worker)
+
+    def _release_vars(self, reads, writes, exc, on_worker):
+        """Release an op's variables; keep its error for the next sync point. On a
+        worker, return the best op made ready so the worker runs it itself."""
         ready = None
         first = None
         with self._lock:
             if exc is not None and not getattr(exc, "_xprof_listed", False):
                 exc._xprof_listed = True
                 self._errors.append(exc)
-            for v in op.reads:
+            for v in reads:
                 v.readers -= 1
                 if v.queue:
                     ready = self._dispatch(v, ready)
-            for v in op.writes:
+            for v in writes:
                 v.exc = exc
                 v.writer = False
                 if v.queue:
