@@ -104,25 +104,36 @@ class Node:
 
 
 def _push_grad(op, inputs, outputs, ograds, params, mode=2):
-    """Push ``_backward_<op>``: one engine op computing every input gradient."""
-    grads = [_nd.new_array(x.shape, x._dtype, x.context, op.grad_name) for x in inputs]
+    """Push ``_backward_<op>``: one engine op computing the input gradients that are
+    needed (inputs recorded by autograd or marked with ``attach_grad``); None for the
+    others, which are never allocated (and not computed, if the op is ``grad_needs``)."""
+    needs = tuple(x._ag is not None or (x._grad is not None and x._grad_req != "null")
+                  for x in inputs)
+    wanted = [i for i, need in enumerate(needs) if need]
+    if not wanted:
+        return [None] * len(inputs)
+    grads = [_nd.new_array(inputs[i].shape, inputs[i]._dtype, inputs[i].context,
+                           op.grad_name) for i in wanted]
     n_in, n_out = len(inputs), len(outputs)
     all_args = list(ograds) + list(inputs) + list(outputs)
     grad_fn = op.grad
+    gparams = dict(params, _needs=needs) if op.grad_needs else params
 
     def kernel(*arrays):
-        res = tuple(_zeros_if_none(g, x) for g, x in zip(
-            grad_fn(list(arrays[:n_out]), list(arrays[n_out:n_out + n_in]),
-                    list(arrays[n_out + n_in:]), **params), arrays[n_out:n_out + n_in]))
+        xs = arrays[n_out:n_out + n_in]
+        res = grad_fn(list(arrays[:n_out]), list(xs), list(arrays[n_out + n_in:]),
+                      **gparams)
+        out = tuple(_zeros_if_none(res[i], xs[i]) for i in wanted)
         # one gradient: return the array itself (``_run`` would copy a 1-tuple whole)
-        return res[0] if n_in == 1 else res
+        return out[0] if len(out) == 1 else out
 
     from .engine import get as _get_engine
-    _get_engine().push(_nd._run, (kernel, all_args, grads, {}),
-                       [a._var for a in all_args], [g._var for g in grads],
-                       op.grad_name, 0, mode,
-                       _cost(op, inputs, params), _nd.op_scope.attrs)
-    return grads
+    _get_engine().push(_nd._run, (kernel, all_args, grads, {}), all_args, list(grads),
+                       op.grad_name, 0, mode, _cost(op, inputs, params), _nd.op_scope.attrs)
+    result = [None] * n_in
+    for i, g in zip(wanted, grads):
+        result[i] = g
+    return result
 
 
 def _cost(op, inputs, params):

@@ -462,7 +462,7 @@ def _conv(data, weight, bias=None, **params):
     return _conv_out_layout(out, geom, batch_last)
 
 
-def _conv_grad(ograds, inputs, outputs, **params):
+def _conv_grad(ograds, inputs, outputs, _needs=None, **params):
     data, weight = inputs[:2]
     geom = _conv_geom(data.shape, params)
     batch_last = _batch_last(geom)
@@ -472,9 +472,12 @@ def _conv_grad(ograds, inputs, outputs, **params):
     dw = _bmm(og, cols.transpose(0, 2, 1))                         # (g, f/g, kernel..., c/g)
     dw = dw.reshape((geom.f,) + geom.kernel + (cg,))
     dw = dw.transpose((0, nsp + 1) + tuple(range(1, nsp + 1)))
-    wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom)
-    dcols = _bmm(wm.transpose(0, 2, 1), og, _scratch("dcols", cols.shape, data.dtype))
-    dx = _col2im(dcols, geom, batch_last, data.dtype)
+    if _needs is None or _needs[0]:
+        wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom)
+        dcols = _bmm(wm.transpose(0, 2, 1), og, _scratch("dcols", cols.shape, data.dtype))
+        dx = _col2im(dcols, geom, batch_last, data.dtype)
+    else:
+        dx = None   # the data gradient is the costliest part: skip it when unneeded
     grads = [dx, _as(weight, _fresh(dw))]
     if len(inputs) > 2:
         bias = inputs[2]
@@ -515,7 +518,7 @@ def _conv_cost(in_shapes, **params):
 
 defop("Convolution", _conv, arg_names=("data", "weight", "bias"), infer=_conv_infer,
       infer_args=_conv_infer_args, grad=_conv_grad, cost=_conv_cost,
-      params=dict(_CONV_PARAMS))
+      params=dict(_CONV_PARAMS), grad_needs=True)
 _ACTIVE["Convolution"] = _without_bias
 
 

@@ -18,7 +18,9 @@ data shape and params determine (a FullyConnected weight from ``num_hidden``), f
 floating-point work (default: output elements) for the engine's inline decision.
 
 Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
-(or None for "no gradient") per input. It runs as the engine op ``_backward_<name>``.
+(or None for "no gradient") per input. It runs as the engine op ``_backward_<name>``. With ``grad_needs=True`` the gradient also
+receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
+nobody needs (a network's data input) and skip computing it.
 """
 import numpy as np
 
@@ -31,12 +33,12 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "grad", "arg_names", "num_outputs",
                  "cost", "params", "out_dtype", "nin", "variadic", "doc", "grad_name",
                  "aux_names", "train_kernel", "output_names", "infer_args",
-                 "visible_outputs")
+                 "visible_outputs", "grad_needs")
 
     def __init__(self, name, kernel, arg_names=("data",), infer=None, grad=None,
                  num_outputs=1, cost=None, params=None, out_dtype=None, variadic=False,
                  doc=None, aux_names=(), train_kernel=None, output_names=None,
-                 infer_args=None, visible_outputs=None):
+                 infer_args=None, visible_outputs=None, grad_needs=False):
         self.name = name
         self.kernel = kernel
         self.arg_names = tuple(arg_names)
@@ -55,6 +57,7 @@ class OpDef:
         self.output_names = output_names
         self.infer_args = infer_args
         self.visible_outputs = visible_outputs
+        self.grad_needs = grad_needs
 
     def n_outputs(self, params):
         n = self.num_outputs

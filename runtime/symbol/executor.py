@@ -220,16 +220,21 @@ def _bulk_settings(kind):
     return on and n > 1, n
 
 
-def _grad_kernel(grad_fn, n_out, n_in, params):
-    """Kernel of ``_backward_<op>``: (ograds, inputs, outputs) -> input gradients."""
+def _grad_kernel(op, n_out, n_in, params, needs):
+    """Kernel of ``_backward_<op>``: (ograds, inputs, outputs) -> the needed input
+    gradients (``needs``: one bool per input; ``grad_needs`` ops skip the others)."""
+    grad_fn = op.grad
+    wanted = [i for i, need in enumerate(needs) if need]
+    if op.grad_needs:
+        params = dict(params, _needs=tuple(needs))
 
     def kernel(*arrays):
         ins = arrays[n_out:n_out + n_in]
         res = grad_fn(list(arrays[:n_out]), list(ins), list(arrays[n_out + n_in:]), **params)
         if len(res) != n_in:
             raise ValueError(f"gradient returned {len(res)} arrays for {n_in} inputs")
-        out = tuple(np.zeros_like(x) if g is None else g for g, x in zip(res, ins))
-        return out[0] if n_in == 1 else out
+        out = tuple(np.zeros_like(ins[i]) if res[i] is None else res[i] for i in wanted)
+        return out[0] if len(out) == 1 else out
     return kernel
 
 
@@ -561,7 +566,11 @@ class Executor:
             ins = [entry[(id(c), i)] for c, i in n.inputs]
             args = ins[:n.n_args]
             bufs = []
-            for (c, i), x in zip(n.inputs[:n.n_args], args):
+            needs = [id(c) in need for c, _ in n.inputs[:n.n_args]]
+            custom = n.op is CUSTOM
+            for (c, i), x, needed in zip(n.inputs[:n.n_args], args, needs):
+                if not needed and not custom:
+                    continue      # nobody reads this gradient: never computed
                 key = (id(c), i)
                 if c.op is None and reqs.get(c.name) == "write" and count.get(key) == 1 \
                         and key not in direct:
@@ -570,10 +579,10 @@ class Executor:
                 else:
                     buf = _nd.new_array(x.shape, x._dtype, ctx, "_backward_" + n.op.name)
                 bufs.append(buf)
-                if id(c) in need:
+                if needed:
                     contrib.setdefault(key, []).append(buf)
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
-            if n.op is CUSTOM:
+            if custom:
                 steps.append(self._custom_backward_step(n, ograds, args, ins[n.n_args:],
                                                         outs, bufs, _operator))
                 continue
@@ -582,7 +591,7 @@ class Executor:
                 raise ValueError(f"backward: operator {op.name!r} (node {n.name!r}) has no "
                                  "gradient")
             params = n.full_params()
-            kernel = _grad_kernel(op.grad, len(outs), len(args), params)
+            kernel = _grad_kernel(op, len(outs), len(args), params, needs)
             all_in = ograds + args + outs
             if op.cost is not None:
                 cost = 2 * op.cost([x.shape for x in args], **params)
