@@ -26,13 +26,14 @@ def _ctx(ctx):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """An NDArray from a list, numpy array or NDArray (float32 unless the source is a
-    numpy array or NDArray with its own dtype, as in MXNet)."""
+    """An NDArray from a list, numpy array or NDArray. As in MXNet 1.x the dtype is the
+    source's when the source is an NDArray, float32 otherwise (numpy arrays included),
+    unless ``dtype`` is given."""
     if isinstance(source_array, NDArray):
         dtype = dtype or source_array.dtype
         source_array = source_array.asnumpy()
     elif dtype is None:
-        dtype = source_array.dtype if isinstance(source_array, np.ndarray) else _float32
+        dtype = _float32
     try:
         values = np.asarray(source_array, dtype=dtype)
     except (TypeError, ValueError) as e:

@@ -151,7 +151,7 @@ def test_wait_for_var_waits_only_for_earlier_writes(engine, gate_factory):
     gate = gate_factory()
     done = []
     engine.push(lambda: (gate.wait(), done.append("a")), (), [], [a], "slow", cost=HEAVY)
-    engine.push(done.append, ("b",), [], [b], "fast", cost=HEAVY)
+    engine.push(done.append, ("b",), [], [b], "fast", cost=0)   # any worker count
     engine.wait_for_var(b)          # does not wait for the unrelated, blocked op on a
     assert "b" in done
     if engine.name == "ThreadedEngine":
@@ -200,13 +200,21 @@ def test_push_async_completes_later(engine):
     assert log == ["started", "done", "after"]
 
 
-def test_push_async_error(engine):
+@pytest.mark.parametrize("how", ["on_complete", "raise"])
+def test_push_async_error(engine, how):
     v = engine.new_variable()
 
     def start(on_complete):
+        if how == "raise":          # raising before completing counts as completion
+            raise KeyError("async failure")
         on_complete(KeyError("async failure"))
 
     engine.push_async(start, (), [], [v], "async", mode=engine_mod.MODE_IMPERATIVE)
     with pytest.raises(KeyError, match="async failure"):
         engine.wait_for_var(v)
     engine.wait_all()   # already reported by wait_for_var: not raised again
+    ok = []
+    engine.push(ok.append, (1,), [v], [], "after", cost=HEAVY)   # skipped: v failed
+    engine.push(ok.append, (2,), [], [v], "overwrite", cost=HEAVY)
+    engine.wait_for_var(v)
+    assert ok == [2]

