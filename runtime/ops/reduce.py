@@ -1,4 +1,8 @@
-"""Reductions over axes: sum, mean, max, min (MXNet's ``axis``/``keepdims`` params)."""
+"""Reductions over axes: sum, mean, max, min (MXNet's ``axis``/``keepdims`` params).
+
+As in MXNet 1.x, reducing every axis without ``keepdims`` gives shape ``(1,)``, never a
+0-d array.
+"""
 import numpy as np
 
 from .registry import defop
@@ -24,7 +28,7 @@ def _infer(in_shapes, in_dtypes, axis=None, keepdims=False, **_):
     if keepdims:
         out = tuple(1 if i in axes else n for i, n in enumerate(shape))
     else:
-        out = tuple(n for i, n in enumerate(shape) if i not in axes)
+        out = tuple(n for i, n in enumerate(shape) if i not in axes) or (1,)
     return [out], [in_dtypes[0]]
 
 
@@ -34,14 +38,16 @@ def _expand(g, shape, axis, keepdims):
     if axes is None:
         axes = tuple(range(len(shape)))
     if not keepdims:
+        if len(axes) == len(shape):
+            g = g.reshape(())          # the (1,) of a full reduction
         g = np.expand_dims(g, axes) if axes else g
     return g
 
 
 def _reduction(name, fn, grad):
     def kernel(x, axis=None, keepdims=False):
-        out = fn(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
-        return np.asarray(out, dtype=x.dtype)
+        out = np.asarray(fn(x, axis=_axes(axis, x.ndim), keepdims=keepdims), dtype=x.dtype)
+        return out.reshape(1) if out.ndim == 0 else out
 
     def g(ograds, inputs, outputs, axis=None, keepdims=False):
         x = inputs[0]

@@ -296,6 +296,8 @@ def op_reduce(g):
     else:
         out = getattr(mx.nd, name)(a, axis=axis, keepdims=keepdims)
     ref = np.asarray(getattr(np, name)(r, axis=axis, keepdims=keepdims), dtype=F32)
+    if ref.ndim == 0:
+        ref = ref.reshape(1)   # MXNet 1.x: a full reduction has shape (1,), never ()
     g.add(out, ref)
 
 
