@@ -599,22 +599,27 @@ class Symbol:
 
     # -- inference --------------------------------------------------------------------
     def _shape_kwargs(self, what, args, kwargs):
+        return self._named_values(what, "shapes", args, kwargs, _check_shape)
+
+    def _named_values(self, what, kind, args, kwargs, check):
+        """{argument name: checked value} from positional (list_arguments order) and
+        keyword values; unknown names and too many positionals raise ValueError."""
         names = self.list_arguments()
         inputs = self.list_inputs()
         if len(args) > len(names):
-            raise ValueError(f"{what}: {len(args)} positional shapes for {len(names)} "
+            raise ValueError(f"{what}: {len(args)} positional {kind} for {len(names)} "
                              f"arguments {names}")
-        shapes = {}
-        for name, s in zip(names, args):
-            if s is not None:
-                shapes[name] = _check_shape(s, f"{what}: argument {name!r}")
-        for name, s in kwargs.items():
+        values = {}
+        for name, v in zip(names, args):
+            if v is not None:
+                values[name] = check(v, f"{what}: argument {name!r}")
+        for name, v in kwargs.items():
             if name not in inputs:
                 raise ValueError(f"{what}: {name!r} is not an argument of the symbol; "
                                  f"arguments: {', '.join(inputs)}")
-            if s is not None:
-                shapes[name] = _check_shape(s, f"{what}: argument {name!r}")
-        return shapes
+            if v is not None:
+                values[name] = check(v, f"{what}: argument {name!r}")
+        return values
 
     def infer_shape(self, *args, **kwargs):
         """(arg_shapes, out_shapes, aux_shapes) from some argument shapes.
@@ -655,25 +660,11 @@ class Symbol:
 
     def infer_type(self, *args, **kwargs):
         """(arg_types, out_types, aux_types) as numpy scalar types."""
-        names = self.list_arguments()
-        inputs = self.list_inputs()
-        if len(args) > len(names):
-            raise ValueError(f"infer_type: {len(args)} positional types for {len(names)} "
-                             f"arguments {names}")
-        dtypes = {}
-        for name, d in zip(names, args):
-            if d is not None:
-                dtypes[name] = _check_dtype(d, f"infer_type: argument {name!r}")
-        for name, d in kwargs.items():
-            if name not in inputs:
-                raise ValueError(f"infer_type: {name!r} is not an argument of the symbol; "
-                                 f"arguments: {', '.join(inputs)}")
-            if d is not None:
-                dtypes[name] = _check_dtype(d, f"infer_type: argument {name!r}")
+        dtypes = self._named_values("infer_type", "types", args, kwargs, _check_dtype)
         order = self._order()
         dt = _infer_dtype_only(order, dtypes)
         by_name = {n.name: dt.get((id(n), 0)) for n in order if n.op is None}
-        arg_t = [by_name.get(a) for a in names]
+        arg_t = [by_name.get(a) for a in self.list_arguments()]
         aux_t = [by_name.get(a) for a in self.list_auxiliary_states()]
         out_t = [dt.get((id(node), i)) for node, i in self._outputs]
         if any(t is None for t in arg_t + aux_t + out_t):

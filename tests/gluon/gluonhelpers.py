@@ -5,6 +5,7 @@ import os
 import struct
 
 import numpy as np
+from gradcheck import numeric_grad
 
 import xprof.runtime as mx
 from xprof.runtime import autograd, gluon
@@ -53,19 +54,8 @@ def train(net, x, y, epochs, batch_size=64, lr=0.01, momentum=0.9, seed=7):
 
 
 def numerical_grad(f, arr, eps=1e-6):
-    """Central differences of scalar ``f()`` w.r.t. every element of numpy ``arr``
-    (modified in place and restored)."""
-    g = np.zeros_like(arr)
-    flat, gflat = arr.reshape(-1), g.reshape(-1)
-    for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + eps
-        fp = f()
-        flat[i] = old - eps
-        fm = f()
-        flat[i] = old
-        gflat[i] = (fp - fm) / (2 * eps)
-    return g
+    """Central differences of scalar ``f()`` w.r.t. every element of numpy ``arr``."""
+    return numeric_grad(f, arr, eps)
 
 
 def write_idx(path, array, gz):

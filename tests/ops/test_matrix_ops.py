@@ -4,6 +4,7 @@ Gradients are checked against central differences in float64; forward results ag
 numpy or small loops; shape inference against the kernels' actual output shapes.
 """
 import numpy as np
+from gradcheck import numeric_grad
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,19 +17,6 @@ from xprof.runtime.ops import registry
 def run(name, *inputs, **params):
     out = registry.get(name).kernel(*inputs, **params)
     return out if isinstance(out, tuple) else (out,)
-
-
-def numeric_grad(loss, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        orig = x[idx]
-        x[idx] = orig + eps
-        plus = loss()
-        x[idx] = orig - eps
-        minus = loss()
-        x[idx] = orig
-        g[idx] = (plus - minus) / (2 * eps)
-    return g
 
 
 def check_grad(name, inputs, params=None, wrt=None, rtol=1e-5, atol=1e-7, seed=1):

@@ -6,6 +6,7 @@ with central differences in float64; shapes and dtypes with ``infer``/``infer_ar
 import itertools
 
 import numpy as np
+from gradcheck import numeric_grad
 import pytest
 
 import xprof.runtime.ops.matrix  # noqa: F401
@@ -19,19 +20,6 @@ def run(name, *inputs, train=False, **params):
     fn = op.train_kernel if train and op.train_kernel else op.kernel
     out = fn(*inputs, **params)
     return out if isinstance(out, tuple) else (out,)
-
-
-def numeric_grad(loss, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        orig = x[idx]
-        x[idx] = orig + eps
-        plus = loss()
-        x[idx] = orig - eps
-        minus = loss()
-        x[idx] = orig
-        g[idx] = (plus - minus) / (2 * eps)
-    return g
 
 
 def check_grad(name, inputs, params=None, wrt=None, train=False, rng=None, rtol=1e-5,
