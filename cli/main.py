@@ -80,3 +80,9 @@ main.add_command(_trace.trace)
 from . import run as _run  # noqa: E402
 
 main.add_command(_run.run)
+
+# `--version` on every command too (`xprof stats --version`), not only on the group.
+for _command in main.commands.values():
+    _command.params.append(click.Option(
+        ["--version"], is_flag=True, expose_value=False, is_eager=True,
+        callback=_print_version, help="Print the version and exit."))

@@ -15,10 +15,31 @@ import traceback
 import click
 
 
+_BULK_VARS = ("XPROF_EXEC_BULK_EXEC_INFERENCE", "XPROF_EXEC_BULK_EXEC_TRAIN")
+
+
 def _configure_env(bulk):
     value = "1" if bulk else "0"
-    for name in ("EXEC_BULK_EXEC_INFERENCE", "EXEC_BULK_EXEC_TRAIN"):
-        os.environ["XPROF_" + name] = value
+    for name in _BULK_VARS:
+        os.environ[name] = value
+
+
+def _save_process_state():
+    """What running a script changes in this process (``sys.argv``, ``sys.path``, the
+    bulk variables), so that an in-process caller (click's CliRunner, a notebook) gets
+    it back unchanged: later code in that process must see bulk execution's defaults."""
+    return list(sys.argv), list(sys.path), {k: os.environ.get(k) for k in _BULK_VARS}
+
+
+def _restore_process_state(saved):
+    argv, path, env = saved
+    sys.argv[:] = argv
+    sys.path[:] = path
+    for key, value in env.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _trimmed_traceback(exc):
@@ -60,6 +81,40 @@ def _run_target(module, target, args):
         return 1
 
 
+def _check_module(module):
+    """``-m NAME`` whose top-level package is nowhere on the path (the current folder
+    first, as ``python -m``): one-line error before anything runs. Only the top level is
+    looked up: finding ``a.b`` would import ``a``, before the profiler starts."""
+    import importlib.util
+
+    from .errors import fail
+
+    top = module.split(".")[0]
+    sys.path.insert(0, os.getcwd())
+    try:
+        found = bool(top) and importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        found = False
+    finally:
+        sys.path.pop(0)
+    if not found:
+        fail(f"-m {module!r}: no module named {top!r} in the current folder or on sys.path")
+
+
+def _check_writable(output, out_dir):
+    """Fail now, in one line, rather than with a traceback once the script has run."""
+    import tempfile
+
+    from .errors import fail
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=out_dir)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
+
+
 def _finish(profiler_session, engine):
     """Drain the engine and write the trace if the script did not already."""
     try:
@@ -72,8 +127,32 @@ def _finish(profiler_session, engine):
     return None
 
 
-@click.command("run", context_settings={"ignore_unknown_options": True,
-                                         "allow_interspersed_args": False})
+class _RunCommand(click.Command):
+    """As with ``python -m MODULE ARGS``, everything after ``-m MODULE`` is the module's
+    (``xprof run -m pkg.train --help`` passes ``--help`` on), like everything after
+    SCRIPT already is (``allow_interspersed_args=False``)."""
+
+    def parse_args(self, ctx, args):
+        takes_value = {opt for p in self.params if isinstance(p, click.Option)
+                       and not p.is_flag for opt in p.opts}
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--" or not arg.startswith("-") or arg == "-":
+                break   # SCRIPT (or an explicit end of options): click handles the rest
+            if arg == "-m" and i + 1 < len(args):
+                args = list(args[:i + 2]) + ["--"] + list(args[i + 2:])
+                break
+            if arg.startswith("-m") and len(arg) > 2:   # -mMODULE
+                args = list(args[:i + 1]) + ["--"] + list(args[i + 1:])
+                break
+            i += 2 if arg in takes_value else 1
+        return super().parse_args(ctx, args)
+
+
+@click.command("run", cls=_RunCommand,
+               context_settings={"ignore_unknown_options": True,
+                                 "allow_interspersed_args": False})
 @click.option("-m", "module", metavar="MODULE", default=None,
               help="Run a library module as a script (like python -m).")
 @click.option("-o", "--output", default="profile.json", show_default=True,
@@ -84,7 +163,8 @@ def _finish(profiler_session, engine):
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
-@click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED)
+@click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
+                metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
@@ -105,6 +185,7 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
             fail(f"script {target!r} does not exist or is not a file")
     else:
         target, args = None, script_and_args
+        _check_module(module)
     from xprof.runtime.profiler import config as _config
     try:
         mode_bits = _config.parse_mode_list(mode)
@@ -113,29 +194,38 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     out_dir = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
+    _check_writable(output, out_dir)
 
+    saved = _save_process_state()
     _configure_env(bulk)
-    import xprof.runtime as mx
-    from xprof.runtime import engine
-    from xprof.runtime.profiler import session
+    try:
+        import xprof.runtime as mx
+        from xprof.runtime import engine
+        from xprof.runtime.profiler import session
 
-    output = os.path.abspath(output)
-    session.set_config(filename=output, aggregate_stats=True,
-                       **_config.kwargs_for_mode(mode_bits))
-    session.set_state("run")
-    session.clear_script_configured()
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        pass  # KeyboardInterrupt is caught in _run_target
-    code = _run_target(module, target, args)
-    path = _finish(session, engine)
-    if quiet:
-        sys.exit(code)
-    if session.script_configured():
-        cfg = session.get_config()
-        click.echo(f"xprof: the script configured the profiler itself; its settings were "
-                   f"kept (trace file {cfg['filename']!r})", err=True)
-        path = path or cfg["filename"]
-    _report(path or output, show_stats)
+        output = os.path.abspath(output)
+        saved_config = session.get_config()
+        session.set_config(filename=output, aggregate_stats=True,
+                           **_config.kwargs_for_mode(mode_bits))
+        session.set_state("run")
+        session.clear_script_configured()
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            pass  # KeyboardInterrupt is caught in _run_target
+        code = _run_target(module, target, args)
+        path = _finish(session, engine)
+    finally:
+        _restore_process_state(saved)
+    if not quiet:
+        if session.script_configured():
+            cfg = session.get_config()
+            click.echo(f"xprof: the script configured the profiler itself; its settings "
+                       f"were kept (trace file {cfg['filename']!r})", err=True)
+            path = path or cfg["filename"]
+        _report(path or output, show_stats)
+    if session.state() == "stop":
+        # in-process callers (CliRunner) get the profiler configured as before the run
+        session.set_config(**saved_config)
+        session.clear_script_configured()
     del mx
     sys.exit(code)
 

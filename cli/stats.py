@@ -35,7 +35,7 @@ def load_stats(path):
                 tick()
     except TraceError as exc:
         fail(str(exc))
-    except OSError as exc:
+    except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream
         fail(f"{path}: read error: {exc}")
     if reader.truncated:
         click.echo(f"xprof: warning: {path} is truncated; statistics cover the events before the cut",

@@ -18,6 +18,9 @@ def write_atomic(path, chunks, compress):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".xprof-trace-", suffix=".tmp", dir=folder)
     try:
+        mask = os.umask(0o022)   # mkstemp's 0600 would make the copy private
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
         with os.fdopen(fd, "wb") as raw:
             sink = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if compress else raw
             for chunk in chunks:

@@ -146,8 +146,34 @@ def _zeros_if_none(g, x):
     return np.zeros_like(x) if g is None else g
 
 
+def _in_graph(arr):
+    """True if ``arr`` is a marked variable or the output of a recorded op that reads
+    one (MXNet: its autograd entry is set)."""
+    if arr._grad is not None and arr._grad_req != "null":
+        return True
+    if arr._ag is None:
+        return False
+    return any(x._ag is not None or (x._grad is not None and x._grad_req != "null")
+               for x in arr._ag[0].inputs)
+
+
+def _check_not_in_graph(op, outputs):
+    """Writing into an array already in the graph (``y += 1``, ``relu(x, out=x)``,
+    ``y[:] = x`` while recording) would silently route gradients wrong: MXNet refuses
+    it, and so does xprof."""
+    for o in outputs:
+        if _in_graph(o):
+            raise ValueError(
+                f"{op.name}: assigning to an NDArray that is already in a computational "
+                "graph while recording would give wrong gradients; in-place operations "
+                "(+=, *=, relu(x, out=x), y[idx] = x, ...) are not supported inside "
+                "autograd.record(): write to a new array, or call backward first")
+
+
 def record_op(op, inputs, outputs, params, backward_fn=None):
     """Called by the NDArray layer for every op while recording."""
+    if backward_fn is None and op is not None:
+        _check_not_in_graph(op, outputs)
     node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs)
     for i, o in enumerate(outputs):
         o._ag = (node, i)

@@ -15,7 +15,7 @@ chrome://tracing or Perfetto, or run ``xprof stats`` on it: each operator event 
 its layer's name (``{"name": "hybridsequential0_conv0"}``) so the two convolutions can
 be told apart.
 
-    python sample_scripts/train_cnn_profile.py [--mnist DIR] [--hybridize]
+    python sample_scripts/train_cnn_profile.py [--mnist DIR | DIR] [--hybridize]
         [--batch-size 64] [--output profile_output.json]
 
 Only the import line differs from the MXNet version of this script.
@@ -71,6 +71,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mnist", metavar="DIR", help="folder with the MNIST idx files "
                         "(default: synthetic data)")
+    parser.add_argument("mnist_dir", nargs="?", metavar="MNIST_DIR",
+                        help="the same folder, given as a plain path")
     parser.add_argument("--hybridize", action="store_true",
                         help="run the network through the symbolic executor")
     parser.add_argument("--batch-size", type=int, default=64)
@@ -79,6 +81,9 @@ def main(argv=None):
     parser.add_argument("--output", default="profile_output.json",
                         help="trace file to write (Chrome trace format)")
     args = parser.parse_args(argv)
+    if args.mnist and args.mnist_dir and args.mnist != args.mnist_dir:
+        parser.error("give the MNIST folder once (--mnist DIR or DIR)")
+    args.mnist = args.mnist or args.mnist_dir
     if args.batch_size < 1:
         parser.error("--batch-size must be positive")
 

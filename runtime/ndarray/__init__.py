@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
-from ..context import current_context
+from ..context import Context, current_context
 from ..ops import registry as _registry
 from . import random
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
@@ -20,7 +20,10 @@ _float32 = np.dtype(np.float32)
 
 
 def _ctx(ctx):
-    ctx = ctx or current_context()
+    if ctx is None:
+        ctx = current_context()
+    elif not isinstance(ctx, Context):
+        raise ValueError(f"ctx={ctx!r} is not a Context; use mx.cpu()")
     ctx.check_available()
     return ctx
 
@@ -71,9 +74,14 @@ def full(shape, val, ctx=None, dtype=None, out=None, **kwargs):
 def empty(shape, ctx=None, dtype=None):
     """An uninitialised array: memory only, no engine op (as in MXNet)."""
     from .ndarray import _shape, _dtype
+    from ..profiler.session import api_event, flags
+    from time import perf_counter_ns
+    t0 = perf_counter_ns() if flags.api else 0   # array creation: an API entry point
     shape, dtype = _shape(shape), _dtype(dtype)
     a = new_array(shape, dtype, _ctx(ctx), "empty")
     a._data = np.empty(shape, dtype)
+    if t0:
+        api_event("empty", t0)
     return a
 
 
@@ -98,10 +106,27 @@ def concatenate(arrays, axis=0, always_copy=True):
     return invoke("concat", tuple(arrays), {"dim": axis})
 
 
+def _takes_any_keyword(kernel):
+    import inspect
+    try:
+        params = inspect.signature(kernel).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind is p.VAR_KEYWORD for p in params)
+
+
 def _make_function(op):
     names = op.arg_names
+    # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
+    # not a TypeError from the kernel at the next sync point.
+    allowed = None if _takes_any_keyword(op.kernel) else frozenset(op.params) | set(names)
 
     def fn(*args, out=None, name=None, **kwargs):
+        if allowed is not None:
+            for key in kwargs:
+                if key not in allowed:
+                    raise ValueError(f"{op.name}: unknown argument {key!r}; arguments: "
+                                     + (", ".join(list(names) + list(op.params)) or "none"))
         inputs = list(args)
         if op.variadic:
             inputs = [a for a in args]

@@ -169,7 +169,9 @@ class NDArray(Var):
 
     # -- copies and devices ---------------------------------------------------------------
     def copy(self):
-        return invoke("_copy", (self,), {})
+        """A copy on the same device; as in MXNet (``copyto(self.context)``), the op is
+        ``CopyCPU2CPU``."""
+        return invoke("CopyCPU2CPU", (self,), {})
 
     def copyto(self, other):
         """Copy into ``other`` (an NDArray, op ``CopyCPU2CPU``) or a new array on a Context."""
@@ -299,6 +301,8 @@ class NDArray(Var):
 
     # -- indexing -----------------------------------------------------------------------------
     def __getitem__(self, key):
+        if type(key) is slice and key == _FULL_SLICE:
+            return self   # as in MXNet: x[:] is x (so dst[:] += src updates dst in place)
         key = _index_key(key, self.shape)
         return invoke("slice", (self,), {"key": key})
 
@@ -399,7 +403,8 @@ class NDArray(Var):
         return self._rscalar(o, "_rpower_scalar")
 
     def __neg__(self):
-        return invoke("negative", (self,), {})
+        # MXNet 1.x: -x is _mul_scalar(x, -1.0), and profiles show that name
+        return _scalar_op("_mul_scalar", self, -1.0)
 
     def __pos__(self):
         return self

@@ -6,7 +6,7 @@ engine variable, so a seed gives the same numbers whatever thread runs them.
 import numpy as np
 
 from .. import engine as _engine
-from ..context import current_context
+from ..context import Context, current_context
 from . import ndarray as _nd
 
 _rng = np.random.default_rng(0)
@@ -21,10 +21,15 @@ def _var():
 
 
 def seed(seed_state, ctx="all"):
-    """Reseed the generator (after the random ops already pushed have drawn)."""
+    """Reseed the generator (after the random ops already pushed have drawn). ``ctx`` is
+    'all' or a Context, as in MXNet; every context shares the one generator here."""
     if not isinstance(seed_state, (int, np.integer)) or isinstance(seed_state, bool):
         raise ValueError(f"seed {seed_state!r} is not allowed; use an integer")
-    new = np.random.default_rng(int(seed_state))
+    if not (isinstance(ctx, Context) or (isinstance(ctx, str) and ctx == "all")):
+        raise ValueError(f"seed: ctx={ctx!r} is not allowed; use 'all' or a Context "
+                         "such as mx.cpu()")
+    # MXNet takes any C int; numpy wants a non-negative seed: -1 maps to 2**64 - 1
+    new = np.random.default_rng(int(seed_state) % (1 << 64))
     # An internal op (never profiled): ordered after earlier draws, before later ones.
     _engine.get().push(_swap, (new,), [], [_var()], "ResourceParallelRandomSetSeed", 0, 0)
 
@@ -43,6 +48,8 @@ def _draw(opname, params, shape, dtype, ctx, out):
         shape = (shape,)
     params = dict(params, shape=tuple(shape), dtype=np.dtype(dtype or "float32").name,
                   rng=_RngRef())
+    if ctx is not None and not isinstance(ctx, Context):
+        raise ValueError(f"ctx={ctx!r} is not a Context; use mx.cpu()")
     return _nd.invoke(opname, (), params, out=out, ctx=ctx or current_context(),
                       extra_vars=(_var(),))
 

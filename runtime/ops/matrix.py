@@ -491,19 +491,25 @@ def _region_shape(shape, key, opname="slice"):
 
 
 def _slice(data, key=None, begin=None, end=None, step=None):
-    return data[_slice_key(key, begin, end, step)]
+    out = data[_slice_key(key, begin, end, step)]
+    return out if type(out) is np.ndarray else np.asarray(out).reshape(1)   # see infer
 
 
 def _slice_grad(ograds, inputs, outputs, key=None, begin=None, end=None, step=None):
     x = inputs[0]
     g = np.zeros_like(x)
-    g[_slice_key(key, begin, end, step)] = ograds[0]
+    key = _slice_key(key, begin, end, step)
+    og = ograds[0]
+    g[key] = og.reshape(g[key].shape)   # a (1,) result of an all-integer key
     return [g]
 
 
 def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None, **_):
-    return ([_region_shape(in_shapes[0], _slice_key(key, begin, end, step))],
-            [in_dtypes[0]])
+    # As in MXNet 1.x (no 0-d arrays): an all-integer key (``x[1]`` on a vector,
+    # ``x[0, 1]`` on a matrix) gives shape (1,), not (); the kernel's scalar is stored
+    # reshaped.
+    shape = _region_shape(in_shapes[0], _slice_key(key, begin, end, step))
+    return [shape or (1,)], [in_dtypes[0]]
 
 
 _KEY_PARAMS = {"key": None, "begin": None, "end": None, "step": None}
@@ -553,6 +559,9 @@ def _assign_shape_check(lshape, rshape, key, opname):
 def _slice_assign(lhs, rhs, key=None, begin=None, end=None, step=None):
     key = _slice_key(key, begin, end, step)
     out = lhs.copy()
+    extra = rhs.ndim - np.ndim(out[key])
+    if extra > 0:   # leading 1s (checked at inference): x[0, 1] = nd.array([5])
+        rhs = rhs.reshape(rhs.shape[extra:])
     out[key] = rhs
     return out
 
@@ -995,11 +1004,26 @@ def _random_normal(loc=0.0, scale=1.0, shape=(), ctx=None, dtype="float32", rng=
     return z.astype(dt, copy=False)
 
 
+def _uniform_infer(in_shapes, in_dtypes, low=0.0, high=1.0, **params):
+    # MXNet checks low <= high (and scale > 0 below) when the op is called
+    if not float(low) <= float(high):
+        raise ValueError(f"_random_uniform: low={low} is greater than high={high}; "
+                         "use low <= high")
+    return _creation_infer(in_shapes, in_dtypes, **params)
+
+
+def _normal_infer(in_shapes, in_dtypes, loc=0.0, scale=1.0, **params):
+    if not float(scale) >= 0:
+        raise ValueError(f"_random_normal: scale={scale} is not allowed; use a "
+                         "non-negative standard deviation")
+    return _creation_infer(in_shapes, in_dtypes, **params)
+
+
 _RANDOM = dict(_CREATION, rng=None)
-defop("_random_uniform", _random_uniform, arg_names=(), infer=_creation_infer,
+defop("_random_uniform", _random_uniform, arg_names=(), infer=_uniform_infer,
       grad=_no_input_grad, cost=_creation_cost,
       params=dict(_RANDOM, low=0.0, high=1.0))
-defop("_random_normal", _random_normal, arg_names=(), infer=_creation_infer,
+defop("_random_normal", _random_normal, arg_names=(), infer=_normal_infer,
       grad=_no_input_grad, cost=_creation_cost,
       params=dict(_RANDOM, loc=0.0, scale=1.0))
 

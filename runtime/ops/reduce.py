@@ -9,11 +9,20 @@ from .registry import defop
 
 
 def _axes(axis, ndim):
-    if axis is None or axis == ():
+    if axis is None or (type(axis) is tuple and not axis):
         return None
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    else:
+        try:
+            axes = tuple(axis)
+        except TypeError:
+            axes = (axis,)
     out = []
     for a in axes:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise ValueError(f"axis={axis!r} is not allowed; use an int, a tuple of ints "
+                             "or None")
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of range for an array of {ndim} dimensions")
         out.append(a % ndim)

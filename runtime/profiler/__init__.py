@@ -4,10 +4,24 @@ Data flows one way: the engine and the NDArray layer record raw tuples
 (:mod:`.recorder`), :mod:`.chrome` turns them into the trace file, :mod:`.stats`
 aggregates them (the same code ``xprof stats`` runs on files).
 """
+import contextlib
+
 from .config import MODE_ALL, MODE_API, MODE_IMPERATIVE, MODE_MEMORY, MODE_SYMBOLIC
 from .objects import Counter, Domain, Event, Frame, Marker, Scope, Task
 from .session import (dump, dumps, get_config, get_mode, is_recording, pause, resume,
                       set_config, set_state, state)
+
+
+@contextlib.contextmanager
+def scope(name="<unk>:", append_mode=True):
+    """MXNet's function form of :class:`Scope`: names the allocations made inside it and
+    yields ``name`` ending in ':' as MXNet does (``with mx.profiler.scope('layer1'):``)."""
+    with Scope(name, append_mode):
+        yield name if name.endswith(":") else name + ":"
+
+
+def set_kvstore_handle(handle):
+    """MXNet API for profiling a parameter server; xprof has none, so nothing to do."""
 
 
 def profiler_set_config(mode="symbolic", filename="profile.json"):
@@ -30,4 +44,4 @@ __all__ = ["set_config", "set_state", "state", "pause", "resume", "dump", "dumps
            "get_config", "get_mode", "is_recording", "Domain", "Task", "Frame", "Event",
            "Counter", "Marker", "Scope", "MODE_SYMBOLIC", "MODE_IMPERATIVE", "MODE_API",
            "MODE_MEMORY", "MODE_ALL", "profiler_set_config", "profiler_set_state",
-           "dump_profile"]
+           "dump_profile", "scope", "set_kvstore_handle"]

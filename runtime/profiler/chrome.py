@@ -90,6 +90,17 @@ def _build(snapshot, base_ns, process_name, other_data):
             "otherData": other_data}
 
 
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates files readable by their owner only; a trace (or a memory CSV) gets the
+# permissions an ordinary open() would give it, as MXNet's files have.
+FILE_MODE = 0o666 & ~_umask()
+
+
 def write_atomic(path, data):
     """Write bytes to ``path`` via a temp file in the same folder and a rename, so the
     file on disk is always either the old complete document or the new one."""
@@ -97,6 +108,7 @@ def write_atomic(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=folder)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)

@@ -4,6 +4,8 @@ As in MXNet, every ``set_config`` call starts from the defaults and applies the 
 is given. Modes form a bitmask: symbolic 1, imperative 2, api 4, memory 8; the default
 mode is symbolic | api | memory.
 """
+import os
+
 MODE_SYMBOLIC, MODE_IMPERATIVE, MODE_API, MODE_MEMORY = 1, 2, 4, 8
 MODE_ALL = 15
 MODE_NAMES = {"symbolic": MODE_SYMBOLIC, "imperative": MODE_IMPERATIVE, "api": MODE_API,
@@ -30,6 +32,8 @@ DEFAULTS = {
 def _as_bool(key, value):
     if isinstance(value, bool):
         return value
+    if type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy":
+        return bool(value)
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
@@ -44,6 +48,9 @@ def parse(kwargs):
         if key not in DEFAULTS:
             raise ValueError(f"set_config: unknown key {key!r}; allowed keys: "
                              + ", ".join(sorted(DEFAULTS)))
+        if isinstance(value, os.PathLike) and (key == "filename"
+                                               or key.endswith("filename_prefix")):
+            value = os.fspath(value)   # MXNet takes str(value): a pathlib.Path works
         if key in _BOOL_KEYS:
             value = _as_bool(key, value)
         elif key == "filename":

@@ -85,6 +85,8 @@ def sample_all():
     with _lock:
         _fold_frees()
         for device, total in totals.items():
+            if not total and device not in _last_sample:
+                continue   # nothing held, nothing allocated this session: not in use
             _last_sample[device] = total
             ev.append((R.C, counter_name(device), CAT, t, total))
 
@@ -96,22 +98,17 @@ def reset():
 
 
 def write_csv(prefix, pid):
-    """Write one CSV per device as ``<prefix>-pid_<pid>-<device>.csv``; return paths."""
+    """Write the rows as ``<prefix>-pid_<pid>.csv`` (MXNet's file name: one file, every
+    device, told apart by the Device column); return ``[path]``."""
     import csv
     import io
 
     from .chrome import write_atomic
 
-    by_dev = {}
-    for row in list(rows):
-        by_dev.setdefault(row[2], []).append(row)
-    paths = []
-    for device, dev_rows in sorted(by_dev.items()):
-        text = io.StringIO()
-        w = csv.writer(text, lineterminator="\n")
-        w.writerow(["Attribute Name", "Requested Size", "Device", "Actual Size", "Reuse?"])
-        w.writerows(dev_rows)
-        path = f"{prefix}-pid_{pid}-{device.replace('/', '_')}.csv"
-        write_atomic(path, text.getvalue().encode())
-        paths.append(path)
-    return paths
+    text = io.StringIO()
+    w = csv.writer(text, lineterminator="\n")
+    w.writerow(["Attribute Name", "Requested Size", "Device", "Actual Size", "Reuse?"])
+    w.writerows(list(rows))
+    path = f"{prefix}-pid_{pid}.csv"
+    write_atomic(path, text.getvalue().encode())
+    return [path]

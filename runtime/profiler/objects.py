@@ -6,6 +6,7 @@ and frames may start and stop on different threads, so they are async (``b``/``e
 events keyed by an id; an Event is a slice on its thread; a Counter is a ``C`` series.
 """
 import itertools
+import numbers
 import threading
 from time import perf_counter_ns
 
@@ -135,9 +136,12 @@ class Counter:
 
     @staticmethod
     def _number(value):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if type(value) is int or type(value) is float:
+            return value
+        # numpy scalars (np.int64 from a shape or a sum) count too, as in MXNet
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise ValueError(f"counter value {value!r} is not allowed; use an int or float")
-        return value
+        return value.item() if hasattr(value, "item") else value
 
     def _record(self, value):
         if flags.recording:

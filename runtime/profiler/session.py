@@ -80,9 +80,12 @@ def _memory_prefix():
     return _cfg["memory_profile_filename_prefix"] or _cfg["gpu_memory_profile_filename_prefix"]
 
 
-def _check_process(profile_process):
+def _check_process(profile_process, func):
     if profile_process != "worker":
-        config.parse({"profile_process": profile_process})
+        try:
+            config.parse({"profile_process": profile_process})
+        except ValueError as e:   # name the function the user called
+            raise ValueError(str(e).replace("set_config:", func + ":", 1)) from None
 
 
 # -- public API -----------------------------------------------------------------------
@@ -112,7 +115,7 @@ def get_mode():
 def set_state(state="stop", profile_process="worker"):
     """``'run'`` starts recording, ``'stop'`` stops it (events are kept until dumped)."""
     global _state, _paused, _script_configured, _ever_ran, _retained
-    _check_process(profile_process)
+    _check_process(profile_process, "set_state")
     if state not in ("run", "stop"):
         raise ValueError(f"set_state: state={state!r} is not allowed; use 'run' or 'stop'")
     with _lock:
@@ -138,7 +141,7 @@ def state():
 def pause(profile_process="worker"):
     """Stop recording without ending the session (``resume`` continues)."""
     global _paused
-    _check_process(profile_process)
+    _check_process(profile_process, "pause")
     with _lock:
         _paused = True
         _apply()
@@ -146,7 +149,7 @@ def pause(profile_process="worker"):
 
 def resume(profile_process="worker"):
     global _paused
-    _check_process(profile_process)
+    _check_process(profile_process, "resume")
     with _lock:
         _paused = False
         _apply()
@@ -163,7 +166,7 @@ def dump(finished=True, profile_process="worker"):
     released, so a later ``set_config``/``set_state('run')`` starts a fresh profile.
     ``finished=False`` writes what was recorded so far and keeps profiling.
     """
-    _check_process(profile_process)
+    _check_process(profile_process, "dump")
     _check_flag("dump", "finished", finished)
     with _lock:
         path = _write_trace()

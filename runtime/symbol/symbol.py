@@ -773,7 +773,7 @@ class Symbol:
         return self._rscalar(o, "_rpower_scalar")
 
     def __neg__(self):
-        return _compose(_registry.get("negative"), (self,), {}, None, None)
+        return self.__mul__(-1.0)   # MXNet 1.x: _mul_scalar with scalar -1.0
 
     def __pos__(self):
         return self

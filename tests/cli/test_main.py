@@ -61,3 +61,18 @@ def test_bare_command_prints_help_as_usage_error():
     assert res.exit_code == 2
     assert res.stderr.startswith("Usage: xprof") and "validate" in res.stderr
     assert "xprof: error" not in res.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "stats", "trace", "validate"])
+def test_every_command_has_version_and_an_example(command):
+    from xprof.runtime import __version__
+
+    res = cli(command, "--version")
+    assert res.exit_code == 0 and res.stdout == f"xprof {__version__}\n"
+    res = cli(command, "--help")
+    assert res.exit_code == 0 and "Example:" in res.stdout and "  xprof " in res.stdout
+
+
+def test_run_usage_names_script_and_args():
+    res = cli("run", "--help")
+    assert res.stdout.startswith("Usage: xprof run [OPTIONS] SCRIPT [ARGS]...")

@@ -194,3 +194,56 @@ def test_run_bad_input_is_one_line_exit_2(tmp_path, args, fragment):
     assert fragment in res.stderr
     assert "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_run_in_process_restores_argv_path_and_bulk_env(tmp_path, monkeypatch):
+    # CliRunner runs the script in this process: once it is done, later code here must
+    # see its own sys.argv/sys.path and bulk execution's defaults again.
+    from click.testing import CliRunner
+
+    from xprof.cli.main import main
+
+    for key in ("XPROF_EXEC_BULK_EXEC_INFERENCE", "XPROF_EXEC_BULK_EXEC_TRAIN"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XPROF_EXEC_BULK_EXEC_TRAIN", "1")
+    import xprof.runtime as mx
+
+    script = write(tmp_path, "ops.py", OPS_SCRIPT)
+    argv, path = list(sys.argv), list(sys.path)
+    config = mx.profiler.get_config()
+    res = CliRunner().invoke(main, ["run", "-q", "-o", str(tmp_path / "t.json"),
+                                    str(script), "a"])
+    assert res.exit_code == 0, res.output
+    assert "argv ['a']" in res.stdout
+    assert (tmp_path / "t.json").exists()
+    assert sys.argv == argv and sys.path == path
+    assert mx.profiler.get_config() == config and mx.profiler.state() == "stop"
+    assert "XPROF_EXEC_BULK_EXEC_INFERENCE" not in os.environ
+    assert os.environ["XPROF_EXEC_BULK_EXEC_TRAIN"] == "1"
+
+
+def test_run_module_args_after_module_are_the_modules(tmp_path):
+    # python -m MODULE ARGS: everything after the module name is the module's, even
+    # names xprof run itself knows (-o, --quiet, --help)
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "job.py").write_text("import sys\nprint('args', sys.argv[1:])\n")
+    res = xprof("run", "-q", "-o", "mine.json", "-m", "mypkg.job", "-o", "x", "--help",
+                cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "args ['-o', 'x', '--help']" in res.stdout
+    assert (tmp_path / "mine.json").exists() and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "-m", "no_such_module_xyz"], "no module named 'no_such_module_xyz'"),
+    (["run", "-o", "/proc/t.json", "x.py"], "cannot write in '/proc'"),
+])
+def test_run_unusable_module_or_output_is_one_line_exit_2(tmp_path, args, fragment):
+    (tmp_path / "x.py").write_text("print('hi')\n")
+    res = xprof(*args, cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert fragment in res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert "hi" not in res.stdout and not (tmp_path / "profile.json").exists()

@@ -312,3 +312,18 @@ def test_stats_tolerates_garbage(tmp_path):
     assert obj["Time"]["uncategorized"]["(unnamed)"]["Count"] == 1
     assert obj["Time"]["operator"]["ok"]["Total"] == 2.0
     assert obj["Counter"]["uncategorized"] == {"ctr.c": {"Count": 1, "Min": 2, "Max": 2, "Avg": 2.0}}
+
+
+@pytest.mark.parametrize("name, content", [
+    ("cut.json.gz", json.dumps({"traceEvents": [X("a", 0, 1)] * 2000}).encode()),
+    ("cut.log.gz", b"dnnl_verbose,exec,cpu,convolution,jit:avx2,forward,src,,,mb1,0.5\n" * 2000),
+])
+def test_stats_cut_gzip_is_one_line_exit_2(tmp_path, name, content):
+    import gzip
+
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(content)[:300])   # the stream ends mid-way
+    res = cli("stats", path)
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"xprof: error: {path}: read error")
+    assert len(res.stderr.strip().splitlines()) == 1

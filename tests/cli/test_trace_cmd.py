@@ -217,3 +217,15 @@ def test_trace_subprocess(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and "wrote" in proc.stderr
     assert cli_subprocess("validate", out).returncode == 0
+
+
+def test_output_gets_ordinary_file_permissions(tmp_path):
+    """The temp file behind the atomic write is 0600; the result must not stay private."""
+    out = tmp_path / "perm.json"
+    good = write_trace(tmp_path / "good.json", meta() + [X("p", 0, 10)])
+    mask = os.umask(0o022)
+    try:
+        assert cli("trace", good, "-o", out).exit_code == 0
+    finally:
+        os.umask(mask)
+    assert os.stat(out).st_mode & 0o777 == 0o644

@@ -56,3 +56,15 @@ def test_missing_mnist_folder_is_a_clear_error(tmp_path):
     res = _run("--mnist", str(tmp_path / "none"), "--output", str(tmp_path / "t.json"))
     assert res.returncode != 0
     assert "train-images-idx3-ubyte" in res.stderr and "none" in res.stderr
+
+
+def test_mnist_folder_as_a_plain_path(tmp_path):
+    # "uses local MNIST files when given a path": a positional path works like --mnist
+    res = _run(str(tmp_path / "none"), "--output", str(tmp_path / "t.json"))
+    assert res.returncode != 0
+    assert "train-images-idx3-ubyte" in res.stderr and "none" in res.stderr
+    mnist_dir(str(tmp_path / "mnist"), 40, gz=False)
+    out = str(tmp_path / "trace.json")
+    res = _run(str(tmp_path / "mnist"), "--batch-size", "16", "--output", out)
+    assert res.returncode == 0, res.stderr
+    assert any(e["name"] == "Convolution" for e in _op_events(out))

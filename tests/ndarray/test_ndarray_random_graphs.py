@@ -94,7 +94,9 @@ class Graph:
         self.checked += 1
 
     def discard(self, entry):
-        self.pool = [e for e in self.pool if e is not entry]
+        # called before ``entry``'s array is changed in place: every alias of that array
+        # (``x[:]`` is ``x`` itself, as in MXNet) goes too, its reference is stale
+        self.pool = [e for e in self.pool if e is not entry and e[0] is not entry[0]]
 
     def pick(self, pred=lambda nd, ref: True, label="operand"):
         choices = [i for i, (a, r) in enumerate(self.pool) if pred(a, r)]
@@ -363,7 +365,9 @@ def _index_key(g, shape):
 def op_slice(g):
     a, r = g.pick()
     key = _index_key(g, r.shape)
-    g.add(a[key], r[key])
+    ref = np.asarray(r[key])
+    # MXNet 1.x has no 0-d arrays: an all-integer key gives shape (1,)
+    g.add(a[key], ref.reshape((1,)) if ref.ndim == 0 else ref)
 
 
 def op_slice_assign(g):

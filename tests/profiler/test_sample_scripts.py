@@ -43,9 +43,11 @@ def test_matmul_profile_window_size_option(tmp_path):
 def test_ndarray_chain(tmp_path):
     proc, doc = _run(tmp_path, "ndarray_chain")
     counts = pt.name_counts(doc)
-    for op in ("relu", "exp", "sqrt", "negative"):
+    for op in ("relu", "exp", "sqrt"):
         assert counts[("operator", op)] == 10, (op, counts)
         assert counts[("API", op)] == 10
+    # x * 0.5, -y and x * 0.9 per step (MXNet names -y _mul_scalar too)
+    assert counts[("operator", "_mul_scalar")] == 30
     assert counts[("operator", "sum")] == 11
     assert pt.events(doc, "C", "Device Storage")
 

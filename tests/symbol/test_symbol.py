@@ -40,7 +40,7 @@ def test_arithmetic_uses_mxnet_operator_names():
         1 + x: "_plus_scalar", x - 1: "_minus_scalar", 1 - x: "_rminus_scalar",
         x * 2: "_mul_scalar", 2 * x: "_mul_scalar", x / 2: "_div_scalar",
         2 / x: "_rdiv_scalar", x ** 2: "_power_scalar", 2 ** x: "_rpower_scalar",
-        -x: "negative", x > 0: "_greater_scalar", x == y: "_equal",
+        -x: "_mul_scalar", x > 0: "_greater_scalar", x == y: "_equal",
     }
     for sym, opname in cases.items():
         node = sym._outputs[0][0]

@@ -1,0 +1,126 @@
+"""Behaviours where xprof follows MXNet 1.x exactly: shapes of integer indexing, the
+operator names of ``copy()`` and unary minus, and argument checks that MXNet makes."""
+import numpy as np
+import pytest
+
+import xprof.runtime as mx
+
+
+# -- integer indexing keeps a dimension (MXNet 1.x has no 0-d arrays) -------------------------
+def test_integer_index_of_vector_has_shape_1(engine):
+    v = mx.nd.array([1, 2, 3])
+    assert v[1].shape == (1,)
+    np.testing.assert_array_equal(v[1].asnumpy(), [2])
+    assert v[-1].asscalar() == 3
+    assert [e.shape for e in v] == [(1,), (1,), (1,)]
+
+
+def test_all_integer_tuple_key_has_shape_1(engine):
+    m = mx.nd.array([[1, 2], [3, 4]])
+    assert m[0, 1].shape == (1,)
+    np.testing.assert_array_equal(m[0, 1].asnumpy(), [2])
+    assert m[1].shape == (2,) and m[:, 0].shape == (2,)
+
+
+def test_assign_size_1_array_to_integer_index(engine):
+    y = mx.nd.zeros((3,))
+    y[2] = mx.nd.array([7])
+    z = mx.nd.zeros((2, 2))
+    z[0, 1] = mx.nd.array([9.0])
+    np.testing.assert_array_equal(y.asnumpy(), [0, 0, 7])
+    np.testing.assert_array_equal(z.asnumpy(), [[0, 9], [0, 0]])
+
+
+def test_integer_index_gradient(engine):
+    v = mx.nd.array([1, 2, 3])
+    v.attach_grad()
+    with mx.autograd.record():
+        out = v[1] * 3
+    out.backward()
+    np.testing.assert_array_equal(v.grad.asnumpy(), [0, 3, 0])
+
+
+# -- operator names users read in profiles --------------------------------------------------
+def test_copy_is_copycpu2cpu_and_neg_is_mul_scalar(engine, profile):
+    x = mx.nd.array([1.0, -2.0])
+    with profile() as box:
+        c = x.copy()
+        n = -x
+    assert box.trace.names() == ["CopyCPU2CPU", "_mul_scalar"]
+    np.testing.assert_array_equal(c.asnumpy(), [1, -2])
+    np.testing.assert_array_equal(n.asnumpy(), [-1, 2])
+
+
+def test_neg_keeps_integer_dtype_and_gradient(engine):
+    i = -mx.nd.array([1, 2], dtype="int32")
+    assert i.dtype == np.int32
+    np.testing.assert_array_equal(i.asnumpy(), [-1, -2])
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (-x * 3).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [-3, -3])
+
+
+# -- argument checks MXNet makes at the call ------------------------------------------------
+def _one_line_error(call, *fragments):
+    with pytest.raises(ValueError) as info:
+        call()
+    msg = str(info.value)
+    assert "\n" not in msg
+    for f in fragments:
+        assert f in msg, (f, msg)
+
+
+def test_random_parameter_checks(engine):
+    _one_line_error(lambda: mx.nd.random.uniform(1, 0, shape=(2,)), "low=1.0", "high=0.0")
+    _one_line_error(lambda: mx.random.uniform(5, -5), "low <= high")
+    _one_line_error(lambda: mx.nd.random.normal(0, -1, shape=(2,)), "scale=-1.0")
+    assert mx.nd.random.uniform(2, 2, shape=(3,)).asnumpy().tolist() == [2, 2, 2]
+    assert mx.nd.random.normal(1, 0, shape=(2,)).asnumpy().tolist() == [1, 1]
+
+
+def test_seed_ctx_and_negative_seed(engine):
+    _one_line_error(lambda: mx.random.seed(1, ctx="foo"), "ctx='foo'", "'all'")
+    mx.random.seed(3, ctx=mx.cpu())
+    mx.random.seed(-1)                       # a C int in MXNet: accepted
+    a = mx.nd.random.uniform(shape=(4,)).asnumpy()
+    mx.random.seed(-1, ctx="all")
+    np.testing.assert_array_equal(mx.nd.random.uniform(shape=(4,)).asnumpy(), a)
+
+
+def test_reduction_axis_checks(engine):
+    x = mx.nd.ones((2, 3))
+    np.testing.assert_array_equal(mx.nd.sum(x, axis=np.int64(1)).asnumpy(), [3, 3])
+    np.testing.assert_array_equal(x.mean(axis=[0, 1]).asnumpy(), [1])
+    for bad in ("a", 1.5, True, (0, "b")):
+        _one_line_error(lambda: mx.nd.mean(x, axis=bad), f"axis={bad!r}")
+
+
+def test_ctx_must_be_a_context(engine):
+    for call in (lambda: mx.nd.zeros((1,), ctx="cpu"), lambda: mx.nd.ones(2, ctx=0),
+                 lambda: mx.nd.array([1], ctx="cpu(0)"),
+                 lambda: mx.nd.random.uniform(shape=(2,), ctx="cpu")):
+        _one_line_error(call, "is not a Context")
+
+
+def test_unknown_keyword_is_an_error_at_the_call(engine):
+    x = mx.nd.ones((2, 3))
+    _one_line_error(lambda: mx.nd.sqrt(x, foo=1), "sqrt", "'foo'", "data")
+    _one_line_error(lambda: mx.nd.dot(x, x, transpose_c=True), "'transpose_c'", "transpose_b")
+    _one_line_error(lambda: mx.nd.sum(x, axes=1), "'axes'", "axis")
+    assert mx.nd.dot(x, x, transpose_b=True).shape == (2, 2)
+    assert mx.nd.clip(x, 0, 0.5).asnumpy().max() == 0.5
+
+
+def test_full_slice_is_the_array_itself(engine, profile):
+    """MXNet: ``x[:]`` is ``x`` (no op), so ``dst[:] += src`` (CustomOp.assign's 'add'
+    in MXNet) updates dst with one elemwise_add."""
+    x = mx.nd.ones((3,))
+    src = mx.nd.ones((3,))
+    assert x[:] is x
+    with profile() as box:
+        x[:] += src
+    assert box.trace.names() == ["elemwise_add"]
+    np.testing.assert_array_equal(x.asnumpy(), [2, 2, 2])
