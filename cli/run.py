@@ -205,13 +205,12 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
 
         output = os.path.abspath(output)
         saved_config = session.get_config()
-        session.set_config(filename=output, aggregate_stats=True,
-                           **_config.kwargs_for_mode(mode_bits))
-        session.set_state("run")
-        session.clear_script_configured()
+        session.start_for_cli(output, aggregate_stats=True,
+                              **_config.kwargs_for_mode(mode_bits))
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             pass  # KeyboardInterrupt is caught in _run_target
         code = _run_target(module, target, args)
+        session.end_cli_session()
         path = _finish(session, engine)
     finally:
         _restore_process_state(saved)
@@ -220,6 +219,9 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
             cfg = session.get_config()
             click.echo(f"xprof: the script configured the profiler itself; its settings "
                        f"were kept (trace file {cfg['filename']!r})", err=True)
+            if session.handed_over():
+                click.echo(f"xprof: what ran before the script's own profiling is in "
+                           f"{session.handed_over()}", err=True)
             path = path or cfg["filename"]
         _report(path or output, show_stats)
     if session.state() == "stop":

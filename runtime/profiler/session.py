@@ -94,6 +94,11 @@ def set_config(**kwargs):
     global _cfg, _mode, _script_configured, _retained
     cfg = config.parse(kwargs)
     with _lock:
+        if _handover_file is not None and _hand_over():
+            # the script's own profile starts now, as its autostarted one would
+            set_config(**kwargs)
+            set_state("run")
+            return
         if _state != "run":
             _retained = None   # a new profile: the finished one's statistics are done
         _cfg = cfg
@@ -119,6 +124,8 @@ def set_state(state="stop", profile_process="worker"):
     if state not in ("run", "stop"):
         raise ValueError(f"set_state: state={state!r} is not allowed; use 'run' or 'stop'")
     with _lock:
+        if _handover_file is not None:
+            _hand_over()
         _script_configured = True
         if state == _state:
             return
@@ -439,6 +446,46 @@ def autostart_from_env():
     set_state("run")
     _script_configured = False
     return True
+
+
+_handover_file = None   # the trace file of a session started by `xprof run`
+_handed_over = None
+
+
+def start_for_cli(filename, **kwargs):
+    """``xprof run``: profile from the first line of the script into ``filename``. If
+    the script then configures the profiler itself, its calls win: what was recorded
+    so far is written to ``filename`` and the script's own session starts clean."""
+    global _handover_file, _handed_over, _script_configured
+    set_config(filename=filename, **kwargs)
+    set_state("run")
+    _script_configured = False
+    _handover_file = filename
+    _handed_over = None
+
+
+def _hand_over():
+    """End the CLI's session at the script's first profiler call; True if it was
+    recording (the script's configuration then keeps recording, as autostart would)."""
+    global _handover_file, _handed_over
+    _handed_over, _handover_file = _handover_file, None
+    was_running = _state == "run"
+    if was_running or undumped_events():
+        _write_trace()
+        _finish()
+    else:
+        _handed_over = None
+    return was_running
+
+
+def handed_over():
+    """The CLI's trace file if the script took the profiler over (else None)."""
+    return _handed_over
+
+
+def end_cli_session():
+    global _handover_file
+    _handover_file = None
 
 
 def script_configured():

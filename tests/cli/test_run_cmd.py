@@ -176,9 +176,36 @@ def test_run_script_configuring_profiler_wins_and_is_reported(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "configured the profiler itself" in res.stderr
     trace = tmp_path / "custom_add_one.json"
-    assert trace.exists() and not (tmp_path / "profile.json").exists()
+    assert trace.exists()
     names = {e["name"] for e in load(trace)}
     assert "MyAddOne::pure_python" in names and "MyAddOne::_plus_scalar" in names
+
+
+def test_run_script_profiling_a_window_gets_only_that_window(tmp_path):
+    # The script profiles only its second loop; the CLI's own trace keeps the first.
+    script = write(tmp_path, "window.py", """
+        import xprof.runtime as mx
+        x = mx.nd.ones((4, 4))
+        for _ in range(3):
+            x = mx.nd.sqrt(x)
+        mx.nd.waitall()
+        mx.profiler.set_config(profile_all=True, filename="window.json")
+        mx.profiler.set_state("run")
+        for _ in range(2):
+            x = mx.nd.exp(x)
+        mx.nd.waitall()
+        mx.profiler.set_state("stop")
+        mx.profiler.dump()
+    """)
+    res = xprof("run", str(script), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    window = [e["name"] for e in load(tmp_path / "window.json")
+              if e["ph"] == "X" and e["cat"] == "operator"]
+    assert sorted(window) == ["exp", "exp"]
+    before = [e["name"] for e in load(tmp_path / "profile.json")
+              if e["ph"] == "X" and e["cat"] == "operator"]
+    assert before.count("sqrt") == 3 and "exp" not in before
+    assert "before the script's own profiling" in res.stderr
 
 
 @pytest.mark.parametrize("args, fragment", [
