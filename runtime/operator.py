@@ -213,7 +213,9 @@ class _Pool:
     One thread runs calls in order; another is started only when a job is waiting and
     every thread is blocked at a sync point (a forward that waits for another custom
     op's result), up to ``CUSTOM_OP_NUM_THREADS``. Fewer threads means fewer GIL
-    hand-offs, and blocking is the only way a queued call could starve.
+    hand-offs, and blocking is the only way a queued call could starve. The per-job path
+    takes no lock: ``submit`` puts the job and then reads the counts, ``_on_block``
+    changes them and then looks at the queue, so one of the two always sees the other.
     """
 
     def __init__(self, max_threads):
@@ -221,42 +223,28 @@ class _Pool:
         self.jobs = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.threads = 0
-        self.idle = 0       # threads waiting for a job
         self.blocked = 0    # threads inside a job, waiting at a sync point
-        self.waiting = 0    # jobs submitted and not yet taken
         self._names = itertools.count()
 
     def submit(self, job):
-        with self.lock:
-            self.waiting += 1
-            spawn = self._should_spawn()
-        if spawn:
-            self._spawn()
         self.jobs.put(job)
+        if self.threads - self.blocked <= 0:
+            self._maybe_spawn()
 
-    def _should_spawn(self):
-        if self.idle or self.threads >= self.max_threads:
-            return False
-        if self.threads - self.blocked > 0:
-            return False
-        self.threads += 1
-        return True
-
-    def _spawn(self):
+    def _maybe_spawn(self):
+        with self.lock:
+            if self.threads - self.blocked > 0 or self.threads >= self.max_threads:
+                return
+            self.threads += 1
         threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
                          daemon=True).start()
 
     def _on_block(self, blocking):
         """Engine hook: a pool thread starts (True) or stops (False) waiting."""
         with self.lock:
-            if blocking:
-                self.blocked += 1
-                spawn = self.waiting > 0 and self._should_spawn()
-            else:
-                self.blocked -= 1
-                spawn = False
-        if spawn:
-            self._spawn()
+            self.blocked += 1 if blocking else -1
+        if blocking and not self.jobs.empty():
+            self._maybe_spawn()
 
     def _loop(self):
         state = _engine.thread_state
@@ -264,14 +252,9 @@ class _Pool:
         state.defer_wake = True   # see ThreadedEngine._wake: one wake-up per burst
         jobs = self.jobs
         while True:
-            with self.lock:
-                self.idle += 1
             if jobs.empty():
                 _engine.get().flush_wakes()
             job = jobs.get()
-            with self.lock:
-                self.idle -= 1
-                self.waiting -= 1
             job()
 
 
