@@ -49,6 +49,14 @@ def engine(request, hang_guard):
 
 
 @pytest.fixture
+def on_engine():
+    """Switch the engine for one test (``on_engine('NaiveEngine')``); restored after."""
+    yield _install
+    if engine_mod.engine_type() != "ThreadedEngine":
+        _restore()
+
+
+@pytest.fixture
 def threaded_engine(hang_guard):
     eng = _install("ThreadedEngine")
     yield eng

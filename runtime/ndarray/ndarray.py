@@ -451,9 +451,8 @@ class _TrackedNDArray(NDArray):
     __slots__ = ()
 
     def __del__(self):
-        # memory.on_free, inlined: one atomic append (see profiler/memory.py)
         try:
-            _record_free((self.context.dev_key, self._nbytes))
+            _memory.record_free((self.context.dev_key, self._nbytes))
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
@@ -610,7 +609,6 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 _PLAIN_SCALARS = frozenset((int, float))
 _REC_X = _rec.X
-_record_free = _memory._frees.append
 _FULL_SLICE = slice(None)
 
 

@@ -28,24 +28,3 @@ def prof(tmp_path):
     session = proftools.Session(tmp_path)
     yield session
     proftools.reset_profiler(tmp_path)
-
-
-@pytest.fixture(params=["ThreadedEngine", "NaiveEngine"])
-def any_engine(request):
-    import xprof.runtime.engine as engine_mod
-    engine_mod.set_engine_type(request.param)
-    yield engine_mod.get()
-    engine_mod.set_engine_type("ThreadedEngine")
-
-
-@pytest.fixture
-def on_engine():
-    import xprof.runtime.engine as engine_mod
-
-    def switch(kind):
-        engine_mod.set_engine_type(kind)
-        return engine_mod.get()
-
-    yield switch
-    if engine_mod.engine_type() != "ThreadedEngine":
-        engine_mod.set_engine_type("ThreadedEngine")

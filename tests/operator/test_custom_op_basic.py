@@ -12,7 +12,7 @@ import xprof.runtime as mx
 from customop_defs import MyAddOneProp, ScaleProp
 
 
-def test_add_one(any_engine):
+def test_add_one(engine):
     x = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
     y = mx.nd.Custom(x, op_type="MyAddOne")
     assert isinstance(y, mx.nd.NDArray) and y.shape == (2, 2)
@@ -20,7 +20,7 @@ def test_add_one(any_engine):
     np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]]), "input modified"
 
 
-def test_chained_calls_and_dependencies(any_engine):
+def test_chained_calls_and_dependencies(engine):
     x = mx.nd.zeros((3,))
     for _ in range(10):
         x = mx.nd.Custom(x, op_type="MyAddOne") * 1
@@ -38,7 +38,7 @@ def test_kwargs_reach_prop_as_strings():
     assert {"factor": "0.5", "req": ""} in ScaleProp.received
 
 
-def test_several_inputs_and_outputs(any_engine):
+def test_several_inputs_and_outputs(engine):
     a = mx.nd.array([5.0, 7.0])
     b = mx.nd.array([1.0, 2.0])
     s, d = mx.nd.Custom(a, b, op_type="AddSub")
@@ -51,7 +51,7 @@ def test_several_inputs_and_outputs(any_engine):
     np.testing.assert_array_equal(d3.asnumpy(), [4, 5])
 
 
-def test_out_argument(any_engine):
+def test_out_argument(engine):
     x = mx.nd.array([1.0, 2.0])
     out = mx.nd.zeros((2,))
     r = mx.nd.Custom(x, op_type="MyAddOne", out=out)
@@ -80,21 +80,21 @@ def test_assign_bad_req():
 
 @pytest.mark.parametrize("req, expect", [("add", [12, 14]), ("write", [2, 4]),
                                          ("inplace", [2, 4])])
-def test_assign_reqs_inside_forward(any_engine, req, expect):
+def test_assign_reqs_inside_forward(engine, req, expect):
     x = mx.nd.array([1.0, 2.0])
     out = mx.nd.full((2,), 10)
     mx.nd.Custom(x, op_type="Scale", factor=2, req=req, out=out)
     np.testing.assert_array_equal(out.asnumpy(), expect)
 
 
-def test_req_null_inside_forward_leaves_output_and_warns(any_engine):
+def test_req_null_inside_forward_leaves_output_and_warns(engine):
     out = mx.nd.full((2,), 10)
     with pytest.warns(RuntimeWarning, match="Scale"):
         mx.nd.Custom(mx.nd.ones((2,)), op_type="Scale", req="null", out=out)
         np.testing.assert_array_equal(out.asnumpy(), [10, 10])
 
 
-def test_backward_add_one(any_engine):
+def test_backward_add_one(engine):
     x = mx.nd.array([1.0, 2.0, 3.0])
     x.attach_grad()
     with mx.autograd.record():
@@ -104,7 +104,7 @@ def test_backward_add_one(any_engine):
     np.testing.assert_allclose(x.grad.asnumpy(), 2 * (x.asnumpy() + 1))
 
 
-def test_backward_sigmoid(any_engine):
+def test_backward_sigmoid(engine):
     xv = np.array([-2.0, -0.5, 0.0, 1.5], dtype=np.float32)
     x = mx.nd.array(xv)
     x.attach_grad()
@@ -116,7 +116,7 @@ def test_backward_sigmoid(any_engine):
     np.testing.assert_allclose(x.grad.asnumpy(), s * (1 - s), rtol=1e-5)
 
 
-def test_backward_several_inputs_and_outputs(any_engine):
+def test_backward_several_inputs_and_outputs(engine):
     a, b = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 5.0])
     a.attach_grad()
     b.attach_grad()
@@ -136,18 +136,18 @@ def test_no_backward_recorded_outside_record():
         y.backward()
 
 
-def test_nested_custom_ops(any_engine):
+def test_nested_custom_ops(engine):
     x = mx.nd.array([1.0, 2.0])
     np.testing.assert_array_equal(mx.nd.Custom(x, op_type="Outer").asnumpy(), [4, 6])
 
 
-def test_names_like_profiler_internals_run_normally(any_engine):
+def test_names_like_profiler_internals_run_normally(engine):
     x = mx.nd.array([1.0])
     assert mx.nd.Custom(x, op_type="Custom").asscalar() == 2
     assert mx.nd.Custom(x, op_type="A::B").asscalar() == 2
 
 
-def test_several_python_threads(any_engine):
+def test_several_python_threads(engine):
     errors, results = [], {}
 
     def work(i):
@@ -170,7 +170,7 @@ def test_several_python_threads(any_engine):
 
 
 # -- errors ----------------------------------------------------------------------------------
-def test_failing_forward_raises_at_sync_point_with_user_traceback(any_engine):
+def test_failing_forward_raises_at_sync_point_with_user_traceback(engine):
     x = mx.nd.ones((3,))
     y = mx.nd.Custom(x, op_type="FailingForward")   # no error yet: the call is async
     with pytest.raises(RuntimeError, match="failed on purpose") as info:
@@ -187,7 +187,7 @@ def test_failing_forward_raises_at_sync_point_with_user_traceback(any_engine):
     np.testing.assert_array_equal((x * 3).asnumpy(), [3] * 3)
 
 
-def test_failing_forward_reported_by_waitall(any_engine):
+def test_failing_forward_reported_by_waitall(engine):
     mx.nd.Custom(mx.nd.ones((2,)), op_type="FailingForward")
     with pytest.raises(RuntimeError, match="failed on purpose"):
         mx.nd.waitall()
@@ -251,7 +251,7 @@ def test_non_ndarray_input():
         mx.nd.Custom([1.0, 2.0], op_type="MyAddOne")
 
 
-def test_forward_that_never_assigns_warns(any_engine):
+def test_forward_that_never_assigns_warns(engine):
     with pytest.warns(RuntimeWarning) as record:
         mx.nd.Custom(mx.nd.ones((2,)), op_type="NeverAssigns").wait_to_read()
     msgs = [str(w.message) for w in record]

@@ -77,7 +77,7 @@ def counts(doc, phases="Xsf"):
                                if e["ph"] in phases)
 
 
-def test_add_one(prof, any_engine):
+def test_add_one(prof, engine):
     x = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
     prof.start(profile_all=True)
     y = mx.nd.Custom(x, op_type="MyAddOne")
@@ -85,7 +85,7 @@ def test_add_one(prof, any_engine):
     z.wait_to_read()
     doc = prof.finish()
     np.testing.assert_array_equal(z.asnumpy(), x.asnumpy() + 2)
-    subs = check_custom_trace(doc, any_engine.name)
+    subs = check_custom_trace(doc, engine.name)
     c = pt.name_counts(doc)
     assert c[(CAT, "MyAddOne::pure_python")] == 1
     assert c[(CAT, "MyAddOne::_plus_scalar")] == 1
@@ -94,14 +94,14 @@ def test_add_one(prof, any_engine):
     assert c[("operator", "_plus_scalar")] == 1, "plain op after the call misattributed"
     tname = thread_of(doc)
     (pp,) = pt.events(doc, "X", name="MyAddOne::pure_python")
-    if any_engine.name == "ThreadedEngine":
+    if engine.name == "ThreadedEngine":
         assert tname(pp) != "main thread"
     else:
         assert tname(pp) == "main thread"
         assert {tname(e) for e in subs} == {"main thread"}
 
 
-def test_sigmoid_forward_and_backward(prof, any_engine):
+def test_sigmoid_forward_and_backward(prof, engine):
     x = mx.nd.array([-1.0, 0.0, 2.0])
     x.attach_grad()
     prof.start(profile_all=True)
@@ -110,7 +110,7 @@ def test_sigmoid_forward_and_backward(prof, any_engine):
     y.backward()
     x.grad.wait_to_read()
     doc = prof.finish()
-    check_custom_trace(doc, any_engine.name)
+    check_custom_trace(doc, engine.name)
     c = pt.name_counts(doc, cat=CAT)
     for name in ("MySigmoid::pure_python", "MySigmoid::_zeros", "MySigmoid::elemwise_add",
                  "MySigmoid::CopyCPU2CPU", "_backward_MySigmoid::pure_python",
@@ -121,7 +121,7 @@ def test_sigmoid_forward_and_backward(prof, any_engine):
     assert pt.events(doc, "s", name="_backward_MySigmoid")
 
 
-def test_names_that_look_like_ours(prof, any_engine):
+def test_names_that_look_like_ours(prof, engine):
     x = mx.nd.array([1.0, 2.0])
     prof.start(profile_all=True)
     a = mx.nd.Custom(x, op_type="Custom")
@@ -129,7 +129,7 @@ def test_names_that_look_like_ours(prof, any_engine):
     plain = (a + b) + 1
     plain.wait_to_read()
     doc = prof.finish()
-    check_custom_trace(doc, any_engine.name, op_named_custom=True)
+    check_custom_trace(doc, engine.name, op_named_custom=True)
     c = pt.name_counts(doc)
     for op in ("Custom", "A::B"):
         assert c[(CAT, op + "::pure_python")] == 1
@@ -140,14 +140,14 @@ def test_names_that_look_like_ours(prof, any_engine):
     assert not [e for e in pt.events(doc, "X") if e["name"] == "Custom"]
 
 
-def test_nested_ops_attribute_to_innermost(prof, any_engine):
+def test_nested_ops_attribute_to_innermost(prof, engine):
     x = mx.nd.array([1.0, 2.0])
     prof.start(profile_all=True)
     y = mx.nd.Custom(x, op_type="Outer")
     y.wait_to_read()
     doc = prof.finish()
     np.testing.assert_array_equal(y.asnumpy(), [4, 6])
-    check_custom_trace(doc, any_engine.name)
+    check_custom_trace(doc, engine.name)
     c = pt.name_counts(doc, cat=CAT)
     assert c[(CAT, "Outer::pure_python")] == 1 and c[(CAT, "Inner::pure_python")] == 1
     assert c[(CAT, "Inner::_plus_scalar")] == 1
@@ -156,12 +156,12 @@ def test_nested_ops_attribute_to_innermost(prof, any_engine):
     assert c[(CAT, "Outer::CopyCPU2CPU")] == 1
     assert sum(c.values()) == 6, c
     # the inner call's Python slice runs inside the outer forward under NaiveEngine
-    if any_engine.name == "NaiveEngine":
+    if engine.name == "NaiveEngine":
         (inner,) = pt.events(doc, "X", name="Inner::pure_python")
         assert pt.enclosing(doc, inner, lambda n: n == "Outer::pure_python")
 
 
-def test_several_python_threads(prof, any_engine):
+def test_several_python_threads(prof, engine):
     n_threads, n_calls = 4, 10
     prof.start(profile_all=True)
     errors = []
@@ -183,7 +183,7 @@ def test_several_python_threads(prof, any_engine):
         t.join()
     assert not errors
     doc = prof.finish()
-    check_custom_trace(doc, any_engine.name)
+    check_custom_trace(doc, engine.name)
     c = pt.name_counts(doc)
     total = n_threads * n_calls
     assert c[(CAT, "MyAddOne::pure_python")] == total
@@ -193,7 +193,7 @@ def test_several_python_threads(prof, any_engine):
     assert not c[(CAT, "MyAddOne::_mul_scalar")]
 
 
-def test_failing_forward_leaves_no_stale_attribution(prof, any_engine):
+def test_failing_forward_leaves_no_stale_attribution(prof, engine):
     x = mx.nd.ones((3,))
     prof.start(profile_all=True)
     bad = mx.nd.Custom(x, op_type="FailingForward")
@@ -203,7 +203,7 @@ def test_failing_forward_leaves_no_stale_attribution(prof, any_engine):
     good = mx.nd.Custom(after, op_type="MyAddOne")
     good.wait_to_read()
     doc = prof.finish()
-    check_custom_trace(doc, any_engine.name)
+    check_custom_trace(doc, engine.name)
     c = pt.name_counts(doc)
     assert c[(CAT, "FailingForward::pure_python")] == 1
     assert c[(CAT, "FailingForward::_plus_scalar")] == 1

@@ -20,17 +20,3 @@ def prof(tmp_path):
     session = proftools.Session(tmp_path)
     yield session
     proftools.reset_profiler(tmp_path)
-
-
-@pytest.fixture
-def on_engine():
-    """Switch the engine for one test (``on_engine('NaiveEngine')``); restored after."""
-    import xprof.runtime.engine as engine_mod
-
-    def switch(kind):
-        engine_mod.set_engine_type(kind)
-        return engine_mod.get()
-
-    yield switch
-    if engine_mod.engine_type() != "ThreadedEngine":
-        engine_mod.set_engine_type("ThreadedEngine")

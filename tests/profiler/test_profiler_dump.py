@@ -132,22 +132,28 @@ def test_trace_written_at_exit(tmp_path, exit_script, mode, rc):
     assert not os.path.exists(tmp_path / "profile.json")
 
 
+def _sigterm_when_ready(cmd, cwd, env):
+    """Start ``cmd``, send SIGTERM once it prints "ready", and check it exits with
+    128 + SIGTERM (killed after 60 s otherwise, so a hang fails instead of hanging)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=pt.clean_env(env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+
+
 @pytest.mark.parametrize("engine_type, rounds", [("ThreadedEngine", 5), ("NaiveEngine", 1)])
 def test_sigterm_mid_loop_leaves_complete_trace(tmp_path, exit_script, engine_type, rounds):
     for r in range(rounds):
         trace = str(tmp_path / f"sigterm-{r}.json")
-        proc = subprocess.Popen([sys.executable, exit_script, "loop", trace], cwd=tmp_path,
-                                env=pt.clean_env({"XPROF_ENGINE_TYPE": engine_type}),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            assert proc.stdout.readline() == "ready\n"
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        assert proc.returncode == 128 + signal.SIGTERM, err
+        _sigterm_when_ready([sys.executable, exit_script, "loop", trace], tmp_path,
+                            {"XPROF_ENGINE_TYPE": engine_type})
         doc = _check_complete(trace)
         counts = pt.name_counts(doc)
         assert counts[("operator", "_mul_scalar")] >= 100
@@ -278,18 +284,8 @@ def test_sigterm_while_blocked_on_a_stuck_op(tmp_path, how):
     script = tmp_path / "stuck.py"
     script.write_text(_STUCK_SCRIPT)
     trace = str(tmp_path / "stuck.json")
-    proc = subprocess.Popen([sys.executable, str(script), how, trace], cwd=tmp_path,
-                            env=pt.clean_env({"XPROF_ENGINE_EXIT_TIMEOUT": "1"}),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "ready\n"
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 128 + signal.SIGTERM, err
+    _sigterm_when_ready([sys.executable, str(script), how, trace], tmp_path,
+                        {"XPROF_ENGINE_EXIT_TIMEOUT": "1"})
     doc = pt.load(trace)
     pt.check_document(doc)
     assert pt.name_counts(doc)[("operator", "_plus_scalar")] == 1
