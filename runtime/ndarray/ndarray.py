@@ -445,21 +445,27 @@ _REVERSED = {
 }
 
 
+_mem_log = _memory.log.append
+
+
 class _TrackedNDArray(NDArray):
-    """An NDArray allocated while memory profiling was on: its release is counted."""
+    """An NDArray allocated while memory profiling was on: its release is logged."""
 
     __slots__ = ()
 
-    def __del__(self):
+    def __del__(self, _log=_mem_log):
         try:
-            _memory.record_free((self.context.dev_key, self._nbytes))
+            _log((self.context.dev_key, -self._nbytes))
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
 
 def new_array(shape, dtype, ctx, role):
-    """A fresh NDArray with a new engine variable and no data yet."""
-    a = _new(_TrackedNDArray if _flags.mem else NDArray)
+    """A fresh NDArray with a new engine variable and no data yet. While memory is
+    profiled the allocation is logged (no lock, no formatting; see
+    :mod:`..profiler.memory`) and the array logs its own release."""
+    mem = _flags.mem
+    a = _new(_TrackedNDArray if mem else NDArray)
     a.queue = None
     a.readers = 0
     a.writer = False
@@ -471,9 +477,11 @@ def new_array(shape, dtype, ctx, role):
     a._ag = None
     a._grad = None
     a._grad_req = "null"
-    if _flags.mem:
+    if mem:
         n = a._nbytes = math.prod(shape) * dtype.itemsize
-        _memory.on_alloc(n, ctx.dev_key, role)
+        _mem_log((ctx.dev_key, n, perf_counter_ns()))
+        if _memory.keep_rows:
+            _memory.add_row(n, ctx.dev_key, role)
     return a
 
 
@@ -609,6 +617,7 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 _PLAIN_SCALARS = frozenset((int, float))
 _REC_X = _rec.X
+_rec_local = _rec._local
 _FULL_SLICE = slice(None)
 
 
@@ -632,7 +641,7 @@ def _scalar_op(name, x, scalar):
     _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
                          0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
     if t0:   # the API slice, appended here: a call to api_event() costs ~0.1 us more
-        _rec._local.buf.events.append((_REC_X, name, "API", t0, perf_counter_ns()))
+        _rec_local.add((_REC_X, name, "API", t0, perf_counter_ns()))
     return out
 
 

@@ -4,7 +4,7 @@ This is the only place that knows the trace layout: small integer pid/tid with
 ``process_name``/``thread_name`` metadata, complete ``X`` events (one event per slice,
 short keys, no args unless an op has some), ``C`` counters, ``i`` instants, async
 ``b``/``e`` for tasks and frames, and ``s``/``f`` flow pairs from a custom operator's
-Python slice to each sub-operator it launched. JSON is produced by orjson at dump time.
+Python slice to each sub-operator it launched. JSON is produced only at dump time (orjson and byte templates).
 """
 import gc
 import os
@@ -17,77 +17,97 @@ from . import recorder as R
 PID = 0
 
 
-def _us(t, base):
-    return (t - base) / 1000.0
+def encode(snapshot, base_ns, process_name, other_data):
+    """The trace document (JSON bytes) for the events in ``snapshot`` ([(buffer, count)]).
 
-
-def build(snapshot, base_ns, process_name, other_data):
-    """The trace document for the events in ``snapshot`` ([(buffer, count)]).
-
-    The cyclic garbage collector is paused while the event dicts are built: they are
-    acyclic, and a collection pass over a million fresh dicts costs more than the build.
+    Complete slices, nearly every event of a profile, are written through per-name byte
+    templates (``%d`` of integer nanoseconds with an ``e-3`` exponent is exact and about
+    twice as fast as building a dict for orjson); everything else is built as dicts and
+    serialized by orjson. The cyclic garbage collector is paused meanwhile: the objects
+    made here are acyclic, and a collection pass over a million of them costs more than
+    the work itself.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(snapshot, base_ns, process_name, other_data)
+        return _encode(snapshot, base_ns, process_name, other_data)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _build(snapshot, base_ns, process_name, other_data):
-    out = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
-            "args": {"name": process_name}}]
-    meta = []
+def _slice_template(name, cat, tid, tail=b"}"):
+    """Bytes of one complete event with ``%d`` holes for ts and dur in nanoseconds: JSON
+    reads ``1234e-3`` as the microsecond value 1.234 exactly. ``tail`` ends the object
+    (``%s}`` leaves a hole for an ``args`` member)."""
+    head = (b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat)).replace(
+        b"%", b"%%")
+    return head + b',"ph":"X","pid":%d,"tid":%d,"ts":%%de-3,"dur":%%de-3' % (PID, tid) + tail
+
+
+def _encode(snapshot, base_ns, process_name, other_data):
+    meta = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
+             "args": {"name": process_name}}]
+    objs = []
+    slices = []
+    add_slice = slices.append
+    add = objs.append
     flow_id = 0
     X, SUB, C, XA, I, AB, AE = R.X, R.SUB, R.C, R.XA, R.I, R.AB, R.AE
     for buf, n in snapshot:
         if n == 0:
             continue
         tid = buf.tid
-        meta.append({"name": "thread_name", "ph": "M", "pid": PID, "tid": tid,
-                     "args": {"name": buf.name}})
-        meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
-                     "args": {"sort_index": buf.sort_index}})
-        append = out.append
+        if buf.track:
+            meta.append({"name": "thread_name", "ph": "M", "pid": PID, "tid": tid,
+                         "args": {"name": buf.name}})
+            meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
+                         "args": {"sort_index": buf.sort_index}})
+        templates = {}
         for ev in buf.events[:n]:
             if ev[3] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             kind = ev[0]
-            if kind == X:
-                _, name, cat, t0, t1 = ev
-                append({"name": name, "cat": cat, "ph": "X", "ts": (t0 - base_ns) / 1000.0,
-                        "dur": (t1 - t0) / 1000.0, "pid": PID, "tid": tid})
-            elif kind == SUB:
-                _, name, cat, t0, t1, t_push, call = ev
-                ts = (t0 - base_ns) / 1000.0
-                append({"name": name, "cat": cat, "ph": "X", "ts": ts,
-                        "dur": (t1 - t0) / 1000.0, "pid": PID, "tid": tid})
-                if call.tid is not None and t_push >= call.t_start >= base_ns:
-                    flow_id += 1
-                    append({"name": call.name, "cat": cat, "ph": "s", "id": flow_id,
-                            "ts": (t_push - base_ns) / 1000.0, "pid": PID, "tid": call.tid})
-                    append({"name": call.name, "cat": cat, "ph": "f", "bp": "e",
-                            "id": flow_id, "ts": ts, "pid": PID, "tid": tid})
+            if kind == X or kind == SUB:
+                name, cat, t0 = ev[1], ev[2], ev[3]
+                try:
+                    add_slice(templates[name, cat] % (t0 - base_ns, ev[4] - t0))
+                except KeyError:
+                    templates[name, cat] = _slice_template(name, cat, tid)
+                    add_slice(templates[name, cat] % (t0 - base_ns, ev[4] - t0))
+                if kind == SUB:
+                    t_push, call = ev[5], ev[6]
+                    if call.tid is not None and t_push >= call.t_start >= base_ns:
+                        flow_id += 1
+                        ts = (t0 - base_ns) / 1000.0
+                        add({"name": call.name, "cat": cat, "ph": "s", "id": flow_id,
+                             "ts": (t_push - base_ns) / 1000.0, "pid": PID,
+                             "tid": call.tid})
+                        add({"name": call.name, "cat": cat, "ph": "f", "bp": "e",
+                             "id": flow_id, "ts": ts, "pid": PID, "tid": tid})
             elif kind == C:
                 _, name, cat, t, value = ev
-                append({"name": name, "cat": cat, "ph": "C", "ts": (t - base_ns) / 1000.0,
-                        "pid": PID, "args": {name: value}})
-            elif kind == XA:
+                add({"name": name, "cat": cat, "ph": "C", "ts": (t - base_ns) / 1000.0,
+                     "pid": PID, "args": {name: value}})
+            elif kind == XA:   # a slice with args: in the same list, in the same order
                 _, name, cat, t0, t1, args = ev
-                append({"name": name, "cat": cat, "ph": "X", "ts": (t0 - base_ns) / 1000.0,
-                        "dur": (t1 - t0) / 1000.0, "pid": PID, "tid": tid, "args": args})
+                key = (name, cat, XA)
+                if key not in templates:
+                    templates[key] = _slice_template(name, cat, tid, b',"args":%s}')
+                add_slice(templates[key] % (t0 - base_ns, t1 - t0, orjson.dumps(args)))
             elif kind == I:
                 _, name, cat, t, scope = ev
-                append({"name": name, "cat": cat, "ph": "i", "ts": (t - base_ns) / 1000.0,
-                        "s": scope, "pid": PID, "tid": tid})
+                add({"name": name, "cat": cat, "ph": "i", "ts": (t - base_ns) / 1000.0,
+                     "s": scope, "pid": PID, "tid": tid})
             elif kind == AB or kind == AE:
                 _, name, cat, t, ident = ev
-                append({"name": name, "cat": cat, "ph": "b" if kind == AB else "e",
-                        "id": ident, "ts": (t - base_ns) / 1000.0, "pid": PID, "tid": tid})
-    return {"traceEvents": out[:1] + meta + out[1:], "displayTimeUnit": "ms",
-            "otherData": other_data}
+                add({"name": name, "cat": cat, "ph": "b" if kind == AB else "e",
+                     "id": ident, "ts": (t - base_ns) / 1000.0, "pid": PID, "tid": tid})
+    events = orjson.dumps(meta + objs)[:-1]   # '[{...},...' : the metadata comes first
+    if slices:
+        events += b"," + b",".join(slices)
+    return (b'{"traceEvents":' + events + b'],"displayTimeUnit":"ms","otherData":'
+            + orjson.dumps(other_data) + b"}")
 
 
 def _umask():
@@ -119,6 +139,3 @@ def write_atomic(path, data):
             pass
         raise
 
-
-def dumps_document(doc):
-    return orjson.dumps(doc)

@@ -1,12 +1,16 @@
 """Memory profiling: per-device allocated bytes and a per-allocation CSV.
 
-Arrays allocated while memory profiling is on are counted (the NDArray layer calls
-:func:`on_alloc` and :data:`record_free`); arrays allocated before that are never subtracted, so
-the counter never goes negative. The ``Memory: cpu/0`` counter is sampled at each allocation whose
-resulting footprint differs from the last sample (and once more at every dump): samples
-are taken when memory is claimed, so peaks are exact, and a steady-state loop that frees
-and reallocates the same sizes costs no events. The CSV has one row per allocation: attribute name (the
-enclosing ``Scope`` and the array's role), requested bytes, device, actual bytes, reuse.
+Arrays allocated while memory profiling is on are counted: the NDArray layer appends
+``(device, nbytes, t_ns)`` to :data:`log` when it allocates one and ``(device, -nbytes)``
+when that array is released (from ``__del__``, on any thread). ``list.append`` is atomic,
+so the hot path takes no lock and formats nothing; arrays allocated before profiling are
+never subtracted, so the counter never goes negative. :func:`fold` turns the log into
+running totals and ``Memory: cpu/0`` counter samples, in the order things happened: one
+sample at each allocation whose resulting footprint differs from the last sample (so
+peaks are exact, and a steady-state loop that frees and reallocates the same sizes costs
+no events), and one more at every dump. The CSV has one row per allocation: attribute
+name (the enclosing ``Scope`` and the array's role), requested bytes, device, actual
+bytes, reuse.
 """
 import threading
 from time import perf_counter_ns
@@ -14,11 +18,15 @@ from time import perf_counter_ns
 from . import recorder as R
 
 CAT = "Device Storage"
-_lock = threading.Lock()
-totals = {}          # device name -> bytes currently allocated by tracked arrays
+_lock = threading.Lock()     # serializes folding (the log itself needs no lock)
+log = []             # allocations (device, nbytes, t_ns) and releases (device, -nbytes)
+totals = {}          # device name -> bytes held by tracked arrays, as of the last fold
 _last_sample = {}    # device name -> last sampled value
 rows = []            # CSV rows, only while a prefix is configured
 keep_rows = False
+# Counter samples are process-wide, so they live in a buffer of their own rather than
+# in the buffer of whichever thread happens to fold.
+samples = R.register_buffer("memory counters", track=False)
 
 
 class _ScopeStack(threading.local):
@@ -37,61 +45,52 @@ def counter_name(device):
     return "Memory: " + device
 
 
-_frees = []  # (device, nbytes) of released arrays, folded into ``totals`` under the lock
+def add_row(nbytes, device, role):
+    rows.append((current_scope() + ":" + role, nbytes, device, nbytes, "false"))
 
 
-def _fold_frees():
-    """Apply pending frees (caller holds ``_lock``). ``list.pop`` is atomic, so frees
-    recorded by other threads meanwhile are never lost."""
-    frees = _frees
-    while frees:
-        device, nbytes = frees.pop()
-        totals[device] -= nbytes
-
-
-def on_alloc(nbytes, device, role):
-    lock = _lock
-    lock.acquire()
-    if _frees:
-        _fold_frees()
-    total = totals[device] = totals.get(device, 0) + nbytes
-    sample = total != _last_sample.get(device)
-    if sample:
-        _last_sample[device] = total
-    lock.release()
-    if sample:
-        R._local.buf.events.append((R.C, counter_name(device), CAT, perf_counter_ns(), total))
-    if keep_rows:
-        rows.append((current_scope() + ":" + role, nbytes, device, nbytes, "false"))
-
-
-# The free hook, called as ``record_free((device, nbytes))`` from ``__del__`` on any
-# thread: one atomic append, no lock (a lock round trip measured ~0.3 us here) and no
-# Python frame. Totals are exact whenever they are read.
-record_free = _frees.append
+def fold():
+    """Apply the logged allocations and releases to the totals, sampling the counter at
+    each allocation that changed a device's footprint. Entries appended meanwhile by
+    other threads stay in the log for the next fold."""
+    with _lock:
+        n = len(log)
+        if not n:
+            return
+        entries = log[:n]
+        del log[:n]
+        append = samples.events.append
+        C = R.C
+        get, last = totals.get, _last_sample.get
+        for e in entries:
+            device = e[0]
+            total = totals[device] = get(device, 0) + e[1]
+            if len(e) == 3 and total != last(device):
+                _last_sample[device] = total
+                append((C, counter_name(device), CAT, e[2], total))
 
 
 def total(device):
     """Bytes currently allocated on ``device`` by tracked arrays."""
-    with _lock:
-        _fold_frees()
-        return totals.get(device, 0)
+    fold()
+    return totals.get(device, 0)
 
 
 def sample_all():
-    """One counter sample per device with the current value (at dump time)."""
+    """Fold the log, then one counter sample per device with its current value (at
+    dump time)."""
+    fold()
     t = perf_counter_ns()
-    ev = R.events()
     with _lock:
-        _fold_frees()
         for device, total in totals.items():
             if not total and device not in _last_sample:
                 continue   # nothing held, nothing allocated this session: not in use
             _last_sample[device] = total
-            ev.append((R.C, counter_name(device), CAT, t, total))
+            samples.events.append((R.C, counter_name(device), CAT, t, total))
 
 
 def reset():
+    fold()
     with _lock:
         _last_sample.clear()
     rows.clear()

@@ -21,13 +21,17 @@ X, XA, SUB, C, I, AB, AE = range(7)
 
 
 class ThreadBuffer:
-    __slots__ = ("tid", "name", "events", "sort_index")
+    """One thread's events (or, with ``track`` False, process-wide events such as
+    counter samples, which get no thread track in the trace)."""
 
-    def __init__(self, tid, name, sort_index):
+    __slots__ = ("tid", "name", "events", "sort_index", "track")
+
+    def __init__(self, tid, name, sort_index, track=True):
         self.tid = tid
         self.name = name
         self.sort_index = sort_index
         self.events = []
+        self.track = track
 
 
 _tids = itertools.count()
@@ -50,8 +54,13 @@ def _describe(thread):
 def register_thread(thread=None):
     thread = thread or threading.current_thread()
     name, sort_index = _describe(thread)
+    return register_buffer(name, sort_index)
+
+
+def register_buffer(name, sort_index=1000, track=True):
+    """A new buffer; ``track=False`` for events that belong to no thread."""
     with _buffers_lock:
-        buf = ThreadBuffer(next(_tids), name, sort_index)
+        buf = ThreadBuffer(next(_tids), name, sort_index, track)
         if sort_index == 1000:
             buf.sort_index = 1000 + buf.tid
         buffers.append(buf)
@@ -59,8 +68,12 @@ def register_thread(thread=None):
 
 
 class _Local(threading.local):
+    """The calling thread's buffer, and ``add``: its ``events.append`` bound once, the
+    cheapest way to record (one thread-local read and one C call)."""
+
     def __init__(self):
         self.buf = register_thread()
+        self.add = self.buf.events.append
 
 
 _local = _Local()

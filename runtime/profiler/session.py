@@ -48,16 +48,19 @@ _script_configured = False  # set_config/set_state called by user code (xprof ru
 _ever_ran = False
 
 
+_local = R._local
+_X, _XA, _SUB = R.X, R.XA, R.SUB
+
+
 def _observe(name, tag, attrs, t_push, t0, t1):
     """Engine observer: record one executed op on the calling (executing) thread."""
     if tag is None:
         if attrs is None:
-            R._local.buf.events.append((R.X, name, "operator", t0, t1))
+            _local.add((_X, name, "operator", t0, t1))
         else:
-            R._local.buf.events.append((R.XA, name, "operator", t0, t1, attrs))
+            _local.add((_XA, name, "operator", t0, t1, attrs))
     else:
-        R._local.buf.events.append((R.SUB, tag.prefix + name, "Custom Operator", t0, t1,
-                                    t_push, tag))
+        _local.add((_SUB, tag.prefix + name, "Custom Operator", t0, t1, t_push, tag))
 
 
 def _apply():
@@ -196,6 +199,7 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     _check_flag("dumps", "ascending", ascending)
     _check_flag("dumps", "reset", reset)
     with _lock:
+        memory.fold()
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
         if _retained is not None:
@@ -226,10 +230,11 @@ def aggregate(snap, marks=None):
 
 def aggregate_lists(event_lists, base_ns):
     """Stats of lists of raw event tuples, skipping events that began before ``base_ns``
-    (an op still running when an earlier session ended; see chrome.build)."""
+    (an op still running when an earlier session ended; see chrome.encode)."""
     st = _stats.Stats()
     add_time, add_counter = st.add_time, st.add_counter
     open_async = {}
+    durations = {}   # (domain, name) -> [us, ...]: grouped first, then one add_times each
     X, XA, SUB, C, AB, AE = R.X, R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
     for events in event_lists:
@@ -238,7 +243,10 @@ def aggregate_lists(event_lists, base_ns):
                 continue
             kind = ev[0]
             if kind == X or kind == XA or kind == SUB:
-                add_time(ev[2], ev[1], (ev[4] - ev[3]) / 1000.0)
+                try:
+                    durations[ev[2], ev[1]].append((ev[4] - ev[3]) / 1000.0)
+                except KeyError:
+                    durations[ev[2], ev[1]] = [(ev[4] - ev[3]) / 1000.0]
             elif kind == C:
                 add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
             elif kind == AB:
@@ -247,6 +255,8 @@ def aggregate_lists(event_lists, base_ns):
                 t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
                 if t0 is not None:
                     add_time(ev[2], ev[1], (ev[3] - t0) / 1000.0)
+    for (domain, name), durs in durations.items():
+        st.add_times(domain, name, durs)
     return st
 
 
@@ -273,9 +283,9 @@ def _write_trace():
     if _mode & config.MODE_MEMORY:   # not from a past session's arrays when memory is off
         memory.sample_all()
     snap = R.snapshot()
-    doc = chrome.build(snap, _base_ns, _process_name(), _other_data())
+    data = chrome.encode(snap, _base_ns, _process_name(), _other_data())
     path = _cfg["filename"]
-    chrome.write_atomic(path, chrome.dumps_document(doc))
+    chrome.write_atomic(path, data)
     prefix = _memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
@@ -499,4 +509,4 @@ def clear_script_configured():
 
 def api_event(name, t0):
     """Record an API-domain slice from ``t0`` to now on the calling thread."""
-    R._local.buf.events.append((R.X, name, "API", t0, perf_counter_ns()))
+    _local.add((_X, name, "API", t0, perf_counter_ns()))
