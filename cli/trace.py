@@ -129,6 +129,13 @@ def trace(profile, output, domains, since, until, name_glob, force):
         fail(str(exc))
     checked.check_top(reader.top, reader.truncated)
     checked.finish()
+    if domains:
+        present = {ev.get("cat") for ev in events if isinstance(ev, dict)}
+        present = sorted(c for c in present if isinstance(c, str))
+        for d in domains:
+            if d not in present:
+                fail(f"unknown domain {d!r}; available: "
+                     f"{', '.join(map(repr, present)) or 'none'}")
     doc, notes = normalize(events, reader.top, domains, since, until, name_glob)
     del events
     for note in notes:

@@ -117,6 +117,15 @@ def test_filters(tmp_path):
     assert len([e for e in _load(out)["traceEvents"] if e["ph"] in "sf"]) == 2
 
 
+def test_unknown_domain_is_refused_and_lists_the_domains(tmp_path):
+    src = _custom_op_trace(tmp_path)
+    out = tmp_path / "o.json"
+    res = cli("trace", src, "-o", out, "--domain", "operator", "--domain", "nosuch")
+    assert res.exit_code == 2 and not out.exists()
+    (line,) = res.stderr.strip().splitlines()
+    assert "'nosuch'" in line and "'operator'" in line and "Traceback" not in res.stderr
+
+
 def test_b_e_pairs_become_complete_events(tmp_path):
     src = write_trace(tmp_path / "be.json", meta() + [
         {"name": "outer", "cat": "c", "ph": "B", "ts": 10, "pid": 0, "tid": 1, "args": {"a": 1}},
