@@ -76,15 +76,15 @@ def _encode(snapshot, base_ns, process_name, other_data):
                     templates[name, cat] = _slice_template(name, cat, tid)
                     add_slice(templates[name, cat] % (t0 - base_ns, ev[4] - t0))
                 if kind == SUB:
-                    t_push, call = ev[5], ev[6]
-                    if call.tid is not None and t_push >= call.t_start >= base_ns:
+                    _, _, _, _, _, t_push, call_tid, call_t0, call_name = ev
+                    if call_tid is not None and t_push >= call_t0 >= base_ns:
                         flow_id += 1
-                        ts = (t0 - base_ns) / 1000.0
-                        add({"name": call.name, "cat": cat, "ph": "s", "id": flow_id,
+                        add({"name": call_name, "cat": cat, "ph": "s", "id": flow_id,
                              "ts": (t_push - base_ns) / 1000.0, "pid": PID,
-                             "tid": call.tid})
-                        add({"name": call.name, "cat": cat, "ph": "f", "bp": "e",
-                             "id": flow_id, "ts": ts, "pid": PID, "tid": tid})
+                             "tid": call_tid})
+                        add({"name": call_name, "cat": cat, "ph": "f", "bp": "e",
+                             "id": flow_id, "ts": (t0 - base_ns) / 1000.0, "pid": PID,
+                             "tid": tid})
             elif kind == C:
                 _, name, cat, t, value = ev
                 add({"name": name, "cat": cat, "ph": "C", "ts": (t - base_ns) / 1000.0,

@@ -8,8 +8,13 @@ first records, with a small integer thread id and a human name for the trace.
 Tuple layouts (the first item says which):
   (X, name, cat, t0, t1)                 a complete slice on this thread
   (XA, name, cat, t0, t1, args)          the same with an ``args`` dict
-  (SUB, name, cat, t0, t1, t_push, call) a custom operator's sub-operator: also a flow
-                                         from ``call``'s Python slice (pushed at t_push)
+  (SUB, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
+                                         a custom operator's sub-operator: also a flow
+                                         from the call's Python slice (pushed at t_push)
+
+Every item is a str, int or float (an ``args`` dict of strings at most): such tuples are
+untracked by the cyclic garbage collector at its first pass, so a long profile never
+makes collections walk the recorded events.
   (C, name, cat, t, value)               a counter sample
   (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
   (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
