@@ -46,7 +46,7 @@ class Opr:
     """
 
     __slots__ = ("fn", "args", "reads", "writes", "name", "prio", "mode", "wait",
-                 "tag", "t_push", "attrs")
+                 "tag", "t_push", "attrs", "heavy")
 
     def __init__(self, fn, args, reads, writes, name, prio, mode, tag, attrs):
         self.fn = fn
@@ -60,6 +60,7 @@ class Opr:
         self.t_push = 0
         self.attrs = attrs
         self.wait = 0
+        self.heavy = False  # cost at or above the engine's inline threshold
 
 
 class _ThreadState(threading.local):
