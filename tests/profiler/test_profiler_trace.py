@@ -47,15 +47,20 @@ def test_ops_recorded_on_the_thread_that_ran_them(prof, on_engine):
     eng = on_engine("ThreadedEngine")
     prof.start(profile_imperative=True, profile_api=False, profile_memory=False)
     big = mx.nd.ones((eng.inline_threshold + 1,))
+    big.wait_to_read()
     out = big * 2                  # over the inline threshold: runs on a worker
+    total = big.sum()              # a small result, but the whole input is read: a worker
     small = mx.nd.ones((4,)) + 1   # cheap and ready: runs inline on the main thread
     out.wait_to_read()
+    total.wait_to_read()
     small.wait_to_read()
     doc = prof.finish()
     names = pt.thread_names(doc)
     (mul,) = pt.events(doc, "X", name="_mul_scalar")
+    (red,) = pt.events(doc, "X", name="sum")
     (plus,) = pt.events(doc, "X", name="_plus_scalar")
     assert names[mul["tid"]].startswith("engine worker ")
+    assert names[red["tid"]].startswith("engine worker ")
     assert names[plus["tid"]] == "main thread"
 
 
