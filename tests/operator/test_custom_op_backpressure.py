@@ -8,6 +8,8 @@ import pytest
 import xprof.runtime as mx
 from xprof.runtime import operator as custom
 
+from customop_defs import MyAddOneProp
+
 _seen = []        # queue lengths seen by forward
 _gate = threading.Event()
 
@@ -21,16 +23,7 @@ class _Probe(mx.operator.CustomOp):
 
 
 @mx.operator.register("BackpressureProbe")
-class _ProbeProp(mx.operator.CustomOpProp):
-    def list_arguments(self):
-        return ["data"]
-
-    def list_outputs(self):
-        return ["output"]
-
-    def infer_shape(self, in_shape):
-        return [in_shape[0]], [in_shape[0]], []
-
+class _ProbeProp(MyAddOneProp):
     def create_operator(self, ctx, shapes, dtypes):
         return _Probe()
 
