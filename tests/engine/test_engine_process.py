@@ -201,3 +201,15 @@ def test_set_engine_type_finishes_pending_work(engine):
     new = engine_mod.set_engine_type(other)
     assert done == [1]
     assert new.name == other and engine_mod.get() is new
+
+
+@pytest.mark.parametrize("env, before, expected", [
+    ({}, "", "10000"),                              # raised for the engine's in-flight ops
+    ({"XPROF_GC_TUNING": "0"}, "", "700"),          # opted out: Python's default
+    ({}, "gc.set_threshold(1234)\n", "1234"),       # the program's own choice wins
+])
+def test_garbage_collector_threshold(run_python, env, before, expected):
+    res = run_python(f"import gc\n{before}import xprof.runtime\nprint(gc.get_threshold()[0])",
+                     env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == [expected]
