@@ -238,7 +238,7 @@ def aggregate_lists(event_lists, base_ns):
     st = _stats.Stats()
     add_time, add_counter = st.add_time, st.add_counter
     open_async = {}
-    durations = {}   # (domain, name) -> [us, ...]: grouped first, then one add_times each
+    durations = {}   # (domain, name) -> [ms, ...]: grouped first, then one call each
     X, XA, SUB, C, AB, AE = R.X, R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
     for events in event_lists:
@@ -247,10 +247,11 @@ def aggregate_lists(event_lists, base_ns):
                 continue
             kind = ev[0]
             if kind == X or kind == XA or kind == SUB:
+                # ns -> us (the trace's value) -> ms, as xprof stats computes it
                 try:
-                    durations[ev[2], ev[1]].append((ev[4] - ev[3]) / 1000.0)
+                    durations[ev[2], ev[1]].append((ev[4] - ev[3]) / 1000.0 / 1000.0)
                 except KeyError:
-                    durations[ev[2], ev[1]] = [(ev[4] - ev[3]) / 1000.0]
+                    durations[ev[2], ev[1]] = [(ev[4] - ev[3]) / 1000.0 / 1000.0]
             elif kind == C:
                 add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
             elif kind == AB:
@@ -260,7 +261,7 @@ def aggregate_lists(event_lists, base_ns):
                 if t0 is not None:
                     add_time(ev[2], ev[1], (ev[3] - t0) / 1000.0)
     for (domain, name), durs in durations.items():
-        st.add_times(domain, name, durs)
+        st.add_times_ms(domain, name, durs)
     return st
 
 

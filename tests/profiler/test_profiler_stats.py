@@ -2,6 +2,7 @@
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import xprof.runtime as mx
 
@@ -223,3 +224,16 @@ def test_tasks_and_frames_are_timed(prof):
     st = prof.stats()
     assert pt.stat_counts(st, "Work") == {"load": 1, "step": 2}
     assert pt.stat_counts(st, "Event") == {"whole": 1}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 10**12), min_size=1, max_size=50))
+def test_grouped_durations_sum_to_the_bit_like_per_event_adds(durs_ns):
+    """dumps() groups raw durations and adds each group at once; xprof stats adds the
+    trace's values one by one. The sums must agree to the last bit."""
+    from xprof.runtime.profiler import stats as S
+    one_by_one, grouped = S.Stats(), S.Stats()
+    for ns in durs_ns:
+        one_by_one.add_time("operator", "op", ns / 1000.0)    # the trace's us value
+    grouped.add_times_ms("operator", "op", [ns / 1000.0 / 1000.0 for ns in durs_ns])
+    assert one_by_one.time == grouped.time
