@@ -58,7 +58,7 @@ class ThreadedEngine(Engine):
         self._lock = threading.Lock()
         self._sleepers = []      # wake locks of idle workers (see _worker_loop)
         self._heavy_ready = 0    # heavy ops in the ready heap
-        self._heavy_running = 0  # workers inside a heavy op (see _wake)
+        self._busy = 0           # workers inside an op (see _wake)
         self._wake_debt = False  # a deferring thread made work ready (see _wake)
         self._idle_cv = threading.Condition(self._lock)
         self._ready = []          # heap of (-prio, seq, op)
@@ -112,11 +112,17 @@ class ThreadedEngine(Engine):
             self._heavy_ready += 1
 
     def _pop(self):
-        """Take the best ready op to run on this worker (caller holds the engine lock)."""
+        """Take the best ready op to run on this worker (caller holds the engine lock).
+        If work remains and every awake worker is now busy, wake one more: the chain
+        that guarantees a ready op never waits behind a busy (or blocked) worker while
+        another one sleeps."""
         op = heapq.heappop(self._ready)[2]
+        self._busy += 1
         if op.heavy:
             self._heavy_ready -= 1
-            self._heavy_running += 1
+        sleepers = self._sleepers
+        if self._ready and sleepers and self.num_workers - len(sleepers) - self._busy <= 0:
+            sleepers.pop().release()
         return op
 
     def _wake(self, n=1):
@@ -129,10 +135,11 @@ class ThreadedEngine(Engine):
         the debt in :meth:`flush_wakes` before it blocks or goes idle.
 
         Light ops (below the inline threshold) hold the GIL for nearly all their run, so
-        a second thread cannot run them any sooner: while some worker is awake and not
-        inside a heavy kernel it will take them in turn, and waking more workers only
-        adds threads fighting for the GIL (on two cores that thrash measured +30-60%
-        on custom-op calls). Heavy ops release the GIL in numpy and get every worker.
+        a second thread cannot run them any sooner: a worker that is awake and between
+        ops takes them (it looks at the heap under this lock before it sleeps), and
+        otherwise one worker is woken, which wakes the next if work remains when it
+        starts (see :meth:`_pop`). Waking a worker per op only adds threads fighting
+        for the GIL. Heavy ops release the GIL in numpy and wake every idle worker.
         """
         if thread_state.defer_wake:
             self._wake_debt = True
@@ -142,7 +149,7 @@ class ThreadedEngine(Engine):
     def _wake_now(self, n):
         sleepers = self._sleepers
         if not self._heavy_ready:
-            if self.num_workers - len(sleepers) - self._heavy_running > 0:
+            if self.num_workers - len(sleepers) - self._busy > 0:
                 return
             n = 1
         while n and sleepers:
@@ -247,32 +254,40 @@ class ThreadedEngine(Engine):
                 done = _Completion(self, op)
                 try:
                     op.fn(done, *op.args)
-                    return None
                 except BaseException as e:  # noqa: BLE001
                     if done.called:
+                        self._leave(on_worker)
                         raise
                     exc = e
                     exc._xprof_reported = False
+                else:
+                    self._leave(on_worker)   # the op completes later, not on this worker
+                    return None
             return self._release(op, exc, on_worker)
         if exc is None:
             exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
                              op.t_push)
         return self._release(op, exc, on_worker)
 
+    def _leave(self, on_worker):
+        """This worker is done with its op without releasing it (an async op)."""
+        if on_worker:
+            with self._lock:
+                self._busy -= 1
+
     def _release(self, op, exc, on_worker=False):
         """Mark ``op`` done: free its variables and schedule what was waiting on them."""
         op.args = None
-        return self._release_vars(op.reads, op.writes, exc, on_worker, op.heavy)
+        return self._release_vars(op.reads, op.writes, exc, on_worker)
 
-    def _release_vars(self, reads, writes, exc, on_worker, heavy=False):
+    def _release_vars(self, reads, writes, exc, on_worker):
         """Release an op's variables; keep its error for the next sync point. On a
-        worker, return the best op made ready so the worker runs it itself. ``heavy``:
-        the op was a heavy one (only workers run those), so this worker leaves it."""
+        worker, return the best op made ready so the worker runs it itself."""
         ready = None
         first = None
         with self._lock:
-            if heavy:
-                self._heavy_running -= 1
+            if on_worker:
+                self._busy -= 1
             if exc is not None and not getattr(exc, "_xprof_listed", False):
                 exc._xprof_listed = True
                 self._errors.append(exc)

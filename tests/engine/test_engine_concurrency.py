@@ -116,6 +116,32 @@ def test_concurrent_readers_on_workers(threaded_engine):
     assert sorted(passed) == list(range(n))
 
 
+@pytest.mark.parametrize("released_by", ["worker", "caller"])
+@pytest.mark.parametrize("cost", [0, HEAVY])
+def test_ops_made_ready_together_run_side_by_side(threaded_engine, cost, released_by):
+    """Two ops made ready at once (by a worker finishing an op, or by the caller
+    completing an async op); the first blocks until the second has run. Workers are
+    woken sparingly for cheap ops, but a ready op never waits behind a busy worker
+    while another one sleeps (this would wait TIMEOUT and fail instead of hanging)."""
+    eng = threaded_engine
+    if eng.num_workers < 2:
+        pytest.skip("needs at least two worker threads")
+    start, ran = threading.Event(), threading.Event()
+    src, a, b = eng.new_variable(), eng.new_variable(), eng.new_variable()
+    seen, completions = [], []
+    if released_by == "worker":
+        eng.push(lambda: start.wait(TIMEOUT), (), [], [src], "hold", cost=HEAVY)
+    else:
+        eng.push_async(completions.append, (), [], [src], "hold")
+    eng.push(lambda: seen.append(ran.wait(TIMEOUT)), (), [src], [a], "waits", cost=cost)
+    eng.push(ran.set, (), [src], [b], "opens", cost=cost)
+    start.set()
+    if completions:
+        completions[0]()
+    eng.wait_all()
+    assert seen == [True]
+
+
 def test_priority_among_ready_ops(threaded_engine):
     """With every worker busy, queued ready ops run highest priority first (ties in push
     order) once a worker frees up."""
