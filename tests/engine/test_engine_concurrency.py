@@ -121,8 +121,9 @@ def test_concurrent_readers_on_workers(threaded_engine):
 def test_ops_made_ready_together_run_side_by_side(threaded_engine, cost, released_by):
     """Two ops made ready at once (by a worker finishing an op, or by the caller
     completing an async op); the first blocks until the second has run. Workers are
-    woken sparingly for cheap ops, but a ready op never waits behind a busy worker
-    while another one sleeps (this would wait TIMEOUT and fail instead of hanging)."""
+    woken sparingly for cheap ops, so the second may at first wait behind the blocked
+    worker; the caller's periodic check at its sync point wakes another worker (without
+    it this would wait TIMEOUT and fail instead of hanging)."""
     eng = threaded_engine
     if eng.num_workers < 2:
         pytest.skip("needs at least two worker threads")
