@@ -9,9 +9,10 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 import timeit
 
-from _util import interleaved, per_op_us
+from _util import per_op_us
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -46,15 +47,19 @@ def main():
             mx.nd.waitall()
             return y
 
-        def profiled():
+        calls()
+        t = {"off": [], "on": []}
+        for _ in range(ROUNDS):   # interleaved; each profiled round is dumped untimed
+            t0 = time.perf_counter()
+            calls()
+            t["off"].append(time.perf_counter() - t0)
             mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=path)
             mx.profiler.set_state("run")
+            t0 = time.perf_counter()
             calls()
+            t["on"].append(time.perf_counter() - t0)
             mx.profiler.set_state("stop")
-
-        calls()
-        t = interleaved({"off": calls, "on": profiled}, rounds=ROUNDS)
-        mx.profiler.dump()
+            mx.profiler.dump()
         off, on = per_op_us(t, "off", N), per_op_us(t, "on", N)
         best_off, best_on = min(t["off"]) / N * 1e6, min(t["on"]) / N * 1e6
         print(f"  {kind:15s} off {off:7.1f} [{best_off:5.1f}] us/call   "
