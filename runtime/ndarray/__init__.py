@@ -164,9 +164,15 @@ def _make_function(op):
     return fn
 
 
+_custom = None   # operator.Custom, bound on first use (operator imports this package)
+
+
 def Custom(*inputs, **kwargs):
     """Apply a registered custom operator: ``mx.nd.Custom(x, op_type="MyOp")``."""
-    from ..operator import Custom as _custom
+    global _custom
+    if _custom is None:
+        from ..operator import Custom as found
+        _custom = found
     return _custom(*inputs, **kwargs)
 
 
