@@ -116,9 +116,10 @@ def test_concurrent_readers_on_workers(threaded_engine):
     assert sorted(passed) == list(range(n))
 
 
+@pytest.mark.parametrize("sync", ["wait_all", "wait_for_var"])
 @pytest.mark.parametrize("released_by", ["worker", "caller"])
 @pytest.mark.parametrize("cost", [0, HEAVY])
-def test_ops_made_ready_together_run_side_by_side(threaded_engine, cost, released_by):
+def test_ops_made_ready_together_run_side_by_side(threaded_engine, cost, released_by, sync):
     """Two ops made ready at once (by a worker finishing an op, or by the caller
     completing an async op); the first blocks until the second has run. Workers are
     woken sparingly for cheap ops, so the second may at first wait behind the blocked
@@ -139,7 +140,10 @@ def test_ops_made_ready_together_run_side_by_side(threaded_engine, cost, release
     start.set()
     if completions:
         completions[0]()
-    eng.wait_all()
+    if sync == "wait_all":
+        eng.wait_all()
+    else:
+        eng.wait_for_var(a)
     assert seen == [True]
 
 
