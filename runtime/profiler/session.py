@@ -383,8 +383,10 @@ atexit.register(_at_exit)
 
 
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# the engines' blocking sync points (their names): exception-safe places to stop waiting
-_SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all"))
+# the engines' blocking sync points (their names): exception-safe places to stop waiting.
+# A waiting thread calls _kick/_kick_locked every 10 ms; a signal can only land at their
+# entry (their body is C calls: nothing is popped yet), so they are safe places too.
+_SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked"))
 
 
 def _exit_frame(frame):
