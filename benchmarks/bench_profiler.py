@@ -78,6 +78,36 @@ def main():
           f"{med(events) / med(dump_s) / 1e6:.2f} M events/s "
           f"(best {med(events) / min(dump_s) / 1e6:.2f})")
     print(f"  trace size: {med(sizes) / 1e6:.2f} MB = {med(sizes) / N:.0f} bytes per op")
+    print("  recording cost by mode (each alone, best of the rounds over the best off round):")
+    for mode, best in _by_mode(mx, loop, path).items():
+        print(f"    {mode:10s} +{best:.2f} us/op")
+
+
+_MODES = {"operators": dict(profile_imperative=True, profile_symbolic=False,
+                            profile_api=False, profile_memory=False),
+          "API": dict(profile_imperative=False, profile_symbolic=False, profile_api=True,
+                      profile_memory=False),
+          "memory": dict(profile_imperative=False, profile_symbolic=False,
+                         profile_api=False, profile_memory=True)}
+
+
+def _by_mode(mx, loop, path):
+    """Where the recording cost goes: each mode on its own, interleaved with off rounds."""
+    times = {name: [] for name in ("off", *_MODES)}
+    for _ in range(ROUNDS):
+        for name in times:
+            kwargs = _MODES.get(name)
+            if kwargs:
+                mx.profiler.set_config(filename=path, **kwargs)
+                mx.profiler.set_state("run")
+            t0 = time.perf_counter()
+            loop()
+            times[name].append(time.perf_counter() - t0)
+            if kwargs:
+                mx.profiler.set_state("stop")
+                mx.profiler.dump()
+    best_off = min(times.pop("off"))
+    return {name: (min(ts) - best_off) / N * 1e6 for name, ts in times.items()}
 
 
 if __name__ == "__main__":
