@@ -1,15 +1,18 @@
-"""Fixtures for the Gluon tests: a clean profiler session in tmp_path, and engine
-switching restored afterwards (see gluonhelpers.py for the shared model and data)."""
+"""Fixtures for the Gluon tests: one BLAS thread, and a clean profiler session in
+tmp_path (see gluonhelpers.py for the shared model and data; engine switching is the
+root conftest's ``on_engine``)."""
 import json
 import os
 import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "profiler"))
 
 import xprof.runtime as mx  # noqa: E402
-import xprof.runtime.engine as engine_mod  # noqa: E402
+from proftools import reset_profiler  # noqa: E402
 from xprof.runtime import _native  # noqa: E402
 
 
@@ -24,17 +27,6 @@ def _one_blas_thread():
     yield
     if before is not None and before != 1:
         _native.set_num_threads(before)
-
-
-def _reset_profiler(tmp_path):
-    try:
-        mx.nd.waitall()
-    except Exception:  # noqa: BLE001 - an error left by an earlier test is not ours
-        pass
-    mx.profiler.set_state("stop")
-    mx.profiler.set_config(filename=str(tmp_path / "reset-profile.json"))
-    mx.profiler.dump(finished=True)
-    mx.profiler.set_config()
 
 
 class Profile:
@@ -64,17 +56,6 @@ class Profile:
 
 @pytest.fixture
 def profile(tmp_path):
-    _reset_profiler(tmp_path)
+    reset_profiler(tmp_path)
     yield lambda: Profile(tmp_path)
-    _reset_profiler(tmp_path)
-
-
-@pytest.fixture
-def engines():
-    """Call ``engines(kind)`` to switch engine within a test; ThreadedEngine after."""
-    def switch(kind):
-        if engine_mod.engine_type() != kind:
-            engine_mod.set_engine_type(kind)
-    yield switch
-    if engine_mod.engine_type() != "ThreadedEngine":
-        engine_mod.set_engine_type("ThreadedEngine")
+    reset_profiler(tmp_path)

@@ -6,11 +6,11 @@ from gluonhelpers import guide_cnn, synthetic, train
 import xprof.runtime as mx
 
 
-def test_guide_cnn_learns_and_all_configurations_agree(engines):
+def test_guide_cnn_learns_and_all_configurations_agree(on_engine):
     x, y = synthetic(512)
     results = {}
     for kind in ("NaiveEngine", "ThreadedEngine"):
-        engines(kind)
+        on_engine(kind)
         for hybridize in (False, True):
             mx.random.seed(42)
             net = guide_cnn()

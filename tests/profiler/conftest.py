@@ -7,16 +7,6 @@ tmp_path (never to a profile.json in the working directory).
 import os
 import sys
 
-import pytest
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import proftools  # noqa: E402
-
-
-@pytest.fixture
-def prof(tmp_path):
-    proftools.reset_profiler(tmp_path)
-    session = proftools.Session(tmp_path)
-    yield session
-    proftools.reset_profiler(tmp_path)
+from proftools import prof  # noqa: E402,F401 - the fixture, defined once

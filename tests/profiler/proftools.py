@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 import xprof.runtime as mx
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,6 +30,16 @@ def reset_profiler(scratch):
     mx.profiler.set_config(filename=os.path.join(str(scratch), "reset-profile.json"))
     mx.profiler.dump(finished=True)
     mx.profiler.set_config()
+
+
+@pytest.fixture
+def prof(tmp_path):
+    """A clean profiler session writing into the test's tmp_path (imported by the
+    conftest files of the folders that use it)."""
+    reset_profiler(tmp_path)
+    session = Session(tmp_path)
+    yield session
+    reset_profiler(tmp_path)
 
 
 class Session:
