@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from .elemwise import unbroadcast
-from .registry import defop
+from .registry import defop, input_size
 
 __all__ = ["parse_tuple", "reshape_shape"]
 
@@ -81,11 +81,6 @@ def _axis(axis, ndim, opname, extra=0):
 
 def _size(shape):
     return math.prod(int(n) for n in shape)
-
-
-def _out_size(in_shapes, **_):
-    """Cost of a data-movement op that writes one value per input element."""
-    return _size(in_shapes[0]) if in_shapes else 1
 
 
 def _cheap(in_shapes, **_):
@@ -434,7 +429,7 @@ def _broadcast_grad(ograds, inputs, outputs, **_):
     return [_as(x, np.ascontiguousarray(unbroadcast(ograds[0], x.shape)))]
 
 
-defop("broadcast_to", _broadcast_to, grad=_broadcast_grad, cost=_out_size,
+defop("broadcast_to", _broadcast_to, grad=_broadcast_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, shape=(), **_: (
           [_broadcast_to_shape(in_shapes[0], shape)], [in_dtypes[0]]),
       params={"shape": ()})
@@ -449,7 +444,7 @@ def _broadcast_like_grad(ograds, inputs, outputs, **_):
 
 
 defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
-      grad=_broadcast_like_grad, cost=_out_size,
+      grad=_broadcast_like_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, **_: (
           [_broadcast_to_shape(in_shapes[0], in_shapes[1])], [in_dtypes[0]]),
       params={"lhs_axes": None, "rhs_axes": None})
@@ -588,7 +583,7 @@ def _slice_assign_infer(in_shapes, in_dtypes, key=None, begin=None, end=None,
 
 
 defop("_slice_assign", _slice_assign, arg_names=("lhs", "rhs"),
-      infer=_slice_assign_infer, grad=_slice_assign_grad, cost=_out_size,
+      infer=_slice_assign_infer, grad=_slice_assign_grad, cost=input_size,
       params=dict(_KEY_PARAMS))
 
 
@@ -612,7 +607,7 @@ def _slice_assign_scalar_infer(in_shapes, in_dtypes, scalar=0.0, key=None, begin
 
 
 defop("_slice_assign_scalar", _slice_assign_scalar, infer=_slice_assign_scalar_infer,
-      grad=_slice_assign_scalar_grad, cost=_out_size,
+      grad=_slice_assign_scalar_grad, cost=input_size,
       params=dict(_KEY_PARAMS, scalar=0.0))
 
 
@@ -784,7 +779,7 @@ def _clip_grad(ograds, inputs, outputs, a_min=None, a_max=None):
     return [np.where(inside, ograds[0], 0).astype(x.dtype, copy=False)]
 
 
-defop("clip", _clip, grad=_clip_grad, cost=_out_size, params={"a_min": None, "a_max": None})
+defop("clip", _clip, grad=_clip_grad, cost=input_size, params={"a_min": None, "a_max": None})
 
 
 def _one_hot(indices, depth=None, on_value=1.0, off_value=0.0, dtype="float32"):
@@ -881,7 +876,7 @@ def _pick_grad(ograds, inputs, outputs, axis=-1, keepdims=False, mode="clip"):
     return [g, np.zeros_like(index)]
 
 
-defop("pick", _pick, arg_names=("data", "index"), grad=_pick_grad, cost=_out_size,
+defop("pick", _pick, arg_names=("data", "index"), grad=_pick_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, axis=-1, keepdims=False, **_: (
           [_pick_geometry(in_shapes[0], in_shapes[1], axis, keepdims)[1]],
           [in_dtypes[0]]),
@@ -904,7 +899,7 @@ def _def_arg(opname, fn):
         ax = None if axis is None else _axis(axis, data.ndim, opname)
         return fn(data, axis=ax).astype(data.dtype).reshape(out_shape)
 
-    defop(opname, kernel, grad=_zeros_grad, cost=_out_size,
+    defop(opname, kernel, grad=_zeros_grad, cost=input_size,
           infer=lambda in_shapes, in_dtypes, axis=None, keepdims=False, **_: (
               [_arg_shape(in_shapes[0], axis, keepdims, opname)], [in_dtypes[0]]),
           params={"axis": None, "keepdims": False})
@@ -915,8 +910,8 @@ _def_arg("argmin", np.argmin)
 
 
 # -- creation ----------------------------------------------------------------------
-defop("zeros_like", lambda data: np.zeros_like(data), grad=_zeros_grad, cost=_out_size)
-defop("ones_like", lambda data: np.ones_like(data), grad=_zeros_grad, cost=_out_size)
+defop("zeros_like", lambda data: np.zeros_like(data), grad=_zeros_grad, cost=input_size)
+defop("ones_like", lambda data: np.ones_like(data), grad=_zeros_grad, cost=input_size)
 
 
 def _no_input_grad(ograds, inputs, outputs, **_):
@@ -1038,7 +1033,7 @@ def _cast_grad(ograds, inputs, outputs, dtype="float32"):
     return [ograds[0].astype(inputs[0].dtype, copy=False)]
 
 
-defop("Cast", _cast, grad=_cast_grad, cost=_out_size,
+defop("Cast", _cast, grad=_cast_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, dtype="float32", **_: (
           [tuple(in_shapes[0])], [_dtype(dtype)]),
       params={"dtype": "float32"})

@@ -45,7 +45,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from . import registry as _registry
 from .matrix import _bool, _size, parse_tuple
-from .registry import defop, same_shape
+from .registry import defop, input_size, same_shape
 
 __all__ = ["active_args", "conv_output_shape", "pool_output_shape"]
 
@@ -768,12 +768,8 @@ def _activation_infer(in_shapes, in_dtypes, act_type="relu", **_):
     return same_shape(in_shapes, in_dtypes)
 
 
-def _elementwise_cost(in_shapes, **_):
-    return _size(in_shapes[0])
-
-
 defop("Activation", _activation, infer=_activation_infer, grad=_activation_grad,
-      cost=_elementwise_cost,
+      cost=input_size,
       params={"act_type": "relu"})
 
 
@@ -872,7 +868,7 @@ def _leaky_infer_args(in_shapes, act_type="leaky", **_):
 
 
 defop("LeakyReLU", _leaky, arg_names=("data", "gamma"), infer=_leaky_infer,
-      infer_args=_leaky_infer_args, grad=_leaky_grad, cost=_elementwise_cost,
+      infer_args=_leaky_infer_args, grad=_leaky_grad, cost=input_size,
       params={"act_type": "leaky", "slope": 0.25, "lower_bound": 0.125,
               "upper_bound": 0.334})
 _ACTIVE["LeakyReLU"] = lambda p: (("data", "gamma") if p.get("act_type") == "prelu"
@@ -932,7 +928,7 @@ def _dropout_infer(in_shapes, in_dtypes, p=0.5, axes=(), **_):
 
 
 defop("Dropout", _dropout, train_kernel=_dropout_train, infer=_dropout_infer,
-      grad=_dropout_grad, num_outputs=2, visible_outputs=1, cost=_elementwise_cost,
+      grad=_dropout_grad, num_outputs=2, visible_outputs=1, cost=input_size,
       output_names=("output", "mask"),
       params={"p": 0.5, "mode": "training", "axes": (), "cudnn_off": False, "rng": None})
 
@@ -1003,10 +999,10 @@ def _softmax_infer(opname):
 
 _SOFTMAX_PARAMS = {"axis": -1, "temperature": None, "dtype": None, "use_length": False}
 defop("softmax", _softmax, infer=_softmax_infer("softmax"), grad=_softmax_grad,
-      cost=_elementwise_cost,
+      cost=input_size,
       params=dict(_SOFTMAX_PARAMS))
 defop("log_softmax", _log_softmax, infer=_softmax_infer("log_softmax"),
-      grad=_log_softmax_grad, cost=_elementwise_cost, params=dict(_SOFTMAX_PARAMS))
+      grad=_log_softmax_grad, cost=input_size, params=dict(_SOFTMAX_PARAMS))
 
 
 # -- SoftmaxOutput and softmax_cross_entropy ----------------------------------------------
@@ -1110,7 +1106,7 @@ def _softmax_output_infer_args(in_shapes, multi_output=False, preserve_shape=Fal
 
 defop("SoftmaxOutput", _softmax_output, arg_names=("data", "label"),
       infer=_softmax_output_infer, infer_args=_softmax_output_infer_args,
-      grad=_softmax_output_grad, cost=_elementwise_cost, params=dict(_SO_PARAMS))
+      grad=_softmax_output_grad, cost=input_size, params=dict(_SO_PARAMS))
 
 
 def _sce_check(dshape, lshape):

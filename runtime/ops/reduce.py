@@ -3,11 +3,9 @@
 As in MXNet 1.x, reducing every axis without ``keepdims`` gives shape ``(1,)``, never a
 0-d array.
 """
-import math
-
 import numpy as np
 
-from .registry import defop
+from .registry import defop, input_size
 
 
 def _axes(axis, ndim):
@@ -66,14 +64,11 @@ def _reduction(name, fn, grad):
         o = _expand(outputs[0], x.shape, axis, keepdims)
         return [np.asarray(grad(og, x, o, axis), dtype=x.dtype)]
 
-    defop(name, kernel, infer=_infer, grad=g, cost=_input_size,
+    # a reduction reads every input element: its cost is the input's size, not the
+    # (small) output's, so summing a big array is not run inline on the caller
+    defop(name, kernel, infer=_infer, grad=g, cost=input_size,
           params={"axis": None, "keepdims": False})
 
-
-def _input_size(in_shapes, **_):
-    """A reduction reads every input element: its cost is the input's size, not the
-    (small) output's, so summing a big array is not run inline on the caller."""
-    return math.prod(in_shapes[0]) if in_shapes else 1
 
 
 def _count(x, axis):

@@ -22,9 +22,12 @@ Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one nu
 receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
 nobody needs (a network's data input) and skip computing it.
 """
+import math
+
 import numpy as np
 
-__all__ = ["OpDef", "defop", "get", "registry", "same_shape", "broadcast_shape"]
+__all__ = ["OpDef", "defop", "get", "registry", "same_shape", "broadcast_shape",
+           "input_size"]
 
 registry = {}
 
@@ -81,6 +84,13 @@ def get(name):
         return registry[name]
     except KeyError:
         raise ValueError(f"operator {name!r} is not registered") from None
+
+
+# -- common cost estimate ----------------------------------------------------------------
+def input_size(in_shapes, **_):
+    """Cost of an op that touches every element of its first input once (elementwise
+    ops, data movement, reductions): its size, whatever the output's."""
+    return math.prod(in_shapes[0]) if in_shapes else 1
 
 
 # -- common shape inference ---------------------------------------------------------
