@@ -24,10 +24,11 @@ def print_summary(path, show_stats, top=5):
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
     click.echo(f"xprof: trace written to {path} ({n_events} events)", err=True)
+    mod = stats_module()
     rows = []
     for domain in ("operator", "Custom Operator"):
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():
-            rows.append((total, name, count))
+            rows.append((mod.to_ms(total), name, count))
     rows.sort(key=lambda r: (-r[0], r[1]))
     if rows:
         click.echo("xprof: top operators by total time:", err=True)
@@ -35,7 +36,6 @@ def print_summary(path, show_stats, top=5):
         for total, name, count in rows[:top]:
             click.echo(f"  {name:<{width}}  {total:10.3f} ms  {count:6d} calls", err=True)
     if show_stats:
-        mod = stats_module()
         if sys.stderr.isatty():
             from rich.console import Console
 

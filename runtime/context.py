@@ -9,6 +9,20 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 _DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
 
+# Memory profiling logs a device as a small number (its log is a flat list of ints):
+# device_names[number] is the device's name ("cpu/0").
+device_names = []
+_device_numbers = {}
+_numbers_lock = threading.Lock()
+
+
+def _device_number(key):
+    with _numbers_lock:
+        if key not in _device_numbers:
+            device_names.append(key)
+            _device_numbers[key] = len(device_names) - 1
+        return _device_numbers[key]
+
 
 class Context:
     """A device: ``device_type`` ('cpu', 'gpu', ...) and ``device_id``."""
@@ -26,6 +40,7 @@ class Context:
         self.device_type = device_type
         self.device_id = device_id
         self.dev_key = f"{device_type}/{device_id}"  # memory profiling's device name
+        self.dev_num = _device_number(self.dev_key)
 
     @property
     def device_typeid(self):

@@ -353,12 +353,12 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
         t1 = perf_counter_ns()
         if profiled:
-            buf.events.append((_rec.X, call.prefix + "pure_python", "Custom Operator", t0, t1))
+            _rec.record_slice(call.prefix + "pure_python", "Custom Operator", t0, t1)
         on_complete(e)
         return
     t1 = perf_counter_ns()
     if profiled:
-        buf.events.append((_rec.X, call.prefix + "pure_python", "Custom Operator", t0, t1))
+        _rec.record_slice(call.prefix + "pure_python", "Custom Operator", t0, t1)
 
     def finish(handles):
         exc = None

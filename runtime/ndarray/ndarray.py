@@ -445,7 +445,7 @@ _REVERSED = {
 }
 
 
-_mem_log = _memory.log.append
+_mem_log = _memory.log.extend
 
 
 class _TrackedNDArray(NDArray):
@@ -455,7 +455,7 @@ class _TrackedNDArray(NDArray):
 
     def __del__(self, _log=_mem_log):
         try:
-            _log((self.context.dev_key, -self._nbytes))
+            _log((self.context.dev_num, -self._nbytes, -1))
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
@@ -479,7 +479,7 @@ def new_array(shape, dtype, ctx, role):
     a._grad_req = "null"
     if mem:
         n = a._nbytes = math.prod(shape) * dtype.itemsize
-        _mem_log((ctx.dev_key, n, perf_counter_ns()))
+        _mem_log((ctx.dev_num, n, perf_counter_ns()))
         if _memory.keep_rows:
             _memory.add_row(n, ctx.dev_key, role)
     return a
@@ -616,7 +616,7 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 
 _PLAIN_SCALARS = frozenset((int, float))
-_REC_X = _rec.X
+_api_keys = _rec.key_ids("API")
 _rec_local = _rec._local
 _FULL_SLICE = slice(None)
 
@@ -641,7 +641,7 @@ def _scalar_op(name, x, scalar):
     _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
                          0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
     if t0:   # the API slice, appended here: a call to api_event() costs ~0.1 us more
-        _rec_local.add((_REC_X, name, "API", t0, perf_counter_ns()))
+        _rec_local.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out
 
 

@@ -1,10 +1,11 @@
 """Memory profiling: per-device allocated bytes and a per-allocation CSV.
 
-Arrays allocated while memory profiling is on are counted: the NDArray layer appends
-``(device, nbytes, t_ns)`` to :data:`log` when it allocates one and ``(device, -nbytes)``
-when that array is released (from ``__del__``, on any thread). ``list.append`` is atomic,
-so the hot path takes no lock and formats nothing; arrays allocated before profiling are
-never subtracted, so the counter never goes negative. :func:`fold` turns the log into
+Arrays allocated while memory profiling is on are counted: the NDArray layer extends
+:data:`log` with ``device, nbytes, t_ns`` when it allocates one and ``device, -nbytes, -1``
+when that array is released (from ``__del__``, on any thread), ``device`` being the
+context's ``dev_num``. ``list.extend`` of a tuple is atomic, so the hot path takes no
+lock and formats nothing, and the log, plain integers, is folded with numpy. Arrays
+allocated before profiling are never subtracted, so the counter never goes negative. :func:`fold` turns the log into
 running totals and ``Memory: cpu/0`` counter samples, in the order things happened: one
 sample at each allocation whose resulting footprint differs from the last sample (so
 peaks are exact, and a steady-state loop that frees and reallocates the same sizes costs
@@ -13,13 +14,17 @@ name (the enclosing ``Scope`` and the array's role), requested bytes, device, ac
 bytes, reuse.
 """
 import threading
+from itertools import repeat
 from time import perf_counter_ns
 
+import numpy as np
+
+from .. import context as _context
 from . import recorder as R
 
 CAT = "Device Storage"
 _lock = threading.Lock()     # serializes folding (the log itself needs no lock)
-log = []             # allocations (device, nbytes, t_ns) and releases (device, -nbytes)
+log = []             # flat: allocations device, nbytes, t_ns; releases device, -nbytes, -1
 totals = {}          # device name -> bytes held by tracked arrays, as of the last fold
 _last_sample = {}    # device name -> last sampled value
 rows = []            # CSV rows, only while a prefix is configured
@@ -57,17 +62,33 @@ def fold():
         n = len(log)
         if not n:
             return
-        entries = log[:n]
+        entries = np.fromiter(log[:n], dtype=np.int64, count=n).reshape(-1, 3)
         del log[:n]
-        append = samples.events.append
-        C = R.C
-        get, last = totals.get, _last_sample.get
-        for e in entries:
-            device = e[0]
-            total = totals[device] = get(device, 0) + e[1]
-            if len(e) == 3 and total != last(device):
-                _last_sample[device] = total
-                append((C, counter_name(device), CAT, e[2], total))
+        devices = entries[:, 0]
+        if devices.min() == devices.max():   # one device (the usual case)
+            _fold_device(_context.device_names[int(devices[0])], entries)
+            return
+        for num in np.unique(devices).tolist():
+            _fold_device(_context.device_names[num], entries[devices == num])
+
+
+def _fold_device(device, rows):
+    running = totals.get(device, 0) + np.cumsum(rows[:, 1])
+    totals[device] = int(running[-1])
+    allocs = rows[:, 2] >= 0
+    values, times = running[allocs], rows[allocs, 2]
+    if not len(values):
+        return
+    # the last sample always equals the footprint after the latest allocation (it was
+    # sampled there, or did not differ), so an allocation is sampled when its footprint
+    # differs from the one after the allocation before it
+    last = _last_sample.get(device)
+    changed = np.r_[last is None or values[0] != last, values[1:] != values[:-1]]
+    values, times = values[changed].tolist(), times[changed].tolist()
+    if values:
+        _last_sample[device] = values[-1]
+        samples.events.extend(zip(repeat(R.C), repeat(counter_name(device)), repeat(CAT),
+                                  times, values))
 
 
 def total(device):

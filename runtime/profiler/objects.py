@@ -120,7 +120,7 @@ class Event(_Span):
 
     def _on_stop(self, t0, t1):
         if flags.recording:
-            R.events().append((R.X, self.name, "Event", t0, t1))
+            R.record_slice(self.name, "Event", t0, t1)
 
 
 class Counter:

@@ -1,13 +1,19 @@
-"""Raw event recording: per-thread buffers of tuples stamped with ``perf_counter_ns``.
+"""Raw event recording: per-thread buffers stamped with ``perf_counter_ns``.
 
 Recording must cost about a microsecond, so nothing is formatted here: each thread
-appends small tuples to its own list (no lock: only its owner appends), and the dump
-turns them into Chrome trace events later. A buffer is registered once, when its thread
-first records, with a small integer thread id and a human name for the trace.
+appends to its own lists (no lock: only its owner appends), and the dump turns them into
+Chrome trace events later. A buffer is registered once, when its thread first records,
+with a small integer thread id and a human name for the trace.
 
-Tuple layouts (the first item says which):
-  (X, name, cat, t0, t1)                 a complete slice on this thread
-  (XA, name, cat, t0, t1, args)          the same with an ``args`` dict
+Plain complete slices (every operator and API call: nearly all of a profile) go to
+``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
+a (name, category) pair (:func:`intern`, :data:`keys`). One ``list.extend`` of a 3-tuple
+records one (atomic under the GIL, so a reader always sees whole records); integers are
+never walked by the garbage collector, and the readers turn the list into numpy columns
+at once (``np.fromiter(slices, np.int64)``) and aggregate and format them vectorized.
+
+Everything else goes to ``events``, a list of tuples (the first item says which):
+  (XA, name, cat, t0, t1, args)          a complete slice with an ``args`` dict
   (SUB, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
                                          a custom operator's sub-operator: also a flow
                                          from the call's Python slice (pushed at t_push)
@@ -22,21 +28,60 @@ makes collections walk the recorded events.
 import itertools
 import threading
 
-X, XA, SUB, C, I, AB, AE = range(7)
+XA, SUB, C, I, AB, AE = range(1, 7)
 
 
 class ThreadBuffer:
     """One thread's events (or, with ``track`` False, process-wide events such as
     counter samples, which get no thread track in the trace)."""
 
-    __slots__ = ("tid", "name", "events", "sort_index", "track")
+    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track")
 
     def __init__(self, tid, name, sort_index, track=True):
         self.tid = tid
         self.name = name
         self.sort_index = sort_index
         self.events = []
+        self.slices = []
+        self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
+
+
+keys = []               # key -> (name, cat) of the slices recorded with it
+_key_lock = threading.Lock()
+
+
+class KeyIds(dict):
+    """name -> key for one category; a missing name is interned on first use, so a hot
+    path looks its key up with one subscript (``ids[name]``)."""
+
+    def __init__(self, cat):
+        super().__init__()
+        self.cat = cat
+
+    def __missing__(self, name):
+        with _key_lock:
+            if name not in self:
+                keys.append((name, self.cat))
+                self[name] = len(keys) - 1
+            return self[name]
+
+
+_ids_by_cat = {}
+
+
+def key_ids(cat):
+    """The :class:`KeyIds` of category ``cat`` (the same object for every caller)."""
+    ids = _ids_by_cat.get(cat)
+    if ids is None:
+        with _key_lock:
+            ids = _ids_by_cat.setdefault(cat, KeyIds(cat))
+    return ids
+
+
+def record_slice(name, cat, t0, t1):
+    """Record a complete slice on the calling thread (hot paths inline this)."""
+    _local.add_slice((key_ids(cat)[name], t0, t1))
 
 
 _tids = itertools.count()
@@ -73,12 +118,14 @@ def register_buffer(name, sort_index=1000, track=True):
 
 
 class _Local(threading.local):
-    """The calling thread's buffer, and ``add``: its ``events.append`` bound once, the
-    cheapest way to record (one thread-local read and one C call)."""
+    """The calling thread's buffer, with ``add`` (its ``events.append``) and
+    ``add_slice`` (its ``slices.extend``) bound once: the cheapest way to record (one
+    thread-local read and one C call)."""
 
     def __init__(self):
         self.buf = register_thread()
         self.add = self.buf.events.append
+        self.add_slice = self.buf.slices.extend
 
 
 _local = _Local()
@@ -94,13 +141,21 @@ def current_buffer():
 
 
 def snapshot():
-    """(buffer, count) for every buffer: a consistent prefix to read without locks."""
+    """(buffer, events count, slices length) for every buffer: a consistent prefix to
+    read without locks."""
     with _buffers_lock:
         bufs = list(buffers)
-    return [(b, len(b.events)) for b in bufs]
+    return [(b, len(b.events), len(b.slices)) for b in bufs]
+
+
+def count(snap):
+    """How many events a snapshot (or a difference of two) holds."""
+    return sum(n + m // 3 for _, n, m in snap)
 
 
 def clear(upto=None):
     """Drop the events in the snapshot ``upto`` (default: everything recorded so far)."""
-    for buf, n in (upto if upto is not None else snapshot()):
+    for buf, n, m in (upto if upto is not None else snapshot()):
         del buf.events[:n]
+        del buf.slices[:m]
+        buf.converted = None

@@ -14,11 +14,12 @@ import threading
 import time
 from time import perf_counter_ns
 
+import numpy as np
 import orjson
 
 from .. import _env
 from .. import engine as _engine_mod
-from . import chrome, config, memory, recorder as R, stats as _stats
+from . import chrome, columns, config, memory, recorder as R, stats as _stats
 
 
 class _Flags:
@@ -39,24 +40,26 @@ _state = "stop"
 _paused = False
 _base_ns = perf_counter_ns()
 _start_wall = time.time()
-_stats_mark = {}           # buffer -> index where aggregate statistics start
-_retained = None           # the session ended by dump(finished=True): (event lists,
-                           # base) until dumps() aggregates it, then a Stats
-_dumped_upto = None        # snapshot written by the last dump
+_stats_mark = {}           # buffer -> (events, slices) indices where statistics start
+_retained = None           # the session ended by dump(finished=True): ([(events,
+                           # slices)], base) until dumps() aggregates it, then a Stats
+_dumped_upto = None        # buffer -> (events, slices) lengths written by the last dump
 _flusher = None
 _script_configured = False  # set_config/set_state called by user code (xprof run reports it)
 _ever_ran = False
 
 
 _local = R._local
-_X, _XA, _SUB = R.X, R.XA, R.SUB
+_XA, _SUB = R.XA, R.SUB
+_op_keys = R.key_ids("operator")
+_api_keys = R.key_ids("API")
 
 
 def _observe(name, tag, attrs, t_push, t0, t1):
     """Engine observer: record one executed op on the calling (executing) thread."""
     if tag is None:
         if attrs is None:
-            _local.add((_X, name, "operator", t0, t1))
+            _local.add_slice((_op_keys[name], t0, t1))
         else:
             _local.add((_XA, name, "operator", t0, t1, attrs))
     else:
@@ -211,8 +214,8 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
                 _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
         if reset:
-            for buf, n in snap:
-                _stats_mark[buf] = n
+            for buf, n, m in snap:
+                _stats_mark[buf] = (n, m)
             _retained = None
     if format == "json":
         return orjson.dumps(_stats.to_json_obj(st, sort_by, ascending),
@@ -228,30 +231,41 @@ def _check_flag(func, key, value):
 
 def aggregate(snap, marks=None):
     """Stats from raw events (the same aggregator ``xprof stats`` uses on files)."""
-    return aggregate_lists([buf.events[marks.get(buf, 0) if marks else 0:n]
-                            for buf, n in snap], _base_ns)
+    return aggregate_lists(_since(snap, marks or {}), _base_ns)
 
 
-def aggregate_lists(event_lists, base_ns):
-    """Stats of lists of raw event tuples, skipping events that began before ``base_ns``
-    (an op still running when an earlier session ended; see chrome.encode)."""
+def _since(snap, marks):
+    """``[(event tuples, slice rows)]`` of each buffer from its mark to the snapshot."""
+    parts = []
+    for buf, n, m in snap:
+        e0, s0 = marks.get(buf, (0, 0))
+        parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // 3:]))
+    return parts
+
+
+def aggregate_lists(parts, base_ns):
+    """Stats of ``[(event tuples, (key, t0, t1) rows)]``, skipping events that began
+    before ``base_ns`` (an op still running when an earlier session ended; see
+    chrome.encode). Durations stay integer nanoseconds, as ``xprof stats`` reads them
+    back from the trace's ``e-3`` microseconds, so both print the same numbers."""
     st = _stats.Stats()
-    add_time, add_counter = st.add_time, st.add_counter
+    add_time_ns, add_counter = st.add_time_ns, st.add_counter
     open_async = {}
-    durations = {}   # (domain, name) -> [ms, ...]: grouped first, then one call each
-    X, XA, SUB, C, AB, AE = R.X, R.XA, R.SUB, R.C, R.AB, R.AE
+    XA, SUB, C, AB, AE = R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
-    for events in event_lists:
+    key, _, dur = columns.split(np.concatenate([rows for _, rows in parts] or
+                                               [np.zeros((0, 3), np.int64)]), base_ns)
+    keys = R.keys
+    for k, count, total, lo, hi in columns.summarize(key, dur):
+        name, cat = keys[k]
+        st.add_times_ns(cat, name, count, total, lo, hi)
+    for events, _ in parts:
         for ev in events:
             if ev[3] < base_ns:
                 continue
             kind = ev[0]
-            if kind == X or kind == XA or kind == SUB:
-                # ns -> us (the trace's value) -> ms, as xprof stats computes it
-                try:
-                    durations[ev[2], ev[1]].append((ev[4] - ev[3]) / 1000.0 / 1000.0)
-                except KeyError:
-                    durations[ev[2], ev[1]] = [(ev[4] - ev[3]) / 1000.0 / 1000.0]
+            if kind == XA or kind == SUB:
+                add_time_ns(ev[2], ev[1], ev[4] - ev[3])
             elif kind == C:
                 add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
             elif kind == AB:
@@ -259,9 +273,7 @@ def aggregate_lists(event_lists, base_ns):
             elif kind == AE:
                 t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
                 if t0 is not None:
-                    add_time(ev[2], ev[1], (ev[3] - t0) / 1000.0)
-    for (domain, name), durs in durations.items():
-        st.add_times_ms(domain, name, durs)
+                    add_time_ns(ev[2], ev[1], ev[3] - t0)
     return st
 
 
@@ -294,7 +306,7 @@ def _write_trace():
     prefix = _memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
-    _dumped_upto = {buf: n for buf, n in snap}
+    _dumped_upto = {buf: (n, m) for buf, n, m in snap}
     return path
 
 
@@ -306,10 +318,10 @@ def _finish():
     _paused = False
     _stop_flusher()
     _apply()
-    snap = [(buf, n) for buf, n in (_dumped_upto or {}).items()]
+    snap = [(buf, n, m) for buf, (n, m) in (_dumped_upto or {}).items()]
     # Keep the finished session's events (not their statistics: most programs never
     # call dumps() after dump(), so aggregating here would be wasted time).
-    _retained = ([buf.events[_stats_mark.get(buf, 0):n] for buf, n in snap], _base_ns)
+    _retained = (_since(snap, _stats_mark), _base_ns)
     R.clear(snap)
     _stats_mark.clear()
     memory.reset()
@@ -321,11 +333,12 @@ def _finish():
 def undumped_events():
     """How many recorded events the last dump did not include."""
     upto = _dumped_upto or {}
-    return sum(n - upto.get(buf, 0) for buf, n in R.snapshot())
+    return R.count((buf, n - upto.get(buf, (0, 0))[0], m - upto.get(buf, (0, 0))[1])
+                   for buf, n, m in R.snapshot())
 
 
 def event_count():
-    return sum(n for _, n in R.snapshot())
+    return R.count(R.snapshot())
 
 
 # -- continuous dump ---------------------------------------------------------------------
@@ -516,4 +529,4 @@ def clear_script_configured():
 
 def api_event(name, t0):
     """Record an API-domain slice from ``t0`` to now on the calling thread."""
-    _local.add((_X, name, "API", t0, perf_counter_ns()))
+    _local.add_slice((_api_keys[name], t0, perf_counter_ns()))

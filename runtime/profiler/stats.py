@@ -6,9 +6,12 @@ the numbers and the JSON a user sees are identical whichever way they asked.
 This module is pure (stdlib only) so the CLI can import it without starting
 the engine.
 
-Units: durations arrive in microseconds (the Chrome trace unit) and are kept
-in milliseconds; memory counter values arrive in bytes and are kept in kB
-(``bytes / 1000``).  Other counters are kept as given.
+Units: durations arrive in microseconds (the Chrome trace unit), or as integer
+nanoseconds from the runtime, and are kept as integer picoseconds (finer than any
+input: oneDNN prints ms to 0.1 ns), so sums are exact and do not depend on the order
+events are added in: ``dumps()`` and ``xprof stats`` on its trace print the same
+numbers. They are shown in milliseconds. Memory counter values arrive in bytes and
+are kept in kB (``bytes / 1000``).  Other counters are kept as given.
 
 Ordering rules, shared by the JSON and the text table:
 
@@ -20,12 +23,11 @@ Ordering rules, shared by the JSON and the text table:
 """
 from __future__ import annotations
 
-from collections import deque
-from itertools import accumulate
-
 SORT_KEYS = ("total", "avg", "min", "max", "count")
 
 _MS_DIGITS = 6  # 1 ns resolution in ms
+_PS_PER_MS = 10**9
+_PS_PER_NS = 1000
 _KB_DIGITS = 3  # 1 byte resolution in kB
 _COUNTER_DIGITS = 6
 
@@ -72,7 +74,8 @@ def _merge_table(into, other):
 class Stats:
     """Plain data: per domain and name, ``[count, sum, min, max]``.
 
-    ``time`` holds milliseconds, ``memory`` kB, ``counter`` raw values.
+    ``time`` holds integer picoseconds (:func:`to_ms`), ``memory`` kB, ``counter``
+    raw values.
     """
 
     __slots__ = ("time", "memory", "counter")
@@ -83,17 +86,15 @@ class Stats:
         self.counter = {}
 
     def add_time(self, domain, name, dur_us):
-        _add(self.time, domain, name, dur_us / 1000.0)
+        _add(self.time, domain, name, round(dur_us * 1_000_000))
 
-    def add_times_ms(self, domain, name, durs_ms):
-        """Several durations of one name at once, already in ms as :meth:`add_time`
-        computes them (``dur_us / 1000.0``); the runtime groups its raw events first.
-        They are summed left to right (``accumulate``: the float additions of
-        :meth:`add_time` called per value, at C speed), so a trace file read back gives
-        the same sums to the bit."""
-        total = deque(accumulate(durs_ms), maxlen=1)[0]
-        _merge_table(self.time, {domain: {name: (len(durs_ms), total, min(durs_ms),
-                                                 max(durs_ms))}})
+    def add_time_ns(self, domain, name, dur_ns):
+        _add(self.time, domain, name, dur_ns * _PS_PER_NS)
+
+    def add_times_ns(self, domain, name, count, total, lo, hi):
+        """``count`` durations of one name at once, summarized (integer nanoseconds)."""
+        _merge_table(self.time, {domain: {name: (count, total * _PS_PER_NS,
+                                                 lo * _PS_PER_NS, hi * _PS_PER_NS)}})
 
     def add_counter(self, domain, name, value, is_memory):
         if is_memory:
@@ -126,6 +127,11 @@ def aggregate(time_records, counter_records=()):
     return stats
 
 
+def to_ms(value):
+    """A ``time`` value (sum, min, max or average) in milliseconds."""
+    return value / _PS_PER_MS
+
+
 def _avg(entry):
     # The mean of values in [min, max] lies in [min, max]; float summation can
     # drift by an ulp, so clamp rather than print an Avg above Max.
@@ -152,17 +158,18 @@ def _ordered(names, sort_by, ascending, is_level):
     return items
 
 
-def _section(table, sort_by, ascending, digits, with_total):
+def _section(table, sort_by, ascending, digits, with_total, scale=1):
+    """JSON rows of one section; values divided by ``scale`` (ps -> ms for time)."""
     out = {}
     for domain in sorted(table):
         rows = {}
         for name, entry in _ordered(table[domain], sort_by, ascending, not with_total):
             row = {"Count": int(entry[_COUNT])}
             if with_total:
-                row["Total"] = round(float(entry[_SUM]), digits)
-            row["Min"] = round(float(entry[_MIN]), digits)
-            row["Max"] = round(float(entry[_MAX]), digits)
-            row["Avg"] = round(float(_avg(entry)), digits)
+                row["Total"] = round(entry[_SUM] / scale, digits)
+            row["Min"] = round(entry[_MIN] / scale, digits)
+            row["Max"] = round(entry[_MAX] / scale, digits)
+            row["Avg"] = round(_avg(entry) / scale, digits)
             rows[name] = row
         out[domain] = rows
     return out
@@ -179,7 +186,7 @@ def to_json_obj(stats, sort_by="total", ascending=False):
     """
     check_sort(sort_by)
     obj = {
-        "Time": _section(stats.time, sort_by, ascending, _MS_DIGITS, True),
+        "Time": _section(stats.time, sort_by, ascending, _MS_DIGITS, True, _PS_PER_MS),
         "Memory": _section(stats.memory, sort_by, ascending, _KB_DIGITS, False),
     }
     if stats.counter:
@@ -220,7 +227,7 @@ def render_text(stats, sort_by="total", ascending=False):
     for domain in sorted(stats.time):
         rows = _ordered(stats.time[domain], sort_by, ascending, False)
         blocks.append(_table_lines(domain, rows, time_headers, lambda n, e: [
-            n, str(e[_COUNT]), f"{e[_SUM]:.4f}", f"{e[_MIN]:.4f}", f"{e[_MAX]:.4f}", f"{_avg(e):.4f}"]))
+            n, str(e[_COUNT]), *(f"{to_ms(v):.4f}" for v in (e[_SUM], e[_MIN], e[_MAX], _avg(e)))]))
     mem_headers = ["Name", "Count", "Min (kB)", "Max (kB)", "Avg (kB)"]
     for domain in sorted(stats.memory):
         rows = _ordered(stats.memory[domain], sort_by, ascending, True)

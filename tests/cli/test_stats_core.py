@@ -105,7 +105,8 @@ def test_merge_and_empty():
     b = S.aggregate([("d", "x", 3000.0), ("e", "y", 1.0)], [("m", "Memory: z", 10, True)])
     assert S.Stats().empty() and not a.empty()
     a.merge(b)
-    assert a.time["d"]["x"] == [2, 4.0, 1.0, 3.0]
+    count, total, lo, hi = a.time["d"]["x"]
+    assert (count, S.to_ms(total), S.to_ms(lo), S.to_ms(hi)) == (2, 4.0, 1.0, 3.0)
     assert "e" in a.time and a.memory["m"]["Memory: z"][0] == 1
 
 

@@ -58,7 +58,9 @@ class Trace:
         self.events = doc["traceEvents"]
         self.thread_names = {e["tid"]: e["args"]["name"] for e in self.events
                              if e.get("ph") == "M" and e["name"] == "thread_name"}
-        self.ops = [e for e in self.events if e.get("ph") == "X" and e["cat"] == "operator"]
+        # in the order they ran (a trace need not list events by time)
+        self.ops = sorted((e for e in self.events if e.get("ph") == "X" and e["cat"] == "operator"),
+                          key=lambda e: e["ts"])
 
     def names(self):
         return [e["name"] for e in self.ops]

@@ -1,11 +1,13 @@
-"""The trace encoder: byte-templated complete events must read back exactly as the
-recorded slices, whatever the names (quotes, backslashes, non-ASCII) and timestamps."""
+"""The trace encoder: complete events written by numpy (and byte templates) must read
+back exactly as the recorded slices, whatever the names (quotes, backslashes, ``%``,
+non-ASCII) and timestamps; and the column helpers they use."""
 import json
 
+import numpy as np
 import orjson
 from hypothesis import given, settings, strategies as st
 
-from xprof.runtime.profiler import chrome, recorder as R
+from xprof.runtime.profiler import chrome, columns, recorder as R
 
 BASE = 10**12
 
@@ -15,39 +17,47 @@ slices = st.lists(st.tuples(names, st.sampled_from(["operator", "API", "my \"dom
                   max_size=30)
 
 
-def _buffer(events, tid=3):
+def _buffer(slices=(), events=(), tid=3):
+    """A thread buffer holding complete ``slices`` [(name, cat, t0, t1)] and ``events``."""
     buf = R.ThreadBuffer(tid, "test thread", 1000)
+    for name, cat, t0, t1 in slices:
+        buf.slices.extend((R.key_ids(cat)[name], t0, t1))
     buf.events.extend(events)
     return buf
+
+
+def _snap(*bufs):
+    return [(b, len(b.events), len(b.slices)) for b in bufs]
 
 
 @settings(max_examples=60, deadline=None)
 @given(slices)
 def test_complete_events_read_back_exactly(items):
-    events = [(R.X, name, cat, BASE + t0, BASE + t0 + dur) for name, cat, t0, dur in items]
-    buf = _buffer(events)
-    data = chrome.encode([(buf, len(events))], BASE, "proc", {"k": "v"})
+    """Whatever the names and the digit counts of ts and dur (events are grouped by
+    them), every slice comes back once, exactly."""
+    buf = _buffer([(name, cat, BASE + t0, BASE + t0 + dur) for name, cat, t0, dur in items])
+    data = chrome.encode(_snap(buf), BASE, "proc", {"k": "v"})
     for doc in (orjson.loads(data), json.loads(data)):   # two independent JSON parsers
         assert doc["displayTimeUnit"] == "ms" and doc["otherData"] == {"k": "v"}
-        got = [e for e in doc["traceEvents"] if e["ph"] == "X"]
-        assert len(got) == len(items)
-        for e, (name, cat, t0, dur) in zip(got, items):
-            assert (e["name"], e["cat"], e["pid"], e["tid"]) == (name, cat, chrome.PID, 3)
-            assert e["ts"] == t0 / 1000.0 and e["dur"] == dur / 1000.0
+        got = sorted((e["name"], e["cat"], e["pid"], e["tid"], e["ts"], e["dur"])
+                     for e in doc["traceEvents"] if e["ph"] == "X")
+        assert got == sorted((name, cat, chrome.PID, 3, t0 / 1000.0, dur / 1000.0)
+                             for name, cat, t0, dur in items)
 
 
 def test_events_before_the_session_base_are_left_out():
-    buf = _buffer([(R.X, "old", "operator", BASE - 5, BASE + 5),
-                   (R.X, "new", "operator", BASE + 7, BASE + 9)])
-    doc = orjson.loads(chrome.encode([(buf, 2)], BASE, "proc", {}))
+    buf = _buffer([("old", "operator", BASE - 5, BASE + 5),
+                   ("new", "operator", BASE + 7, BASE + 9)],
+                  [(R.XA, "old args", "operator", BASE - 5, BASE + 5, {"a": "1"})])
+    doc = orjson.loads(chrome.encode(_snap(buf), BASE, "proc", {}))
     assert [e["name"] for e in doc["traceEvents"] if e["ph"] == "X"] == ["new"]
 
 
 def test_metadata_comes_first_and_untracked_buffers_get_no_thread_track():
     counters = R.ThreadBuffer(9, "counters", 1000, track=False)
     counters.events.append((R.C, "Memory: cpu/0", "Device Storage", BASE + 1, 64))
-    buf = _buffer([(R.X, "a", "operator", BASE + 2, BASE + 3)])
-    doc = orjson.loads(chrome.encode([(counters, 1), (buf, 1)], BASE, "proc", {}))
+    buf = _buffer([("a", "operator", BASE + 2, BASE + 3)])
+    doc = orjson.loads(chrome.encode(_snap(counters, buf), BASE, "proc", {}))
     phases = [e["ph"] for e in doc["traceEvents"]]
     assert phases[:3] == ["M", "M", "M"] and "M" not in phases[3:]
     named = {e["tid"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
@@ -59,14 +69,42 @@ def test_metadata_comes_first_and_untracked_buffers_get_no_thread_track():
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(names, st.dictionaries(names, st.text(max_size=5), max_size=2),
                           st.integers(0, 10**9)), min_size=1, max_size=10))
-def test_slices_with_args_keep_their_args_and_order(items):
-    events = []
+def test_slices_with_args_keep_their_args(items):
+    plain, with_args = [], []
     for i, (name, args, dur) in enumerate(items):
-        events.append((R.X, name, "operator", BASE + 10 * i, BASE + 10 * i + dur))
-        events.append((R.XA, name, "operator", BASE + 10 * i + 1, BASE + 10 * i + 1 + dur,
-                       args))
-    doc = json.loads(chrome.encode([(_buffer(events), len(events))], BASE, "p", {}))
-    got = [e for e in doc["traceEvents"] if e["ph"] == "X"]
-    assert [e["ts"] for e in got] == [(ev[3] - BASE) / 1000.0 for ev in events]
-    assert [e.get("args") for e in got] == [ev[5] if ev[0] == R.XA else None
-                                            for ev in events]
+        plain.append((name, "operator", BASE + 10 * i, BASE + 10 * i + dur))
+        with_args.append((R.XA, name, "operator", BASE + 10 * i + 1,
+                          BASE + 10 * i + 1 + dur, args))
+    doc = json.loads(chrome.encode(_snap(_buffer(plain, with_args)), BASE, "p", {}))
+    got = sorted((e["ts"], e["name"], e["dur"], e.get("args"))
+                 for e in doc["traceEvents"] if e["ph"] == "X")
+    want = sorted([((t0 - BASE) / 1000.0, name, (t1 - t0) / 1000.0, None)
+                   for name, _, t0, t1 in plain]
+                  + [((ev[3] - BASE) / 1000.0, ev[1], (ev[4] - ev[3]) / 1000.0, ev[5])
+                     for ev in with_args], key=lambda r: r[0])
+    assert got == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 2**62), min_size=1, max_size=40))
+def test_digits_are_written_exactly(values):
+    v = np.array(values, dtype=np.int64)
+    assert columns.ndigits(v).tolist() == [len(str(x)) for x in values]
+    for width in set(columns.ndigits(v).tolist()):
+        same = v[columns.ndigits(v) == width]
+        out = np.zeros((len(same), width), dtype=np.uint8)
+        columns.write_digits(out, same)
+        assert [bytes(row).decode() for row in out] == [str(x) for x in same.tolist()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 10**12)), max_size=60))
+def test_summaries_per_key_match_a_plain_loop(pairs):
+    expected = {}
+    for k, d in pairs:
+        c, t, lo, hi = expected.get(k, (0, 0, d, d))
+        expected[k] = (c + 1, t + d, min(lo, d), max(hi, d))
+    key = np.array([k for k, _ in pairs], dtype=np.int64)
+    dur = np.array([d for _, d in pairs], dtype=np.int64)
+    got = {k: (c, t, lo, hi) for k, c, t, lo, hi in columns.summarize(key, dur)}
+    assert got == expected

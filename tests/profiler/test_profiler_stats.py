@@ -228,12 +228,14 @@ def test_tasks_and_frames_are_timed(prof):
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.integers(0, 10**12), min_size=1, max_size=50))
-def test_grouped_durations_sum_to_the_bit_like_per_event_adds(durs_ns):
-    """dumps() groups raw durations and adds each group at once; xprof stats adds the
-    trace's values one by one. The sums must agree to the last bit."""
+def test_summarized_durations_equal_the_traces_values_added_one_by_one(durs_ns):
+    """dumps() summarizes raw integer nanoseconds per name; xprof stats adds the trace's
+    microsecond values (``ns`` written as ``<ns>e-3``) one by one, in file order. The
+    entries must be equal (integer nanoseconds: no float sum depends on the order)."""
     from xprof.runtime.profiler import stats as S
-    one_by_one, grouped = S.Stats(), S.Stats()
-    for ns in durs_ns:
-        one_by_one.add_time("operator", "op", ns / 1000.0)    # the trace's us value
-    grouped.add_times_ms("operator", "op", [ns / 1000.0 / 1000.0 for ns in durs_ns])
-    assert one_by_one.time == grouped.time
+    one_by_one, summarized = S.Stats(), S.Stats()
+    for ns in reversed(durs_ns):
+        one_by_one.add_time("operator", "op", float(f"{ns}e-3"))
+    summarized.add_times_ns("operator", "op", len(durs_ns), sum(durs_ns), min(durs_ns),
+                            max(durs_ns))
+    assert one_by_one.time == summarized.time
