@@ -108,3 +108,24 @@ def test_summaries_per_key_match_a_plain_loop(pairs):
     dur = np.array([d for _, d in pairs], dtype=np.int64)
     got = {k: (c, t, lo, hi) for k, c, t, lo, hi in columns.summarize(key, dur)}
     assert got == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=6))
+def test_slice_table_converts_each_prefix_once_and_stays_right(chunks):
+    """``columns.table`` keeps what it converted; reading longer prefixes, shorter
+    ones, and after ``recorder.clear`` always gives the rows of the list."""
+    buf = _buffer()
+    t = 0
+    for n in chunks:
+        for _ in range(n):
+            t += 1
+            buf.slices.extend((t % 3, BASE + t, BASE + 2 * t))
+        m = len(buf.slices)
+        want = np.array(buf.slices, dtype=np.int64).reshape(-1, 3)
+        assert columns.table(buf, m).tolist() == want.tolist()
+        assert columns.table(buf, m // 6 * 3).tolist() == want[:m // 6].tolist()
+        if n % 2:
+            R.clear([(buf, 0, m // 2 // 3 * 3)])
+            left = np.array(buf.slices, dtype=np.int64).reshape(-1, 3)
+            assert columns.table(buf, len(buf.slices)).tolist() == left.tolist()

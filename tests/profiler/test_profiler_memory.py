@@ -4,6 +4,7 @@ import glob
 import os
 
 import numpy as np
+from hypothesis import given, settings, strategies as st
 
 import xprof.runtime as mx
 
@@ -106,3 +107,61 @@ def test_memory_csv_only_while_memory_profiling(prof, tmp_path):
     prof.finish()
     assert glob.glob(prefix + "*") == []
     del x
+
+
+def _reference_fold(entries, totals, last):
+    """The fold's rule, one entry at a time: a sample at each allocation whose
+    footprint differs from the device's last sample."""
+    samples = []
+    for device, nbytes, t in entries:
+        totals[device] = totals.get(device, 0) + nbytes
+        if t >= 0 and totals[device] != last.get(device):
+            last[device] = totals[device]
+            samples.append((device, t, totals[device]))
+    return samples
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1]), st.integers(0, 3), st.booleans()),
+                max_size=40),
+       st.integers(0, 4))
+def test_numpy_fold_matches_the_one_by_one_rule(steps, split):
+    """Allocations and releases on two devices, folded in two batches (as a dump in
+    the middle would), give the samples and totals of the sequential rule."""
+    devices = [mx.cpu(5), mx.cpu(6)]
+    names = [d.dev_key for d in devices]
+    entries, live, t = [], {0: [], 1: []}, 1000
+    for dev, size, release in steps:
+        if release and live[dev]:
+            entries.append((names[dev], -live[dev].pop(), -1))
+        else:
+            live[dev].append(8 * size)
+            t += 1
+            entries.append((names[dev], 8 * size, t))
+    saved = (dict(memory.totals), dict(memory._last_sample), len(memory.samples.events))
+    memory.fold()
+    start = len(memory.samples.events)
+    try:
+        for name in names:
+            memory.totals.pop(name, None)
+            memory._last_sample.pop(name, None)
+        num = {name: d.dev_num for name, d in zip(names, devices)}
+        cut = min(split * 10, len(entries))
+        for batch in (entries[:cut], entries[cut:]):
+            for name, nbytes, when in batch:
+                memory.log.extend((num[name], nbytes, when))
+            memory.fold()
+        got = [(e[1].split(": ")[1], e[3], e[4]) for e in memory.samples.events[start:]]
+        totals = {}
+        want = _reference_fold(entries, totals, {})
+        for name in names:   # each device's samples in order (devices may interleave)
+            assert [g for g in got if g[0] == name] == [w for w in want if w[0] == name]
+        assert len(got) == len(want)
+        assert {n: memory.totals[n] for n in totals} == totals
+    finally:
+        del memory.samples.events[start:]
+        for name in names:
+            memory.totals.pop(name, None)
+            memory._last_sample.pop(name, None)
+        memory.totals.update(saved[0])
+        memory._last_sample.update(saved[1])
