@@ -23,11 +23,9 @@ def encode(snapshot, base_ns, process_name, other_data):
     """The trace document (JSON bytes) for the events in ``snapshot``
     ([(buffer, events count, slices length)]).
 
-    Plain complete slices, nearly every event of a profile, are written vectorized (see
-    :func:`_slice_records`); everything else is built as dicts and serialized by orjson,
-    or, for slices with args and sub-operators, through per-name byte templates. Events
-    are grouped by kind and name within a thread rather than sorted by time: the format
-    does not require order (viewers and ``xprof validate`` sort). The cyclic garbage
+    Complete slices, nearly every event of a profile, are written by numpy with no
+    Python work per event (see :func:`_slice_records`), each thread's in time order;
+    everything else is built as dicts and serialized by orjson. The cyclic garbage
     collector is paused meanwhile: the objects made here are acyclic, and a collection
     pass over many of them costs more than the work itself.
     """
@@ -40,58 +38,66 @@ def encode(snapshot, base_ns, process_name, other_data):
             gc.enable()
 
 
-def _head(name, cat, tid):
-    return (b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat)
-            + b',"ph":"X","pid":%d,"tid":%d,"ts":' % (PID, tid))
+_TS = b'"ts":'
+_MID = b'e-3,"dur":'
+_END = b"e-3}"
 
 
-def _slice_template(name, cat, tid, tail=b"}"):
-    """Bytes of one complete event with ``%d`` holes for ts and dur in nanoseconds: JSON
-    reads ``1234e-3`` as the microsecond value 1.234 exactly. ``tail`` ends the object
-    (``%s}`` leaves a hole for an ``args`` member)."""
-    return _head(name, cat, tid).replace(b"%", b"%%") + b'%de-3,"dur":%de-3' + tail
+def _head(name, cat, tid, args=None):
+    """A complete event up to its ``"ts":`` member."""
+    head = b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat) + \
+        b',"ph":"X","pid":%d,"tid":%d,' % (PID, tid)
+    if args is not None:
+        head += b'"args":' + orjson.dumps(args) + b","
+    return head + _TS
 
 
-def _slice_records(rows, base_ns, tid, heads):
-    """The complete events of ``(key, t0, t1)`` rows, as byte buffers of events that
-    each begin with a comma.
+def _slice_records(key, start, dur, head_of):
+    """One thread's complete events as a uint8 matrix of records, each beginning with a
+    comma, sorted by start (the longer first at equal starts: parents before children).
 
-    Events are grouped by (key, digits of ts, digits of dur): every group is a matrix of
-    fixed-length records, a template row with the digits written in by numpy. ``ts`` and
-    ``dur`` are integer nanoseconds with an ``e-3`` exponent, which JSON reads as the
-    exact microsecond value.
+    Every record has the same length: heads (``{"name":...,"tid":..,``) are padded with
+    spaces before ``"ts":``, and ``ts``/``dur`` (integer nanoseconds with an ``e-3``
+    exponent, which JSON reads as the exact microsecond value) are right-aligned after
+    spaces; JSON allows whitespace there. So numpy builds the records at once: heads
+    gathered by key, digits written by column. ``head_of(key)`` gives a key's head.
     """
-    key, start, dur = columns.split(rows, base_ns)
-    group = (key * 20 + columns.ndigits(start)) * 20 + columns.ndigits(dur)
-    order, groups, starts, ends = columns.runs(group)
-    parts = []
-    for g, a, b in zip(groups.tolist(), starts.tolist(), ends.tolist()):
-        k, wt, wd = g // 400, g // 20 % 20, g % 20
-        head = heads.get(k)
-        if head is None:
-            head = heads[k] = _head(*R.keys[k], tid)
-        row = b"," + head + b"0" * wt + b'e-3,"dur":' + b"0" * wd + b"e-3}"
-        idx = order[a:b]
-        mat = np.empty((b - a, len(row)), dtype=np.uint8)
-        mat[:] = np.frombuffer(row, dtype=np.uint8)
-        at = 1 + len(head)
-        columns.write_digits(mat[:, at:at + wt], start[idx])
-        at += wt + 10   # len(b'e-3,"dur":')
-        columns.write_digits(mat[:, at:at + wd], dur[idx])
-        parts.append(mat)   # bytes.join reads the array's buffer: no copy
-    return parts
+    order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
+    first = start[order]
+    if (first[1:] == first[:-1]).any():         # equal starts: the longer one first
+        order = np.lexsort((-dur, start))
+    key, start, dur = key[order], start[order], dur[order]
+    present = np.flatnonzero(np.bincount(key))
+    heads = [head_of(k) for k in present.tolist()]
+    width = max(map(len, heads))
+    table = np.frombuffer(b"".join(h[:-len(_TS)] + b" " * (width - len(h)) + _TS
+                                   for h in heads), dtype=np.uint8).reshape(len(heads), width)
+    lut = np.zeros(int(present[-1]) + 1, dtype=np.intp)
+    lut[present] = np.arange(len(present))
+    wt, wd = int(columns.ndigits(start.max())), int(columns.ndigits(dur.max()))
+    mat = np.empty((len(key), 1 + width + wt + len(_MID) + wd + len(_END)), dtype=np.uint8)
+    mat[:, 0] = ord(",")
+    np.take(table, lut[key], axis=0, out=mat[:, 1:1 + width], mode="clip")
+    at = 1 + width
+    columns.write_digits(mat[:, at:at + wt], start)
+    at += wt
+    mat[:, at:at + len(_MID)] = np.frombuffer(_MID, dtype=np.uint8)
+    at += len(_MID)
+    columns.write_digits(mat[:, at:at + wd], dur)
+    mat[:, at + wd:] = np.frombuffer(_END, dtype=np.uint8)
+    return mat
 
 
 def _encode(snapshot, base_ns, process_name, other_data):
     meta = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
              "args": {"name": process_name}}]
     objs = []
-    slices = []          # templated slices (with args, sub-operators)
-    records = []         # vectorized slices, each beginning with a comma
-    add_slice = slices.append
+    records = []         # per thread, a matrix of slices each beginning with a comma
     add = objs.append
     flow_id = 0
     SUB, C, XA, I, AB, AE = R.SUB, R.C, R.XA, R.I, R.AB, R.AE
+    keys = R.keys
+    n_keys = len(keys)   # after the snapshot: every key its slices use
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
@@ -101,20 +107,16 @@ def _encode(snapshot, base_ns, process_name, other_data):
                          "args": {"name": buf.name}})
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        if m:
-            records += _slice_records(columns.table(buf, m), base_ns, tid, {})
-        templates = {}
+        extra = []        # slices kept as tuples (with args, sub-operators): key, t0, t1
+        extra_heads = {}  # their heads -> local key (numbered after the recorder's)
         for ev in buf.events[:n]:
             if ev[3] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             kind = ev[0]
             if kind == SUB:
                 _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
-                try:
-                    add_slice(templates[name, cat] % (t0 - base_ns, t1 - t0))
-                except KeyError:
-                    templates[name, cat] = _slice_template(name, cat, tid)
-                    add_slice(templates[name, cat] % (t0 - base_ns, t1 - t0))
+                head = _head(name, cat, tid)
+                extra += (extra_heads.setdefault(head, n_keys + len(extra_heads)), t0, t1)
                 if call_tid is not None and t_push >= call_t0 >= base_ns:
                     flow_id += 1
                     add({"name": call_name, "cat": cat, "ph": "s", "id": flow_id,
@@ -128,10 +130,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
                      "pid": PID, "args": {name: value}})
             elif kind == XA:
                 _, name, cat, t0, t1, args = ev
-                key = (name, cat, XA)
-                if key not in templates:
-                    templates[key] = _slice_template(name, cat, tid, b',"args":%s}')
-                add_slice(templates[key] % (t0 - base_ns, t1 - t0, orjson.dumps(args)))
+                head = _head(name, cat, tid, args)
+                extra += (extra_heads.setdefault(head, n_keys + len(extra_heads)), t0, t1)
             elif kind == I:
                 _, name, cat, t, scope = ev
                 add({"name": name, "cat": cat, "ph": "i", "ts": (t - base_ns) / 1000.0,
@@ -140,11 +140,18 @@ def _encode(snapshot, base_ns, process_name, other_data):
                 _, name, cat, t, ident = ev
                 add({"name": name, "cat": cat, "ph": "b" if kind == AB else "e",
                      "id": ident, "ts": (t - base_ns) / 1000.0, "pid": PID, "tid": tid})
+        rows = columns.table(buf, m)
+        if extra:
+            rows = np.concatenate((rows, np.array(extra, dtype=np.int64).reshape(-1, 3)))
+        key, start, dur = columns.split(rows, base_ns)
+        if len(key):
+            local = {k: h for h, k in extra_heads.items()}
+            records.append(_slice_records(
+                key, start, dur,
+                lambda k: local[k] if k >= n_keys else _head(*keys[k], tid)))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
-    if slices:
-        pieces += (b",", b",".join(slices))
-    pieces += records
+    pieces += records     # bytes.join reads the matrices' buffers: no copy
     pieces.append(b'],"displayTimeUnit":"ms","otherData":' + orjson.dumps(other_data) + b"}")
     return b"".join(pieces)
 

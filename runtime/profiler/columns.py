@@ -1,10 +1,10 @@
 """Recorded complete slices as numpy columns: what the trace encoder and ``dumps()`` share.
 
 A buffer's ``slices`` (a flat list ``key, t0, t1, ...``, see :mod:`.recorder`) becomes
-an int64 table in one ``np.fromiter`` call. Grouping by key with a stable sort then gives
-per-name statistics (``reduceat``) and per-name runs of events for the encoder, which
-writes each run's decimal digits into a byte matrix: no Python work per event, which is
-what made dumping cost about a microsecond per event before.
+an int64 table in one ``np.fromiter`` call. Grouping by key with a stable sort gives
+per-name statistics (``reduceat``), and the encoder writes the decimal digits of whole
+columns into a byte matrix: no Python work per event, which is what made dumping cost
+about a microsecond per event before.
 """
 import numpy as np
 
@@ -74,14 +74,15 @@ def ndigits(v):
 
 
 def write_digits(dst, v):
-    """Write the values ``v`` (each with exactly ``dst.shape[1]`` digits) as ASCII
-    decimal into the uint8 matrix ``dst``.
+    """Write the non-negative values ``v`` as ASCII decimal into the uint8 matrix
+    ``dst``, right-aligned after spaces (``dst.shape[1]`` must hold the longest).
 
     Digits are peeled off nine at a time in uint32 (numpy divides unsigned 32-bit
     integers by a scalar with SIMD; 64-bit division is several times slower) into a
     contiguous digit-major matrix, copied into ``dst``'s columns at once at the end."""
     width = dst.shape[1]
     digits = np.empty((width, len(v)), dtype=np.uint8)
+    pad = width - ndigits(v)
     row = width - 1
     while row >= 0:
         if row >= 9:
@@ -98,4 +99,6 @@ def write_digits(dst, v):
         digits[row] = q
         row -= 1
     digits += 48
+    if pad.any():
+        digits[np.arange(width)[:, None] < pad] = 32   # leading zeros become spaces
     dst[:] = digits.T

@@ -86,15 +86,30 @@ def test_slices_with_args_keep_their_args(items):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(0, 2**62), min_size=1, max_size=40))
-def test_digits_are_written_exactly(values):
+@given(st.lists(st.integers(0, 2**62), min_size=1, max_size=40), st.integers(0, 3))
+def test_digits_are_written_exactly_right_aligned(values, extra_width):
     v = np.array(values, dtype=np.int64)
     assert columns.ndigits(v).tolist() == [len(str(x)) for x in values]
-    for width in set(columns.ndigits(v).tolist()):
-        same = v[columns.ndigits(v) == width]
-        out = np.zeros((len(same), width), dtype=np.uint8)
-        columns.write_digits(out, same)
-        assert [bytes(row).decode() for row in out] == [str(x) for x in same.tolist()]
+    width = max(len(str(x)) for x in values) + extra_width
+    out = np.zeros((len(values), width), dtype=np.uint8)
+    columns.write_digits(out, v)
+    assert [bytes(row).decode() for row in out] == [str(x).rjust(width) for x in values]
+
+
+def test_each_threads_slices_are_in_time_order_parents_first():
+    """Recorded as they end (children first), written by start, the longer first at
+    equal starts, with the slices kept as tuples (args, sub-operators) merged in."""
+    buf = _buffer([("child", "operator", BASE + 20, BASE + 30),
+                   ("parent", "API", BASE + 10, BASE + 40),
+                   ("same start, shorter", "API", BASE + 50, BASE + 51),
+                   ("same start, longer", "API", BASE + 50, BASE + 60)],
+                  [(R.XA, "with args", "operator", BASE + 15, BASE + 16, {"k": "v"}),
+                   (R.SUB, "Op::_plus_scalar", "Custom Operator", BASE + 45, BASE + 46,
+                    BASE + 44, None, 0, "Op")])
+    doc = json.loads(chrome.encode(_snap(buf), BASE, "p", {}))
+    names = [e["name"] for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert names == ["parent", "with args", "child", "Op::_plus_scalar",
+                     "same start, longer", "same start, shorter"]
 
 
 @settings(max_examples=60, deadline=None)
