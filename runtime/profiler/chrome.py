@@ -53,14 +53,16 @@ def _head(name, cat, tid, args=None):
 
 
 def _slice_records(key, start, dur, head_of):
-    """One thread's complete events as a uint8 matrix of records, each beginning with a
+    """One thread's complete events as a uint8 array of records, each beginning with a
     comma, sorted by start (the longer first at equal starts: parents before children).
 
-    Every record has the same length: heads (``{"name":...,"tid":..,``) are padded with
-    spaces before ``"ts":``, and ``ts``/``dur`` (integer nanoseconds with an ``e-3``
-    exponent, which JSON reads as the exact microsecond value) are right-aligned after
-    spaces; JSON allows whitespace there. So numpy builds the records at once: heads
-    gathered by key, digits written by column. ``head_of(key)`` gives a key's head.
+    numpy builds them as one matrix of fixed-length rows: heads (``{"name":...,
+    "tid":..,``) gathered by key and padded before ``"ts":``, then ``ts`` and ``dur``
+    (integer nanoseconds with an ``e-3`` exponent, which JSON reads as the exact
+    microsecond value) right-aligned, digits written by column. The padding is spaces,
+    which JSON allows there, when it is a small part of the bytes; otherwise NUL bytes
+    (never in JSON text: control characters in names are escaped), dropped at the end
+    by one boolean mask. ``head_of(key)`` gives a key's head.
     """
     order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
     first = start[order]
@@ -69,23 +71,32 @@ def _slice_records(key, start, dur, head_of):
     key, start, dur = key[order], start[order], dur[order]
     present = np.flatnonzero(np.bincount(key))
     heads = [head_of(k) for k in present.tolist()]
-    width = max(map(len, heads))
-    table = np.frombuffer(b"".join(h[:-len(_TS)] + b" " * (width - len(h)) + _TS
-                                   for h in heads), dtype=np.uint8).reshape(len(heads), width)
     lut = np.zeros(int(present[-1]) + 1, dtype=np.intp)
     lut[present] = np.arange(len(present))
-    wt, wd = int(columns.ndigits(start.max())), int(columns.ndigits(dur.max()))
-    mat = np.empty((len(key), 1 + width + wt + len(_MID) + wd + len(_END)), dtype=np.uint8)
+    which = lut[key]
+    nd_start, nd_dur = columns.ndigits(start), columns.ndigits(dur)
+    lengths = np.array([len(h) for h in heads])
+    width, wt, wd = int(lengths.max()), int(nd_start.max()), int(nd_dur.max())
+    row = 1 + width + wt + len(_MID) + wd + len(_END)
+    padding = (int((width - lengths) @ np.bincount(which, minlength=len(heads)))
+               + wt * len(key) - int(nd_start.sum()) + wd * len(key) - int(nd_dur.sum()))
+    fill = 32 if padding * 16 <= row * len(key) else 0
+    table = np.frombuffer(b"".join(h[:-len(_TS)] + bytes([fill]) * (width - len(h)) + _TS
+                                   for h in heads), dtype=np.uint8).reshape(len(heads), width)
+    mat = np.empty((len(key), row), dtype=np.uint8)
     mat[:, 0] = ord(",")
-    np.take(table, lut[key], axis=0, out=mat[:, 1:1 + width], mode="clip")
+    np.take(table, which, axis=0, out=mat[:, 1:1 + width], mode="clip")
     at = 1 + width
-    columns.write_digits(mat[:, at:at + wt], start)
+    columns.write_digits(mat[:, at:at + wt], start, nd_start, fill)
     at += wt
     mat[:, at:at + len(_MID)] = np.frombuffer(_MID, dtype=np.uint8)
     at += len(_MID)
-    columns.write_digits(mat[:, at:at + wd], dur)
+    columns.write_digits(mat[:, at:at + wd], dur, nd_dur, fill)
     mat[:, at + wd:] = np.frombuffer(_END, dtype=np.uint8)
-    return mat
+    if fill:
+        return mat
+    flat = mat.reshape(-1)
+    return flat[flat != 0]
 
 
 def _encode(snapshot, base_ns, process_name, other_data):

@@ -73,16 +73,17 @@ def ndigits(v):
     return np.searchsorted(_POW10[1:], v, side="right") + 1
 
 
-def write_digits(dst, v):
+def write_digits(dst, v, nd=None, fill=32):
     """Write the non-negative values ``v`` as ASCII decimal into the uint8 matrix
-    ``dst``, right-aligned after spaces (``dst.shape[1]`` must hold the longest).
+    ``dst``, right-aligned after ``fill`` bytes (``dst.shape[1]`` must hold the
+    longest; ``nd``: the values' :func:`ndigits`, if known).
 
     Digits are peeled off nine at a time in uint32 (numpy divides unsigned 32-bit
     integers by a scalar with SIMD; 64-bit division is several times slower) into a
     contiguous digit-major matrix, copied into ``dst``'s columns at once at the end."""
     width = dst.shape[1]
     digits = np.empty((width, len(v)), dtype=np.uint8)
-    pad = width - ndigits(v)
+    pad = width - (ndigits(v) if nd is None else nd)
     row = width - 1
     while row >= 0:
         if row >= 9:
@@ -100,5 +101,5 @@ def write_digits(dst, v):
         row -= 1
     digits += 48
     if pad.any():
-        digits[np.arange(width)[:, None] < pad] = 32   # leading zeros become spaces
+        digits[np.arange(width)[:, None] < pad] = fill   # instead of leading zeros
     dst[:] = digits.T

@@ -144,3 +144,15 @@ def test_slice_table_converts_each_prefix_once_and_stays_right(chunks):
             R.clear([(buf, 0, m // 2 // 3 * 3)])
             left = np.array(buf.slices, dtype=np.int64).reshape(-1, 3)
             assert columns.table(buf, len(buf.slices)).tolist() == left.tolist()
+
+
+def test_padding_is_dropped_when_names_differ_much_in_length():
+    """Fixed-length records pad short heads; when that padding would be a noticeable
+    part of the trace it is removed, so the file stays compact."""
+    long = "_backward_MyAddOne::CopyCPU2CPU" * 2
+    buf = _buffer([(long if i % 10 == 0 else "x", "operator", BASE + 10 * i, BASE + 10 * i + 3)
+                   for i in range(100)])
+    data = chrome.encode(_snap(buf), BASE, "p", {})
+    assert b"  " not in data and b"\0" not in data
+    got = [e["name"] for e in json.loads(data)["traceEvents"] if e["ph"] == "X"]
+    assert got == [long if i % 10 == 0 else "x" for i in range(100)]
