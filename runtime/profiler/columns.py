@@ -9,7 +9,7 @@ about a microsecond per event before.
 import numpy as np
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-_EMPTY3 = np.zeros((0, 3), dtype=np.int64)
+NO_ROWS = np.zeros((0, 3), dtype=np.int64)
 _POW10 = 10 ** np.arange(19, dtype=np.int64)          # 1, 10, ..., 10**18
 
 
@@ -22,7 +22,7 @@ def table(buf, m):
     only the slices recorded since are converted."""
     done = buf.converted
     if done is None or len(done) * 3 > m:
-        done = _EMPTY3
+        done = NO_ROWS
     if len(done) * 3 < m:
         new = np.fromiter(buf.slices[len(done) * 3:m], dtype=np.int64,
                           count=m - len(done) * 3).reshape(-1, 3)

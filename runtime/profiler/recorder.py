@@ -7,7 +7,7 @@ with a small integer thread id and a human name for the trace.
 
 Plain complete slices (every operator and API call: nearly all of a profile) go to
 ``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
-a (name, category) pair (:func:`intern`, :data:`keys`). One ``list.extend`` of a 3-tuple
+a (name, category) pair (:func:`key_ids`, :data:`keys`). One ``list.extend`` of a 3-tuple
 records one (atomic under the GIL, so a reader always sees whole records); integers are
 never walked by the garbage collector, and the readers turn the list into numpy columns
 at once (``np.fromiter(slices, np.int64)``) and aggregate and format them vectorized.
@@ -17,13 +17,13 @@ Everything else goes to ``events``, a list of tuples (the first item says which)
   (SUB, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
                                          a custom operator's sub-operator: also a flow
                                          from the call's Python slice (pushed at t_push)
+  (C, name, cat, t, value)               a counter sample
+  (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
+  (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
 
 Every item is a str, int or float (an ``args`` dict of strings at most): such tuples are
 untracked by the cyclic garbage collector at its first pass, so a long profile never
 makes collections walk the recorded events.
-  (C, name, cat, t, value)               a counter sample
-  (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
-  (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
 """
 import itertools
 import threading

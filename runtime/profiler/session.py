@@ -253,8 +253,8 @@ def aggregate_lists(parts, base_ns):
     open_async = {}
     XA, SUB, C, AB, AE = R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
-    key, _, dur = columns.split(np.concatenate([rows for _, rows in parts] or
-                                               [np.zeros((0, 3), np.int64)]), base_ns)
+    rows = [r for _, r in parts]
+    key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
     keys = R.keys
     for k, count, total, lo, hi in columns.summarize(key, dur):
         name, cat = keys[k]
