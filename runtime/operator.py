@@ -218,13 +218,14 @@ class _Pool:
     changes them and then looks at the queue, so one of the two always sees the other.
     """
 
-    def __init__(self, max_threads, max_queued):
+    def __init__(self, max_threads, max_in_flight):
         self.max_threads = max(1, max_threads)
-        self.max_queued = max_queued
+        self.max_in_flight = max_in_flight
         self.jobs = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.drained = threading.Condition(self.lock)
-        self.waiters = 0    # callers waiting in throttle() for the queue to drain
+        self.in_flight = 0  # calls handed to the pool and not completed yet
+        self.waiters = 0    # callers waiting in throttle() for calls to complete
         self.threads = 0
         self.blocked = 0    # threads inside a job, waiting at a sync point
         self._names = itertools.count()
@@ -234,17 +235,31 @@ class _Pool:
         if self.threads - self.blocked <= 0:
             self._maybe_spawn()
 
+    def started(self):
+        """A call was handed to the pool (its completion calls :meth:`finished`)."""
+        with self.lock:
+            self.in_flight += 1
+
+    def finished(self):
+        with self.lock:
+            self.in_flight -= 1
+            if self.waiters and self.in_flight <= self.max_in_flight // 2:
+                self.drained.notify_all()
+
     def throttle(self):
-        """Backpressure for a caller thread: with ``max_queued`` calls already waiting
-        for a pool thread, wait until half of them have started (at most 50 ms: a
+        """Backpressure for a caller thread: with ``max_in_flight`` calls handed to the
+        pool and not completed (waiting for a pool thread, running, or waiting for their
+        sub-operators), wait until half of them have completed (at most 50 ms: a
         forward that waits for the caller must not hang it).
 
-        A caller racing ahead of the pool keeps thousands of calls in flight; their
-        objects make the garbage collector walk ever larger generations and four
-        threads fight for the GIL. Bounding the queue measured 170-190 -> ~100 us per
-        call on ``bench_custom_op``. Pool threads and engine workers never wait here.
+        A caller racing ahead keeps hundreds of calls in flight: their closures, arrays
+        and engine ops survive the garbage collector's young-generation passes (12,000
+        objects each, 2-10 ms) and fill the next generation (30-40 ms per pass), and
+        four threads fight for the GIL. Bounding the calls in flight, not only the
+        pool's queue (whose calls reach the engine's queues at once), keeps the live
+        set to a few dozen calls. Pool threads and engine workers never wait here.
         """
-        if self.jobs.qsize() < self.max_queued or not self.max_queued:
+        if self.in_flight < self.max_in_flight or not self.max_in_flight:
             return
         st = _engine.thread_state
         if st.on_block is not None or \
@@ -254,7 +269,7 @@ class _Pool:
         with self.drained:
             self.waiters += 1
             try:
-                while self.jobs.qsize() > self.max_queued // 2:
+                while self.in_flight > self.max_in_flight // 2:
                     left = deadline - perf_counter_ns()
                     if left <= 0:
                         break
@@ -285,15 +300,11 @@ class _Pool:
         while True:
             if jobs.empty():
                 _engine.get().flush_wakes()
-            job = jobs.get()
-            if self.waiters and jobs.qsize() <= self.max_queued // 2:
-                with self.drained:
-                    self.drained.notify_all()
-            job()
+            jobs.get()()
 
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16),
-              _env.get_int("CUSTOM_OP_MAX_QUEUED", 16))
+              _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
 
 
 class Call:
@@ -327,9 +338,15 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
         call = Call(name, mode)
         if eng.name == "NaiveEngine":
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
-        else:
-            _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
-                                          on_complete))
+            return
+
+        def complete(exc=None):
+            _pool.finished()
+            on_complete(exc)
+
+        _pool.started()
+        _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
+                                      complete))
 
     if eng.name != "NaiveEngine":
         _pool.throttle()
