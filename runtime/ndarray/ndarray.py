@@ -68,7 +68,7 @@ class NDArray(Var):
     """
 
     __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req",
-                 "_nbytes")
+                 "_released")
     __array_priority__ = 1000.0
 
     @property
@@ -455,7 +455,7 @@ class _TrackedNDArray(NDArray):
 
     def __del__(self, _log=_mem_log):
         try:
-            _log((self.context.dev_num, -self._nbytes, -1))
+            _log(self._released)   # built at allocation: a finalizer runs on every free
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
@@ -478,7 +478,8 @@ def new_array(shape, dtype, ctx, role):
     a._grad = None
     a._grad_req = "null"
     if mem:
-        n = a._nbytes = math.prod(shape) * dtype.itemsize
+        n = math.prod(shape) * dtype.itemsize
+        a._released = (ctx.dev_num, -n, -1)
         _mem_log((ctx.dev_num, n, perf_counter_ns()))
         if _memory.keep_rows:
             _memory.add_row(n, ctx.dev_key, role)
