@@ -52,9 +52,6 @@ class Sequential(Block):
     def __len__(self):
         return len(self._children)
 
-    def hybridize(self, active=True, **kwargs):
-        super().hybridize(active, **kwargs)
-
 
 class HybridSequential(HybridBlock):
     """Sequential container of HybridBlocks; hybridizes as one graph."""
