@@ -82,6 +82,20 @@ class HybridSequential(HybridBlock):
     __len__ = Sequential.__len__
 
 
+def weight_bias_act(block, weight_shape, units, use_bias, activation, weight_initializer,
+                    bias_initializer, **param_kwargs):
+    """Give ``block`` (inside its name scope) what Dense and the convolutions share: a
+    ``weight``, a ``bias`` of ``units`` values or None, and an ``act`` block or None;
+    shapes with 0 are inferred at the first forward."""
+    block.weight = block.params.get("weight", shape=weight_shape, init=weight_initializer,
+                                    allow_deferred_init=True, **param_kwargs)
+    block.bias = block.params.get("bias", shape=(units,), init=bias_initializer,
+                                  allow_deferred_init=True, **param_kwargs) \
+        if use_bias else None
+    block.act = Activation(activation, prefix=activation + "_") \
+        if activation is not None else None
+
+
 class Dense(HybridBlock):
     """Fully connected layer: ``activation(dot(x, weight.T) + bias)``.
 
@@ -98,19 +112,8 @@ class Dense(HybridBlock):
         self._in_units = _check_nonneg_int(in_units, "in_units", "Dense")
         self._flatten = bool(flatten)
         with self.name_scope():
-            self.weight = self.params.get("weight", shape=(self._units, self._in_units),
-                                          init=weight_initializer, dtype=dtype,
-                                          allow_deferred_init=True)
-            if use_bias:
-                self.bias = self.params.get("bias", shape=(self._units,),
-                                            init=bias_initializer, dtype=dtype,
-                                            allow_deferred_init=True)
-            else:
-                self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            weight_bias_act(self, (self._units, self._in_units), self._units, use_bias,
+                            activation, weight_initializer, bias_initializer, dtype=dtype)
 
     def infer_shape(self, x, *args):
         in_units = math.prod(x.shape[1:]) if self._flatten else x.shape[-1]

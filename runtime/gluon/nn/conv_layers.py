@@ -1,6 +1,6 @@
 """Convolution and pooling layers (channels-first layouts: NCW, NCHW, NCDHW)."""
 from ..block import HybridBlock
-from .basic_layers import Activation
+from .basic_layers import weight_bias_act
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
            "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
@@ -62,17 +62,8 @@ class _Conv(HybridBlock):
                         "no_bias": not use_bias, "layout": _LAYOUTS[n]}
         wshape = (self._channels, self._in_channels // self._groups) + self._kernel
         with self.name_scope():
-            self.weight = self.params.get("weight", shape=wshape, init=weight_initializer,
-                                          allow_deferred_init=True)
-            if use_bias:
-                self.bias = self.params.get("bias", shape=(self._channels,),
-                                            init=bias_initializer, allow_deferred_init=True)
-            else:
-                self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            weight_bias_act(self, wshape, self._channels, use_bias, activation,
+                            weight_initializer, bias_initializer)
 
     def _alias(self):
         return "conv"
