@@ -11,6 +11,8 @@ import pytest
 
 import xprof.runtime as mx
 
+from threadtools import run_in_threads
+
 
 def _gate(engine):
     gate = threading.Event()
@@ -144,20 +146,13 @@ def test_results_read_from_other_threads(engine):
     """Arrays made on one thread are read correctly from others (sync points are
     thread-safe)."""
     x = mx.nd.arange(1000)
-    outs, errors = {}, []
+    outs = {}
 
     def work(i):
-        try:
-            y = (x * i + 1).sum()
-            outs[i] = y.asscalar()
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
+        y = (x * i + 1).sum()
+        outs[i] = y.asscalar()
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = run_in_threads(work, 6, timeout=60)
     assert errors == []
     for i in range(6):
         assert outs[i] == i * 499500 + 1000

@@ -1,6 +1,5 @@
 """Custom operators: results, parameters, several inputs/outputs, assign, autograd,
 errors and warnings (on both engines where the engine matters)."""
-import threading
 import traceback
 import warnings
 
@@ -10,6 +9,7 @@ import pytest
 import xprof.runtime as mx
 
 from customop_defs import MyAddOneProp, ScaleProp
+from threadtools import run_in_threads
 
 
 def test_add_one(engine):
@@ -148,22 +148,15 @@ def test_names_like_profiler_internals_run_normally(engine):
 
 
 def test_several_python_threads(engine):
-    errors, results = [], {}
+    results = {}
 
     def work(i):
-        try:
-            x = mx.nd.full((4,), i)
-            for _ in range(10):
-                x = mx.nd.Custom(x, op_type="MyAddOne")
-            results[i] = x.asnumpy()
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
+        x = mx.nd.full((4,), i)
+        for _ in range(10):
+            x = mx.nd.Custom(x, op_type="MyAddOne")
+        results[i] = x.asnumpy()
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(work, 4)
     assert not errors, errors
     for i in range(4):
         np.testing.assert_array_equal(results[i], [i + 10] * 4)

@@ -2,7 +2,6 @@
 attribution (nested ops, several threads, errors, names that look like ours), both
 engines, and the same events on every run."""
 import collections
-import threading
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 import xprof.runtime as mx
 
 import proftools as pt
+from threadtools import run_in_threads
 
 CAT = "Custom Operator"
 INTERNAL = ("Custom", "CustomOperatorWait")
@@ -164,23 +164,14 @@ def test_nested_ops_attribute_to_innermost(prof, engine):
 def test_several_python_threads(prof, engine):
     n_threads, n_calls = 4, 10
     prof.start(profile_all=True)
-    errors = []
 
     def work(i):
-        try:
-            x = mx.nd.full((4,), i)
-            for _ in range(n_calls):
-                x = mx.nd.Custom(x, op_type="MyAddOne") * 1
-            x.wait_to_read()
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
+        x = mx.nd.full((4,), i)
+        for _ in range(n_calls):
+            x = mx.nd.Custom(x, op_type="MyAddOne") * 1
+        x.wait_to_read()
 
-    threads = [threading.Thread(target=work, args=(i,), name=f"caller-{i}")
-               for i in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(work, n_threads, "caller-{}")
     assert not errors
     doc = prof.finish()
     check_custom_trace(doc, engine.name)

@@ -7,6 +7,7 @@ import pytest
 import xprof.runtime as mx
 
 import proftools as pt
+from threadtools import run_in_threads
 
 P = mx.profiler
 
@@ -187,27 +188,18 @@ def test_many_threads_nothing_lost(prof):
     dom = P.Domain("Threads")
     counter = dom.new_counter("done", 0)
     barrier = threading.Barrier(n_threads)
-    errors = []
 
     def work(i):
-        try:
-            x = mx.nd.ones((4,)) * i
-            barrier.wait()
-            for _ in range(n_ops):
-                y = x + 1
-                counter.increment()
-            y.wait_to_read()
-            with P.Event(f"thread-{i}"):
-                pass
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
+        x = mx.nd.ones((4,)) * i
+        barrier.wait()
+        for _ in range(n_ops):
+            y = x + 1
+            counter.increment()
+        y.wait_to_read()
+        with P.Event(f"thread-{i}"):
+            pass
 
-    threads = [threading.Thread(target=work, args=(i,), name=f"user-{i}")
-               for i in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(work, n_threads, "user-{}")
     assert not errors, errors
     prof.stop()
     total = n_threads * n_ops
