@@ -43,12 +43,12 @@ _MID = b'e-3,"dur":'
 _END = b"e-3}"
 
 
-def _head(name, cat, tid, args=None):
-    """A complete event up to its ``"ts":`` member."""
+def _head(name, cat, tid, args_json=None):
+    """A complete event up to its ``"ts":`` member (``args_json``: its args, as JSON)."""
     head = b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat) + \
         b',"ph":"X","pid":%d,"tid":%d,' % (PID, tid)
-    if args is not None:
-        head += b'"args":' + orjson.dumps(args) + b","
+    if args_json is not None:
+        head += b'"args":' + args_json + b","
     return head + _TS
 
 
@@ -119,15 +119,23 @@ def _encode(snapshot, base_ns, process_name, other_data):
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
         extra = []        # slices kept as tuples (with args, sub-operators): key, t0, t1
-        extra_heads = {}  # their heads -> local key (numbered after the recorder's)
+        local_keys = {}   # their (name, cat[, args JSON]) -> key numbered after the recorder's
+        heads = []        # head of key n_keys + i
+
+        def local_key(ident, args_json=None):
+            k = local_keys.get(ident)
+            if k is None:
+                k = local_keys[ident] = n_keys + len(heads)
+                heads.append(_head(ident[0], ident[1], tid, args_json))
+            return k
+
         for ev in buf.events[:n]:
             if ev[3] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             kind = ev[0]
             if kind == SUB:
                 _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
-                head = _head(name, cat, tid)
-                extra += (extra_heads.setdefault(head, n_keys + len(extra_heads)), t0, t1)
+                extra += (local_key((name, cat)), t0, t1)
                 if call_tid is not None and t_push >= call_t0 >= base_ns:
                     flow_id += 1
                     add({"name": call_name, "cat": cat, "ph": "s", "id": flow_id,
@@ -141,8 +149,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
                      "pid": PID, "args": {name: value}})
             elif kind == XA:
                 _, name, cat, t0, t1, args = ev
-                head = _head(name, cat, tid, args)
-                extra += (extra_heads.setdefault(head, n_keys + len(extra_heads)), t0, t1)
+                args_json = orjson.dumps(args)
+                extra += (local_key((name, cat, args_json), args_json), t0, t1)
             elif kind == I:
                 _, name, cat, t, scope = ev
                 add({"name": name, "cat": cat, "ph": "i", "ts": (t - base_ns) / 1000.0,
@@ -156,10 +164,9 @@ def _encode(snapshot, base_ns, process_name, other_data):
             rows = np.concatenate((rows, np.array(extra, dtype=np.int64).reshape(-1, 3)))
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
-            local = {k: h for h, k in extra_heads.items()}
             records.append(_slice_records(
                 key, start, dur,
-                lambda k: local[k] if k >= n_keys else _head(*keys[k], tid)))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records     # bytes.join reads the matrices' buffers: no copy
