@@ -4,6 +4,7 @@ Forward results are compared with naive loop implementations written here; gradi
 with central differences in float64; shapes and dtypes with ``infer``/``infer_args``.
 """
 import itertools
+import zlib
 
 import numpy as np
 from gradcheck import numeric_grad
@@ -15,6 +16,11 @@ from xprof.runtime.ops import registry
 
 
 # -- helpers --------------------------------------------------------------------------
+def seed_of(*parts):
+    """A seed that is the same in every process (``hash`` of a str is salted per run)."""
+    return zlib.crc32(repr(parts).encode())
+
+
 def run(name, *inputs, train=False, **params):
     op = registry.get(name)
     fn = op.train_kernel if train and op.train_kernel else op.kernel
@@ -217,7 +223,7 @@ def test_convolution_forward_grad_dtype(case, order, monkeypatch):
     if order != "auto":      # both im2col column orders, whatever the shape would pick
         monkeypatch.setattr(nn, "_batch_last", lambda geom: order == "batch_minor")
     shape, f, k, s, p, d, g, no_bias = case
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = np.random.default_rng(seed_of(case))
     x = randn(rng, *shape)
     w = randn(rng, f, shape[1] // g, *k)
     b = randn(rng, f)
@@ -354,11 +360,14 @@ POOL_CASES = [
                          f"-{c[4]}")
 def test_pooling_forward_grad_dtype(case, pool_type):
     shape, k, s, p, conv = case
-    rng = np.random.default_rng(abs(hash((case, pool_type))) % 2**32)
+    rng = np.random.default_rng(seed_of(case, pool_type))
     x = randn(rng, *shape)
     params = dict(kernel=k, stride=s, pad=p, pool_type=pool_type, pooling_convention=conv)
     (out,) = run("Pooling", x, **params)
-    np.testing.assert_allclose(out, naive_pool(x, k, s, p, pool_type, conv), rtol=1e-12)
+    # window sums of O(1) values can cancel to ~1e-5, so the summation order shows up
+    # at 1e-16 absolute: compare with an absolute floor, not relative error alone.
+    np.testing.assert_allclose(out, naive_pool(x, k, s, p, pool_type, conv), rtol=1e-12,
+                               atol=1e-13)
     check_grad("Pooling", [x], params)
     check_float32("Pooling", [x], params)
 
