@@ -7,9 +7,14 @@ at the next sync point that touches them. Everything else in the runtime goes th
 :meth:`Engine.push`, :meth:`Engine.wait_for_var` and :meth:`Engine.wait_all`.
 
 Profiling hooks are part of the interface but cost one attribute check when off: the
-profiler installs ``observer`` (called as
-``observer(name, tag, attrs, t_push_ns, t_start_ns, t_end_ns)`` on the thread that ran
-the op) and ``profile_mask`` (which op modes it wants).
+profiler installs ``profile_mask`` (which op modes it wants) and ``observer``, an object
+with
+  ``op_keys``   op name -> slice key (a dict that gives a new name its key on first use),
+  ``sink``      a thread-local whose ``add_slice((key, t0_ns, t1_ns))`` records a plain
+                op on the calling thread: no Python call, the per-op cost is the record,
+  ``record(name, tag, attrs, t_push_ns, t_start_ns, t_end_ns)`` for an op with a tag (a
+                custom operator's sub-operator) or attributes,
+used on the thread that ran the op.
 """
 import threading
 from time import perf_counter_ns
@@ -150,8 +155,11 @@ class Engine:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001 - kept for the sync point
                 exc = e
-            observer(name, tag, attrs, t0 if t_push is None else t_push, t0,
-                     perf_counter_ns())
+            if tag is None and attrs is None:
+                observer.sink.add_slice((observer.op_keys[name], t0, perf_counter_ns()))
+            else:
+                observer.record(name, tag, attrs, t0 if t_push is None else t_push, t0,
+                                perf_counter_ns())
         else:
             try:
                 fn(*args)

@@ -107,7 +107,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     add = objs.append
     flow_id = 0
     SUB, C, XA, I, AB, AE = R.SUB, R.C, R.XA, R.I, R.AB, R.AE
-    keys = R.keys
+    keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
     for buf, n, m in snapshot:
         if n == 0 and m == 0:

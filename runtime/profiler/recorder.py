@@ -7,7 +7,7 @@ with a small integer thread id and a human name for the trace.
 
 Plain complete slices (every operator and API call: nearly all of a profile) go to
 ``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
-a (name, category) pair (:func:`key_ids`, :data:`keys`). One ``list.extend`` of a 3-tuple
+a (name, category) pair (:func:`key_ids`, :func:`key_table`). One ``list.extend`` of a 3-tuple
 records one (atomic under the GIL, so a reader always sees whole records); integers are
 never walked by the garbage collector, and the readers turn the list into numpy columns
 at once (``np.fromiter(slices, np.int64)``) and aggregate and format them vectorized.
@@ -25,6 +25,7 @@ Every item is a str, int or float (an ``args`` dict of strings at most): such tu
 untracked by the cyclic garbage collector at its first pass, so a long profile never
 makes collections walk the recorded events.
 """
+import collections
 import itertools
 import threading
 
@@ -47,36 +48,33 @@ class ThreadBuffer:
         self.track = track
 
 
-keys = []               # key -> (name, cat) of the slices recorded with it
 _key_lock = threading.Lock()
-
-
-class KeyIds(dict):
-    """name -> key for one category; a missing name is interned on first use, so a hot
-    path looks its key up with one subscript (``ids[name]``)."""
-
-    def __init__(self, cat):
-        super().__init__()
-        self.cat = cat
-
-    def __missing__(self, name):
-        with _key_lock:
-            if name not in self:
-                keys.append((name, self.cat))
-                self[name] = len(keys) - 1
-            return self[name]
-
-
+_next_key = itertools.count().__next__   # keys are unique across categories
 _ids_by_cat = {}
 
 
 def key_ids(cat):
-    """The :class:`KeyIds` of category ``cat`` (the same object for every caller)."""
+    """name -> key for category ``cat`` (the same dict for every caller). A missing name
+    gets the next key on first use, inside the subscript (a ``defaultdict`` whose
+    factory is C: atomic under the GIL), so a hot path looks its key up with one
+    subscript, ``ids[name]``, at the speed of a plain dict (a dict subclass with
+    ``__missing__`` routes every subscript through a Python-level slot)."""
     ids = _ids_by_cat.get(cat)
     if ids is None:
         with _key_lock:
-            ids = _ids_by_cat.setdefault(cat, KeyIds(cat))
+            ids = _ids_by_cat.setdefault(cat, collections.defaultdict(_next_key))
     return ids
+
+
+def key_table():
+    """key -> (name, cat) of every key given out so far, as a list indexed by key.
+    Read it after taking a snapshot: every key the snapshot's slices use is in it."""
+    pairs = [(key, name, cat) for cat, ids in list(_ids_by_cat.items())
+             for name, key in ids.copy().items()]
+    table = [None] * (max((p[0] for p in pairs), default=-1) + 1)
+    for key, name, cat in pairs:
+        table[key] = (name, cat)
+    return table
 
 
 def record_slice(name, cat, t0, t1):

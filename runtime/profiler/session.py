@@ -51,23 +51,34 @@ _ever_ran = False
 
 _local = R._local
 _XA, _SUB = R.XA, R.SUB
-_op_keys = R.key_ids("operator")
 _api_keys = R.key_ids("API")
 
 
-def _observe(name, tag, attrs, t_push, t0, t1):
-    """Engine observer: record one executed op on the calling (executing) thread."""
-    if tag is None:
-        if attrs is None:
-            _local.add_slice((_op_keys[name], t0, t1))
-        else:
+class _Observer:
+    """What the engine calls to record an executed op, on the thread that ran it (see
+    :mod:`..engine.base`): plain ops go straight to the thread's slices."""
+
+    __slots__ = ("op_keys", "sink")
+
+    def __init__(self):
+        self.op_keys = R.key_ids("operator")
+        self.sink = R._local
+
+    @staticmethod
+    def record(name, tag, attrs, t_push, t0, t1):
+        """An op with attributes, or a custom operator's sub-operator."""
+        if tag is None:
             _local.add((_XA, name, "operator", t0, t1, attrs))
-    else:
-        # the call's fields, not the call: a tuple of plain values is untracked by the
-        # garbage collector at its first pass, so recorded events never make the
-        # collector walk the heap (keeping the call object measured +8 us per call)
-        _local.add((_SUB, tag.prefix + name, "Custom Operator", t0, t1, t_push, tag.tid,
-                    tag.t_start, tag.name))
+        else:
+            # the call's fields, not the call: a tuple of plain values is untracked by
+            # the garbage collector at its first pass, so recorded events never make
+            # the collector walk the heap (keeping the call object measured +8 us per
+            # call)
+            _local.add((_SUB, tag.prefix + name, "Custom Operator", t0, t1, t_push,
+                        tag.tid, tag.t_start, tag.name))
+
+
+_observer = _Observer()
 
 
 def _apply():
@@ -76,7 +87,7 @@ def _apply():
     eng = _engine_mod.get()
     mask = (_mode & 3) if on else 0
     eng.profile_mask = mask
-    eng.observer = _observe if mask else None
+    eng.observer = _observer if mask else None
     flags.api = on and bool(_mode & config.MODE_API)
     flags.mem = on and bool(_mode & config.MODE_MEMORY)
     flags.recording = on
@@ -255,7 +266,7 @@ def aggregate_lists(parts, base_ns):
     mem_cat = memory.CAT
     rows = [r for _, r in parts]
     key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
-    keys = R.keys
+    keys = R.key_table()
     for k, count, total, lo, hi in columns.summarize(key, dur):
         name, cat = keys[k]
         st.add_times_ns(cat, name, count, total, lo, hi)
