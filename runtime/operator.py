@@ -307,14 +307,26 @@ _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16),
               _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
 
 
+_call_names = {}   # op name -> ("<name>::", key of the "<name>::pure_python" slice)
+
+
+def _names(name):
+    names = _call_names.get(name)
+    if names is None:
+        prefix = name + "::"
+        names = _call_names[name] = (
+            prefix, _rec.key_ids("Custom Operator")[prefix + "pure_python"])
+    return names
+
+
 class Call:
     """Attribution tag of one custom-operator call (read by the engine and profiler)."""
 
-    __slots__ = ("name", "prefix", "mode", "tid", "t_start")
+    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start")
 
     def __init__(self, name, mode):
         self.name = name
-        self.prefix = name + "::"
+        self.prefix, self.pure_key = _names(name)   # built once per op name
         self.mode = mode
         self.tid = None
         self.t_start = 0
@@ -370,12 +382,12 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
         t1 = perf_counter_ns()
         if profiled:
-            _rec.record_slice(call.prefix + "pure_python", "Custom Operator", t0, t1)
+            buf.slices.extend((call.pure_key, t0, t1))
         on_complete(e)
         return
     t1 = perf_counter_ns()
     if profiled:
-        _rec.record_slice(call.prefix + "pure_python", "Custom Operator", t0, t1)
+        buf.slices.extend((call.pure_key, t0, t1))
 
     def finish(handles):
         exc = None
