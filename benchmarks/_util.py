@@ -24,3 +24,19 @@ def ratio(times, num, den):
 
 def per_op_us(times, name, n):
     return statistics.median(times[name]) / n * 1e6
+
+
+def register_add_one(mx):
+    """Register the issue's ``MyAddOne`` custom op (forward: ``in_data[0] + 1``)."""
+
+    class AddOne(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] + 1)
+
+    @mx.operator.register("MyAddOne")
+    class AddOneProp(mx.operator.CustomOpProp):
+        def __init__(self):
+            super().__init__(need_top_grad=True)
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return AddOne()

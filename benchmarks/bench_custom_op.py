@@ -12,7 +12,7 @@ import tempfile
 import time
 import timeit
 
-from _util import per_op_us
+from _util import per_op_us, register_add_one
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -22,17 +22,7 @@ def main():
     import xprof.runtime as mx
     from xprof.runtime import engine
 
-    class AddOne(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            self.assign(out_data[0], req[0], in_data[0] + 1)
-
-    @mx.operator.register("MyAddOne")
-    class AddOneProp(mx.operator.CustomOpProp):
-        def __init__(self):
-            super().__init__(need_top_grad=True)
-
-        def create_operator(self, ctx, shapes, dtypes):
-            return AddOne()
+    register_add_one(mx)
 
     path = os.path.join(tempfile.mkdtemp(), "custom.json")
     print(f"mx.nd.Custom(x, op_type='MyAddOne') on 100x100, {N} calls then waitall "

@@ -1,0 +1,89 @@
+"""Profiler cost in CPU instructions: deterministic where wall-clock figures are not.
+
+On a shared 2-core VM the same timing benchmark moves by 30-50% between runs, so a
+change of a few hundred nanoseconds per op cannot be seen in ``bench_profiler.py``.
+Instruction counts under valgrind's callgrind do not depend on the machine's load:
+each case runs in a fresh interpreter twice (N1 and N2 iterations, one engine thread for
+BLAS, a fixed hash seed) and the difference divided by N2 - N1 is the count per
+iteration, start-up and teardown cancelling out. Instructions are not time (cache misses
+and the clock's vDSO call are not in them), so use this to compare two versions of the
+code, and the timing benchmarks for the figures the issues ask for.
+
+Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
+NaiveEngine, profiling off, each mode alone, and everything on.
+Needs valgrind (skipped with a message otherwise).
+Run: python benchmarks/bench_instructions.py [N1] [N2]
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+N1 = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
+
+MODES = {
+    "off": None,
+    "API": dict(profile_imperative=False, profile_symbolic=False, profile_api=True,
+                profile_memory=False),
+    "operators": dict(profile_imperative=True, profile_symbolic=False, profile_api=False,
+                      profile_memory=False),
+    "memory": dict(profile_imperative=False, profile_symbolic=False, profile_api=False,
+                   profile_memory=True),
+    "all": dict(profile_all=True, aggregate_stats=True),
+}
+
+CHILD = r'''
+import os, sys
+import xprof.runtime as mx
+from xprof.runtime import engine
+from _util import register_add_one
+engine.set_engine_type("NaiveEngine")
+case, n, kwargs, path = sys.argv[1], int(sys.argv[2]), eval(sys.argv[3]), sys.argv[4]
+register_add_one(mx)
+x = mx.nd.ones((100, 100))
+step = (lambda: x + 1) if case == "x + 1" else (lambda: mx.nd.Custom(x, op_type="MyAddOne"))
+step(); mx.nd.waitall()
+if kwargs:
+    mx.profiler.set_config(filename=path, **kwargs)
+    mx.profiler.set_state("run")
+for _ in range(n):
+    y = step()
+mx.nd.waitall()
+os._exit(0)   # no dump, no teardown: only the loop differs between N1 and N2
+'''
+
+
+def instructions(case, n, kwargs, tmp):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0",
+               PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
+    env.pop("XPROF_PROFILER_AUTOSTART", None)
+    env.pop("MXNET_PROFILER_AUTOSTART", None)
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + os.devnull,
+         sys.executable, "-c", CHILD, case, str(n), repr(kwargs),
+         os.path.join(tmp, "trace.json")],
+        capture_output=True, text=True, env=env, check=True).stderr
+    return int(re.search(r"Collected : (\d+)", out).group(1))
+
+
+def main():
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed: nothing measured")
+        return
+    tmp = tempfile.mkdtemp()
+    print(f"instructions per iteration on NaiveEngine (callgrind, N={N2} minus N={N1})")
+    for case in ("x + 1", "Custom"):
+        per = {}
+        for mode, kwargs in MODES.items():
+            a, b = instructions(case, N1, kwargs, tmp), instructions(case, N2, kwargs, tmp)
+            per[mode] = (b - a) / (N2 - N1)
+        off = per.pop("off")
+        extra = "   ".join(f"{m} +{v - off:,.0f}" for m, v in per.items())
+        print(f"  {case:7s} off {off:,.0f}   {extra}")
+
+
+if __name__ == "__main__":
+    main()
