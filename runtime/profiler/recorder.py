@@ -7,10 +7,11 @@ with a small integer thread id and a human name for the trace.
 
 Plain complete slices (every operator and API call: nearly all of a profile) go to
 ``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
-a (name, category) pair (:func:`key_ids`, :func:`key_table`). One ``list.extend`` of a 3-tuple
-records one (atomic under the GIL, so a reader always sees whole records); integers are
-never walked by the garbage collector, and the readers turn the list into numpy columns
-at once (``np.fromiter(slices, np.int64)``) and aggregate and format them vectorized.
+a (name, category) pair (:func:`key_ids`, :func:`key_table`). One ``list.extend`` of a
+3-tuple records one (atomic under the GIL, so a reader always sees whole records);
+integers are never walked by the garbage collector, and the readers turn the list into
+numpy columns at once (``np.fromiter(slices, np.int64)``) and aggregate and format them
+vectorized.
 
 Everything else goes to ``events``, a list of tuples (the first item says which):
   (XA, name, cat, t0, t1, args)          a complete slice with an ``args`` dict
