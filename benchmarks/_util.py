@@ -26,6 +26,17 @@ def per_op_us(times, name, n):
     return statistics.median(times[name]) / n * 1e6
 
 
+# Each profiling mode alone, as set_config arguments (what the per-mode figures compare).
+PROFILE_MODES = {
+    "operators": dict(profile_imperative=True, profile_symbolic=False, profile_api=False,
+                      profile_memory=False),
+    "API": dict(profile_imperative=False, profile_symbolic=False, profile_api=True,
+                profile_memory=False),
+    "memory": dict(profile_imperative=False, profile_symbolic=False, profile_api=False,
+                   profile_memory=True),
+}
+
+
 def register_add_one(mx):
     """Register the issue's ``MyAddOne`` custom op (forward: ``in_data[0] + 1``)."""
 

@@ -21,19 +21,12 @@ import subprocess
 import sys
 import tempfile
 
+from _util import PROFILE_MODES
+
 N1 = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
 
-MODES = {
-    "off": None,
-    "API": dict(profile_imperative=False, profile_symbolic=False, profile_api=True,
-                profile_memory=False),
-    "operators": dict(profile_imperative=True, profile_symbolic=False, profile_api=False,
-                      profile_memory=False),
-    "memory": dict(profile_imperative=False, profile_symbolic=False, profile_api=False,
-                   profile_memory=True),
-    "all": dict(profile_all=True, aggregate_stats=True),
-}
+MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True)}
 
 CHILD = r'''
 import os, sys

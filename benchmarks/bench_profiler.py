@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from _util import PROFILE_MODES
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 
@@ -83,20 +85,12 @@ def main():
         print(f"    {mode:10s} +{best:.2f} us/op")
 
 
-_MODES = {"operators": dict(profile_imperative=True, profile_symbolic=False,
-                            profile_api=False, profile_memory=False),
-          "API": dict(profile_imperative=False, profile_symbolic=False, profile_api=True,
-                      profile_memory=False),
-          "memory": dict(profile_imperative=False, profile_symbolic=False,
-                         profile_api=False, profile_memory=True)}
-
-
 def _by_mode(mx, loop, path):
     """Where the recording cost goes: each mode on its own, interleaved with off rounds."""
-    times = {name: [] for name in ("off", *_MODES)}
+    times = {name: [] for name in ("off", *PROFILE_MODES)}
     for _ in range(ROUNDS):
         for name in times:
-            kwargs = _MODES.get(name)
+            kwargs = PROFILE_MODES.get(name)
             if kwargs:
                 mx.profiler.set_config(filename=path, **kwargs)
                 mx.profiler.set_state("run")

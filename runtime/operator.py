@@ -345,10 +345,11 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
     """
     eng = _engine.get()
+    inline = eng.name == "NaiveEngine"   # everything runs on the pushing thread
 
     def dispatch(on_complete):
         call = Call(name, mode)
-        if eng.name == "NaiveEngine":
+        if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return
 
@@ -360,7 +361,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
         _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
                                       complete))
 
-    if eng.name != "NaiveEngine":
+    if not inline:
         _pool.throttle()
     eng.push_async(dispatch, (), list(reads), list(outputs),
                    "Custom", 0, MODE_INTERNAL)

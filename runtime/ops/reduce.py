@@ -70,7 +70,6 @@ def _reduction(name, fn, grad):
           params={"axis": None, "keepdims": False})
 
 
-
 def _count(x, axis):
     axes = _axes(axis, x.ndim)
     if axes is None:

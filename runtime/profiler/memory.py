@@ -5,13 +5,13 @@ Arrays allocated while memory profiling is on are counted: the NDArray layer ext
 when that array is released (from ``__del__``, on any thread), ``device`` being the
 context's ``dev_num``. ``list.extend`` of a tuple is atomic, so the hot path takes no
 lock and formats nothing, and the log, plain integers, is folded with numpy. Arrays
-allocated before profiling are never subtracted, so the counter never goes negative. :func:`fold` turns the log into
-running totals and ``Memory: cpu/0`` counter samples, in the order things happened: one
-sample at each allocation whose resulting footprint differs from the last sample (so
-peaks are exact, and a steady-state loop that frees and reallocates the same sizes costs
-no events), and one more at every dump. The CSV has one row per allocation: attribute
-name (the enclosing ``Scope`` and the array's role), requested bytes, device, actual
-bytes, reuse.
+allocated before profiling are never subtracted, so the counter never goes negative.
+:func:`fold` turns the log into running totals and ``Memory: cpu/0`` counter samples,
+in the order things happened: one sample at each allocation whose resulting footprint
+differs from the last sample (so peaks are exact, and a steady-state loop that frees and
+reallocates the same sizes costs no events), and one more at every dump. The CSV has one
+row per allocation: attribute name (the enclosing ``Scope`` and the array's role),
+requested bytes, device, actual bytes, reuse.
 """
 import threading
 from itertools import repeat

@@ -344,8 +344,11 @@ def _finish():
 def undumped_events():
     """How many recorded events the last dump did not include."""
     upto = _dumped_upto or {}
-    return R.count((buf, n - upto.get(buf, (0, 0))[0], m - upto.get(buf, (0, 0))[1])
-                   for buf, n, m in R.snapshot())
+    left = []
+    for buf, n, m in R.snapshot():
+        n0, m0 = upto.get(buf, (0, 0))
+        left.append((buf, n - n0, m - m0))
+    return R.count(left)
 
 
 def event_count():
