@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from . import explain as _explain
 from . import stats as _stats
 from . import trace as _trace
 from . import validate as _validate
@@ -70,12 +71,14 @@ def main():
       xprof validate profile.json
       xprof stats profile.json --top 10
       xprof trace profile.json -o clean.json.gz
+      xprof explain profile.json
     """
 
 
 main.add_command(_validate.validate)
 main.add_command(_stats.stats)
 main.add_command(_trace.trace)
+main.add_command(_explain.explain)
 
 from . import run as _run  # noqa: E402
 

@@ -1,0 +1,8 @@
+"""Analyses of a trace's timeline (pure: numpy columns in, plain data out, no click).
+
+``depgraph`` rebuilds the engine's dependency edges from the variables each op read and
+wrote, ``critical_path`` walks back from the end of the profiled window through them,
+``threads`` measures busy/idle time per thread, ``findings`` turns the figures into
+advice, ``explain`` assembles the document ``xprof explain`` prints and ``mark`` writes
+the marked copy of a trace.
+"""

@@ -1,0 +1,286 @@
+"""The critical path of a profiled window: the chain of waits that set its wall time.
+
+Walked backwards from the end of the window (the end of the last sync point, else of the
+last slice). At an op: its run, then its queue wait (ready -> start), then what made it
+ready: the binding predecessor (``depgraph``), or, if it was ready as soon as it was
+pushed, the thread that pushed it, at its push time. On a Python thread (main thread,
+custom-op threads): the time back to the thread's previous sync point is Python (pushing,
+computing, ops run inline there); at the sync point, the op it waited for; inside a
+custom call's ``pure_python`` slice, the call's own Python code, then the call's queue
+and dependency waits like any op's.
+
+Segments are contiguous in time; their kinds are ``op`` (a slice ran), ``queue`` (ready,
+waiting for a worker or the custom-op pool), ``dependency`` (engine hand-off after the
+binding predecessor finished, or a dependency on an op the trace does not hold) and
+``python``.
+
+Without dependency records (MXNet, PyTorch traces) :func:`serial_path` assumes every
+slice of a thread waited for the previous one (HTA's assumption): the path is the
+timeline of the thread whose last slice ends last, its gaps Python.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .depgraph import Graph
+
+OP, QUEUE, DEPENDENCY, PYTHON = range(4)
+KINDS = ("op", "queue", "dependency", "python")
+
+
+class Path:
+    """Segments as parallel lists, earliest first: ``kind``, ``thread``, ``t0``, ``t1``,
+    ``row`` (the slice of an ``op`` segment or of the op a queue/dependency wait belongs
+    to; -1 for Python), ``cause`` (for an ``op`` segment entered from its predecessor:
+    that predecessor's slice row; -1: pushed, or entered from a thread)."""
+
+    def __init__(self):
+        self.kind, self.thread, self.t0, self.t1, self.row, self.cause = [], [], [], [], [], []
+        self.window = (0, 0)
+
+    def add(self, kind, thread, t0, t1, row=-1, cause=-1):
+        if t1 > t0:
+            self.kind.append(kind)
+            self.thread.append(thread)
+            self.t0.append(t0)
+            self.t1.append(t1)
+            self.row.append(row)
+            self.cause.append(cause)
+
+    def finish(self):
+        for col in (self.kind, self.thread, self.t0, self.t1, self.row, self.cause):
+            col.reverse()
+        return self
+
+    def __len__(self):
+        return len(self.kind)
+
+    @property
+    def length(self):
+        return sum(b - a for a, b in zip(self.t0, self.t1))
+
+
+def window(tl):
+    """(start, end) of the profiled window in ns: first slice start to the end of the
+    last sync point, or of the last slice when there is none."""
+    if not len(tl.start):
+        return 0, 0
+    lo = int(tl.start.min())
+    if len(tl.sync_slice):
+        hi = int(tl.end[tl.sync_slice].max())
+    else:
+        hi = int(tl.end.max())
+    return lo, hi
+
+
+class _Walker:
+    def __init__(self, tl, graph):
+        self.tl, self.g = tl, graph
+        g = graph
+        self.lo, self.hi = window(tl)
+        n_threads = len(tl.threads)
+        # per thread: its records (timeline order = by start) and sync slices (by end)
+        self.rec_by_thread = _group(g.thread, n_threads)
+        self.rec_start = g.start.tolist()
+        self.rec_end = g.end.tolist()
+        self.rec_push = g.push.tolist()
+        self.rec_ready = g.ready.tolist()
+        self.rec_pusher = g.pusher.tolist()
+        self.rec_thread = g.thread.tolist()
+        self.rec_row = g.slice.tolist()
+        self.pred = g.pred.tolist()
+        self.done = g.done.tolist()
+        self.rec_prefix_end = {}
+        for t, idx in self.rec_by_thread.items():
+            self.rec_prefix_end[t] = np.maximum.accumulate(g.end[idx])
+        sync_thread = tl.thread[tl.sync_slice].astype(np.int64)
+        self.sync_by_thread = {}
+        for t, idx in _group(sync_thread, n_threads).items():
+            rows = tl.sync_slice[idx]
+            o = np.argsort(tl.end[rows], kind="stable")
+            self.sync_by_thread[t] = (idx[o], tl.end[rows][o])
+
+    # -- helpers ------------------------------------------------------------------------
+    def enclosing(self, th, t):
+        """The innermost record on thread ``th`` running at ``t`` (start < t <= end)."""
+        idx = self.rec_by_thread.get(th)
+        if idx is None:
+            return -1
+        starts = self.g.start[idx]
+        k = int(np.searchsorted(starts, t, side="left")) - 1
+        if k < 0 or self.rec_prefix_end[th][k] < t:
+            return -1
+        while k >= 0:
+            r = int(idx[k])
+            if self.rec_end[r] >= t:
+                return r
+            k -= 1
+        return -1
+
+    def last_sync(self, th, t):
+        """The sync point of ``th`` that ended last at or before ``t`` (index into
+        ``sync_*``), or -1."""
+        found = self.sync_by_thread.get(th)
+        if found is None:
+            return -1
+        idx, ends = found
+        k = int(np.searchsorted(ends, t, side="right")) - 1
+        return int(idx[k]) if k >= 0 else -1
+
+    def region(self, path, th, lo, hi, kind, row, skip=-1):
+        """Emit [lo, hi] on thread ``th`` as ``kind`` except where a record of ``th``
+        (not ``skip``) ran wholly inside it: those are ``op`` segments of their own."""
+        idx = self.rec_by_thread.get(th)
+        inner = None
+        if idx is not None:
+            starts = self.g.start[idx]
+            a = int(np.searchsorted(starts, lo, side="left"))
+            b = int(np.searchsorted(starts, hi, side="left"))
+            if b > a:
+                cand = idx[a:b]
+                cand = cand[(self.g.end[cand] <= hi) & (cand != skip)]
+                if len(cand):
+                    ends = self.g.end[cand]
+                    prev = np.r_[lo, np.maximum.accumulate(ends)[:-1]]
+                    inner = cand[self.g.start[cand] >= prev]      # top level only
+        if inner is None or not len(inner):
+            path.add(kind, th, lo, hi, row)
+            return
+        # backwards: gap after the last inner op, the op, gap before it, ...
+        cur = hi
+        rs, re_, rows = self.rec_start, self.rec_end, self.rec_row
+        for r in inner[::-1].tolist():
+            path.add(kind, th, re_[r], cur, row)
+            path.add(OP, th, rs[r], re_[r], rows[r])
+            cur = rs[r]
+        path.add(kind, th, lo, cur, row)
+
+    # -- the walk ---------------------------------------------------------------------------
+    def walk(self):
+        tl, g = self.tl, self.g
+        path = Path()
+        path.window = (self.lo, self.hi)
+        if self.hi <= self.lo:
+            return path.finish()
+        # the end point: the last sync point's thread, else the last slice
+        if len(tl.sync_slice):
+            row = int(tl.sync_slice[np.argmax(tl.end[tl.sync_slice])])
+        else:
+            row = int(np.argmax(tl.end))
+        state = ("thread", int(tl.thread[row]), self.hi)
+        if not len(tl.sync_slice):
+            k = int(np.searchsorted(g.slice, row))
+            if k < len(g) and int(g.slice[k]) == row:
+                state = ("op", k, self.hi, -1)
+        lo = self.lo
+        sync_start = tl.start[tl.sync_slice].tolist()
+        sync_end = tl.end[tl.sync_slice].tolist()
+        sync_all = tl.sync_all.tolist()
+        rec_end, rec_row = self.rec_end, self.rec_row
+        last = self.hi + 1   # each step must go back in time (guards inconsistent input)
+        while state[2] < last or (state[0] == "thread" and state[2] == last):
+            last = state[2]
+            if state[0] == "op":
+                _, r, upto, cause = state
+                th = self.rec_thread[r]
+                start = self.rec_start[r]
+                row = rec_row[r]
+                mark = len(path)
+                self.region(path, th, max(start, lo), upto, OP, row, skip=r)
+                if cause >= 0:
+                    for k in range(len(path) - 1, mark - 1, -1):
+                        if path.row[k] == row and path.kind[k] == OP:
+                            path.cause[k] = cause
+                            break
+                if start <= lo:
+                    break
+                ready, push = self.rec_ready[r], self.rec_push[r]
+                path.add(QUEUE, th, max(ready, lo), start, row)
+                if ready <= lo:
+                    break
+                p = self.pred[r]
+                if ready > push and p >= 0 and self.done[p] > push:
+                    t = g.target(p)
+                    path.add(DEPENDENCY, th, max(min(self.done[p], ready), lo), ready, row)
+                    state = ("op", t, min(rec_end[t], ready), rec_row[r])
+                    continue
+                path.add(DEPENDENCY, th, max(push, lo), ready, row)
+                if push <= lo:
+                    break
+                state = ("thread", self.rec_pusher[r], push)
+                continue
+            _, th, t = state
+            e = self.enclosing(th, t)
+            s = self.last_sync(th, t)
+            s_end = sync_end[s] if s >= 0 else None
+            if e >= 0 and (s_end is None or self.rec_start[e] >= s_end):
+                state = ("op", e, t, -1)
+                last = t + 1
+                continue
+            if s_end is None or s_end <= lo:
+                self.region(path, th, lo, t, PYTHON, -1)
+                break
+            self.region(path, th, s_end, t, PYTHON, -1)
+            srow = int(tl.sync_slice[s])
+            begin = sync_start[s]
+            c = g.waited_all(begin) if sync_all[s] else g.waited(
+                begin, tl.sync_vars[tl.sync_var_start[s]:tl.sync_var_start[s + 1]].tolist())
+            if c >= 0 and self.done[c] > begin:
+                tgt = g.target(c)
+                path.add(DEPENDENCY, th, max(min(self.done[c], s_end), lo), s_end, srow)
+                state = ("op", tgt, min(rec_end[tgt], s_end), -1)
+                continue
+            path.add(PYTHON, th, max(begin, lo), s_end, -1)
+            if begin <= lo:
+                break
+            state = ("thread", th, begin)
+            last = begin + 1
+        return path.finish()
+
+
+def _group(keys, n):
+    """{key: indices with that key, in order}."""
+    if not len(keys):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    k = keys[order]
+    bounds = np.flatnonzero(np.r_[True, k[1:] != k[:-1], True])
+    return {int(k[bounds[i]]): order[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)}
+
+
+def dependency_path(tl, graph=None):
+    """The critical path through the recorded dependencies (:class:`Path`)."""
+    return _Walker(tl, graph if graph is not None else Graph(tl)).walk()
+
+
+def serial_path(tl):
+    """The critical path when the slices of a thread are assumed to run one after the
+    other: on the thread that ends last (of the threads ending in the last 1% of the
+    window, the one with the most slices: a trace-wide annotation span is not the
+    work), its innermost slices are ``op`` segments and the time between them Python."""
+    path = Path()
+    lo, hi = window(tl)
+    path.window = (lo, hi)
+    if hi <= lo:
+        return path.finish()
+    bounds = np.flatnonzero(np.r_[True, tl.thread[1:] != tl.thread[:-1], True])
+    best = None
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        last = int(tl.end[a:b].max())
+        if last >= hi - (hi - lo) // 100 and (best is None or b - a > best[1] - best[0]):
+            best = (a, b)
+    a, b = best
+    th = int(tl.thread[a])
+    start, end = tl.start[a:b], tl.end[a:b]
+    leaf = np.r_[start[1:] >= end[:-1], True]          # no slice nested inside it
+    rows = np.arange(a, b)[leaf]
+    prev = np.r_[lo, np.maximum.accumulate(tl.end[rows])[:-1]]
+    rows = rows[tl.start[rows] >= prev]
+    cur = hi
+    for r in rows[::-1].tolist():
+        s, e = int(tl.start[r]), int(tl.end[r])
+        path.add(PYTHON, th, e, cur)
+        path.add(OP, th, s, e, r)
+        cur = s
+    path.add(PYTHON, th, lo, cur)
+    return path.finish()

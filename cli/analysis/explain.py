@@ -1,0 +1,185 @@
+"""``explain``: why the profiled window took as long as it did, as one plain document.
+
+:func:`explain` is the pure entry point (``xprof explain --format json`` prints exactly
+its result; ``xprof report`` builds on it)::
+
+    {"wall_ms", "critical_path_ms",
+     "critical_path": [{"name", "cat", "tid", "ts", "dur", "kind"}, ...],
+     "by_name": {op name: ms of run time on the path},
+     "threads": {thread name: {"busy_ms", "idle_ms"}},
+     "findings": [{"text", "figure"}, ...]}
+
+``ts``/``dur`` of a path segment are in microseconds on the trace's own clock (find it in
+Perfetto at that time); ``kind`` is ``op``, ``queue``, ``dependency`` or ``python``.
+:func:`analyze` returns the intermediate :class:`Analysis` (columns, no per-segment
+dicts) that the text output and ``--mark-trace`` use, so a million-op path is summarized
+without building a million dicts.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+
+from ..readers import timeline as _timeline
+from . import critical_path as cp
+from .depgraph import Graph
+from .findings import THRESHOLDS, findings
+from .threads import CUSTOM, WORKER, busy_idle
+
+FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
+                 "assuming each thread's ops ran one after another (per-thread serial)")
+_MS = 1e6
+
+
+class Analysis:
+    """Everything ``explain`` derives from one timeline (plain data)."""
+
+    def __init__(self, tl, graph, path, threads, serial):
+        self.tl, self.graph, self.path, self.threads, self.serial = tl, graph, path, threads, serial
+        lo, hi = path.window
+        self.wall = hi - lo
+        kinds = np.array(path.kind, dtype=np.int64)
+        dur = np.array(path.t1, dtype=np.int64) - np.array(path.t0, dtype=np.int64)
+        self.by_kind = {cp.KINDS[k]: int(dur[kinds == k].sum()) for k in range(4)}
+        op = kinds == cp.OP
+        rows = np.array(path.row, dtype=np.int64)
+        self.by_name = {}
+        self.calls = Counter()
+        self.causes = {}      # name -> Counter of what its path occurrences waited for
+        if op.any():
+            names = tl.name[rows[op]]
+            sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
+            for n in np.flatnonzero(sums).tolist():
+                self.by_name[tl.names[n]] = int(sums[n])
+            uniq_rows = np.unique(rows[op])
+            counts = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
+            for n in np.flatnonzero(counts).tolist():
+                self.calls[tl.names[n]] = int(counts[n])
+            self._causes(rows, op)
+
+    def _causes(self, rows, op):
+        tl, path = self.tl, self.path
+        cause = np.array(path.cause, dtype=np.int64)
+        seen = set()
+        pusher_of = {}
+        g = self.graph
+        if g is not None and len(g):
+            pusher_of = dict(zip(g.slice.tolist(), g.pusher.tolist()))
+        for k in np.flatnonzero(op).tolist():
+            r = int(rows[k])
+            if r in seen:
+                continue
+            seen.add(r)
+            name = tl.names[tl.name[r]]
+            c = int(cause[k])
+            if c >= 0:
+                label = tl.names[tl.name[c]]
+            elif r in pusher_of:
+                label = f"its push ({tl.thread_name(pusher_of[r])})"
+            else:
+                label = "the previous slice (serial)" if self.serial else "nothing recorded"
+            self.causes.setdefault(name, Counter())[label] += 1
+
+    # -- the document ---------------------------------------------------------------------
+    def thread_table(self):
+        """{unique thread name: (busy_ns, idle_ns, role)} in thread order."""
+        out = {}
+        for th in sorted(self.threads):
+            name = self.tl.thread_name(th)
+            if name in out:
+                name = f"{name} (tid {self.tl.threads[th][1]})"
+            out[name] = self.threads[th]
+        return out
+
+    def facts(self):
+        path, tl, g = self.path, self.tl, self.graph
+        kinds = np.array(path.kind, dtype=np.int64)
+        dur = np.array(path.t1, dtype=np.int64) - np.array(path.t0, dtype=np.int64)
+        rows = np.array(path.row, dtype=np.int64)
+        op = kinds == cp.OP
+        small = (0, 0)
+        custom_queue = 0
+        edges = 0
+        if op.any():
+            r = np.unique(rows[op])
+            run = tl.end[r] - tl.start[r]
+            sel = run < THRESHOLDS["small_op_us"] * 1000
+            small = (int(sel.sum()), int(run[sel].sum()))
+        roles = [v[2] for v in self.threads.values()]
+        if g is not None and len(g):
+            calls = np.unique(g.parent[g.parent >= 0])
+            custom_rows = set(g.slice[calls].tolist())
+            q = kinds == cp.QUEUE
+            for k in np.flatnonzero(q).tolist():
+                if int(rows[k]) in custom_rows:
+                    custom_queue += int(dur[k])
+            edges = int(np.count_nonzero(np.array(path.cause, dtype=np.int64) >= 0))
+        return {"wall": self.wall, "by_kind": self.by_kind, "by_name": self.by_name,
+                "calls": self.calls, "threads": self.thread_table(), "small_ops": small,
+                "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
+                "workers": roles.count(WORKER), "dependency_edges": edges,
+                "has_dependencies": not self.serial}
+
+    def segments(self):
+        """The path as dicts, adjacent Python segments of one thread merged."""
+        tl, path = self.tl, self.path
+        out = []
+        prev = None
+        for kind, th, t0, t1, row in zip(path.kind, path.thread, path.t0, path.t1, path.row):
+            if kind == cp.PYTHON and prev is not None and prev[0] == th and prev[1] == t0:
+                seg = out[-1]
+                seg["dur"] = round(seg["dur"] + (t1 - t0) / 1000.0, 3)
+                prev = (th, t1)
+                continue
+            if kind == cp.PYTHON or row < 0:
+                name, cat = "Python", "python"
+            else:
+                name, cat = tl.names[tl.name[row]], tl.cats[tl.cat[row]]
+            out.append({"name": name, "cat": cat, "tid": tl.threads[th][1],
+                        "ts": round(t0 / 1000.0, 3), "dur": round((t1 - t0) / 1000.0, 3),
+                        "kind": cp.KINDS[kind]})
+            prev = (th, t1) if kind == cp.PYTHON else None
+        return out
+
+    def to_dict(self):
+        return {
+            "wall_ms": round(self.wall / _MS, 6),
+            "critical_path_ms": round(self.path.length / _MS, 6),
+            "critical_path": self.segments(),
+            "by_name": {n: round(v / _MS, 6) for n, v in
+                        sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))},
+            "threads": {n: {"busy_ms": round(b / _MS, 6), "idle_ms": round(i / _MS, 6)}
+                        for n, (b, i, _) in self.thread_table().items()},
+            "findings": findings(self.facts()),
+        }
+
+
+def timeline_of(source):
+    """A Timeline from a path (str/PathLike), a Timeline, or a list of trace events."""
+    if isinstance(source, _timeline.Timeline):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return _timeline.load(source)[0]
+    return _timeline.from_events(source)
+
+
+def analyze(source):
+    """The :class:`Analysis` of a trace (path, Timeline or events)."""
+    tl = timeline_of(source)
+    if tl.has_dependencies:
+        graph = Graph(tl)
+        path = cp.dependency_path(tl, graph)
+        serial = False
+    else:
+        graph = None
+        path = cp.serial_path(tl)
+        serial = True
+    return Analysis(tl, graph, path, busy_idle(tl, path.window, graph), serial)
+
+
+def explain(source):
+    """The explain document (see the module docstring) of a trace path, Timeline or list
+    of events. Raises ``TraceError`` for an unreadable file."""
+    return analyze(source).to_dict()

@@ -1,0 +1,91 @@
+"""Findings: short statements about a profile, each backed by the figure it quotes.
+
+A finding is emitted only when the data supports it (a threshold on a measured share or
+count); ``figure`` is the number the text quotes, so a reader can check it against the
+rest of the explain document. Thresholds are deliberate round numbers, listed in
+``THRESHOLDS``.
+"""
+from __future__ import annotations
+
+from .threads import CUSTOM, DRIVER, WORKER
+
+THRESHOLDS = {
+    "python_share": 0.40,      # Python time on the path, share of wall
+    "queue_share": 0.10,       # queue waits on the path, share of wall
+    "dependency_share": 0.10,  # engine hand-offs on the path, share of wall
+    "top_op_share": 0.30,      # one op name's run time on the path, share of wall
+    "small_op_us": 20,         # "short op": run under this many microseconds
+    "small_op_count": 100,     # at least this many short ops on the path ...
+    "small_op_share": 0.10,    # ... taking at least this share of wall
+}
+
+
+def _pct(x):
+    return round(100.0 * x, 1)
+
+
+def findings(facts):
+    """``facts``: a dict with ``wall``, ``by_kind`` {kind: ns}, ``by_name`` {name: ns},
+    ``calls`` {name: count on path}, ``threads`` {name: (busy, idle, role)},
+    ``small_ops`` (count, ns) of path ops shorter than the threshold, ``custom_queue_ns``
+    (queue waits of custom-op calls on the path), ``custom_threads``, ``workers``,
+    ``dependency_edges``, ``has_dependencies``. Returns [{"text", "figure"}]."""
+    wall = facts["wall"]
+    if wall <= 0:
+        return []
+    out = []
+    kinds = facts["by_kind"]
+    th = facts["threads"]
+    workers = [v for v in th.values() if v[2] == WORKER]
+    drivers = [(n, v) for n, v in th.items() if v[2] == DRIVER]
+    py = kinds.get("python", 0) / wall
+    if py >= THRESHOLDS["python_share"]:
+        if workers and drivers:
+            idle = sum(v[1] for v in workers) / (wall * len(workers))
+            out.append({"text": f"engine workers idle {_pct(idle)}% while the path spends "
+                                f"{_pct(py)}% of wall in Python on {drivers[0][0]} "
+                                f"(between pushes, or blocked on nothing the engine ran): "
+                                f"the script, not the engine, sets the pace",
+                        "figure": _pct(py)})
+        else:
+            out.append({"text": f"{_pct(py)}% of wall on the path is Python time "
+                                f"(no op the path needed was running)", "figure": _pct(py)})
+    q = kinds.get("queue", 0) / wall
+    if q >= THRESHOLDS["queue_share"]:
+        cq = facts.get("custom_queue_ns", 0) / wall
+        n_custom = facts.get("custom_threads", 0)
+        if cq >= THRESHOLDS["queue_share"]:
+            out.append({"text": f"the path waits {_pct(cq)}% of wall on custom-op calls queued "
+                                f"behind each other: the custom-op pool ran them on "
+                                f"{n_custom} thread{'s' if n_custom != 1 else ''} "
+                                f"(XPROF_CUSTOM_OP_NUM_THREADS)", "figure": _pct(cq)})
+        else:
+            n = facts.get("workers", 0)
+            out.append({"text": f"ops on the path waited {_pct(q)}% of wall for a free engine "
+                                f"worker ({n} worker{'s' if n != 1 else ''}; "
+                                f"XPROF_CPU_WORKER_NTHREADS)", "figure": _pct(q)})
+    d = kinds.get("dependency", 0) / wall
+    if d >= THRESHOLDS["dependency_share"] and facts.get("has_dependencies"):
+        out.append({"text": f"hand-offs between dependent ops (a predecessor finished, the op "
+                            f"not yet ready) take {_pct(d)}% of wall on the path "
+                            f"({facts.get('dependency_edges', 0)} edges)", "figure": _pct(d)})
+    if facts["by_name"]:
+        name, ns = min(facts["by_name"].items(), key=lambda kv: (-kv[1], kv[0]))
+        share = ns / wall
+        if share >= THRESHOLDS["top_op_share"]:
+            calls = facts["calls"].get(name, 0)
+            out.append({"text": f"{name} runs {_pct(share)}% of wall on the path ({calls} "
+                                f"call{'s' if calls != 1 else ''}, "
+                                f"{ns / max(calls, 1) / 1e6:.3f} ms each)",
+                        "figure": _pct(share)})
+    n_small, small_ns = facts.get("small_ops", (0, 0))
+    if n_small >= THRESHOLDS["small_op_count"] and small_ns / wall >= THRESHOLDS["small_op_share"]:
+        out.append({"text": f"{n_small:,} ops shorter than {THRESHOLDS['small_op_us']} us on the "
+                            f"path take {_pct(small_ns / wall)}% of wall: per-op overhead "
+                            f"dominates (bulk execution of a hybridized graph, "
+                            f"XPROF_EXEC_BULK_EXEC_*, or fewer, larger ops)",
+                    "figure": n_small})
+    return out
+
+
+__all__ = ["findings", "THRESHOLDS", "CUSTOM", "DRIVER", "WORKER"]

@@ -1,0 +1,118 @@
+"""``xprof explain``: why the profiled window took as long as it did (the critical path)."""
+from __future__ import annotations
+
+import click
+
+
+def _pct(ns, wall):
+    return f"{100.0 * ns / wall:5.1f}%" if wall > 0 else "    -"
+
+
+def _ms(ns):
+    return f"{ns / 1e6:10.3f} ms"
+
+
+def render_text(a, doc_findings, top=10):
+    """The human summary of an Analysis (plain text, one block per question)."""
+    from .analysis.explain import FALLBACK_NOTE
+
+    wall = a.wall
+    lines = []
+    if a.serial:
+        lines.append(f"note: {FALLBACK_NOTE}")
+    lines.append(f"wall time        {_ms(wall)}")
+    lines.append(f"critical path    {_ms(a.path.length)}  {_pct(a.path.length, wall)} of wall")
+    lines.append("")
+    lines.append("composition of the path (% of wall)")
+    for label, kind in (("op run time", "op"), ("queue waits", "queue"),
+                        ("dependency hand-offs", "dependency"), ("Python / gaps", "python")):
+        ns = a.by_kind.get(kind, 0)
+        lines.append(f"  {label:<28}{_ms(ns)}  {_pct(ns, wall)}")
+    ranked = sorted(a.by_name.items(), key=lambda kv: (-kv[1], kv[0]))
+    if ranked:
+        lines.append("")
+        lines.append(f"top ops on the path (run time; what each waited for)")
+        width = min(40, max(len(n) for n, _ in ranked[:top]))
+        for name, ns in ranked[:top]:
+            calls = a.calls.get(name, 0)
+            causes = a.causes.get(name)
+            waited = ""
+            if causes:
+                label, n = causes.most_common(1)[0]
+                waited = f"waited for {label}" + (f" ({n} of {calls})" if calls > 1 else "")
+            lines.append(f"  {name:<{width}}  {_ms(ns)}  {_pct(ns, wall)}  "
+                         f"{calls:>7} call{'s' if calls != 1 else ' '}  {waited}".rstrip())
+    table = a.thread_table()
+    if table:
+        lines.append("")
+        lines.append("threads (busy / idle, % of wall)")
+        width = max(len(n) for n in table)
+        for name, (busy, idle, _) in table.items():
+            lines.append(f"  {name:<{width}}  busy {_pct(busy, wall)}  idle {_pct(idle, wall)}")
+    lines.append("")
+    if doc_findings:
+        lines.append("findings")
+        lines.extend(f"  - {f['text']}" for f in doc_findings)
+    else:
+        lines.append("findings: none (no share of the path crossed a threshold)")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("explain")
+@click.argument("trace", default="profile.json", metavar="[TRACE]")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: wall_ms, critical_path_ms, critical_path, "
+                                      "by_name, threads, findings.")
+@click.option("--mark-trace", "mark_out", metavar="OUT.json", default=None,
+              help="Also write a copy of TRACE with the critical path flagged in args and "
+                   "linked by flow arrows (for Perfetto).")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              metavar="N", help="Ops listed in the text output.")
+def explain(trace, fmt, mark_out, top):
+    """Explain the wall time of TRACE (default profile.json): its critical path.
+
+    The path runs back from the last sync point through the engine's recorded
+    dependencies: op run times, queue waits, dependency hand-offs and Python
+    time on the threads that pushed the ops. Traces without dependency data
+    (MXNet 1.x, PyTorch) are read assuming each thread's ops ran serially.
+
+    \b
+    Example:
+      xprof explain profile.json
+      xprof explain profile.json --format json | jq .findings
+      xprof explain profile.json --mark-trace marked.json
+    """
+    import gc
+
+    import orjson
+
+    from .analysis import explain as ex
+    from .errors import fail
+    from .readers.tracefile import TraceError
+
+    gc.disable()   # millions of short-lived dicts while reading, no cycles
+    try:
+        analysis = ex.analyze(trace)
+    except TraceError as exc:
+        fail(str(exc))
+    except (OSError, EOFError) as exc:
+        fail(f"{trace}: read error: {exc}")
+    if not len(analysis.tl.start):
+        fail(f"{trace}: no slices (complete events or B/E pairs) to explain")
+    if mark_out is not None:
+        from .analysis.mark import chunks
+        from .trace import write_atomic
+
+        try:
+            write_atomic(mark_out, chunks(trace, analysis), str(mark_out).endswith(".gz"))
+        except OSError as exc:
+            fail(f"--mark-trace {mark_out}: cannot write: {exc.strerror or exc}")
+    if fmt == "json":
+        doc = analysis.to_dict()
+        if analysis.serial:
+            click.echo(f"xprof: note: {ex.FALLBACK_NOTE}", err=True)
+        click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+    else:
+        from .analysis.findings import findings
+
+        click.echo(render_text(analysis, findings(analysis.facts()), top), nl=False)

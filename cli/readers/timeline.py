@@ -1,0 +1,309 @@
+"""A trace file as numpy columns: every slice, the engine's dependency records, sync points.
+
+Why columns: ``xprof explain`` must walk a million-op trace in seconds and well under a
+gigabyte, so each event is turned into a few integers once, while its batch is decoded,
+and nothing per event survives as a Python object.
+
+What is read (the encoding is the runtime's, see docs/dependencies.md):
+
+* every complete slice: ``X`` events, and ``B``/``E`` pairs folded per thread (MXNet);
+  times in integer nanoseconds (``rint(ts * 1000)``, as Perfetto does);
+* ``args.dep = [p, q, t, v...]`` on an engine op's slice: pushed ``p`` ns and made ready
+  ``q`` ns before it started, pushed by thread ``t`` (same pid), variables read (``v``)
+  and written (``-v``);
+* ``args.wait`` on a sync point's slice (``WaitForVar``/``WaitForAll``): the variables
+  it waited for, or ``"all"``;
+* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own).
+"""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from .tracefile import TraceReader
+
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
+
+
+def _key(value):
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+def _num(v):
+    return (type(v) is int or type(v) is float) and v == v and abs(v) != float("inf")
+
+
+class Timeline:
+    """Columns of one trace (plain data; build it with :func:`load` or :func:`from_events`).
+
+    Slices (one row each, sorted by thread, then start, longer first at equal starts):
+      ``thread`` (index into ``threads``), ``name``/``cat`` (indices into ``names``/
+      ``cats``), ``start``/``end`` (int ns), ``ordinal`` (the event's index in the file;
+      -1 for a folded ``B``/``E`` pair, whose ordinal is its ``B``'s).
+    Dependency records (``dep_*``, one row per slice carrying ``args.dep``, same order):
+      ``dep_slice`` (row of its slice), ``dep_push``/``dep_ready`` (int ns),
+      ``dep_pusher`` (thread index), ``dep_vars``/``dep_var_start`` (CSR: the variables of
+      record i are ``dep_vars[dep_var_start[i]:dep_var_start[i + 1]]``, > 0 read, < 0
+      written).
+    Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
+    ``sync_var_start`` (CSR of the variables waited for).
+    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id.
+    """
+
+    def __init__(self):
+        self.threads = []
+        self.names = []
+        self.cats = []
+        self.thread = self.name = self.cat = np.zeros(0, dtype=np.int32)
+        self.start = self.end = self.ordinal = _EMPTY_I64
+        self.dep_slice = self.dep_push = self.dep_ready = self.dep_pusher = _EMPTY_I64
+        self.dep_vars = _EMPTY_I64
+        self.dep_var_start = np.zeros(1, dtype=np.int64)
+        self.sync_slice = self.sync_vars = _EMPTY_I64
+        self.sync_all = np.zeros(0, dtype=bool)
+        self.sync_var_start = np.zeros(1, dtype=np.int64)
+        self.max_flow_id = 0
+        self.events = 0
+
+    @property
+    def has_dependencies(self):
+        return len(self.dep_slice) > 0
+
+    def thread_name(self, i):
+        pid, tid, name = self.threads[i]
+        return name if name else f"thread {tid}" + (f" (pid {pid})" if pid not in (0, None) else "")
+
+
+class _Builder:
+    """Collects rows batch by batch into small numpy chunks."""
+
+    def __init__(self):
+        self.tl = Timeline()
+        self.thread_ix = {}
+        self.name_ix = {}
+        self.cat_ix = {}
+        self.thread_names = {}
+        self.open = {}          # thread index -> stack of (ts_ns, name, cat, ordinal)
+        self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
+        self.deps = []          # (local row, p, q, pusher tid key, vars)
+        self.syncs = []         # (local row, vars or None)
+        self.count = 0          # slices so far
+        self.index = 0          # events so far
+
+    def _thread(self, pid, tid):
+        key = (_key(pid), _key(tid))
+        ix = self.thread_ix.get(key)
+        if ix is None:
+            ix = self.thread_ix[key] = len(self.thread_ix)
+        return ix
+
+    def _intern(self, table, value):
+        ix = table.get(value)
+        if ix is None:
+            ix = table[value] = len(table)
+        return ix
+
+    def feed(self, batch):
+        th, nm, ct, st, en, od = [], [], [], [], [], []
+        names, cats = self.name_ix, self.cat_ix
+        thread = self._thread
+        base = self.count
+        index = self.index
+        self.index += len(batch)
+        for k, ev in enumerate(batch):
+            if type(ev) is not dict:
+                continue
+            ph = ev.get("ph")
+            if ph == "X":
+                ts, dur = ev.get("ts"), ev.get("dur")
+                if not (_num(ts) and _num(dur)) or dur < 0:
+                    continue
+                name, cat = ev.get("name"), ev.get("cat")
+                n = names.get(name) if type(name) is str else None
+                if n is None:
+                    n = self._intern(names, name if type(name) is str else "(unnamed)")
+                c = cats.get(cat) if type(cat) is str else None
+                if c is None:
+                    c = self._intern(cats, cat if type(cat) is str else "uncategorized")
+                t0 = round(ts * 1000)
+                pid = ev.get("pid")
+                th.append(thread(pid, ev.get("tid")))
+                nm.append(n)
+                ct.append(c)
+                st.append(t0)
+                en.append(t0 + round(dur * 1000))
+                od.append(index + k)
+                args = ev.get("args")
+                if args:
+                    dep = args.get("dep")
+                    if dep is not None:
+                        self.deps.append((base + len(st) - 1, dep, pid))
+                    else:
+                        wait = args.get("wait")
+                        if wait is not None:
+                            self.syncs.append((base + len(st) - 1, wait))
+            elif ph == "B" or ph == "E":
+                self._pair(ev, ph, index + k, th, nm, ct, st, en, od)
+            elif ph == "M":
+                if ev.get("name") == "thread_name":
+                    args = ev.get("args")
+                    if type(args) is dict and type(args.get("name")) is str:
+                        self.thread_names[(_key(ev.get("pid")), _key(ev.get("tid")))] = args["name"]
+            elif ph in ("s", "t", "f"):
+                ident = ev.get("id")
+                if type(ident) is int and ident > self.tl.max_flow_id:
+                    self.tl.max_flow_id = ident
+        if st:
+            self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
+                              np.array(ct, dtype=np.int32), np.array(st, dtype=np.int64),
+                              np.array(en, dtype=np.int64), np.array(od, dtype=np.int64)))
+            self.count += len(st)
+
+    def _pair(self, ev, ph, ordinal, th, nm, ct, st, en, od):
+        ts = ev.get("ts")
+        if not _num(ts):
+            return
+        t = self._thread(ev.get("pid"), ev.get("tid"))
+        stack = self.open.setdefault(t, [])
+        if ph == "B":
+            name, cat = ev.get("name"), ev.get("cat")
+            stack.append((round(ts * 1000), name if type(name) is str else "(unnamed)",
+                          cat if type(cat) is str else "uncategorized", ordinal))
+        elif stack:
+            t0, name, cat, first = stack.pop()
+            t1 = round(ts * 1000)
+            if t1 >= t0:
+                th.append(t)
+                nm.append(self._intern(self.name_ix, name))
+                ct.append(self._intern(self.cat_ix, cat))
+                st.append(t0)
+                en.append(t1)
+                od.append(-1 - first)
+
+    def finish(self):
+        tl = self.tl
+        tl.events = self.index
+        by_ix = {v: k for k, v in self.thread_ix.items()}
+        tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
+                      for i in range(len(by_ix))]
+        tl.names = _table(self.name_ix)
+        tl.cats = _table(self.cat_ix)
+        if not self.rows:
+            return tl
+        cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]
+        self.rows = []
+        thread, name, cat, start, end, ordinal = cols
+        order = np.lexsort((start - end, start, thread))   # thread, start, longer first
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        tl.thread, tl.name, tl.cat = thread[order], name[order], cat[order]
+        tl.start, tl.end, tl.ordinal = start[order], end[order], ordinal[order]
+        self._dependencies(tl, rank)
+        self._syncs(tl, rank)
+        return tl
+
+    def _dependencies(self, tl, rank):
+        rows, push, ready, pusher, counts, flat = [], [], [], [], [], []
+        for row, dep, pid in self.deps:
+            if type(dep) is not list or len(dep) < 3:
+                continue
+            p, q, t = dep[0], dep[1], dep[2]
+            if not (type(p) is int and type(q) is int and 0 <= q <= p):
+                continue
+            r = int(rank[row])
+            s = int(tl.start[r])
+            rows.append(r)
+            push.append(s - p)
+            ready.append(s - q)
+            pusher.append(self._thread(pid, t))
+            vs = [v for v in dep[3:] if type(v) is int and v != 0]
+            counts.append(len(vs))
+            flat.extend(vs)
+        self.deps = []
+        if not rows:
+            return
+        # thread indices given out here (a pusher that recorded nothing) need a row too
+        if len(self.thread_ix) > len(tl.threads):
+            by_ix = {v: k for k, v in self.thread_ix.items()}
+            tl.threads += [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
+                           for i in range(len(tl.threads), len(by_ix))]
+        order = np.argsort(np.array(rows, dtype=np.int64), kind="stable")
+        tl.dep_slice = np.array(rows, dtype=np.int64)[order]
+        tl.dep_push = np.array(push, dtype=np.int64)[order]
+        tl.dep_ready = np.array(ready, dtype=np.int64)[order]
+        tl.dep_pusher = np.array(pusher, dtype=np.int64)[order]
+        tl.dep_vars, tl.dep_var_start = _csr(counts, flat, order)
+
+    def _syncs(self, tl, rank):
+        rows, every, counts, flat = [], [], [], []
+        for row, wait in self.syncs:
+            if wait == "all":
+                rows.append(int(rank[row]))
+                every.append(True)
+                counts.append(0)
+            elif type(wait) is list:
+                vs = [v for v in wait if type(v) is int and v > 0]
+                rows.append(int(rank[row]))
+                every.append(False)
+                counts.append(len(vs))
+                flat.extend(vs)
+        self.syncs = []
+        if not rows:
+            return
+        order = np.argsort(np.array(rows, dtype=np.int64), kind="stable")
+        tl.sync_slice = np.array(rows, dtype=np.int64)[order]
+        tl.sync_all = np.array(every, dtype=bool)[order]
+        tl.sync_vars, tl.sync_var_start = _csr(counts, flat, order)
+
+
+def _table(index):
+    out = [None] * len(index)
+    for k, v in index.items():
+        out[v] = k
+    return out
+
+
+def _csr(counts, flat, order):
+    """(values, starts) of variable lists reordered by ``order``."""
+    counts = np.array(counts, dtype=np.int64)
+    flat = np.array(flat, dtype=np.int64)
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    c = counts[order]
+    new_starts = np.zeros(len(c) + 1, dtype=np.int64)
+    np.cumsum(c, out=new_starts[1:])
+    if not len(flat):
+        return flat, new_starts
+    # gather each record's run of values in the new order
+    src = np.repeat(starts[:-1][order] - new_starts[:-1], c) + np.arange(int(new_starts[-1]))
+    return flat[src], new_starts
+
+
+def from_events(events):
+    """A :class:`Timeline` of an in-memory list of events (tests, callers with events)."""
+    b = _Builder()
+    b.feed(list(events))
+    return b.finish()
+
+
+def load(path, on_batch=None):
+    """A :class:`Timeline` of the trace file at ``path`` (streamed; raises TraceError).
+    Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch."""
+    reader = TraceReader(path)
+    b = _Builder()
+    was = gc.isenabled()
+    gc.disable()   # millions of short-lived dicts, no cycles
+    try:
+        for batch, _ in reader.batches():
+            b.feed(batch)
+            if on_batch is not None:
+                on_batch()
+    finally:
+        if was:
+            gc.enable()
+    return b.finish(), reader
