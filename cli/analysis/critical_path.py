@@ -151,7 +151,7 @@ class _Walker:
         rs, re_, rows = self.rec_start, self.rec_end, self.rec_row
         for r in inner[::-1].tolist():
             path.add(kind, th, re_[r], cur, row)
-            path.add(OP, th, rs[r], re_[r], rows[r])
+            self.region(path, th, rs[r], re_[r], OP, rows[r], skip=r)   # ops nested in it
             cur = rs[r]
         path.add(kind, th, lo, cur, row)
 
@@ -181,17 +181,14 @@ class _Walker:
         while state[2] < last or (state[0] == "thread" and state[2] == last):
             last = state[2]
             if state[0] == "op":
-                _, r, upto, cause = state
+                _, r, upto, _ = state
                 th = self.rec_thread[r]
                 start = self.rec_start[r]
                 row = rec_row[r]
                 mark = len(path)
                 self.region(path, th, max(start, lo), upto, OP, row, skip=r)
-                if cause >= 0:
-                    for k in range(len(path) - 1, mark - 1, -1):
-                        if path.row[k] == row and path.kind[k] == OP:
-                            path.cause[k] = cause
-                            break
+                own = next((k for k in range(len(path) - 1, mark - 1, -1)
+                            if path.row[k] == row), -1)
                 if start <= lo:
                     break
                 ready, push = self.rec_ready[r], self.rec_push[r]
@@ -202,7 +199,9 @@ class _Walker:
                 if ready > push and p >= 0 and self.done[p] > push:
                     t = g.target(p)
                     path.add(DEPENDENCY, th, max(min(self.done[p], ready), lo), ready, row)
-                    state = ("op", t, min(rec_end[t], ready), rec_row[r])
+                    if own >= 0:
+                        path.cause[own] = rec_row[t]
+                    state = ("op", t, min(rec_end[t], ready), -1)
                     continue
                 path.add(DEPENDENCY, th, max(push, lo), ready, row)
                 if push <= lo:
