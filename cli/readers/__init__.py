@@ -9,31 +9,40 @@ module is pure, so loading its file directly runs exactly the same code.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sys
 
-_NAME = "_xprof_profiler_stats"
-
-
 def stats_module():
     """The ``xprof.runtime.profiler.stats`` module, without importing ``xprof.runtime``."""
-    mod = sys.modules.get(_NAME)
+    return profiler_module("stats")
+
+
+def latency_module():
+    """The ``xprof.runtime.profiler.latency`` module (the ``Operator Latency`` section)."""
+    return profiler_module("latency")
+
+
+def profiler_module(name):
+    """The pure module ``xprof.runtime.profiler.<name>``, loaded from its file on its own."""
+    key = f"_xprof_profiler_{name}"
+    mod = sys.modules.get(key)
     if mod is not None:
         return mod
     path = None
     try:
         spec = importlib.util.find_spec("xprof.runtime")  # locates, does not execute
         if spec is not None and spec.submodule_search_locations:
-            path = os.path.join(list(spec.submodule_search_locations)[0], "profiler", "stats.py")
+            path = os.path.join(list(spec.submodule_search_locations)[0], "profiler",
+                                f"{name}.py")
     except (ImportError, ValueError):
         path = None
     if path is None or not os.path.isfile(path):
-        from xprof.runtime.profiler import stats as mod  # unusual install: the normal way
-
-        return mod
-    spec = importlib.util.spec_from_file_location(_NAME, path)
+        # unusual install: the normal way
+        return importlib.import_module(f"xprof.runtime.profiler.{name}")
+    spec = importlib.util.spec_from_file_location(key, path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = mod
+    sys.modules[key] = mod
     spec.loader.exec_module(mod)
     return mod

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import fail
 from ..readers import stats_module
+from . import latency
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select]
+PIPELINE = [order, check_domains, select, latency.add_section]
 
 
 def process(report, options):

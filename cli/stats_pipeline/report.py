@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 # Sections of the JSON document in display order; ``Unit`` is not a section.
 # A new section: add its name here, fill ``Report.doc[name]`` in a processor
 # (or a collector, see sources.py) and give every renderer an entry for it.
-SECTIONS = ("Time", "Memory", "Counter")
+SECTIONS = ("Time", "Memory", "Counter", "Operator Latency")
 
 
 @dataclass

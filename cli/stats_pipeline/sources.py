@@ -26,6 +26,7 @@ from ..progress import byte_progress
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from ..readers.tracefile import TraceError, TraceReader, open_binary
+from .latency import LatencyCollector
 from .report import Report
 
 _BOM_AND_SPACE = b"\xef\xbb\xbf \t\r\n"
@@ -49,7 +50,7 @@ class StatsTotals:
 
 
 # Collectors fed every batch of a Chrome trace, in this order.
-TRACE_COLLECTORS = [StatsTotals]
+TRACE_COLLECTORS = [StatsTotals, LatencyCollector]
 
 
 class OneDNNLog:

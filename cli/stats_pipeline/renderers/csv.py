@@ -11,6 +11,8 @@ import click
 import csv as _csv
 import io
 
+from .. import latency
+
 COLUMNS = ("section", "domain", "name", "count", "total", "min", "max", "avg", "unit")
 
 
@@ -27,6 +29,8 @@ def _time_rows(row):
 
 # section -> the cells after section, domain, name of one row
 SECTIONS = {"Time": _time_rows, "Memory": _level_rows("kB"), "Counter": _level_rows("")}
+# sections not shaped {domain: {name: row}}: section -> its rows after the section cell
+WHOLE = {"Operator Latency": latency.csv_rows}
 
 
 def text(doc_sections):
@@ -34,6 +38,9 @@ def text(doc_sections):
     writer = _csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for section, domains in doc_sections:
+        if section in WHOLE:
+            writer.writerows([section, *row] for row in WHOLE[section](domains))
+            continue
         cells = SECTIONS[section]
         for domain, rows in domains.items():
             for name, row in rows.items():

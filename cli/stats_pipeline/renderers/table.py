@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from ...readers import stats_module
+from .. import latency
 
 SECTIONS = {
     "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Min (ms)", "Min", 4),
@@ -18,6 +19,8 @@ SECTIONS = {
                ("Avg (kB)", "Avg", 3)],
     "Counter": [("Count", None, 0), ("Min", "Min", 4), ("Max", "Max", 4), ("Avg", "Avg", 4)],
 }
+# sections not shaped {domain: {name: row}}: section -> (plain text, rich table) of it
+WHOLE = {"Operator Latency": (latency.text, latency.rich_table)}
 
 
 def rich_tables(doc_sections, console):
@@ -26,6 +29,11 @@ def rich_tables(doc_sections, console):
 
     shown = False
     for section, domains in doc_sections:
+        if section in WHOLE:
+            if domains:
+                WHOLE[section][1](domains, console)
+                shown = True
+            continue
         columns = SECTIONS[section]
         for domain, rows in domains.items():
             table = Table(title=f"{domain}" + ("" if section == "Time" else f" ({section.lower()})"),
@@ -43,7 +51,11 @@ def rich_tables(doc_sections, console):
 
 
 def plain_text(report):
-    return stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    text = stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    for section, rows in report.sections():
+        if section in WHOLE and rows:
+            text += "\n" + WHOLE[section][0](rows)
+    return text
 
 
 def render(report, out):
