@@ -98,7 +98,7 @@ class _Walker:
         for t, idx in _group(sync_thread, n_threads).items():
             rows = tl.sync_slice[idx]
             o = np.argsort(tl.end[rows], kind="stable")
-            self.sync_by_thread[t] = (idx[o], tl.end[rows][o])
+            self.sync_by_thread[t] = (idx[o], tl.end[rows][o], tl.start[rows][o])
 
     # -- helpers ------------------------------------------------------------------------
     def enclosing(self, th, t):
@@ -123,8 +123,10 @@ class _Walker:
         found = self.sync_by_thread.get(th)
         if found is None:
             return -1
-        idx, ends = found
+        idx, ends, starts = found
         k = int(np.searchsorted(ends, t, side="right")) - 1
+        while k >= 0 and starts[k] >= t:     # one that ends at t but took no time
+            k -= 1
         return int(idx[k]) if k >= 0 else -1
 
     def region(self, path, th, lo, hi, kind, row, skip=-1):
@@ -178,7 +180,9 @@ class _Walker:
         sync_all = tl.sync_all.tolist()
         rec_end, rec_row = self.rec_end, self.rec_row
         last = self.hi + 1   # each step must go back in time (guards inconsistent input)
-        while state[2] < last or (state[0] == "thread" and state[2] == last):
+        stalled = 0          # steps in a row that did not (a thread entering its op: one)
+        while stalled < 2 and state[2] <= last:
+            stalled = stalled + 1 if state[2] == last else 0
             last = state[2]
             if state[0] == "op":
                 _, r, upto, _ = state
@@ -214,7 +218,6 @@ class _Walker:
             s_end = sync_end[s] if s >= 0 else None
             if e >= 0 and (s_end is None or self.rec_start[e] >= s_end):
                 state = ("op", e, t, -1)
-                last = t + 1
                 continue
             if s_end is None or s_end <= lo:
                 self.region(path, th, lo, t, PYTHON, -1)
@@ -233,7 +236,6 @@ class _Walker:
             if begin <= lo:
                 break
             state = ("thread", th, begin)
-            last = begin + 1
         return path.finish()
 
 

@@ -172,7 +172,9 @@ def _binding(g):
             cand_pred.append(best_of_run[runs])
     cr = np.concatenate(cand_rec)
     cp = np.concatenate(cand_pred)
-    keep = cr != cp
+    # a predecessor completes before its successor is ready; one that does not (clock
+    # skew, an inconsistent trace) cannot be what made it ready
+    keep = (cr != cp) & (g.done[cp] <= g.ready[cr])
     cr, cp = cr[keep], cp[keep]
     if not len(cr):
         return pred
