@@ -91,8 +91,10 @@ class _Walker:
         self.pred = g.pred.tolist()
         self.done = g.done.tolist()
         self.rec_prefix_end = {}
+        self.rec_starts = {}
         for t, idx in self.rec_by_thread.items():
             self.rec_prefix_end[t] = np.maximum.accumulate(g.end[idx])
+            self.rec_starts[t] = g.start[idx]
         sync_thread = tl.thread[tl.sync_slice].astype(np.int64)
         self.sync_by_thread = {}
         for t, idx in _group(sync_thread, n_threads).items():
@@ -106,8 +108,7 @@ class _Walker:
         idx = self.rec_by_thread.get(th)
         if idx is None:
             return -1
-        starts = self.g.start[idx]
-        k = int(np.searchsorted(starts, t, side="left")) - 1
+        k = int(np.searchsorted(self.rec_starts[th], t, side="left")) - 1
         if k < 0 or self.rec_prefix_end[th][k] < t:
             return -1
         while k >= 0:
@@ -135,7 +136,7 @@ class _Walker:
         idx = self.rec_by_thread.get(th)
         inner = None
         if idx is not None:
-            starts = self.g.start[idx]
+            starts = self.rec_starts[th]
             a = int(np.searchsorted(starts, lo, side="left"))
             b = int(np.searchsorted(starts, hi, side="left"))
             if b > a:

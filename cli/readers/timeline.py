@@ -109,62 +109,71 @@ class _Builder:
         return ix
 
     def feed(self, batch):
-        th, nm, ct, st, en, od = [], [], [], [], [], []
+        th, nm, ct, ts_, du_, od = [], [], [], [], [], []
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
+        deps, syncs = self.deps, self.syncs
         base = self.count
         index = self.index
         self.index += len(batch)
+        last_pid = last_tid = last_ix = None
         for k, ev in enumerate(batch):
             if type(ev) is not dict:
                 continue
-            ph = ev.get("ph")
+            get = ev.get
+            ph = get("ph")
             if ph == "X":
-                ts, dur = ev.get("ts"), ev.get("dur")
-                if not (_num(ts) and _num(dur)) or dur < 0:
+                ts, dur = get("ts"), get("dur")
+                t1, t2 = type(ts), type(dur)
+                if not ((t1 is int or t1 is float) and (t2 is int or t2 is float)) or dur < 0:
                     continue
-                name, cat = ev.get("name"), ev.get("cat")
+                name = get("name")
                 n = names.get(name) if type(name) is str else None
                 if n is None:
                     n = self._intern(names, name if type(name) is str else "(unnamed)")
+                cat = get("cat")
                 c = cats.get(cat) if type(cat) is str else None
                 if c is None:
                     c = self._intern(cats, cat if type(cat) is str else "uncategorized")
-                t0 = round(ts * 1000)
-                pid = ev.get("pid")
-                th.append(thread(pid, ev.get("tid")))
+                pid, tid = get("pid"), get("tid")
+                if tid != last_tid or pid != last_pid or type(tid) is not type(last_tid):
+                    last_pid, last_tid, last_ix = pid, tid, thread(pid, tid)
+                th.append(last_ix)
                 nm.append(n)
                 ct.append(c)
-                st.append(t0)
-                en.append(t0 + round(dur * 1000))
+                ts_.append(ts)
+                du_.append(dur)
                 od.append(index + k)
-                args = ev.get("args")
+                args = get("args")
                 if args:
                     dep = args.get("dep")
                     if dep is not None:
-                        self.deps.append((base + len(st) - 1, dep, pid))
+                        if type(dep) is list and len(dep) >= 3:
+                            deps.append((base + len(ts_) - 1, dep, pid))
                     else:
                         wait = args.get("wait")
                         if wait is not None:
-                            self.syncs.append((base + len(st) - 1, wait))
+                            syncs.append((base + len(ts_) - 1, wait))
             elif ph == "B" or ph == "E":
-                self._pair(ev, ph, index + k, th, nm, ct, st, en, od)
+                self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
             elif ph == "M":
-                if ev.get("name") == "thread_name":
-                    args = ev.get("args")
+                if get("name") == "thread_name":
+                    args = get("args")
                     if type(args) is dict and type(args.get("name")) is str:
-                        self.thread_names[(_key(ev.get("pid")), _key(ev.get("tid")))] = args["name"]
+                        self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
             elif ph in ("s", "t", "f"):
-                ident = ev.get("id")
+                ident = get("id")
                 if type(ident) is int and ident > self.tl.max_flow_id:
                     self.tl.max_flow_id = ident
-        if st:
+        if ts_:
+            start = np.rint(np.array(ts_, dtype=np.float64) * 1000).astype(np.int64)
+            end = start + np.rint(np.array(du_, dtype=np.float64) * 1000).astype(np.int64)
             self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                              np.array(ct, dtype=np.int32), np.array(st, dtype=np.int64),
-                              np.array(en, dtype=np.int64), np.array(od, dtype=np.int64)))
-            self.count += len(st)
+                              np.array(ct, dtype=np.int32), start, end,
+                              np.array(od, dtype=np.int64)))
+            self.count += len(ts_)
 
-    def _pair(self, ev, ph, ordinal, th, nm, ct, st, en, od):
+    def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
         ts = ev.get("ts")
         if not _num(ts):
             return
@@ -172,17 +181,16 @@ class _Builder:
         stack = self.open.setdefault(t, [])
         if ph == "B":
             name, cat = ev.get("name"), ev.get("cat")
-            stack.append((round(ts * 1000), name if type(name) is str else "(unnamed)",
+            stack.append((ts, name if type(name) is str else "(unnamed)",
                           cat if type(cat) is str else "uncategorized", ordinal))
         elif stack:
             t0, name, cat, first = stack.pop()
-            t1 = round(ts * 1000)
-            if t1 >= t0:
+            if ts >= t0:
                 th.append(t)
                 nm.append(self._intern(self.name_ix, name))
                 ct.append(self._intern(self.cat_ix, cat))
-                st.append(t0)
-                en.append(t1)
+                ts_.append(t0)
+                du_.append(ts - t0)
                 od.append(-1 - first)
 
     def finish(self):
@@ -208,36 +216,59 @@ class _Builder:
         return tl
 
     def _dependencies(self, tl, rank):
-        rows, push, ready, pusher, counts, flat = [], [], [], [], [], []
-        for row, dep, pid in self.deps:
-            if type(dep) is not list or len(dep) < 3:
-                continue
-            p, q, t = dep[0], dep[1], dep[2]
-            if not (type(p) is int and type(q) is int and 0 <= q <= p):
-                continue
-            r = int(rank[row])
-            s = int(tl.start[r])
-            rows.append(r)
-            push.append(s - p)
-            ready.append(s - q)
-            pusher.append(self._thread(pid, t))
-            vs = [v for v in dep[3:] if type(v) is int and v != 0]
-            counts.append(len(vs))
-            flat.extend(vs)
-        self.deps = []
-        if not rows:
+        if not self.deps:
             return
-        # thread indices given out here (a pusher that recorded nothing) need a row too
-        if len(self.thread_ix) > len(tl.threads):
+        rows = np.array([d[0] for d in self.deps], dtype=np.int64)
+        lens = np.array([len(d[1]) for d in self.deps], dtype=np.int64)
+        pids = [d[2] for d in self.deps]
+        try:
+            flat = np.array([v for d in self.deps for v in d[1]], dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
+                             for d in self.deps for v in d[1]], dtype=np.int64)
+        self.deps = []
+        first = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=first[1:])
+        p, q, t = flat[first[:-1]], flat[first[:-1] + 1], flat[first[:-1] + 2]
+        ok = (q >= 0) & (q <= p)
+        # the pushing thread: (pid of the slice, t) as a thread index
+        pusher = np.empty(len(lens), dtype=np.int64)
+        pid_of = {}
+        for i, pid in enumerate(pids):
+            pid_of.setdefault(_key(pid), []).append(i)
+        for pid, idx in pid_of.items():
+            idx = np.array(idx)
+            for tid in np.unique(t[idx]).tolist():
+                sel = idx[t[idx] == tid]
+                pusher[sel] = self._thread(pid, tid)
+        if len(self.thread_ix) > len(tl.threads):   # a pusher that recorded no slice
             by_ix = {v: k for k, v in self.thread_ix.items()}
             tl.threads += [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                            for i in range(len(tl.threads), len(by_ix))]
-        order = np.argsort(np.array(rows, dtype=np.int64), kind="stable")
-        tl.dep_slice = np.array(rows, dtype=np.int64)[order]
-        tl.dep_push = np.array(push, dtype=np.int64)[order]
-        tl.dep_ready = np.array(ready, dtype=np.int64)[order]
-        tl.dep_pusher = np.array(pusher, dtype=np.int64)[order]
-        tl.dep_vars, tl.dep_var_start = _csr(counts, flat, order)
+        # variables: everything after the first three items, zeros dropped
+        is_var = np.ones(len(flat), dtype=bool)
+        for j in range(3):
+            is_var[first[:-1] + j] = False
+        is_var &= flat != 0
+        owner = np.repeat(np.arange(len(lens)), lens)
+        keep_rec = np.flatnonzero(ok)
+        is_var &= ok[owner]
+        r = rank[rows[keep_rec]]
+        order = np.argsort(r, kind="stable")
+        sel = keep_rec[order]
+        tl.dep_slice = r[order]
+        start = tl.start[tl.dep_slice]
+        tl.dep_push = start - p[sel]
+        tl.dep_ready = start - q[sel]
+        tl.dep_pusher = pusher[sel]
+        counts = np.bincount(owner[is_var], minlength=len(lens))
+        vals = flat[is_var]
+        new_index = np.full(len(lens), -1, dtype=np.int64)
+        new_index[sel] = np.arange(len(sel))
+        o = np.argsort(new_index[owner[is_var]], kind="stable")
+        tl.dep_vars = vals[o]
+        tl.dep_var_start = np.zeros(len(sel) + 1, dtype=np.int64)
+        np.cumsum(counts[sel], out=tl.dep_var_start[1:])
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []
