@@ -20,6 +20,9 @@ timeline of the thread whose last slice ends last, its gaps Python.
 """
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
+
 import numpy as np
 
 from .depgraph import Graph
@@ -35,7 +38,9 @@ class Path:
     that predecessor's slice row; -1: pushed, or entered from a thread)."""
 
     def __init__(self):
-        self.kind, self.thread, self.t0, self.t1, self.row, self.cause = [], [], [], [], [], []
+        # typed arrays, not lists: a million-op path holds millions of segments
+        self.kind, self.thread, self.t0, self.t1, self.row, self.cause = (
+            array("q") for _ in range(6))
         self.window = (0, 0)
 
     def add(self, kind, thread, t0, t1, row=-1, cause=-1):
@@ -57,7 +62,8 @@ class Path:
 
     @property
     def length(self):
-        return sum(b - a for a, b in zip(self.t0, self.t1))
+        return int(np.frombuffer(self.t1, dtype=np.int64).sum()
+                   - np.frombuffer(self.t0, dtype=np.int64).sum()) if len(self) else 0
 
 
 def window(tl):
@@ -91,28 +97,31 @@ class _Walker:
         self.pred = g.pred.tolist()
         self.done = g.done.tolist()
         self.rec_prefix_end = {}
-        self.rec_starts = {}
+        self.rec_starts = {}      # per thread, its records' starts (a list: bisect is
+        self.rec_idx = {}         # far cheaper than numpy on one scalar)
         for t, idx in self.rec_by_thread.items():
-            self.rec_prefix_end[t] = np.maximum.accumulate(g.end[idx])
-            self.rec_starts[t] = g.start[idx]
+            self.rec_prefix_end[t] = np.maximum.accumulate(g.end[idx]).tolist()
+            self.rec_starts[t] = g.start[idx].tolist()
+            self.rec_idx[t] = idx.tolist()
         sync_thread = tl.thread[tl.sync_slice].astype(np.int64)
         self.sync_by_thread = {}
         for t, idx in _group(sync_thread, n_threads).items():
             rows = tl.sync_slice[idx]
             o = np.argsort(tl.end[rows], kind="stable")
-            self.sync_by_thread[t] = (idx[o], tl.end[rows][o], tl.start[rows][o])
+            self.sync_by_thread[t] = (idx[o].tolist(), tl.end[rows][o].tolist(),
+                                      tl.start[rows][o].tolist())
 
     # -- helpers ------------------------------------------------------------------------
     def enclosing(self, th, t):
         """The innermost record on thread ``th`` running at ``t`` (start < t <= end)."""
-        idx = self.rec_by_thread.get(th)
+        idx = self.rec_idx.get(th)
         if idx is None:
             return -1
-        k = int(np.searchsorted(self.rec_starts[th], t, side="left")) - 1
+        k = bisect_left(self.rec_starts[th], t) - 1
         if k < 0 or self.rec_prefix_end[th][k] < t:
             return -1
         while k >= 0:
-            r = int(idx[k])
+            r = idx[k]
             if self.rec_end[r] >= t:
                 return r
             k -= 1
@@ -125,10 +134,10 @@ class _Walker:
         if found is None:
             return -1
         idx, ends, starts = found
-        k = int(np.searchsorted(ends, t, side="right")) - 1
+        k = bisect_right(ends, t) - 1
         while k >= 0 and starts[k] >= t:     # one that ends at t but took no time
             k -= 1
-        return int(idx[k]) if k >= 0 else -1
+        return idx[k] if k >= 0 else -1
 
     def region(self, path, th, lo, hi, kind, row, skip=-1):
         """Emit [lo, hi] on thread ``th`` as ``kind`` except where a record of ``th``
@@ -137,9 +146,11 @@ class _Walker:
         inner = None
         if idx is not None:
             starts = self.rec_starts[th]
-            a = int(np.searchsorted(starts, lo, side="left"))
-            b = int(np.searchsorted(starts, hi, side="left"))
-            if b > a:
+            a = bisect_left(starts, lo)
+            b = bisect_left(starts, hi)
+            if b == a + 1 and idx[a] == skip:
+                pass
+            elif b > a:
                 cand = idx[a:b]
                 cand = cand[(self.g.end[cand] <= hi) & (cand != skip)]
                 if len(cand):

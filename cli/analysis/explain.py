@@ -60,27 +60,31 @@ class Analysis:
             self._causes(rows, op)
 
     def _causes(self, rows, op):
-        tl, path = self.tl, self.path
-        cause = np.array(path.cause, dtype=np.int64)
-        seen = set()
-        pusher_of = {}
-        g = self.graph
+        """For each op name on the path, how often each cause made it wait: the
+        predecessor's name, or its push (by which thread)."""
+        tl, g = self.tl, self.graph
+        cause = np.array(self.path.cause, dtype=np.int64)[op]
+        r = rows[op]
+        order = np.lexsort((-cause, r))            # per row, the segment with a cause first
+        r, cause = r[order], cause[order]
+        first = np.r_[True, r[1:] != r[:-1]]
+        r, cause = r[first], cause[first]
+        label = np.where(cause >= 0, tl.name[np.maximum(cause, 0)], -1).astype(np.int64)
         if g is not None and len(g):
-            pusher_of = dict(zip(g.slice.tolist(), g.pusher.tolist()))
-        for k in np.flatnonzero(op).tolist():
-            r = int(rows[k])
-            if r in seen:
-                continue
-            seen.add(r)
-            name = tl.names[tl.name[r]]
-            c = int(cause[k])
-            if c >= 0:
-                label = tl.names[tl.name[c]]
-            elif r in pusher_of:
-                label = f"its push ({tl.thread_name(pusher_of[r])})"
+            k = np.searchsorted(g.slice, r)
+            k = np.minimum(k, len(g) - 1)
+            is_rec = g.slice[k] == r
+            pushed = (cause < 0) & is_rec
+            label[pushed] = -2 - g.pusher[k[pushed]]
+        pairs, counts = np.unique(np.stack([tl.name[r], label]), axis=1, return_counts=True)
+        for (n, lab), c in zip(pairs.T.tolist(), counts.tolist()):
+            if lab >= 0:
+                text = tl.names[lab]
+            elif lab <= -2:
+                text = f"its push ({tl.thread_name(-2 - lab)})"
             else:
-                label = "the previous slice (serial)" if self.serial else "nothing recorded"
-            self.causes.setdefault(name, Counter())[label] += 1
+                text = "the previous slice (serial)" if self.serial else "nothing recorded"
+            self.causes.setdefault(tl.names[n], Counter())[text] += c
 
     # -- the document ---------------------------------------------------------------------
     def thread_table(self):

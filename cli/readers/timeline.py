@@ -90,16 +90,22 @@ class _Builder:
         self.thread_names = {}
         self.open = {}          # thread index -> stack of (ts_ns, name, cat, ordinal)
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
-        self.deps = []          # (local row, p, q, pusher tid key, vars)
+        self.dep_chunks = []    # per batch: (rows, lengths, pids, flat items) arrays/lists
         self.syncs = []         # (local row, vars or None)
         self.count = 0          # slices so far
         self.index = 0          # events so far
 
     def _thread(self, pid, tid):
-        key = (_key(pid), _key(tid))
-        ix = self.thread_ix.get(key)
-        if ix is None:
-            ix = self.thread_ix[key] = len(self.thread_ix)
+        try:
+            return self.thread_ix[(pid, tid)]
+        except KeyError:
+            key = (pid, tid)
+        except TypeError:       # an unhashable pid/tid (a list): keyed by its repr
+            key = (_key(pid), _key(tid))
+            ix = self.thread_ix.get(key)
+            if ix is not None:
+                return ix
+        ix = self.thread_ix[key] = len(self.thread_ix)
         return ix
 
     def _intern(self, table, value):
@@ -112,7 +118,8 @@ class _Builder:
         th, nm, ct, ts_, du_, od = [], [], [], [], [], []
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
-        deps, syncs = self.deps, self.syncs
+        syncs = self.syncs
+        d_rows, d_lens, d_pids, d_flat = [], [], [], []
         base = self.count
         index = self.index
         self.index += len(batch)
@@ -136,7 +143,7 @@ class _Builder:
                 if c is None:
                     c = self._intern(cats, cat if type(cat) is str else "uncategorized")
                 pid, tid = get("pid"), get("tid")
-                if tid != last_tid or pid != last_pid or type(tid) is not type(last_tid):
+                if tid is not last_tid or pid is not last_pid:
                     last_pid, last_tid, last_ix = pid, tid, thread(pid, tid)
                 th.append(last_ix)
                 nm.append(n)
@@ -149,7 +156,10 @@ class _Builder:
                     dep = args.get("dep")
                     if dep is not None:
                         if type(dep) is list and len(dep) >= 3:
-                            deps.append((base + len(ts_) - 1, dep, pid))
+                            d_rows.append(base + len(ts_) - 1)
+                            d_lens.append(len(dep))
+                            d_pids.append(pid)
+                            d_flat.extend(dep)
                     else:
                         wait = args.get("wait")
                         if wait is not None:
@@ -172,6 +182,14 @@ class _Builder:
                               np.array(ct, dtype=np.int32), start, end,
                               np.array(od, dtype=np.int64)))
             self.count += len(ts_)
+        if d_rows:
+            try:
+                flat = np.array(d_flat, dtype=np.int64)
+            except (TypeError, ValueError, OverflowError):   # not all integers
+                flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
+                                 for v in d_flat], dtype=np.int64)
+            self.dep_chunks.append((np.array(d_rows, dtype=np.int64),
+                                    np.array(d_lens, dtype=np.int64), d_pids, flat))
 
     def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
         ts = ev.get("ts")
@@ -216,17 +234,13 @@ class _Builder:
         return tl
 
     def _dependencies(self, tl, rank):
-        if not self.deps:
+        if not self.dep_chunks:
             return
-        rows = np.array([d[0] for d in self.deps], dtype=np.int64)
-        lens = np.array([len(d[1]) for d in self.deps], dtype=np.int64)
-        pids = [d[2] for d in self.deps]
-        try:
-            flat = np.array([v for d in self.deps for v in d[1]], dtype=np.int64)
-        except (TypeError, ValueError, OverflowError):
-            flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
-                             for d in self.deps for v in d[1]], dtype=np.int64)
-        self.deps = []
+        chunks, self.dep_chunks = self.dep_chunks, []
+        rows = np.concatenate([c[0] for c in chunks])
+        lens = np.concatenate([c[1] for c in chunks])
+        pids = [pid for c in chunks for pid in c[2]]
+        flat = np.concatenate([c[3] for c in chunks])
         first = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(lens, out=first[1:])
         p, q, t = flat[first[:-1]], flat[first[:-1] + 1], flat[first[:-1] + 2]
@@ -234,10 +248,13 @@ class _Builder:
         # the pushing thread: (pid of the slice, t) as a thread index
         pusher = np.empty(len(lens), dtype=np.int64)
         pid_of = {}
-        for i, pid in enumerate(pids):
-            pid_of.setdefault(_key(pid), []).append(i)
+        if all(pid is pids[0] for pid in pids) if pids else True:
+            pid_of[_key(pids[0]) if pids else None] = np.arange(len(pids))
+        else:
+            for i, pid in enumerate(pids):
+                pid_of.setdefault(_key(pid), []).append(i)
         for pid, idx in pid_of.items():
-            idx = np.array(idx)
+            idx = np.asarray(idx)
             for tid in np.unique(t[idx]).tolist():
                 sel = idx[t[idx] == tid]
                 pusher[sel] = self._thread(pid, tid)
