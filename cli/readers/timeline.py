@@ -115,6 +115,71 @@ class _Builder:
         return ix
 
     def feed(self, batch):
+        """Add one batch of decoded events: the common case (well-formed ``X`` events)
+        column by column (list comprehensions, no per-event statements); anything
+        unusual in the batch sends the whole batch through :meth:`_feed_careful`."""
+        try:
+            xk = [k for k, ev in enumerate(batch) if ev.get("ph") == "X"]
+            done = self._feed_columns(batch, xk)
+        except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
+            done = False
+        if not done:
+            self._feed_careful(batch)
+            return
+        if len(xk) < len(batch):   # metadata, flows, B/E pairs: few, one by one
+            self._feed_careful(batch, skip_x=True)
+        else:
+            self.index += len(batch)
+
+    def _feed_columns(self, batch, xk):
+        """The ``X`` events of a batch at ``xk``; False (nothing added) if one is not
+        well formed (the careful path then judges each event)."""
+        if not xk:
+            return True
+        xs = [batch[k] for k in xk]
+        ts = np.array([ev["ts"] for ev in xs], dtype=np.float64)
+        dur = np.array([ev["dur"] for ev in xs], dtype=np.float64)
+        if not (dur >= 0).all() or not np.isfinite(ts).all():
+            return False
+        names, cats = self.name_ix, self.cat_ix
+        nm = [names.get(n) for n in [ev.get("name") for ev in xs]]
+        if None in nm:
+            nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
+                  for n, x in zip(nm, (ev.get("name") for ev in xs))]
+        ct = [cats.get(c) for c in [ev.get("cat") for ev in xs]]
+        if None in ct:
+            ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
+                  for c, x in zip(ct, (ev.get("cat") for ev in xs))]
+        keys = [(ev.get("pid"), ev.get("tid")) for ev in xs]
+        th = [self.thread_ix.get(k) for k in keys]
+        if None in th:
+            th = [t if t is not None else self._thread(*k) for t, k in zip(th, keys)]
+        args = [ev.get("args") for ev in xs]
+        with_args = [(i, a) for i, a in enumerate(args) if a]
+        base = self.count
+        if with_args:
+            deps = [(i, a.get("dep")) for i, a in with_args]
+            deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
+            if deps:
+                flat = np.array([v for _, d in deps for v in d], dtype=np.int64)
+                self.dep_chunks.append((np.array([base + i for i, _ in deps], dtype=np.int64),
+                                        np.array([len(d) for _, d in deps], dtype=np.int64),
+                                        [keys[i][0] for i, _ in deps], flat))
+            if len(deps) < len(with_args):
+                for i, a in with_args:
+                    if a.get("dep") is None and a.get("wait") is not None:
+                        self.syncs.append((base + i, a["wait"]))
+        start = np.rint(ts * 1000).astype(np.int64)
+        self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
+                          np.array(ct, dtype=np.int32), start,
+                          start + np.rint(dur * 1000).astype(np.int64),
+                          np.array(xk, dtype=np.int64) + self.index))
+        self.count += len(xs)
+        return True
+
+    def _feed_careful(self, batch, skip_x=False):
+        """Event by event, skipping what is malformed (``skip_x``: ``X`` events were
+        taken already)."""
         th, nm, ct, ts_, du_, od = [], [], [], [], [], []
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
@@ -130,6 +195,8 @@ class _Builder:
             get = ev.get
             ph = get("ph")
             if ph == "X":
+                if skip_x:
+                    continue
                 ts, dur = get("ts"), get("dur")
                 t1, t2 = type(ts), type(dur)
                 if not ((t1 is int or t1 is float) and (t2 is int or t2 is float)) or dur < 0:
