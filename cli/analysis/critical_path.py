@@ -87,29 +87,29 @@ class _Walker:
         n_threads = len(tl.threads)
         # per thread: its records (timeline order = by start) and sync slices (by end)
         self.rec_by_thread = _group(g.thread, n_threads)
-        self.rec_start = g.start.tolist()
-        self.rec_end = g.end.tolist()
-        self.rec_push = g.push.tolist()
-        self.rec_ready = g.ready.tolist()
-        self.rec_pusher = g.pusher.tolist()
-        self.rec_thread = g.thread.tolist()
-        self.rec_row = g.slice.tolist()
-        self.pred = g.pred.tolist()
-        self.done = g.done.tolist()
+        self.rec_start = _ints(g.start)
+        self.rec_end = _ints(g.end)
+        self.rec_push = _ints(g.push)
+        self.rec_ready = _ints(g.ready)
+        self.rec_pusher = _ints(g.pusher)
+        self.rec_thread = _ints(g.thread)
+        self.rec_row = _ints(g.slice)
+        self.pred = _ints(g.pred)
+        self.done = _ints(g.done)
         self.rec_prefix_end = {}
-        self.rec_starts = {}      # per thread, its records' starts (a list: bisect is
+        self.rec_starts = {}      # per thread, its records' starts (bisect on an array is
         self.rec_idx = {}         # far cheaper than numpy on one scalar)
         for t, idx in self.rec_by_thread.items():
-            self.rec_prefix_end[t] = np.maximum.accumulate(g.end[idx]).tolist()
-            self.rec_starts[t] = g.start[idx].tolist()
-            self.rec_idx[t] = idx.tolist()
+            self.rec_prefix_end[t] = _ints(np.maximum.accumulate(g.end[idx]))
+            self.rec_starts[t] = _ints(g.start[idx])
+            self.rec_idx[t] = _ints(idx)
         sync_thread = tl.thread[tl.sync_slice].astype(np.int64)
         self.sync_by_thread = {}
         for t, idx in _group(sync_thread, n_threads).items():
             rows = tl.sync_slice[idx]
             o = np.argsort(tl.end[rows], kind="stable")
-            self.sync_by_thread[t] = (idx[o].tolist(), tl.end[rows][o].tolist(),
-                                      tl.start[rows][o].tolist())
+            self.sync_by_thread[t] = (_ints(idx[o]), _ints(tl.end[rows][o]),
+                                      _ints(tl.start[rows][o]))
 
     # -- helpers ------------------------------------------------------------------------
     def enclosing(self, th, t):
@@ -249,6 +249,12 @@ class _Walker:
                 break
             state = ("thread", th, begin)
         return path.finish()
+
+
+def _ints(a):
+    """An int64 column as an ``array('q')``: indexed and bisected as cheaply as a list,
+    8 bytes an item instead of a Python int's ~36 (a million-op walk keeps a dozen)."""
+    return array("q", np.ascontiguousarray(a, dtype=np.int64).tobytes())
 
 
 def _group(keys, n):

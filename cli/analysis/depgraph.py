@@ -69,14 +69,15 @@ class Graph:
     def waited_all(self, sync_start):
         """The record a ``WaitForAll`` begun at ``sync_start`` waited for: of all ops
         pushed before it, the one completing last (-1: none)."""
-        k = int(np.searchsorted(self.push[self.order], sync_start, side="left"))
-        if k == 0:
-            return -1
         if not hasattr(self, "_prefix"):
+            self._push_sorted = self.push[self.order]
             done = self.done[self.order]
             pmax = np.maximum.accumulate(done)
             self._prefix = np.maximum.accumulate(
                 np.where(done == pmax, np.arange(len(done)), 0))
+        k = int(np.searchsorted(self._push_sorted, sync_start, side="left"))
+        if k == 0:
+            return -1
         return int(self.order[self._prefix[k - 1]])
 
 

@@ -90,7 +90,7 @@ class _Builder:
         self.thread_names = {}
         self.open = {}          # thread index -> stack of (ts_ns, name, cat, ordinal)
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
-        self.dep_chunks = []    # per batch: (rows, lengths, pids, flat items) arrays/lists
+        self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
         self.syncs = []         # (local row, vars or None)
         self.count = 0          # slices so far
         self.index = 0          # events so far
@@ -164,7 +164,7 @@ class _Builder:
                 flat = np.array([v for _, d in deps for v in d], dtype=np.int64)
                 self.dep_chunks.append((np.array([base + i for i, _ in deps], dtype=np.int64),
                                         np.array([len(d) for _, d in deps], dtype=np.int64),
-                                        [keys[i][0] for i, _ in deps], flat))
+                                        None, flat))
             if len(deps) < len(with_args):
                 for i, a in with_args:
                     if a.get("dep") is None and a.get("wait") is not None:
@@ -184,7 +184,7 @@ class _Builder:
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
         syncs = self.syncs
-        d_rows, d_lens, d_pids, d_flat = [], [], [], []
+        d_rows, d_lens, d_flat = [], [], []
         base = self.count
         index = self.index
         self.index += len(batch)
@@ -225,7 +225,6 @@ class _Builder:
                         if type(dep) is list and len(dep) >= 3:
                             d_rows.append(base + len(ts_) - 1)
                             d_lens.append(len(dep))
-                            d_pids.append(pid)
                             d_flat.extend(dep)
                     else:
                         wait = args.get("wait")
@@ -256,7 +255,7 @@ class _Builder:
                 flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
                                  for v in d_flat], dtype=np.int64)
             self.dep_chunks.append((np.array(d_rows, dtype=np.int64),
-                                    np.array(d_lens, dtype=np.int64), d_pids, flat))
+                                    np.array(d_lens, dtype=np.int64), None, flat))
 
     def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
         ts = ev.get("ts")
@@ -296,35 +295,29 @@ class _Builder:
         rank[order] = np.arange(len(order))
         tl.thread, tl.name, tl.cat = thread[order], name[order], cat[order]
         tl.start, tl.end, tl.ordinal = start[order], end[order], ordinal[order]
-        self._dependencies(tl, rank)
+        self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
         return tl
 
-    def _dependencies(self, tl, rank):
+    def _dependencies(self, tl, rank, thread):
         if not self.dep_chunks:
             return
         chunks, self.dep_chunks = self.dep_chunks, []
         rows = np.concatenate([c[0] for c in chunks])
         lens = np.concatenate([c[1] for c in chunks])
-        pids = [pid for c in chunks for pid in c[2]]
         flat = np.concatenate([c[3] for c in chunks])
         first = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(lens, out=first[1:])
         p, q, t = flat[first[:-1]], flat[first[:-1] + 1], flat[first[:-1] + 2]
         ok = (q >= 0) & (q <= p)
-        # the pushing thread: (pid of the slice, t) as a thread index
+        # the pushing thread: tid t in the pid of the op's own slice, as a thread index
         pusher = np.empty(len(lens), dtype=np.int64)
-        pid_of = {}
-        if all(pid is pids[0] for pid in pids) if pids else True:
-            pid_of[_key(pids[0]) if pids else None] = np.arange(len(pids))
-        else:
-            for i, pid in enumerate(pids):
-                pid_of.setdefault(_key(pid), []).append(i)
-        for pid, idx in pid_of.items():
-            idx = np.asarray(idx)
-            for tid in np.unique(t[idx]).tolist():
-                sel = idx[t[idx] == tid]
-                pusher[sel] = self._thread(pid, tid)
+        pid_of_thread = [key[0] for key, _ in sorted(self.thread_ix.items(), key=lambda kv: kv[1])]
+        pairs, inverse = np.unique(np.stack([thread[rows].astype(np.int64), t]), axis=1,
+                                   return_inverse=True)
+        found = np.array([self._thread(pid_of_thread[th], tid)
+                          for th, tid in pairs.T.tolist()], dtype=np.int64)
+        pusher[:] = found[inverse.reshape(-1)]
         if len(self.thread_ix) > len(tl.threads):   # a pusher that recorded no slice
             by_ix = {v: k for k, v in self.thread_ix.items()}
             tl.threads += [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
