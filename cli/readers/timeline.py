@@ -313,10 +313,11 @@ class _Builder:
         # the pushing thread: tid t in the pid of the op's own slice, as a thread index
         pusher = np.empty(len(lens), dtype=np.int64)
         pid_of_thread = [key[0] for key, _ in sorted(self.thread_ix.items(), key=lambda kv: kv[1])]
-        pairs, inverse = np.unique(np.stack([thread[rows].astype(np.int64), t]), axis=1,
-                                   return_inverse=True)
-        found = np.array([self._thread(pid_of_thread[th], tid)
-                          for th, tid in pairs.T.tolist()], dtype=np.int64)
+        tids, t_ix = np.unique(t, return_inverse=True)      # 1-D uniques: fast
+        pair = thread[rows].astype(np.int64) * len(tids) + t_ix.reshape(-1)
+        pairs, inverse = np.unique(pair, return_inverse=True)
+        found = np.array([self._thread(pid_of_thread[k // len(tids)], int(tids[k % len(tids)]))
+                          for k in pairs.tolist()], dtype=np.int64)
         pusher[:] = found[inverse.reshape(-1)]
         if len(self.thread_ix) > len(tl.threads):   # a pusher that recorded no slice
             by_ix = {v: k for k, v in self.thread_ix.items()}
@@ -339,13 +340,7 @@ class _Builder:
         tl.dep_ready = start - q[sel]
         tl.dep_pusher = pusher[sel]
         counts = np.bincount(owner[is_var], minlength=len(lens))
-        vals = flat[is_var]
-        new_index = np.full(len(lens), -1, dtype=np.int64)
-        new_index[sel] = np.arange(len(sel))
-        o = np.argsort(new_index[owner[is_var]], kind="stable")
-        tl.dep_vars = vals[o]
-        tl.dep_var_start = np.zeros(len(sel) + 1, dtype=np.int64)
-        np.cumsum(counts[sel], out=tl.dep_var_start[1:])
+        tl.dep_vars, tl.dep_var_start = _csr(counts, flat[is_var], sel)
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []
@@ -378,8 +373,8 @@ def _table(index):
 
 def _csr(counts, flat, order):
     """(values, starts) of variable lists reordered by ``order``."""
-    counts = np.array(counts, dtype=np.int64)
-    flat = np.array(flat, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    flat = np.asarray(flat, dtype=np.int64)
     starts = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     c = counts[order]
