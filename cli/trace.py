@@ -151,6 +151,7 @@ def trace(profile, output, domains, since, until, name_glob, force):
         click.get_current_context().exit(1)
     write_atomic(output, [head, *(raw for _, raw in chunks), tail], output.endswith(".gz"))
     n = len(doc["traceEvents"])
-    click.echo(f"xprof: wrote {output} ({n} events; input had {checked.errors} errors and "
-               f"{checked.warnings} warnings, output has {out_check.errors} errors and "
-               f"{out_check.warnings} warnings)", err=True)
+    click.echo(f"xprof: wrote {output} ({render.plural(n, 'event')}; input had "
+               f"{render.plural(checked.errors, 'error')} and {render.plural(checked.warnings, 'warning')}, "
+               f"output has {render.plural(out_check.errors, 'error')} and "
+               f"{render.plural(out_check.warnings, 'warning')})", err=True)
