@@ -168,7 +168,12 @@ def _finish(profiler_session, engine):
         print(f"xprof: an operation failed after the script's last sync point: "
               f"{type(e).__name__}: {e}", file=sys.stderr)
     if profiler_session.state() == "run" or profiler_session.undumped_events():
-        return profiler_session.dump(finished=True)
+        from .progress import delayed_status
+        from .render import plural
+
+        label = f"xprof: writing the profile ({plural(profiler_session.undumped_events(), 'event')})"
+        with delayed_status(label):
+            return profiler_session.dump(finished=True)
     return None
 
 

@@ -311,3 +311,27 @@ def test_run_script_exception_keeps_traceback_and_code_and_writes(tmp_path):
     assert 'boom.py", line 4' in res.stderr
     assert any(e["name"] == "_ones" for e in load(tmp_path / "profile.json"))
     assert "       1 call\n" in res.stderr  # _ones ran once: "1 call", not "1 calls"
+
+
+def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypatch):
+    from contextlib import contextmanager
+
+    from click.testing import CliRunner
+
+    from xprof.cli import progress
+    from xprof.cli.main import main
+
+    labels = []
+
+    @contextmanager
+    def recording(label):
+        labels.append(label)
+        yield None
+
+    monkeypatch.setattr(progress, "delayed_status", recording)
+    script = write(tmp_path, "ops.py", OPS_SCRIPT)
+    res = CliRunner().invoke(main, ["run", "-q", "-o", str(tmp_path / "t.json"), str(script)])
+    assert res.exit_code == 0, res.output
+    (label,) = labels
+    assert label.startswith("xprof: writing the profile (") and label.endswith(" events)")
+    assert (tmp_path / "t.json").exists()
