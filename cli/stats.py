@@ -5,8 +5,7 @@ import sys
 
 import click
 
-# Same as xprof.runtime.profiler.stats.SORT_KEYS; spelled out so `--help` needs no import.
-SORT_KEYS = ("total", "avg", "min", "max", "count")
+from xprof.shared.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
 
 def load_stats(path):
@@ -46,9 +45,9 @@ def load_stats(path):
 def select(stats, obj, domains, top):
     """Keep the chosen domains and the first ``top`` rows of each (in ``obj``'s order)."""
     from .errors import fail
-    from .readers import stats_module
+    from xprof.shared import stats as shared_stats
 
-    Stats = stats_module().Stats
+    Stats = shared_stats.Stats
 
     available = sorted(set(stats.time) | set(stats.memory) | set(stats.counter))
     for d in domains:
@@ -102,9 +101,9 @@ def stats(profile, sort_by, ascending, domains, top, fmt):
     import gc
 
     from . import render
-    from .readers import stats_module
+    from xprof.shared import stats as shared_stats
 
-    render_text, to_json_obj = stats_module().render_text, stats_module().to_json_obj
+    render_text, to_json_obj = shared_stats.render_text, shared_stats.to_json_obj
 
     gc.disable()  # see validate: no cycles among the decoded events
     st = load_stats(profile)

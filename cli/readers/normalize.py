@@ -35,8 +35,10 @@ import bisect
 import fnmatch
 import math
 
-CUSTOM_OP = "Custom Operator"
-LANE_SUFFIX = " · Custom Operator"
+from xprof.shared.names import CUSTOM_OPERATOR
+
+CUSTOM_OP = CUSTOM_OPERATOR
+LANE_SUFFIX = " · " + CUSTOM_OPERATOR
 
 
 def _key(value):

@@ -5,11 +5,10 @@ This is the only place that knows the trace layout: small integer pid/tid with
 short keys, no args unless an op has some), ``C`` counters, ``i`` instants, async
 ``b``/``e`` for tasks and frames, and ``s``/``f`` flow pairs from a custom operator's
 Python slice to each sub-operator it launched. JSON is produced only at dump time
-(numpy-written records, byte templates and orjson).
+(numpy-written records, byte templates and orjson); the file is written by
+:func:`xprof.shared.atomic.write_atomic`.
 """
 import gc
-import os
-import tempfile
 
 import numpy as np
 import orjson
@@ -211,34 +210,3 @@ def _encode(snapshot, base_ns, process_name, other_data):
     pieces += records_    # bytes.join reads the matrices' buffers: no copy
     pieces.append(b'],"displayTimeUnit":"ms","otherData":' + orjson.dumps(other_data) + b"}")
     return b"".join(pieces)
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-# mkstemp creates files readable by their owner only; a trace (or a memory CSV) gets the
-# permissions an ordinary open() would give it, as MXNet's files have.
-FILE_MODE = 0o666 & ~_umask()
-
-
-def write_atomic(path, data):
-    """Write bytes to ``path`` via a temp file in the same folder and a rename, so the
-    file on disk is always either the old complete document or the new one."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-

@@ -123,7 +123,7 @@ def write_csv(prefix, pid):
     import csv
     import io
 
-    from .chrome import write_atomic
+    from xprof.shared.atomic import write_atomic
 
     text = io.StringIO()
     w = csv.writer(text, lineterminator="\n")

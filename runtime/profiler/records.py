@@ -21,13 +21,9 @@ a constructor here; an encoder entry in :mod:`.chrome`; an observer method in
 :mod:`.observer` (see docs/architecture.md, "to add X").
 """
 
-# Category names the runtime records under (``xprof stats`` reads the same strings).
-OPERATOR = "operator"                  # engine ops
-CUSTOM_OPERATOR = "Custom Operator"    # a custom operator's Python slice and sub-operators
-API = "API"                            # mx.nd calls and sync points
-EVENT = "Event"                        # mx.profiler.Event
-DEVICE_STORAGE = "Device Storage"      # memory counters
-PURE_PYTHON = "pure_python"            # ``<op_type>::pure_python``: a call's Python code
+# Category names the runtime records under: the strings ``xprof stats`` reads.
+from xprof.shared.names import (API, CUSTOM_OPERATOR, DEVICE_STORAGE, EVENT,  # noqa: F401
+                                OPERATOR, PURE_PYTHON, XPROF)
 
 # Position of the common head of every tuple record.
 KIND, NAME, CAT, T = 0, 1, 2, 3

@@ -16,11 +16,12 @@ from time import perf_counter_ns
 
 import numpy as np
 import orjson
+from xprof.shared.atomic import write_atomic
 
 from .. import _env
 from .. import engine as _engine_mod
 from . import chrome, columns, config, memory, observer as _observer_mod, recorder as R, records
-from . import stats as _stats
+from xprof.shared import stats as _stats
 
 
 flags = _observer_mod.flags
@@ -278,7 +279,7 @@ def _write_trace():
     snap = R.snapshot()
     data = chrome.encode(snap, _base_ns, _process_name(), _other_data())
     path = _cfg["filename"]
-    chrome.write_atomic(path, data)
+    write_atomic(path, data)
     prefix = _memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
