@@ -122,7 +122,34 @@ class _Thread:
         return (t - self.base) / 1000.0
 
 
-# -- one encoder per record kind (records.KINDS): the record's fields, in order ---------
+# -- encoders: one per record kind (records.KINDS), from the kind's declaration unless the
+# -- trace shows the kind in a way of its own (below) -----------------------------------
+def _declared(kind):
+    """The encoder of a kind from its declaration (phase, fields, keys)."""
+    fields = kind.fields
+    if kind.phase == "X":   # a slice: a row of the thread's matrix (args, if any, in its head)
+        at = fields.index("args") + 1 if "args" in fields else None
+
+        def encode(th, ev):
+            name, cat, t0, t1 = ev[1], ev[2], ev[3], ev[4]
+            if at is None:
+                th.extra += (th.key((name, cat)), t0, t1)
+            else:
+                args_json = orjson.dumps(ev[at])
+                th.extra += (th.key((name, cat, args_json), args_json), t0, t1)
+        return encode
+    phase = kind.phase
+    extra = [(key, fields.index(field) + 1) for field, key in kind.keys.items()]
+
+    def encode(th, ev):
+        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": PID,
+               "tid": th.tid}
+        for key, at in extra:
+            obj[key] = ev[at]
+        th.add(obj)
+    return encode
+
+
 def _sub_operator(th, ev):
     _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
     th.extra += (th.key((name, cat)), t0, t1)
@@ -140,35 +167,9 @@ def _counter(th, ev):
             "args": {name: value}})
 
 
-def _slice_with_args(th, ev):
-    _, name, cat, t0, t1, args = ev
-    args_json = orjson.dumps(args)
-    th.extra += (th.key((name, cat, args_json), args_json), t0, t1)
-
-
-def _instant(th, ev):
-    _, name, cat, t, scope = ev
-    th.add({"name": name, "cat": cat, "ph": "i", "ts": th.us(t), "s": scope, "pid": PID,
-            "tid": th.tid})
-
-
-def _async(phase):
-    def encode(th, ev):
-        _, name, cat, t, ident = ev
-        th.add({"name": name, "cat": cat, "ph": phase, "id": ident, "ts": th.us(t),
-                "pid": PID, "tid": th.tid})
-    return encode
-
-
-ENCODERS = {
-    records.SUB_OPERATOR: _sub_operator,
-    records.COUNTER: _counter,
-    records.SLICE_WITH_ARGS: _slice_with_args,
-    records.INSTANT: _instant,
-    records.ASYNC_BEGIN: _async("b"),
-    records.ASYNC_END: _async("e"),
-}
-assert set(ENCODERS) == set(records.KINDS), "every record kind needs an encoder"
+_OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
+        records.COUNTER: _counter}              # a process-wide series: args {name: value}
+ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
 
 
 def _encode(snapshot, base_ns, process_name, other_data):

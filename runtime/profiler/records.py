@@ -35,34 +35,43 @@ SLICE_WIDTH = len(SLICE_FIELDS)
 # Kind codes (small ints: compared on every record at dump time).
 SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END = range(1, 7)
 
-# Stats rules: how the aggregator counts a kind.
-SPAN = "span"                # a duration t1 - t0 (fields t0, t1 at T and T + 1)
-SAMPLE = "sample"            # a counter value (field ``value``)
-OPEN = "open"                # async begin: pairs with CLOSE by (cat, name, id)
-CLOSE = "close"              # async end: a duration from its OPEN
+# Stats rules: how the aggregator counts a kind (the field right after T is the second
+# field the rule reads).
+SPAN = "span"                # a duration: fields t0, t1 at T and T + 1
+SAMPLE = "sample"            # a counter value: fields t, value
+OPEN = "open"                # async begin: fields t, id; pairs with CLOSE by (cat, name, id)
+CLOSE = "close"              # async end: fields t, id; a duration from its OPEN
 NONE = None                  # not in the statistics (instants)
 
 
 class Kind:
-    """A record kind: its code, label, field names (after the kind code) and stats rule."""
+    """A record kind: its code, label, field names (after the kind code), stats rule,
+    and how the trace shows it: ``phase`` is the Chrome event phase (``"X"``: a complete
+    slice, with an ``args`` field if it has one; others become one event each, with
+    ``keys`` mapping further fields to event keys). Kinds the trace shows in a way of
+    their own (flow arrows, counter series) have an encoder of their own in
+    :mod:`.chrome`; every other kind is written from this declaration alone."""
 
-    __slots__ = ("code", "label", "fields", "stats")
+    __slots__ = ("code", "label", "fields", "stats", "phase", "keys")
 
-    def __init__(self, code, label, fields, stats):
+    def __init__(self, code, label, fields, stats, phase, keys=None):
         self.code, self.label, self.fields, self.stats = code, label, fields, stats
+        self.phase = phase
+        self.keys = dict(keys or {})
 
     def __repr__(self):
         return f"<record kind {self.label}>"
 
 
 KINDS = {k.code: k for k in (
-    Kind(SLICE_WITH_ARGS, "slice with args", ("name", "cat", "t0", "t1", "args"), SPAN),
+    Kind(SLICE_WITH_ARGS, "slice with args", ("name", "cat", "t0", "t1", "args"), SPAN, "X"),
     Kind(SUB_OPERATOR, "custom-op sub-operator",
-         ("name", "cat", "t0", "t1", "t_push", "call_tid", "call_t0", "call_name"), SPAN),
-    Kind(COUNTER, "counter sample", ("name", "cat", "t", "value"), SAMPLE),
-    Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE),
-    Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN),
-    Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE),
+         ("name", "cat", "t0", "t1", "t_push", "call_tid", "call_t0", "call_name"), SPAN,
+         "X"),   # and a flow arrow (chrome.py)
+    Kind(COUNTER, "counter sample", ("name", "cat", "t", "value"), SAMPLE, "C"),
+    Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE, "i", {"scope": "s"}),
+    Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
+    Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE, "e", {"id": "id"}),
 )}
 
 
