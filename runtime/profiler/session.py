@@ -507,4 +507,4 @@ def clear_script_configured():
     _script_configured = False
 
 
-api_event = _observer.api   # old spelling: an API-domain slice from t0 to now
+
