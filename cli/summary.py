@@ -16,6 +16,7 @@ def _count_events(path):
 def print_summary(path, show_stats, top=5):
     from xprof.shared import names, stats as mod
 
+    from .render import plural
     from .stats import load_stats
 
     try:
@@ -24,7 +25,7 @@ def print_summary(path, show_stats, top=5):
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
-    click.echo(f"xprof: trace written to {path} ({n_events} events)", err=True)
+    click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})", err=True)
     rows = []
     for domain in names.OPERATOR_CATEGORIES:
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():
@@ -34,7 +35,8 @@ def print_summary(path, show_stats, top=5):
         click.echo("xprof: top operators by total time:", err=True)
         width = max(len(r[1]) for r in rows[:top])
         for total, name, count in rows[:top]:
-            click.echo(f"  {name:<{width}}  {total:10.3f} ms  {count:6d} calls", err=True)
+            click.echo(f"  {name:<{width}}  {total:10.3f} ms  {count:6d} call{'' if count == 1 else 's'}",
+                       err=True)
     if show_stats:
         if sys.stderr.isatty():
             from rich.console import Console

@@ -16,11 +16,13 @@ def _umask():
 FILE_MODE = 0o666 & ~_umask()
 
 
-def write_atomic(path, data, compress=False, durable=False):
+def write_atomic(path, data, compress=False, durable=False, keep=None):
     """Write ``data`` (bytes, or an iterable of byte chunks) to ``path`` atomically.
 
     ``compress``: gzip it (deterministic: no time stamp in the header). ``durable``:
-    fsync before the rename, so the new file survives a machine crash too.
+    fsync before the rename, so the new file survives a machine crash too. ``keep(tmp)``,
+    called once everything is written, may refuse the new file: it is then removed and
+    the old one stays. Returns whether ``path`` was replaced.
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -40,7 +42,11 @@ def write_atomic(path, data, compress=False, durable=False):
             if durable:
                 raw.flush()
                 os.fsync(raw.fileno())
+        if keep is not None and not keep(tmp):
+            os.unlink(tmp)
+            return False
         os.replace(tmp, path)
+        return True
     except BaseException:
         try:
             os.unlink(tmp)
