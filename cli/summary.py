@@ -14,7 +14,8 @@ def _count_events(path):
 
 
 def print_summary(path, show_stats, top=5):
-    from .readers import stats_module
+    from xprof.shared import names, stats as mod
+
     from .render import plural
     from .stats import load_stats
 
@@ -25,9 +26,8 @@ def print_summary(path, show_stats, top=5):
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
     click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})", err=True)
-    mod = stats_module()
     rows = []
-    for domain in ("operator", "Custom Operator"):
+    for domain in names.OPERATOR_CATEGORIES:
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():
             rows.append((mod.to_ms(total), name, count))
     rows.sort(key=lambda r: (-r[0], r[1]))

@@ -14,41 +14,12 @@ import click
 
 
 def write_atomic(path, chunks, compress, keep=lambda tmp: True):
-    """Write byte chunks to ``path`` via a temp file in the same folder and os.replace.
+    """The shared atomic writer (:mod:`xprof.shared.atomic`), fsynced: a reader (or a
+    crash) must never see a half-written trace; ``keep(tmp)`` may refuse the new file
+    (the old one then stays). Returns whether the file was replaced."""
+    from xprof.shared.atomic import write_atomic as write
 
-    Why: a reader (or a crash) must never see a half-written trace; the old
-    file stays intact until the new one is complete.  ``keep(tmp)``, called
-    once everything is written, may refuse the new file (it is then removed
-    and the old one stays); returns whether the file was replaced.
-    """
-    import gzip
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".xprof-trace-", suffix=".tmp", dir=folder)
-    try:
-        mask = os.umask(0o022)   # mkstemp's 0600 would make the copy private
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as raw:
-            sink = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if compress else raw
-            for chunk in chunks:
-                sink.write(chunk)
-            if compress:
-                sink.close()
-            raw.flush()
-            os.fsync(raw.fileno())
-        if not keep(tmp):
-            os.unlink(tmp)
-            return False
-        os.replace(tmp, path)
-        return True
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    return write(path, chunks, compress=compress, durable=True, keep=keep)
 
 
 def _decode_chunk(raw, huge_ints):

@@ -51,11 +51,13 @@ import sys
 import numpy as np
 import orjson
 
+from xprof.shared.names import CUSTOM_OPERATOR
+
 from .slices import SliceTree, binds_to_next, to_ns
 from .tracefile import short_repr
 
-CUSTOM_OP = "Custom Operator"
-LANE_SUFFIX = " · Custom Operator"
+CUSTOM_OP = CUSTOM_OPERATOR
+LANE_SUFFIX = " · " + CUSTOM_OPERATOR
 CHUNK = 4096  # events per output chunk (and per output-check batch)
 
 # kind codes
