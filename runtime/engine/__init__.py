@@ -8,6 +8,7 @@ import gc
 import os
 
 from .. import _env
+from . import signals
 from .base import (MODE_IMPERATIVE, MODE_INTERNAL, MODE_SYMBOLIC, Engine, Var, attribution,
                    thread_state)
 from .naive import NaiveEngine
@@ -72,6 +73,7 @@ def _tune_native(num_workers):
 
 _engine = _make(_env.get("ENGINE_TYPE", "ThreadedEngine"))
 _tune_native(getattr(_engine, "num_workers", 1))
+signals.install_sigint()   # Ctrl-C never lands inside the engine's bookkeeping
 _hooks = []  # callables(engine) run when the engine is replaced (profiler re-attaches)
 
 

@@ -142,7 +142,8 @@ class Engine:
     def _call(self, fn, args, reads, mode, name, tag, attrs, t_push):
         """Run ``fn(*args)`` unless an input (in ``reads``) carries an error; time it for
         the observer when profiling wants this op's mode (``t_push`` None: pushed and
-        run at once). Return the error, or None."""
+        run at once). Return the error, or None; raise an interrupt (an exception that
+        is not an ``Exception``) raised on a thread that is not an engine worker."""
         if mode:  # internal ops always run: they inspect their inputs' errors
             for v in reads:
                 if v.exc is not None:
@@ -166,6 +167,12 @@ class Engine:
             except BaseException as e:  # noqa: BLE001
                 exc = e
         if exc is not None:
+            if not isinstance(exc, Exception) and \
+                    threading.get_ident() not in self.worker_idents:
+                # KeyboardInterrupt, SystemExit on the pushing thread: not the op's error
+                # but the program's; the caller releases the op's variables and lets it
+                # go on (an engine worker keeps it for the sync point: it must survive)
+                raise exc
             exc._xprof_reported = False
         return exc
 

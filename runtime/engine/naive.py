@@ -36,7 +36,12 @@ class NaiveEngine(Engine):
         # Ops pushed by several Python threads at once run one at a time, in the order
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
-            self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
+            try:
+                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+            except BaseException:   # an interrupt of this thread: abandoned, not failed
+                self._finish(writes, None)
+                raise
+            self._finish(writes, exc)
 
     @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
@@ -62,6 +67,9 @@ class NaiveEngine(Engine):
             fn(on_complete, *args)
         except BaseException as e:  # noqa: BLE001
             if state["done"]:
+                raise
+            if not isinstance(e, Exception):   # an interrupt: the program's, not the op's
+                on_complete(None)
                 raise
             on_complete(e)
         if not state["done"]:

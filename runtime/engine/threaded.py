@@ -228,7 +228,11 @@ class ThreadedEngine(Engine):
 
     def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
         """Run a granted op on this thread and release its variables."""
-        exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+        try:
+            exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+        except BaseException:   # an interrupt of this thread: abandoned, not failed
+            self._release_vars(reads, writes, None, False)
+            raise
         self._release_vars(reads, writes, exc, False)
 
     # -- run and complete -------------------------------------------------------------
@@ -255,12 +259,20 @@ class ThreadedEngine(Engine):
                 except BaseException as e:  # noqa: BLE001
                     if done.called:
                         raise
+                    done.called = True
+                    if not on_worker and not isinstance(e, Exception):
+                        self._release(op, None)   # an interrupt of this thread
+                        raise
                     exc = e
                     exc._xprof_reported = False
             return self._release(op, exc, on_worker)
         if exc is None:
-            exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
-                             op.t_push)
+            try:
+                exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
+                                 op.t_push)
+            except BaseException:   # an interrupt of this (pushing) thread
+                self._release(op, None)
+                raise
         return self._release(op, exc, on_worker)
 
     def _release(self, op, exc, on_worker=False):
