@@ -116,12 +116,18 @@ def _check_writable(output, out_dir):
 
 
 def _finish(profiler_session, engine):
-    """Drain the engine and write the trace if the script did not already."""
-    try:
-        engine.get().wait_all()
-    except BaseException as e:  # noqa: BLE001 - an op error the script never synced on
-        print(f"xprof: an operation failed after the script's last sync point: "
-              f"{type(e).__name__}: {e}", file=sys.stderr)
+    """Drain the engine and write the trace if the script did not already. The drain
+    is bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a second Ctrl-C or SIGTERM): then
+    the trace holds what was recorded and the message names what was still running."""
+    report = engine.drain()
+    if report:
+        print(f"xprof: {report}; the trace holds what was recorded", file=sys.stderr)
+    else:
+        try:
+            engine.get().wait_all()
+        except Exception as e:  # noqa: BLE001 - an op error the script never synced on
+            print(f"xprof: an operation failed after the script's last sync point: "
+                  f"{type(e).__name__}: {e}", file=sys.stderr)
     if profiler_session.state() == "run" or profiler_session.undumped_events():
         return profiler_session.dump(finished=True)
     return None

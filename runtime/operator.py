@@ -413,6 +413,7 @@ class _Pool:
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),
               _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
+_engine.report_running(_pool.running)
 
 
 _call_names = {}   # op name -> ("<name>::", key of the "<name>::pure_python" slice)

@@ -6,6 +6,7 @@ old one); tests use it to run the same code on both engines.
 import atexit
 import gc
 import os
+import sys
 
 from .. import _env
 from . import signals
@@ -105,10 +106,55 @@ def set_engine_type(kind):
     return new
 
 
+_reporters = []    # callables() -> names of work running outside the engine's workers
+_gave_up = False   # a drain stopped waiting: later ones do not wait again for that work
+
+
+def report_running(reporter):
+    """Add ``reporter()``, names of work in progress outside the engine's own threads
+    (the custom-op pool's calls), to what :func:`drain` reports."""
+    _reporters.append(reporter)
+
+
+def exit_timeout():
+    """Seconds the exit drain waits for pending ops (``XPROF_ENGINE_EXIT_TIMEOUT``)."""
+    return _env.get_int("ENGINE_EXIT_TIMEOUT", 30)
+
+
+def drain(timeout=None):
+    """Wait for every pushed op: at most ``timeout`` seconds (default
+    :func:`exit_timeout`), and only until a signal interrupts the wait (the second
+    Ctrl-C or SIGTERM at exit). Return None when the engine is idle, else one line that
+    says why the wait stopped and what is still running. Errors of the ops stay for
+    the sync points. Once a drain has given up, later ones (the exit hooks after the
+    CLI's) do not wait for the same stuck work again.
+    """
+    global _gave_up
+    timeout = exit_timeout() if timeout is None else timeout
+    why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
+    try:
+        if _engine.wait_idle(0 if _gave_up else timeout):
+            return None
+    except (KeyboardInterrupt, SystemExit) as e:
+        why = "on " + ("Ctrl-C" if isinstance(e, KeyboardInterrupt) else "SIGTERM")
+    _gave_up = True
+    names, others = _engine.running()
+    for reporter in _reporters:
+        names += [f"{name} (custom operator)" for name in reporter()]
+    if not names:
+        return f"stopped waiting for the engine {why}; {others} operation(s) still pending"
+    more = f" ({others} more pending)" if others > 0 else ""
+    return (f"stopped waiting for the engine {why}; still running: "
+            f"{', '.join(dict.fromkeys(names))}{more}")
+
+
 def _shutdown_at_exit():
     # Bounded: interpreter exit never hangs on a stuck op; queued work gets a fair chance
     # to finish so that profiles written at exit are complete.
-    _engine.shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
+    report = None if _gave_up else drain()   # (a drain that gave up has said so)
+    if report:
+        print("xprof: " + report, file=sys.stderr)
+    _engine.shutdown(timeout=0)
 
 
 atexit.register(_shutdown_at_exit)

@@ -135,6 +135,16 @@ class Engine:
     def flush_wakes(self):
         """Wake workers for work made ready by this thread while it deferred wake-ups."""
 
+    def wait_idle(self, timeout):
+        """Wait up to ``timeout`` seconds for every pushed op to finish (their errors
+        stay for the sync points); return True if none is left."""
+        raise NotImplementedError
+
+    def running(self):
+        """``(names, others)``: names of the ops running or ready to run, and how many
+        more are pending (waiting for inputs)."""
+        raise NotImplementedError
+
     def shutdown(self, timeout=None):
         """Stop accepting work; used at interpreter exit."""
 

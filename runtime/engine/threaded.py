@@ -71,6 +71,7 @@ class ThreadedEngine(Engine):
         self._stopping = False
         self._workers = []
         self.worker_idents = {}   # thread ident -> worker index (for the profiler)
+        self._running = [None] * num_workers   # the op each worker runs (or ran last)
 
     # -- workers --------------------------------------------------------------------
     def _start_workers(self):
@@ -88,7 +89,7 @@ class ThreadedEngine(Engine):
         notify, which measured ~15 us per hand-off here; a bare lock is a few hundred ns.
         """
         self.worker_idents[threading.get_ident()] = index
-        lock, ready, sleepers = self._lock, self._ready, self._sleepers
+        lock, ready, sleepers, running = self._lock, self._ready, self._sleepers, self._running
         wake = threading.Lock()
         wake.acquire()
         nxt = None
@@ -105,6 +106,7 @@ class ThreadedEngine(Engine):
                     lock.acquire()
                 nxt = self._pop()
                 lock.release()
+            running[index] = nxt
             nxt = self._execute(nxt, True)
 
     def _push_ready(self, op):
@@ -426,27 +428,44 @@ class ThreadedEngine(Engine):
     def pending(self):
         return self._pending
 
+    def wait_idle(self, timeout):
+        """Wait up to ``timeout`` seconds for every pushed op to finish, leaving their
+        errors to the sync points; True if the engine is idle."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._idle_waiters += 1
+            try:
+                while self._pending:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    if not self._idle_cv.wait(min(left, _KICK_S)):
+                        self._kick_locked()
+            finally:
+                self._idle_waiters -= 1
+        return True
+
+    def running(self):
+        """Profile names of the ops workers run now and of the ready ones waiting for a
+        worker (bookkeeping ops left out), and how many other ops are pending: what a
+        drain that gave up reports."""
+        with self._lock:
+            ops = [op for op in self._running if op is not None and op.args is not None]
+            ops += [entry[2] for entry in sorted(self._ready)]
+            pending = self._pending
+        names = [op.name if op.tag is None else f"{op.tag.name}::{op.name}"
+                 for op in ops if op.mode]
+        return names, pending - len(names)
+
     def shutdown(self, timeout=None):
         """Wait up to ``timeout`` seconds for queued work, then stop the workers.
         Idempotent: a second call (the engine's own exit hook after the profiler's)
         returns at once."""
-        deadline_ok = True
         with self._lock:
             if self._stopping:
                 return not self._pending
-            if self._pending and timeout:
-                self._idle_waiters += 1
-                deadline = time.monotonic() + timeout
-                try:
-                    while self._pending:
-                        left = deadline - time.monotonic()
-                        if left <= 0:
-                            deadline_ok = False
-                            break
-                        if not self._idle_cv.wait(min(left, _KICK_S)):
-                            self._kick_locked()
-                finally:
-                    self._idle_waiters -= 1
+        deadline_ok = not timeout or self.wait_idle(timeout)
+        with self._lock:
             self._stopping = True
             for wake in self._sleepers:
                 wake.release()

@@ -398,8 +398,10 @@ def _at_exit():
         return
     if _state != "run" and undumped_events() == 0:
         return
+    report = _engine_mod.drain()   # bounded; a second Ctrl-C or SIGTERM ends it
+    if report:
+        print(f"xprof: {report}; the profile holds what was recorded", file=sys.stderr)
     try:
-        _engine_mod.get().shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
         with _lock:
             _write_trace()
             _finish()
