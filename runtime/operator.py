@@ -251,6 +251,7 @@ class _Pool:
         self.watchdog = None
         self.watch_asleep = False
         self.watch_wake = threading.Event()
+        self.exhausted = False   # at the bound, failing calls that cannot start
         self._names = itertools.count()
 
     def submit(self, run, fail, name):
@@ -390,25 +391,30 @@ class _Pool:
             self._stalled(time.monotonic() - stalled_since)
 
     def _stalled(self, for_s):
-        """The head job waited a full period with no job taken: add a thread, or at the
-        bound with every thread blocked at a sync point for long, fail the queued jobs."""
+        """The head job waited a full period with no job taken: add a thread; at the
+        bound, with every thread blocked at a sync point for ``EXHAUSTED_S``, fail the
+        head job (its caller's wait then raises, which frees a thread), and go on
+        failing jobs while that lasts, without waiting ``EXHAUSTED_S`` again."""
         with self.lock:
             if self.threads < self.max_threads:
                 self._spawn_locked()
                 return
-            if self.blocked < self.threads or for_s < self.EXHAUSTED_S:
+            if self.blocked < self.threads:
+                self.exhausted = False
                 return   # at the bound, some thread is busy: it will come back
-        running = ", ".join(sorted(set(self.running()))) or "none"
-        while True:
-            try:
-                _, fail, name = self.jobs.get_nowait()
-            except queue.Empty:
+            if for_s < self.EXHAUSTED_S and not self.exhausted:
                 return
-            fail(RuntimeError(
-                f"custom operator {name!r} could not start: all {self.max_threads} "
-                f"custom-operator threads are waiting at sync points (calls running: "
-                f"{running}), e.g. calls nested that deep; raise "
-                f"XPROF_CUSTOM_OP_NUM_THREADS (now {self.max_threads})"))
+            self.exhausted = True
+        try:
+            _, fail, name = self.jobs.get_nowait()
+        except queue.Empty:
+            return
+        running = ", ".join(sorted(set(self.running()))) or "none"
+        fail(RuntimeError(
+            f"custom operator {name!r} could not start: all {self.max_threads} "
+            f"custom-operator threads wait at sync points (running: {running}; calls "
+            f"that wait for nested calls?); raise XPROF_CUSTOM_OP_NUM_THREADS "
+            f"(now {self.max_threads})"))
 
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),
