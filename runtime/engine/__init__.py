@@ -6,6 +6,7 @@ old one); tests use it to run the same code on both engines.
 import atexit
 import gc
 import os
+import signal
 import sys
 
 from .. import _env
@@ -121,23 +122,27 @@ def exit_timeout():
     return _env.get_int("ENGINE_EXIT_TIMEOUT", 30)
 
 
-def drain(timeout=None):
+def drain(timeout=None, stop=None):
     """Wait for every pushed op: at most ``timeout`` seconds (default
-    :func:`exit_timeout`), and only until a signal interrupts the wait (the second
-    Ctrl-C or SIGTERM at exit). Return None when the engine is idle, else one line that
-    says why the wait stopped and what is still running. Errors of the ops stay for
-    the sync points. Once a drain has given up, later ones (the exit hooks after the
-    CLI's) do not wait for the same stuck work again.
+    :func:`exit_timeout`), and only until a signal arrives (the second Ctrl-C or
+    SIGTERM at exit; ``stop``: a :func:`signals.stop_on_signal` object the caller keeps
+    active around more than the drain). Return None when the engine is idle, else one
+    line that says why the wait stopped and what is still running. Errors of the ops
+    stay for the sync points. Once a drain has given up, later ones (the exit hooks
+    after the CLI's) do not wait for the same stuck work again.
     """
     global _gave_up
+    if stop is None:
+        with signals.stop_on_signal() as stop:
+            return drain(timeout, stop)
     timeout = exit_timeout() if timeout is None else timeout
-    why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
-    try:
-        if _engine.wait_idle(0 if _gave_up else timeout):
-            return None
-    except (KeyboardInterrupt, SystemExit) as e:
-        why = "on " + ("Ctrl-C" if isinstance(e, KeyboardInterrupt) else "SIGTERM")
+    if _engine.wait_idle(0 if _gave_up else timeout, stop):
+        return None
     _gave_up = True
+    if stop.signum is None:
+        why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
+    else:
+        why = "on " + ("Ctrl-C" if stop.signum == signal.SIGINT else "SIGTERM")
     names, others = _engine.running()
     for reporter in _reporters:
         names += [f"{name} (custom operator)" for name in reporter()]

@@ -135,9 +135,10 @@ class Engine:
     def flush_wakes(self):
         """Wake workers for work made ready by this thread while it deferred wake-ups."""
 
-    def wait_idle(self, timeout):
+    def wait_idle(self, timeout, stop=None):
         """Wait up to ``timeout`` seconds for every pushed op to finish (their errors
-        stay for the sync points); return True if none is left."""
+        stay for the sync points), and only until ``stop.signum`` is set; return True
+        if none is left."""
         raise NotImplementedError
 
     def running(self):

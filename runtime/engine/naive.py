@@ -102,7 +102,7 @@ class NaiveEngine(Engine):
     def pending(self):
         return 0
 
-    def wait_idle(self, timeout):
+    def wait_idle(self, timeout, stop=None):
         return True   # every op ran inside its push
 
     def running(self):

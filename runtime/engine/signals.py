@@ -19,10 +19,15 @@ operator's ``forward`` under ``NaiveEngine``) is interrupted where it was, and t
 then re-raises the interrupt to the pushing thread instead of keeping it as the op's
 error (see ``Engine._call``).
 
+While a drain at exit waits for stuck work, :func:`stop_on_signal` makes SIGINT and
+SIGTERM set a flag the wait polls instead of raising: the second Ctrl-C then ends the
+wait, and no exception pops up in the middle of the code around it (the dump after it).
+
 ``install_sigint()`` replaces Python's default SIGINT handler (and nothing else: a
 handler the program installed is kept). When a tracer is active (a debugger, coverage)
 the exception is raised at once: the hook used to defer it is the tracer's.
 """
+import contextlib
 import os
 import signal
 import sys
@@ -110,3 +115,34 @@ def install_sigint():
             signal.signal(signal.SIGINT, _on_sigint)
     except (ValueError, OSError):
         pass
+
+
+class _Stop:
+    """Set by a signal while :func:`stop_on_signal` is active: ``signum`` of the first."""
+
+    __slots__ = ("signum",)
+
+    def __init__(self):
+        self.signum = None
+
+
+@contextlib.contextmanager
+def stop_on_signal():
+    """Inside it (on the main thread), SIGINT and SIGTERM only record themselves on the
+    yielded object (a plain attribute: safe to set from a handler at any bytecode)."""
+    stop = _Stop()
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        def record(signum, frame):
+            if stop.signum is None:
+                stop.signum = signum
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                saved[sig] = signal.signal(sig, record)
+            except (ValueError, OSError):
+                pass
+    try:
+        yield stop
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

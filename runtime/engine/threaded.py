@@ -428,16 +428,17 @@ class ThreadedEngine(Engine):
     def pending(self):
         return self._pending
 
-    def wait_idle(self, timeout):
+    def wait_idle(self, timeout, stop=None):
         """Wait up to ``timeout`` seconds for every pushed op to finish, leaving their
-        errors to the sync points; True if the engine is idle."""
+        errors to the sync points, and only until ``stop.signum`` is set (polled every
+        10 ms); True if the engine is idle."""
         deadline = time.monotonic() + timeout
         with self._lock:
             self._idle_waiters += 1
             try:
                 while self._pending:
                     left = deadline - time.monotonic()
-                    if left <= 0:
+                    if left <= 0 or (stop is not None and stop.signum is not None):
                         return False
                     if not self._idle_cv.wait(min(left, _KICK_S)):
                         self._kick_locked()
