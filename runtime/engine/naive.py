@@ -38,7 +38,12 @@ class NaiveEngine(Engine):
         # Ops pushed by several Python threads at once run one at a time, in the order
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
-            self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
+            try:
+                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+            except BaseException:   # an interrupt of this thread: abandoned, not failed
+                self._finish(writes, None)
+                raise
+            self._finish(writes, exc)
 
     @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
@@ -64,6 +69,9 @@ class NaiveEngine(Engine):
             fn(on_complete, *args)
         except BaseException as e:  # noqa: BLE001
             if state["done"]:
+                raise
+            if not isinstance(e, Exception):   # an interrupt: the program's, not the op's
+                on_complete(None)
                 raise
             on_complete(e)
         if not state["done"]:
@@ -95,3 +103,9 @@ class NaiveEngine(Engine):
 
     def pending(self):
         return 0
+
+    def wait_idle(self, timeout, stop=None):
+        return True   # every op ran inside its push
+
+    def running(self):
+        return [], 0
