@@ -33,6 +33,11 @@ _float32 = np.dtype(np.float32)
 
 __all__ = ["NDArray", "push_op", "invoke", "new_array", "from_numpy", "waitall"]
 
+py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
+# Storage types as MXNet numbers them; xprof stores only 'default' (dense).
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
 
