@@ -3,7 +3,7 @@
 The collector reads the dependency record every xprof engine op carries in its slice's
 ``args.dep`` (``[p, q, ...]``: pushed ``p`` ns and ready ``q`` ns before it started, see
 docs/dependencies.md) and keeps three integers per op; the processor builds the section
-with the runtime's own ``latency.section`` (so ``profiler.dumps(format="json")`` and
+with ``xprof.shared.latency.section``, the runtime's own, (so ``profiler.dumps(format="json")`` and
 ``xprof stats --format json`` agree to the digit). Traces without dependency records
 (MXNet, PyTorch, older xprof) have no such section.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..readers import latency_module
+from xprof.shared import latency as shared_latency
 
 NAME = "latency"
 
@@ -62,7 +62,7 @@ class LatencyCollector:
         names = [None] * len(self.names)
         for n, k in self.names.items():
             names[k] = n
-        report.extra[NAME] = (latency_module().section(names, *cols), self.cat_of)
+        report.extra[NAME] = (shared_latency.section(names, *cols), self.cat_of)
 
 
 def add_section(report, options):
@@ -77,7 +77,7 @@ def add_section(report, options):
         rows = {n: r for n, r in rows.items() if cat_of.get(n) in options.domains}
     if options.top:
         rows = dict(list(rows.items())[:options.top])
-    section = latency_module().SECTION
+    section = shared_latency.SECTION
     doc = {k: v for k, v in report.doc.items() if k != "Unit"}
     doc[section] = rows
     if "Unit" in report.doc:
@@ -89,19 +89,19 @@ def add_section(report, options):
 def csv_rows(rows):
     """The section as CSV rows ``(domain, name, count, total, min, max, avg, unit)``:
     one row per op name and part (domain = the part: Dependency, Queue, Run)."""
-    parts = latency_module().PARTS
+    parts = shared_latency.PARTS
     return [(part, name, r["Count"], "", "", r[part]["Max"], r[part]["Avg"], "ms")
             for part in parts for name, r in rows.items()]
 
 
 def text(rows):
-    return latency_module().render_text(rows)
+    return shared_latency.render_text(rows)
 
 
 def rich_table(rows, console):
     from rich.table import Table
 
-    parts = latency_module().PARTS
+    parts = shared_latency.PARTS
     table = Table(title="Latency", title_justify="left", title_style="bold")
     table.add_column("Name", overflow="fold")
     table.add_column("Count", justify="right")

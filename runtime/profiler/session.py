@@ -16,22 +16,16 @@ from time import perf_counter_ns
 
 import numpy as np
 import orjson
+from xprof.shared.atomic import write_atomic
 
 from .. import _env
 from .. import engine as _engine_mod
-from . import chrome, columns, config, memory, recorder as R, stats as _stats
+from ..engine import signals as _signals
+from . import chrome, columns, config, memory, observer as _observer_mod, recorder as R, records
+from xprof.shared import stats as _stats
 
 
-class _Flags:
-    """Checked by the NDArray layer on every call; plain attributes for speed."""
-
-    __slots__ = ("api", "mem", "recording")
-
-    def __init__(self):
-        self.api = self.mem = self.recording = False
-
-
-flags = _Flags()
+flags = _observer_mod.flags
 
 _lock = threading.RLock()
 _cfg = config.parse({})
@@ -49,36 +43,7 @@ _script_configured = False  # set_config/set_state called by user code (xprof ru
 _ever_ran = False
 
 
-_local = R._local
-_XA, _SUB = R.XA, R.SUB
-_api_keys = R.key_ids("API")
-
-
-class _Observer:
-    """What the engine calls to record an executed op, on the thread that ran it (see
-    :mod:`..engine.base`): plain ops go straight to the thread's slices."""
-
-    __slots__ = ("op_keys", "sink")
-
-    def __init__(self):
-        self.op_keys = R.key_ids("operator")
-        self.sink = R._local
-
-    @staticmethod
-    def record(name, tag, attrs, t_push, t0, t1):
-        """An op with attributes, or a custom operator's sub-operator."""
-        if tag is None:
-            _local.add((_XA, name, "operator", t0, t1, attrs))
-        else:
-            # the call's fields, not the call: a tuple of plain values is untracked by
-            # the garbage collector at its first pass, so recorded events never make
-            # the collector walk the heap (keeping the call object measured +8 us per
-            # call)
-            _local.add((_SUB, tag.prefix + name, "Custom Operator", t0, t1, t_push,
-                        tag.tid, tag.t_start, tag.name))
-
-
-_observer = _Observer()
+_observer = _observer_mod.observer
 
 
 def _apply():
@@ -86,7 +51,7 @@ def _apply():
     on = _state == "run" and not _paused
     eng = _engine_mod.get()
     mask = (_mode & 3) if on else 0
-    eng.profile_mask = mask
+    eng.profile_mask = _observer.mask = mask
     eng.observer = _observer if mask else None
     flags.api = on and bool(_mode & config.MODE_API)
     flags.mem = on and bool(_mode & config.MODE_MEMORY)
@@ -224,7 +189,8 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
             if not isinstance(_retained, _stats.Stats):   # aggregated on first use
                 _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
-        if reset:
+        if reset:   # (rebuilt: no mark keeps a released buffer alive)
+            _stats_mark.clear()
             for buf, n, m in snap:
                 _stats_mark[buf] = (n, m)
             _retained = None
@@ -250,8 +216,17 @@ def _since(snap, marks):
     parts = []
     for buf, n, m in snap:
         e0, s0 = marks.get(buf, (0, 0))
-        parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // 3:]))
+        if n > e0 or m > s0:   # (a finished session keeps these: none for idle threads)
+            parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // 3:]))
     return parts
+
+
+def _folded(parts):
+    """``parts`` (see :func:`_since`) as one ``(event tuples, slice rows)`` part."""
+    if len(parts) <= 1:
+        return parts
+    return [([ev for events, _ in parts for ev in events],
+             np.concatenate([rows for _, rows in parts]))]
 
 
 def aggregate_lists(parts, base_ns):
@@ -262,7 +237,6 @@ def aggregate_lists(parts, base_ns):
     st = _stats.Stats()
     add_time_ns, add_counter = st.add_time_ns, st.add_counter
     open_async = {}
-    XA, SUB, C, AB, AE = R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
     rows = [r for _, r in parts]
     key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
@@ -270,21 +244,24 @@ def aggregate_lists(parts, base_ns):
     for k, count, total, lo, hi in columns.summarize(key, dur):
         name, cat = keys[k]
         st.add_times_ns(cat, name, count, total, lo, hi)
+    rule = {code: kind.stats for code, kind in records.KINDS.items()}
+    KIND, NAME, CAT, T = records.KIND, records.NAME, records.CAT, records.T
+    SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
     for events, _ in parts:
         for ev in events:
-            if ev[3] < base_ns:
+            if ev[T] < base_ns:
                 continue
-            kind = ev[0]
-            if kind == XA or kind == SUB:
-                add_time_ns(ev[2], ev[1], ev[4] - ev[3])
-            elif kind == C:
-                add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
-            elif kind == AB:
-                open_async[(ev[2], ev[1], ev[4])] = ev[3]
-            elif kind == AE:
-                t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
+            how = rule[ev[KIND]]
+            if how == SPAN:         # (..., t0, t1, ...)
+                add_time_ns(ev[CAT], ev[NAME], ev[T + 1] - ev[T])
+            elif how == SAMPLE:     # (..., t, value)
+                add_counter(ev[CAT], ev[NAME], ev[T + 1], ev[CAT] == mem_cat)
+            elif how == OPEN:       # (..., t, id)
+                open_async[(ev[CAT], ev[NAME], ev[T + 1])] = ev[T]
+            elif how == CLOSE:
+                t0 = open_async.pop((ev[CAT], ev[NAME], ev[T + 1]), None)
                 if t0 is not None:
-                    add_time_ns(ev[2], ev[1], ev[3] - t0)
+                    add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
     return st
 
 
@@ -313,7 +290,7 @@ def _write_trace():
     snap = R.snapshot()
     data = chrome.encode(snap, _base_ns, _process_name(), _other_data())
     path = _cfg["filename"]
-    chrome.write_atomic(path, data)
+    write_atomic(path, data)
     prefix = _memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
@@ -331,8 +308,9 @@ def _finish():
     _apply()
     snap = [(buf, n, m) for buf, (n, m) in (_dumped_upto or {}).items()]
     # Keep the finished session's events (not their statistics: most programs never
-    # call dumps() after dump(), so aggregating here would be wasted time).
-    _retained = (_since(snap, _stats_mark), _base_ns)
+    # call dumps() after dump(), so aggregating here would be wasted time), folded into
+    # one part: no list and table per thread (10,000 short-lived threads).
+    _retained = (_folded(_since(snap, _stats_mark)), _base_ns)
     R.clear(snap)
     _stats_mark.clear()
     memory.reset()
@@ -397,8 +375,10 @@ def _at_exit():
         return
     if _state != "run" and undumped_events() == 0:
         return
+    report = _engine_mod.drain()   # bounded; a second Ctrl-C or SIGTERM ends it
+    if report:
+        print(f"xprof: {report}; the profile holds what was recorded", file=sys.stderr)
     try:
-        _engine_mod.get().shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
         with _lock:
             _write_trace()
             _finish()
@@ -409,59 +389,10 @@ def _at_exit():
 atexit.register(_at_exit)
 
 
-_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# the engines' blocking sync points (their names): exception-safe places to stop waiting.
-# A waiting thread calls _kick/_kick_locked every 10 ms; a signal can only land at their
-# entry (their body is C calls: nothing is popped yet), so they are safe places too.
-_SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked"))
-
-
-def _exit_frame(frame):
-    """Where SystemExit may be raised for a signal that interrupted the main thread at
-    ``frame``: ``frame`` itself, or the frame that called into the runtime.
-
-    Not inside the runtime's own code: the engine takes its lock with a bare
-    ``acquire()`` and counts pending ops, so an exception there leaves it wedged and the
-    exit path (engine shutdown, then the dump) hangs. Not inside a ``__del__`` either:
-    an exception there is printed and swallowed, and the process would keep running.
-    A blocking sync point (see ``_SAFE_WAITS``) is exception-safe, and may wait for a
-    long time (for ever on a stuck op), so the exit happens there at once.
-    """
-    target, innermost = frame, None
-    f = frame
-    while f is not None:
-        code = f.f_code
-        if code.co_name == "__del__" or code.co_filename.startswith(_RUNTIME_DIR):
-            if innermost is None:
-                innermost = code.co_name
-            target = f.f_back
-        f = f.f_back
-    if innermost in _SAFE_WAITS or target is None:
-        return frame
-    return target
-
-
-def _no_trace(frame, event, arg):
-    return None
-
-
 def _on_sigterm(signum, frame):
-    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run. If the
-    # signal landed inside the runtime, the exit is raised as soon as control is back in
-    # the calling frame (its next bytecode), through that frame's trace hook.
-    code = 128 + signum
-    target = _exit_frame(frame)
-    if target is frame or sys.gettrace() is not None:
-        sys.exit(code)
-
-    def exit_now(f, event, arg):
-        sys.settrace(None)
-        f.f_trace = None
-        sys.exit(code)
-
-    target.f_trace = exit_now
-    target.f_trace_opcodes = True
-    sys.settrace(_no_trace)
+    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run, at a point
+    # where the exception cannot wedge the engine (see engine/signals.py).
+    _signals.raise_at_safe_point(frame, lambda: SystemExit(128 + signum))
 
 
 def _install_signal_handler():
@@ -541,6 +472,4 @@ def clear_script_configured():
     _script_configured = False
 
 
-def api_event(name, t0):
-    """Record an API-domain slice from ``t0`` to now on the calling thread."""
-    _local.add_slice((_api_keys[name], t0, perf_counter_ns()))
+

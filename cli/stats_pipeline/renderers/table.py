@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ...readers import stats_module
+from xprof.shared import stats as shared_stats
 from .. import latency
 
 SECTIONS = {
@@ -51,7 +51,7 @@ def rich_tables(doc_sections, console):
 
 
 def plain_text(report):
-    text = stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    text = shared_stats.render_text(report.stats, report.sort_by, report.ascending)
     for section, rows in report.sections():
         if section in WHOLE and rows:
             text += "\n" + WHOLE[section][0](rows)

@@ -1,7 +1,7 @@
-"""latency.section: the Operator Latency split from integer nanoseconds (known answers)."""
+"""xprof.shared.latency.section: the Operator Latency split from integer nanoseconds (known answers)."""
 import numpy as np
 
-from xprof.runtime.profiler import latency
+from xprof.shared import latency
 
 
 def test_parts_percentiles_and_order():

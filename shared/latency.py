@@ -15,11 +15,9 @@ so the runtime (raw stamps) and the CLI (the trace's ``ts``/``dur`` and ``args.d
 exact integers of ns) compute identical numbers. Percentiles are nearest-rank (the
 smallest value with at least p% of the values at or below it: always a measured value).
 Rows: by total latency (the three parts summed over the calls), largest first, ties by
-name. Pure (numpy only), loadable by file path without the engine, like ``stats.py``.
+name. Stdlib only, like the rest of ``xprof.shared``.
 """
 from __future__ import annotations
-
-import numpy as np
 
 SECTION = "Operator Latency"
 PARTS = ("Dependency", "Queue", "Run")
@@ -31,35 +29,41 @@ def _stats(sorted_ns):
     n = len(sorted_ns)
 
     def rank(p):
-        return int(sorted_ns[max(0, -(-p * n // 100) - 1)])
+        return sorted_ns[max(0, -(-p * n // 100) - 1)]
 
-    return {"Avg": round(int(sorted_ns.sum()) / n / _NS_PER_MS, _DIGITS),
+    return {"Avg": round(sum(sorted_ns) / n / _NS_PER_MS, _DIGITS),
             "P50": round(rank(50) / _NS_PER_MS, _DIGITS),
             "P95": round(rank(95) / _NS_PER_MS, _DIGITS),
-            "Max": round(int(sorted_ns[-1]) / _NS_PER_MS, _DIGITS)}
+            "Max": round(sorted_ns[-1] / _NS_PER_MS, _DIGITS)}
 
 
 def section(names, name_ids, dependency, queue, run):
     """The ``Operator Latency`` section. ``names[name_ids[i]]`` is op i's name; the other
-    three are int64 arrays of nanoseconds (one entry per op)."""
-    name_ids = np.asarray(name_ids, dtype=np.int64)
-    parts = [np.asarray(a, dtype=np.int64) for a in (dependency, queue, run)]
-    if not len(name_ids):
-        return {}
-    order = np.argsort(name_ids, kind="stable")
-    ids = name_ids[order]
-    bounds = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True])
+    three are sequences of integer nanoseconds (one entry per op; numpy arrays are
+    accepted)."""
+    cols = [_ints(c) for c in (name_ids, dependency, queue, run)]
+    by_name = {}
+    for k, d, q, r in zip(*cols):
+        parts = by_name.get(k)
+        if parts is None:
+            parts = by_name[k] = ([], [], [])
+        parts[0].append(d)
+        parts[1].append(q)
+        parts[2].append(r)
     rows = []
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        sel = order[a:b]
-        vals = [np.sort(p[sel]) for p in parts]
-        total = sum(int(v.sum()) for v in vals)
-        row = {"Count": b - a}
+    for k, parts in by_name.items():
+        vals = [sorted(p) for p in parts]
+        row = {"Count": len(vals[0])}
         for part, v in zip(PARTS, vals):
             row[part] = _stats(v)
-        rows.append((-total, names[int(ids[a])], row))
+        rows.append((-sum(sum(v) for v in vals), names[k], row))
     rows.sort(key=lambda r: (r[0], r[1]))
     return {name: row for _, name, row in rows}
+
+
+def _ints(col):
+    """A column as a list of Python ints (``tolist`` of a numpy array, else a copy)."""
+    return col.tolist() if hasattr(col, "tolist") else [int(v) for v in col]
 
 
 def render_text(rows):
