@@ -39,6 +39,12 @@ def _op(name, tid, push, ready, start, end, reads, writes, pusher, cat="operator
             "args": {"dep": [start - push, start - ready, pusher, *reads, *(-w for w in writes)]}}
 
 
+def _wait_all(t0, t1):
+    """A WaitForAll sync point: an instant at its end, its length in args."""
+    return {"name": "WaitForAll", "cat": "operator", "ph": "i", "s": "t", "pid": 0, "tid": 0,
+            "ts": t1 / 1000, "args": {"wait": "all", "waited": t1 - t0}}
+
+
 def events(n_ops):
     """Yield the trace's events (times simulated in integer ns)."""
     yield {"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "xprof"}}
@@ -103,13 +109,11 @@ def events(n_ops):
         t += 3000
         if k % 1000 < 3 and k >= 1000 and t < max(free) + 1000:
             s0, t = t, max(max(free), custom_free, max(done.values())) + 1500
-            yield {"name": "WaitForAll", "cat": "operator", "ph": "X", "pid": 0, "tid": 0,
-                   "ts": s0 / 1000, "dur": (t - s0) / 1000, "args": {"wait": "all"}}
+            yield _wait_all(s0, t)
             done = {v: e for v, e in done.items() if v >= next_var - 8 or v == shared}
     s0 = t
     t = max(max(free), custom_free) + 1500
-    yield {"name": "WaitForAll", "cat": "operator", "ph": "X", "pid": 0, "tid": 0,
-           "ts": s0 / 1000, "dur": max(0, t - s0) / 1000, "args": {"wait": "all"}}
+    yield _wait_all(s0, max(s0, t))
 
 
 def write_trace(path, n_ops):

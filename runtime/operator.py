@@ -30,7 +30,7 @@ from . import _env, autograd
 from . import engine as _engine
 from .engine.base import MODE_IMPERATIVE, attribution
 from .ndarray import ndarray as _nd
-from .profiler.observer import observer as _observer
+from .profiler.observer import flags as _flags, observer as _observer
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
 
@@ -427,9 +427,10 @@ class Call:
     the call's event names (built once per op type by the observer); ``tid``,
     ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``."""
 
-    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled")
+    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
+                 "t_push", "pusher", "t_ready", "reads", "writes")
 
-    def __init__(self, name, mode):
+    def __init__(self, name, mode, pushed=None, reads=(), writes=()):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -437,6 +438,16 @@ class Call:
         self.tid = None
         self.t_start = 0
         self.profiled = False
+        # the call's dependency record (profiling only): pushed at t_push by the thread
+        # with track `pusher`, ready (handed to the pool) at t_ready, and the id()s of
+        # its inputs and outputs
+        if pushed is None:
+            self.t_push = 0
+        else:
+            self.t_push, self.pusher = pushed
+            self.t_ready = perf_counter_ns()
+            self.reads = tuple(map(id, reads))
+            self.writes = tuple(map(id, writes))
 
 
 def _handle(src, data=None):
@@ -452,9 +463,10 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
+    pushed = _observer.pushed_by() if _flags.recording else None
 
     def dispatch(on_complete):
-        call = Call(name, mode)
+        call = Call(name, mode, pushed, reads, outputs)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return

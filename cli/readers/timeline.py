@@ -232,6 +232,19 @@ class _Builder:
                             syncs.append((base + len(ts_) - 1, wait))
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
+            elif ph == "i":   # a sync point: an instant at the end of the wait
+                args, ts = get("args"), get("ts")
+                if type(args) is dict and "wait" in args and _num(ts):
+                    waited = args.get("waited")
+                    waited = waited / 1000 if type(waited) is int and waited >= 0 else 0
+                    name, cat = get("name"), get("cat")
+                    th.append(thread(get("pid"), get("tid")))
+                    nm.append(self._intern(names, name if type(name) is str else "(unnamed)"))
+                    ct.append(self._intern(cats, cat if type(cat) is str else "uncategorized"))
+                    ts_.append(ts - waited)
+                    du_.append(waited)
+                    od.append(index + k)
+                    syncs.append((base + len(ts_) - 1, args["wait"]))
             elif ph == "M":
                 if get("name") == "thread_name":
                     args = get("args")

@@ -66,7 +66,7 @@ class Opr:
     """
 
     __slots__ = ("fn", "args", "reads", "writes", "name", "prio", "mode", "wait",
-                 "tag", "t_push", "attrs", "heavy")
+                 "tag", "t_push", "attrs", "heavy", "t_ready", "pusher")
 
     def __init__(self, fn, args, reads, writes, name, prio, mode, tag, attrs):
         self.fn = fn
@@ -78,6 +78,8 @@ class Opr:
         self.mode = mode
         self.tag = tag
         self.t_push = 0
+        self.t_ready = 0    # when every dependency was satisfied (profiling only)
+        self.pusher = None  # the pushing thread's track (profiling only)
         self.attrs = attrs
         self.wait = 0
         self.heavy = False  # cost at or above the engine's inline threshold
@@ -166,7 +168,7 @@ class Engine:
         """Stop accepting work; used at interpreter exit."""
 
     # -- shared by both engines -----------------------------------------------------
-    def _call(self, fn, args, reads, mode, name, tag, attrs, t_push):
+    def _call(self, fn, args, reads, mode, name, tag, attrs, t_push, writes=(), op=None):
         """Run ``fn(*args)`` unless an input (in ``reads``) carries an error; time it for
         the observer when profiling wants this op's mode (``t_push`` None: pushed and
         run at once). Return the error, or None; raise an interrupt (an exception that
@@ -183,11 +185,18 @@ class Engine:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001 - kept for the sync point
                 exc = e
+            # the dependency record: an op that waited in the engine (``op``) has its
+            # push/ready stamps and pusher; one run at once was pushed here, just now
+            if op is None:
+                t_ready = pusher = None
+            else:
+                t_ready, pusher, reads, writes = op.t_ready, op.pusher, op.reads, op.writes
             if tag is None and attrs is None:
-                observer.sink.add_slice((observer.op_keys[name], t0, perf_counter_ns()))
+                observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
+                                reads, writes)
             else:
                 observer.op_with(name, tag, attrs, t0 if t_push is None else t_push, t0,
-                                 perf_counter_ns())
+                                 perf_counter_ns(), t_ready, reads, writes)
         else:
             try:
                 fn(*args)

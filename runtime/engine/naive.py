@@ -5,6 +5,7 @@ sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the s
 """
 import functools
 import threading
+from time import perf_counter_ns
 
 from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
@@ -40,7 +41,7 @@ class NaiveEngine(Engine):
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
             try:
-                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+                exc = self._call(fn, args, reads, mode, name, tag, attrs, None, writes)
             except BaseException:   # an interrupt of this thread: abandoned, not failed
                 self._finish(writes, None)
                 raise
@@ -91,12 +92,18 @@ class NaiveEngine(Engine):
             v.exc = exc
 
     def wait_for_var(self, var):
+        observer = self.observer
+        if observer is not None:   # nothing to wait for: a sync point of no length
+            observer.sync("WaitForVar", perf_counter_ns(), var)
         exc = var.exc
         if exc is not None:
             exc._xprof_reported = True
             raise exc
 
     def wait_all(self):
+        observer = self.observer
+        if observer is not None:
+            observer.sync("WaitForAll", perf_counter_ns())
         errors, self._errors = self._errors, []
         for exc in errors:
             if not exc._xprof_reported:

@@ -195,7 +195,7 @@ class ThreadedEngine(Engine):
             if not run_now:
                 op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
                 if observer is not None:
-                    op.t_push = perf_counter_ns()
+                    op.t_push, op.pusher = observer.pushed_by()
                 wait = 0
                 for v in reads:
                     if v.writer or v.queue:
@@ -214,6 +214,8 @@ class ThreadedEngine(Engine):
                     else:
                         v.writer = True
                 op.wait = wait
+                if wait == 0 and observer is not None:
+                    op.t_ready = op.t_push
                 if cost >= self.inline_threshold and not mode & ASYNC:
                     op.heavy = True   # (an async op leaves its worker when fn returns)
                 if wait == 0:
@@ -232,7 +234,7 @@ class ThreadedEngine(Engine):
     def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
         """Run a granted op on this thread and release its variables."""
         try:
-            exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+            exc = self._call(fn, args, reads, mode, name, tag, attrs, None, writes)
         except BaseException:   # an interrupt of this thread: abandoned, not failed
             self._release_vars(reads, writes, None, False)
             raise
@@ -272,7 +274,7 @@ class ThreadedEngine(Engine):
         if exc is None:
             try:
                 exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
-                                 op.t_push)
+                                 op.t_push, (), op)
             except BaseException:   # an interrupt of this (pushing) thread
                 self._release(op, None)
                 raise
@@ -313,6 +315,10 @@ class ThreadedEngine(Engine):
                 return None
             for r in ready:
                 self._push_ready(r)
+            if self.observer is not None:   # when their last dependency was satisfied
+                t = perf_counter_ns()
+                for r in ready:
+                    r.t_ready = t
             n = len(ready)
             if on_worker:
                 # Keep the best ready op (by priority, then push order), not simply the
@@ -356,6 +362,8 @@ class ThreadedEngine(Engine):
 
     # -- sync points ------------------------------------------------------------------
     def wait_for_var(self, var):
+        observer = self.observer
+        t0 = perf_counter_ns() if observer is not None else 0
         waiter = None
         with self._lock:
             if var.writer or var.queue:
@@ -377,6 +385,8 @@ class ThreadedEngine(Engine):
                         self._kick()
                 finally:
                     hook(False)
+        if observer is not None:
+            observer.sync("WaitForVar", t0, var)
         exc = var.exc
         if exc is not None:
             self._report(exc)
@@ -389,14 +399,20 @@ class ThreadedEngine(Engine):
                 "that operator itself; wait for specific arrays (wait_to_read, asnumpy)")
         if thread_state.defer_wake:
             self.flush_wakes()
+        observer = self.observer
+        t0 = perf_counter_ns() if observer is not None else 0
         hook = thread_state.on_block
-        if hook is not None:
+        try:
+            if hook is None:
+                return self._wait_all()
             hook(True)
             try:
                 return self._wait_all()
             finally:
                 hook(False)
-        return self._wait_all()
+        finally:
+            if observer is not None:
+                observer.sync("WaitForAll", t0)
 
     def _wait_all(self):
         with self._lock:

@@ -13,7 +13,7 @@ import gc
 import numpy as np
 import orjson
 
-from . import columns, recorder as R, records
+from . import columns, deps, recorder as R, records
 
 PID = 0
 
@@ -103,10 +103,12 @@ class _Thread:
     built so far, slices kept as tuples (with args, sub-operators) as ``key, t0, t1``
     under keys numbered after the recorder's, and the flow-arrow counter."""
 
-    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows")
+    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows",
+                 "vars")
 
-    def __init__(self, tid, base, add, n_keys, flows):
+    def __init__(self, tid, base, add, n_keys, flows, var_numbers=None):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
+        self.vars = var_numbers   # id() -> the trace's variable number (deps.var_numbers)
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
         self.heads = []        # head of key n_keys + i
@@ -150,9 +152,34 @@ def _declared(kind):
     return encode
 
 
+def _dep_slice(th, name, cat, t0, t1, args):
+    """A complete slice with its dependency record as its own event (its args differ
+    from every other op's, so it is no row of the shared-head matrix)."""
+    th.add({"name": name, "cat": cat, "ph": "X", "ts": th.us(t0), "dur": (t1 - t0) / 1000.0,
+            "pid": PID, "tid": th.tid, "args": args})
+
+
+def _op_dep(th, ev):
+    _, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes = ev
+    _dep_slice(th, name, cat, t0, t1, {"dep": deps.dep_args(
+        t0, t_push, t_ready, pusher, th.tid, reads, writes, th.vars)})
+
+
+def _sync(th, ev):
+    _, name, cat, t0, t1, ids = ev
+    th.add({"name": name, "cat": cat, "ph": "i", "s": "t", "ts": th.us(t1), "pid": PID,
+            "tid": th.tid, "args": {"wait": "all" if ids is None else [th.vars[i] for i in ids],
+                                    "waited": t1 - t0}})
+
+
 def _sub_operator(th, ev):
-    _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
-    th.extra += (th.key((name, cat)), t0, t1)
+    _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev[:9]
+    if len(ev) > 9:   # with its dependency record (pushed by the call's thread)
+        t_ready, reads, writes = ev[9:12]
+        _dep_slice(th, name, cat, t0, t1, {"dep": deps.dep_args(
+            t0, t_push, t_ready, call_tid, th.tid, reads, writes, th.vars)})
+    else:
+        th.extra += (th.key((name, cat)), t0, t1)
     if call_tid is not None and t_push >= call_t0 >= th.base:
         th.flows += 1
         th.add({"name": call_name, "cat": cat, "ph": "s", "id": th.flows,
@@ -168,7 +195,9 @@ def _counter(th, ev):
 
 
 _OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
-        records.COUNTER: _counter}              # a process-wide series: args {name: value}
+        records.COUNTER: _counter,              # a process-wide series: args {name: value}
+        records.OP_DEP: _op_dep,                # a slice with args.dep (numbered variables)
+        records.SYNC: _sync}                    # an instant with args.wait, args.waited
 ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
 
 
@@ -181,6 +210,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
     T, encoders = records.T, ENCODERS
+    numbers = deps.var_numbers(snapshot)
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
@@ -190,7 +220,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
                          "args": {"name": buf.name}})
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        th = _Thread(tid, base_ns, objs.append, n_keys, flows)
+        th = _Thread(tid, base_ns, objs.append, n_keys, flows, numbers)
         for ev in buf.events[:n]:
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)

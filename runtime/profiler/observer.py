@@ -67,9 +67,19 @@ class Observer:
         """A plain op ran on this thread from ``t0`` to ``t1`` (the engine inlines this)."""
         self.sink.add_slice((self.op_keys[name], t0, t1))
 
-    def op_with(self, name, tag, attrs, t_push, t0, t1):
+    def op_dep(self, name, t0, t1, t_push, t_ready, pusher, reads, writes):
+        """A plain op ran on this thread from ``t0`` to ``t1``, with its dependency
+        record: pushed at ``t_push`` by the thread with track ``pusher`` (None for
+        both: pushed and run at once here), ready at ``t_ready``, reading and writing
+        the engine variables ``reads``/``writes`` (kept as ``id()``s only: a record never
+        keeps an array alive)."""
+        self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
+                       tuple(map(id, reads)), tuple(map(id, writes))))
+
+    def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
         """An op with attributes (``attrs``), or a custom operator's sub-operator
-        (``tag``: its :class:`Call`), pushed at ``t_push``, ran from ``t0`` to ``t1``."""
+        (``tag``: its :class:`Call`), pushed at ``t_push``, ready at ``t_ready``, ran
+        from ``t0`` to ``t1``."""
         if tag is None:
             self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
         else:
@@ -78,7 +88,18 @@ class Observer:
             # the collector walk the heap (keeping the call object measured +8 us per
             # call)
             self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
-                           t_push, tag.tid, tag.t_start, tag.name))
+                           t_push, tag.tid, tag.t_start, tag.name, t_ready,
+                           tuple(map(id, reads)), tuple(map(id, writes))))
+
+    def sync(self, name, t0, var=None):
+        """A sync point on this thread waited from ``t0`` to now for ``var`` (None: for
+        every op pushed, ``WaitForAll``)."""
+        self.sink.add(records.sync(name, OPERATOR, t0, perf_counter_ns(),
+                                   None if var is None else (id(var),)))
+
+    def pushed_by(self):
+        """(now, this thread's track): stamped on an op when it is pushed."""
+        return perf_counter_ns(), R.local.buf.tid
 
     # -- the NDArray layer -----------------------------------------------------------------
     def api(self, name, t0):
@@ -105,7 +126,12 @@ class Observer:
         """The call's Python code returned (or raised): its ``<op>::pure_python`` slice."""
         t1 = perf_counter_ns()
         if call.profiled:
-            self.sink.add_slice((call.pure_key, call.t_start, t1))
+            if call.t_push:   # with the dependency record of the call as the engine saw it
+                self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,
+                               CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
+                               call.pusher, call.reads, call.writes))
+            else:
+                self.sink.add_slice((call.pure_key, call.t_start, t1))
 
     # -- profiling objects (mx.profiler.Event, Task, Frame, Counter, Marker) ---------------
     def slice(self, name, cat, t0, t1):

@@ -33,7 +33,8 @@ SLICE_FIELDS = ("key", "t0", "t1")
 SLICE_WIDTH = len(SLICE_FIELDS)
 
 # Kind codes (small ints: compared on every record at dump time).
-SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END = range(1, 7)
+SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END, OP_DEP, SYNC = \
+    range(1, 9)
 
 # Stats rules: how the aggregator counts a kind (the field right after T is the second
 # field the rule reads).
@@ -66,8 +67,20 @@ class Kind:
 KINDS = {k.code: k for k in (
     Kind(SLICE_WITH_ARGS, "slice with args", ("name", "cat", "t0", "t1", "args"), SPAN, "X"),
     Kind(SUB_OPERATOR, "custom-op sub-operator",
-         ("name", "cat", "t0", "t1", "t_push", "call_tid", "call_t0", "call_name"), SPAN,
-         "X"),   # and a flow arrow (chrome.py)
+         ("name", "cat", "t0", "t1", "t_push", "call_tid", "call_t0", "call_name",
+          "t_ready", "reads", "writes"), SPAN,
+         "X"),   # and a flow arrow, and its dependency record (chrome.py)
+    # An engine op with its dependency record (docs/dependencies.md): pushed at t_push by
+    # the thread with track `pusher` (None: pushed and run at once by this thread),
+    # ready (every dependency satisfied) at t_ready, variables read and written as
+    # tuples of id()s (numbered densely per trace by the encoder).
+    Kind(OP_DEP, "op with dependencies",
+         ("name", "cat", "t0", "t1", "t_push", "t_ready", "pusher", "reads", "writes"),
+         SPAN, "X"),
+    # A sync point (WaitForVar / WaitForAll): the variables waited for (None: all). An
+    # instant at its end with the wait's length in args (not a slice: the statistics of
+    # ops stay those of ops).
+    Kind(SYNC, "sync point", ("name", "cat", "t0", "t1", "vars"), NONE, "i"),
     Kind(COUNTER, "counter sample", ("name", "cat", "t", "value"), SAMPLE, "C"),
     Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE, "i", {"scope": "s"}),
     Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
@@ -85,6 +98,16 @@ def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name):
     """A custom operator's sub-operator: a slice, plus a flow arrow from the call's
     Python slice (on thread ``call_tid``, begun at ``call_t0``) at ``t_push``."""
     return (SUB_OPERATOR, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
+
+
+def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes):
+    """An engine op and its dependency record (``reads``/``writes``: tuples of id()s)."""
+    return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes)
+
+
+def sync(name, cat, t0, t1, var_ids):
+    """A sync point that waited from ``t0`` to ``t1`` for ``var_ids`` (None: everything)."""
+    return (SYNC, name, cat, t0, t1, var_ids)
 
 
 def counter(name, cat, t, value):

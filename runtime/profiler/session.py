@@ -21,7 +21,8 @@ from xprof.shared.atomic import write_atomic
 from .. import _env
 from .. import engine as _engine_mod
 from ..engine import signals as _signals
-from . import chrome, columns, config, memory, observer as _observer_mod, recorder as R, records
+from . import chrome, columns, config, deps, memory, observer as _observer_mod, recorder as R, records
+from xprof.shared import latency as _latency
 from xprof.shared import stats as _stats
 
 
@@ -37,6 +38,7 @@ _start_wall = time.time()
 _stats_mark = {}           # buffer -> (events, slices) indices where statistics start
 _retained = None           # the session ended by dump(finished=True): ([(events,
                            # slices)], base) until dumps() aggregates it, then a Stats
+_retained_latency = []     # latency rows of the retained session (deps.latency_values)
 _dumped_upto = None        # buffer -> (events, slices) lengths written by the last dump
 _flusher = None
 _script_configured = False  # set_config/set_state called by user code (xprof run reports it)
@@ -181,23 +183,34 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     _stats.check_sort(sort_by)
     _check_flag("dumps", "ascending", ascending)
     _check_flag("dumps", "reset", reset)
+    global _retained_latency
     with _lock:
         memory.fold()
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
+        latency = deps.latency_values(_since(snap, _stats_mark), _base_ns)
         if _retained is not None:
             if not isinstance(_retained, _stats.Stats):   # aggregated on first use
+                _retained_latency = deps.latency_values(*_retained)
                 _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
+            latency = _retained_latency + latency
         if reset:   # (rebuilt: no mark keeps a released buffer alive)
             _stats_mark.clear()
             for buf, n, m in snap:
                 _stats_mark[buf] = (n, m)
             _retained = None
+            _retained_latency = []
+    section = deps.latency_section(latency)
     if format == "json":
-        return orjson.dumps(_stats.to_json_obj(st, sort_by, ascending),
-                            option=orjson.OPT_INDENT_2).decode()
-    return _stats.render_text(st, sort_by, ascending)
+        doc = _stats.to_json_obj(st, sort_by, ascending)
+        if section:   # the Operator Latency section, before Unit (as xprof stats puts it)
+            unit = doc.pop("Unit")
+            doc[_latency.SECTION] = section
+            doc["Unit"] = unit
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
+    text = _stats.render_text(st, sort_by, ascending)
+    return text + "\n" + _latency.render_text(section) if section else text
 
 
 # -- internals ------------------------------------------------------------------------

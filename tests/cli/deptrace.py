@@ -29,10 +29,11 @@ def op(name, tid, push, ready, start, end, reads=(), writes=(), pusher=0,
 
 
 def sync(tid, start, end, wait):
-    """A sync point: ``wait`` is a list of variables (WaitForVar) or "all" (WaitForAll)."""
+    """A sync point (an instant at the end of the wait): ``wait`` is a list of variables
+    (WaitForVar) or "all" (WaitForAll)."""
     name = "WaitForAll" if wait == "all" else "WaitForVar"
-    return {"name": name, "cat": "operator", "ph": "X", "pid": 0, "tid": tid, "ts": start,
-            "dur": round(end - start, 3), "args": {"wait": wait}}
+    return {"name": name, "cat": "operator", "ph": "i", "s": "t", "pid": 0, "tid": tid,
+            "ts": end, "args": {"wait": wait, "waited": round(end * 1000) - round(start * 1000)}}
 
 
 def slice_(name, tid, start, end, cat="MXNET_C_API"):
