@@ -73,7 +73,9 @@ def test_counts_match_trace(recorded):
 
 def test_json_schema(recorded):
     st = recorded.stats()
-    assert list(st) == ["Time", "Memory", "Counter", "Unit"]
+    # Operator Latency: the dependency/queue/run split of every recorded op (issue 14)
+    assert list(st) == ["Time", "Memory", "Counter", "Operator Latency", "Unit"]
+    assert set(st["Operator Latency"]) == set(st["Time"]["operator"])
     assert st["Unit"] == {"Time": "ms", "Memory": "kB"}
     assert list(st["Time"]) == sorted(st["Time"]), "domains must be in sorted order"
     assert {"operator", "API"} <= set(st["Time"])
