@@ -4,6 +4,8 @@ The machine is noisy, so every benchmark runs the xprof side and the reference s
 alternately, several rounds, and reports the median of per-round ratios.
 """
 import statistics
+import subprocess
+import sys
 import time
 
 
@@ -51,3 +53,22 @@ def register_add_one(mx):
 
         def create_operator(self, ctx, shapes, dtypes):
             return AddOne()
+
+
+# Runs a command as its only child, so RUSAGE_CHILDREN is that command's alone.
+_WRAPPER = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+dt = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(rc, dt, ru.ru_maxrss, ru.ru_utime + ru.ru_stime)
+"""
+
+
+def measure(argv):
+    """(exit code, wall s, peak RSS MiB, CPU s) of ``argv`` run in a fresh subprocess."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], check=True,
+                         capture_output=True, text=True).stdout.split()
+    rc, seconds, maxrss_kb, cpu = int(out[0]), float(out[1]), int(out[2]), float(out[3])
+    return rc, seconds, maxrss_kb / 1024.0, cpu

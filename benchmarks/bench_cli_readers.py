@@ -15,24 +15,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 import orjson
 
+from _util import measure
+
 _OPS = ["_plus_scalar", "Convolution", "FullyConnected", "Activation", "_mul_scalar",
         "broadcast_add", "Pooling", "SoftmaxOutput", "dot", "_copy"]
 
-_WRAPPER = r"""
-import resource, subprocess, sys, time
-t = time.perf_counter()
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-dt = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(rc, dt, ru.ru_maxrss, ru.ru_utime + ru.ru_stime)
-"""
 
 
 def _metadata():
@@ -86,13 +79,6 @@ def write_trace(path, n_events, compress=False):
         f.write(b'\n],\n"displayTimeUnit": "ms",\n"otherData": {"xprof_version": "bench", '
                 b'"command": "bench", "start_time": "2024-01-01T00:00:00", "clock": "perf_counter_ns"}}\n')
     return count
-
-
-def measure(argv):
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], check=True,
-                         capture_output=True, text=True).stdout.split()
-    rc, seconds, maxrss_kb, cpu = int(out[0]), float(out[1]), int(out[2]), float(out[3])
-    return rc, seconds, maxrss_kb / 1024.0, cpu
 
 
 def main():

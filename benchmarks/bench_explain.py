@@ -15,20 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import orjson
 
-_WRAPPER = r"""
-import resource, subprocess, sys, time
-t = time.perf_counter()
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-dt = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(rc, dt, ru.ru_maxrss, ru.ru_utime + ru.ru_stime)
-"""
+from _util import measure
+
 
 _NAMES = ["_plus_scalar", "Convolution", "FullyConnected", "Activation", "dot", "_copy"]
 
@@ -128,13 +121,6 @@ def write_trace(path, n_ops):
         if batch:
             f.write((b"" if first else b",") + orjson.dumps(batch)[1:-1])
         f.write(b'],"displayTimeUnit":"ms"}')
-
-
-def measure(args):
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *args], capture_output=True,
-                         text=True, check=True).stdout.split()
-    rc, wall, rss_kb, cpu = int(out[0]), float(out[1]), int(out[2]), float(out[3])
-    return rc, wall, rss_kb / 1024, cpu
 
 
 def main():
