@@ -51,7 +51,49 @@ def _head(name, cat, tid, args_json=None):
     return head + _TS
 
 
-def _slice_records(key, start, dur, head_of):
+_DEP_OPEN = b',"args":{"dep":['
+_DEP_CLOSE = b"]}}"
+
+
+def _dep_tails(n_rows, at, cols, tid):
+    """NUL-padded event endings for ``n_rows`` rows: ``}`` for a row without a
+    dependency record, ``,"args":{"dep":[p,q,t,v...]}}`` (docs/dependencies.md) for the
+    rows ``at`` (ascending) holding the records of ``cols`` (:class:`.deps.Columns`)."""
+    pusher = np.where(cols.pusher < 0, tid, cols.pusher)
+    fields = [cols.p, cols.q, pusher]
+    k = int(cols.counts.max()) if len(cols.counts) else 0
+    starts = np.cumsum(cols.counts) - cols.counts
+    mag = np.abs(cols.vars)
+    wv = int(columns.ndigits(mag).max()) if len(mag) else 1
+    widths = [int(columns.ndigits(f).max()) for f in fields]
+    width = len(_DEP_OPEN) + sum(widths) + 2 + k * (2 + wv) + len(_DEP_CLOSE)
+    out = np.zeros((n_rows, width), dtype=np.uint8)
+    out[:, 0] = ord("}")
+    dep = np.zeros((len(at), width), dtype=np.uint8)
+    dep[:, :len(_DEP_OPEN)] = np.frombuffer(_DEP_OPEN, dtype=np.uint8)
+    c = len(_DEP_OPEN)
+    for j, (f, w) in enumerate(zip(fields, widths)):
+        if j:
+            dep[:, c] = ord(",")
+            c += 1
+        columns.write_digits(dep[:, c:c + w], f, None, 0)
+        c += w
+    for j in range(k):
+        has = cols.counts > j
+        rows = np.flatnonzero(has)
+        v = cols.vars[starts[rows] + j]
+        dep[rows, c] = ord(",")
+        dep[rows[v < 0], c + 1] = ord("-")
+        block = np.zeros((len(rows), wv), dtype=np.uint8)
+        columns.write_digits(block, np.abs(v), None, 0)
+        dep[rows, c + 2:c + 2 + wv] = block
+        c += 2 + wv
+    dep[:, c:c + len(_DEP_CLOSE)] = np.frombuffer(_DEP_CLOSE, dtype=np.uint8)
+    out[at] = dep
+    return out
+
+
+def _slice_records(key, start, dur, head_of, tail=None):
     """One thread's complete events as a uint8 array of records, each beginning with a
     comma, sorted by start (the longer first at equal starts: parents before children).
 
@@ -61,13 +103,16 @@ def _slice_records(key, start, dur, head_of):
     microsecond value) right-aligned, digits written by column. The padding is spaces,
     which JSON allows there, when it is a small part of the bytes; otherwise NUL bytes
     (never in JSON text: control characters in names are escaped), dropped at the end
-    by one boolean mask. ``head_of(key)`` gives a key's head.
+    by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: per row, what
+    follows ``"dur":...e-3`` (NUL-padded bytes ending the event, :func:`_dep_tails`);
+    None: ``}``.
     """
     order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
     first = start[order]
     if (first[1:] == first[:-1]).any():         # equal starts: the longer one first
         order = np.lexsort((-dur, start))
     key, start, dur = key[order], start[order], dur[order]
+    end = _END if tail is None else _END[:-1]
     present = np.flatnonzero(np.bincount(key))
     heads = [head_of(k) for k in present.tolist()]
     lut = np.zeros(int(present[-1]) + 1, dtype=np.intp)
@@ -76,10 +121,10 @@ def _slice_records(key, start, dur, head_of):
     nd_start, nd_dur = columns.ndigits(start), columns.ndigits(dur)
     lengths = np.array([len(h) for h in heads])
     width, wt, wd = int(lengths.max()), int(nd_start.max()), int(nd_dur.max())
-    row = 1 + width + wt + len(_MID) + wd + len(_END)
+    row = 1 + width + wt + len(_MID) + wd + len(end) + (0 if tail is None else tail.shape[1])
     padding = (int((width - lengths) @ np.bincount(which, minlength=len(heads)))
                + wt * len(key) - int(nd_start.sum()) + wd * len(key) - int(nd_dur.sum()))
-    fill = 32 if padding * 16 <= row * len(key) else 0
+    fill = 32 if tail is None and padding * 16 <= row * len(key) else 0
     table = np.frombuffer(b"".join(h[:-len(_TS)] + bytes([fill]) * (width - len(h)) + _TS
                                    for h in heads), dtype=np.uint8).reshape(len(heads), width)
     mat = np.empty((len(key), row), dtype=np.uint8)
@@ -91,7 +136,10 @@ def _slice_records(key, start, dur, head_of):
     mat[:, at:at + len(_MID)] = np.frombuffer(_MID, dtype=np.uint8)
     at += len(_MID)
     columns.write_digits(mat[:, at:at + wd], dur, nd_dur, fill)
-    mat[:, at + wd:] = np.frombuffer(_END, dtype=np.uint8)
+    at += wd
+    mat[:, at:at + len(end)] = np.frombuffer(end, dtype=np.uint8)
+    if tail is not None:
+        np.take(tail, order, axis=0, out=mat[:, at + len(end):], mode="clip")
     if fill:
         return mat
     flat = mat.reshape(-1)
@@ -108,7 +156,7 @@ class _Thread:
 
     def __init__(self, tid, base, add, n_keys, flows, var_numbers=None):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
-        self.vars = var_numbers   # id() -> the trace's variable number (deps.var_numbers)
+        self.vars = var_numbers   # id() -> the trace's variable number (deps.collect)
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
         self.heads = []        # head of key n_keys + i
@@ -160,9 +208,8 @@ def _dep_slice(th, name, cat, t0, t1, args):
 
 
 def _op_dep(th, ev):
-    _, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes = ev
-    _dep_slice(th, name, cat, t0, t1, {"dep": deps.dep_args(
-        t0, t_push, t_ready, pusher, th.tid, reads, writes, th.vars)})
+    """Nothing per event: a thread's op records are written in bulk (deps.Columns, a
+    row of the thread's matrix each, with the args tail of :func:`_dep_tails`)."""
 
 
 def _sync(th, ev):
@@ -210,7 +257,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
     T, encoders = records.T, ENCODERS
-    numbers = deps.var_numbers(snapshot)
+    dep_cols, numbers = deps.collect(snapshot, base_ns)
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
@@ -230,12 +277,21 @@ def _encode(snapshot, base_ns, process_name, other_data):
         if th.extra:
             rows = np.concatenate((rows, np.array(th.extra, dtype=np.int64).reshape(
                 -1, records.SLICE_WIDTH)))
+        tail = None
+        cols = dep_cols.get(buf)
+        if cols is not None:   # its op records, the last rows (all begun after base_ns)
+            dep_keys = np.fromiter((th.key((e[1], e[2])) for e in cols.events), np.int64,
+                                   len(cols.events))
+            rows = rows[rows[:, 1] >= base_ns]
+            at = np.arange(len(rows), len(rows) + len(dep_keys))
+            rows = np.concatenate((rows, np.stack([dep_keys, cols.t0, cols.t1], axis=1)))
+            tail = _dep_tails(len(rows), at, cols, tid)
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
             heads = th.heads
             records_.append(_slice_records(
                 key, start, dur,
-                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid), tail))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

@@ -7,6 +7,8 @@ the trace's ``args.dep = [p, q, t, v...]`` (docs/dependencies.md) and into the
 ``Operator Latency`` section happens here, once per dump, so recording stays a tuple
 of integers.
 """
+import numpy as np
+
 from xprof.shared import latency as _latency
 
 from . import records
@@ -14,36 +16,78 @@ from . import records
 OP_DEP, SUB, SYNC = records.OP_DEP, records.SUB_OPERATOR, records.SYNC
 
 
-def var_numbers(snapshot):
-    """{id(): small number from 1} of every variable the snapshot's records name.
-    An ``id()`` is unique among live objects only, so two variables that never lived at
-    the same time may share a number; their ops never overlapped either, so the edge a
-    reader draws between them is never the one an op waited for."""
-    numbers = {}
+class Columns:
+    """One thread's plain op records (``OP_DEP``) as columns, in recorded order:
+    ``events`` (the tuples), ``t0``, ``t1``, ``p``/``q`` (ns pushed / ready before the
+    start), ``pusher`` (-1: the thread itself), ``counts`` (variables per op) and
+    ``ids``/``signs`` (their ``id()``s, +1 read, -1 written), ``vars`` (numbered, signed,
+    filled in by :func:`collect`)."""
+
+    __slots__ = ("events", "t0", "t1", "p", "q", "pusher", "counts", "ids", "signs", "vars")
+
+    def __init__(self, evs):
+        n = len(evs)
+        self.events = evs
+        self.t0 = np.fromiter((e[3] for e in evs), np.int64, n)
+        self.t1 = np.fromiter((e[4] for e in evs), np.int64, n)
+        tp = np.fromiter((e[5] or 0 for e in evs), np.int64, n)
+        tr = np.fromiter((e[6] or 0 for e in evs), np.int64, n)
+        # not stamped (0/None): pushed and run at once, push and ready are the start
+        p = np.where(tp > 0, self.t0 - tp, 0).clip(0)
+        q = np.minimum(np.where(tr > 0, self.t0 - tr, 0).clip(0), p)
+        self.p, self.q = p, q
+        self.pusher = np.fromiter((-1 if e[7] is None else e[7] for e in evs), np.int64, n)
+        nr = np.fromiter((len(e[8]) for e in evs), np.int64, n)
+        nw = np.fromiter((len(e[9]) for e in evs), np.int64, n)
+        self.counts = nr + nw
+        total = int(self.counts.sum())
+        self.ids = np.fromiter((i for e in evs for i in e[8] + e[9]), np.int64, total)
+        starts = np.cumsum(self.counts) - self.counts
+        within = np.arange(total) - np.repeat(starts, self.counts)
+        self.signs = np.where(within < np.repeat(nr, self.counts), 1, -1)
+        self.vars = None
+
+
+def collect(snapshot, base_ns):
+    """``({buffer: Columns}, {id(): number})``: the plain op records of each buffer of
+    the snapshot (begun at or after ``base_ns``), their variables numbered from 1 for
+    the whole trace, and the numbers of the variables other records name
+    (sub-operators, sync points). An ``id()`` is unique among live objects only, so two
+    variables that never lived at the same time may share a number; their ops never
+    overlapped either, so the edge a reader draws between them is never the one an op
+    waited for."""
+    per_buf, others = {}, []
     for buf, n, _ in snapshot:
+        evs = []
         for ev in buf.events[:n]:
             kind = ev[0]
             if kind == OP_DEP:
-                ids = ev[8] + ev[9]
+                if ev[3] >= base_ns:
+                    evs.append(ev)
             elif kind == SUB and len(ev) > 9:
-                ids = ev[10] + ev[11]
+                others.extend(ev[10] + ev[11])
             elif kind == SYNC and ev[5] is not None:
-                ids = ev[5]
-            else:
-                continue
-            for i in ids:
-                if i not in numbers:
-                    numbers[i] = len(numbers) + 1
-    return numbers
+                others.extend(ev[5])
+        if evs:
+            per_buf[buf] = Columns(evs)
+    every = [c.ids for c in per_buf.values()] + [np.array(others, dtype=np.int64)]
+    all_ids = np.concatenate(every)
+    uniq, inverse = np.unique(all_ids, return_inverse=True)
+    inverse = inverse.reshape(-1) + 1
+    at = 0
+    for c in per_buf.values():
+        c.vars = inverse[at:at + len(c.ids)] * c.signs
+        at += len(c.ids)
+    numbers = dict(zip(others, inverse[at:].tolist())) if others else {}
+    return per_buf, numbers
 
 
 def dep_args(t0, t_push, t_ready, pusher, tid, reads, writes, numbers):
-    """``[p, q, t, v...]`` of one op (``pusher`` None: pushed by the thread that ran it;
-    a stamp of 0 or None: not stamped, taken as the start)."""
-    p = t0 - t_push if t_push else 0
-    q = t0 - t_ready if t_ready else 0
-    p = max(p, 0)
-    q = min(max(q, 0), p)
+    """``[p, q, t, v...]`` of one record kept as a tuple (a sub-operator; ``pusher``
+    None: pushed by the thread that ran it; a stamp of 0 or None: not stamped, taken as
+    the start)."""
+    p = max(t0 - t_push, 0) if t_push else 0
+    q = min(max(t0 - t_ready, 0), p) if t_ready else 0
     return [p, q, tid if pusher is None else pusher,
             *[numbers[i] for i in reads], *[-numbers[i] for i in writes]]
 

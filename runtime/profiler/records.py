@@ -94,10 +94,13 @@ def slice_with_args(name, cat, t0, t1, args):
     return (SLICE_WITH_ARGS, name, cat, t0, t1, args)
 
 
-def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name):
+def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_ready=None,
+                 reads=(), writes=()):
     """A custom operator's sub-operator: a slice, plus a flow arrow from the call's
-    Python slice (on thread ``call_tid``, begun at ``call_t0``) at ``t_push``."""
-    return (SUB_OPERATOR, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
+    Python slice (on thread ``call_tid``, begun at ``call_t0``) at ``t_push``, and its
+    dependency record (ready at ``t_ready``, variables as ``id()`` tuples)."""
+    return (SUB_OPERATOR, name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_ready,
+            tuple(reads), tuple(writes))
 
 
 def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes):

@@ -38,7 +38,7 @@ _start_wall = time.time()
 _stats_mark = {}           # buffer -> (events, slices) indices where statistics start
 _retained = None           # the session ended by dump(finished=True): ([(events,
                            # slices)], base) until dumps() aggregates it, then a Stats
-_retained_latency = []     # latency rows of the retained session (deps.latency_values)
+_retained_latency = {}     # the retained session's Operator Latency section
 _dumped_upto = None        # buffer -> (events, slices) lengths written by the last dump
 _flusher = None
 _script_configured = False  # set_config/set_state called by user code (xprof run reports it)
@@ -188,20 +188,23 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
         memory.fold()
         snap = R.snapshot()
         st = aggregate(snap, _stats_mark)
-        latency = deps.latency_values(_since(snap, _stats_mark), _base_ns)
         if _retained is not None:
             if not isinstance(_retained, _stats.Stats):   # aggregated on first use
-                _retained_latency = deps.latency_values(*_retained)
+                # percentiles need every value: the finished session's section is
+                # computed once and kept (its size is per op name, not per op)
+                _retained_latency = deps.latency_section(deps.latency_values(*_retained))
                 _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
-            latency = _retained_latency + latency
+            section = _retained_latency
+        else:
+            section = deps.latency_section(
+                deps.latency_values(_since(snap, _stats_mark), _base_ns))
         if reset:   # (rebuilt: no mark keeps a released buffer alive)
             _stats_mark.clear()
             for buf, n, m in snap:
                 _stats_mark[buf] = (n, m)
             _retained = None
-            _retained_latency = []
-    section = deps.latency_section(latency)
+            _retained_latency = {}
     if format == "json":
         doc = _stats.to_json_obj(st, sort_by, ascending)
         if section:   # the Operator Latency section, before Unit (as xprof stats puts it)

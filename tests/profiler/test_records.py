@@ -30,7 +30,10 @@ def test_every_kind_has_an_encoder_and_a_stats_rule():
 @pytest.mark.parametrize("make, args", [
     (records.slice_with_args, ("op", "operator", BASE + 1, BASE + 4, {"name": "conv0"})),
     (records.sub_operator, ("A::dot", "Custom Operator", BASE + 2, BASE + 9, BASE + 1,
-                            3, BASE, "A")),
+                            3, BASE, "A", BASE + 1, (11,), (12,))),
+    (records.op_dep, ("dot", "operator", BASE + 2, BASE + 9, BASE, BASE + 1, 0, (11, 13),
+                      (12,))),
+    (records.sync, ("WaitForVar", "operator", BASE, BASE + 9, (12,))),
     (records.counter, ("bytes", "Memory", BASE + 3, 64)),
     (records.instant, ("mark", "Domain", BASE + 4, "p")),
     (records.async_begin, ("task", "Domain", BASE + 5, 7)),
