@@ -97,19 +97,17 @@ def latency_values(parts, base_ns):
     slice rows)]`` (the parts ``dumps()`` aggregates) that began at or after ``base_ns``."""
     out = []
     for events, _ in parts:
+        ops = [ev for ev in events if ev[0] == OP_DEP and ev[3] >= base_ns]
+        if ops:
+            c = Columns(ops)
+            out.extend(zip([ev[1] for ev in ops], (c.p - c.q).tolist(), c.q.tolist(),
+                           (c.t1 - c.t0).tolist()))
         for ev in events:
-            kind = ev[0]
-            if kind == OP_DEP:
-                t0, t1, tp, tr = ev[3], ev[4], ev[5], ev[6]
-            elif kind == SUB and len(ev) > 9:
+            if ev[0] == SUB and len(ev) > 9 and ev[3] >= base_ns:
                 t0, t1, tp, tr = ev[3], ev[4], ev[5], ev[9]
-            else:
-                continue
-            if t0 < base_ns:
-                continue
-            p = max(t0 - tp, 0) if tp else 0
-            q = min(max(t0 - tr, 0), p) if tr else 0
-            out.append((ev[1], p - q, q, t1 - t0))
+                p = max(t0 - tp, 0) if tp else 0
+                q = min(max(t0 - tr, 0), p) if tr else 0
+                out.append((ev[1], p - q, q, t1 - t0))
     return out
 
 

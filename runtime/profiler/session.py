@@ -263,9 +263,21 @@ def aggregate_lists(parts, base_ns):
     rule = {code: kind.stats for code, kind in records.KINDS.items()}
     KIND, NAME, CAT, T = records.KIND, records.NAME, records.CAT, records.T
     SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
+    OP_DEP = records.OP_DEP
     for events, _ in parts:
+        # plain ops with their dependency records (nearly every event): summed per name
+        # with numpy, like the slices above
+        ops = [ev for ev in events if ev[KIND] == OP_DEP and ev[T] >= base_ns]
+        if ops:
+            ids = {}
+            k = np.fromiter((ids.setdefault((ev[CAT], ev[NAME]), len(ids)) for ev in ops),
+                            np.int64, len(ops))
+            d = np.fromiter((ev[T + 1] - ev[T] for ev in ops), np.int64, len(ops))
+            pairs = list(ids)
+            for i, count, total, lo, hi in columns.summarize(k, d):
+                st.add_times_ns(*pairs[i], count, total, lo, hi)
         for ev in events:
-            if ev[T] < base_ns:
+            if ev[T] < base_ns or ev[KIND] == OP_DEP:
                 continue
             how = rule[ev[KIND]]
             if how == SPAN:         # (..., t0, t1, ...)
