@@ -18,13 +18,20 @@ off. While profiling, the profiler sets ``engine.observer`` and ``engine.profile
 (the op modes it wants). For each op whose mode is in the mask, on the thread that ran
 it, the engine stamps ``perf_counter_ns`` around the function and tells the observer:
 
-  ``observer.op(name, t0, t1)``             a plain op (inlined here as
-                                            ``observer.sink.add_slice((observer.op_keys
-                                            [name], t0, t1))``: no Python call per op);
-  ``observer.op_with(name, tag, attrs, t_push, t0, t1)``
+  ``observer.op_dep(name, t0, t1, t_push, t_ready, pusher, reads, writes)``
+                                            a plain op with its dependency record: the
+                                            push and ready stamps and the pushing
+                                            thread's track stamped on the ``Opr`` while
+                                            profiling (``observer.pushed_by()`` at the
+                                            push; ``t_ready`` when its last dependency is
+                                            released), None for an op run at once where
+                                            it was pushed; its variables;
+  ``observer.op_with(name, tag, attrs, t_push, t0, t1, t_ready, reads, writes)``
                                             an op with attributes, or a sub-operator of
                                             the custom-operator call ``tag`` (pushed at
-                                            ``t_push``).
+                                            ``t_push``);
+  ``observer.sync(name, t0, var=None)``      a sync point (``WaitForVar`` for ``var``,
+                                            ``WaitForAll``) that blocked from ``t0``.
 
 What the observer records, and how, is the profiler's business.
 """
