@@ -116,15 +116,14 @@ def _check_writable(output, out_dir):
 
 
 def _finish(profiler_session, engine):
-    """Drain the engine and write the trace if the script did not already."""
+    """Drain the engine, then write what is left: the script's own session (as its exit
+    would) and the run's complete profile. Returns {path: what it holds}."""
     try:
         engine.get().wait_all()
     except BaseException as e:  # noqa: BLE001 - an op error the script never synced on
         print(f"xprof: an operation failed after the script's last sync point: "
               f"{type(e).__name__}: {e}", file=sys.stderr)
-    if profiler_session.state() == "run" or profiler_session.undumped_events():
-        return profiler_session.dump(finished=True)
-    return None
+    return profiler_session.finish_cli_run()
 
 
 class _RunCommand(click.Command):
@@ -210,20 +209,14 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             pass  # KeyboardInterrupt is caught in _run_target
         code = _run_target(module, target, args)
-        session.end_cli_session()
-        path = _finish(session, engine)
+        files = _finish(session, engine)
     finally:
         _restore_process_state(saved)
     if not quiet:
         if session.script_configured():
-            cfg = session.get_config()
-            click.echo(f"xprof: the script configured the profiler itself; its settings "
-                       f"were kept (trace file {cfg['filename']!r})", err=True)
-            if session.handed_over():
-                click.echo(f"xprof: what ran before the script's own profiling is in "
-                           f"{session.handed_over()}", err=True)
-            path = path or cfg["filename"]
-        _report(path or output, show_stats)
+            click.echo("xprof: the script configured the profiler itself; recording "
+                       "followed its own calls", err=True)
+        _report(output, files, show_stats)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
@@ -232,6 +225,6 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     sys.exit(code)
 
 
-def _report(path, show_stats):
+def _report(output, files, show_stats):
     from .summary import print_summary
-    print_summary(path, show_stats)
+    print_summary(output, show_stats, files)

@@ -13,18 +13,35 @@ def _count_events(path):
     return sum(len(batch) for batch, _ in reader.batches())
 
 
-def print_summary(path, show_stats, top=5):
+def _events(n):
+    return "1 event" if n == 1 else f"{n} events"
+
+
+def print_summary(path, show_stats, files=None, top=5):
+    """Name every file the run wrote and what it holds, once each (``files``: path ->
+    description; the run's profile ``path`` last), then the top operators of ``path``
+    and, with ``show_stats``, its full tables (one set)."""
     from xprof.shared import names, stats as mod
 
     from .stats import load_stats
 
+    for other, what in (files or {}).items():
+        if other == path:
+            continue
+        try:
+            count = f" ({_events(_count_events(other))})"
+        except (OSError, ValueError, SystemExit, click.ClickException):
+            count = ""
+        click.echo(f"xprof: the script wrote {other}{count}: {what}", err=True)
     try:
         n_events = _count_events(path)
         st = load_stats(path)
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
-    click.echo(f"xprof: trace written to {path} ({n_events} events)", err=True)
+    what = (files or {}).get(path)
+    click.echo(f"xprof: trace written to {path} ({_events(n_events)})"
+               + (f": {what}" if what else ""), err=True)
     rows = []
     for domain in names.OPERATOR_CATEGORIES:
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():

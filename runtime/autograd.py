@@ -118,7 +118,7 @@ def _push_grad(op, inputs, outputs, ograds, params, mode=MODE_IMPERATIVE):
     kernel = op.grad_kernel(len(outputs), len(inputs), params, needs)
     _nd.push_fn(_nd._run, (kernel, all_args, grads, {}), reads=all_args, writes=list(grads),
                 name=op.grad_name, mode=mode,
-                cost=op.grad_cost([x.shape for x in inputs], params),
+                cost=op.grad_cost(inputs, params),
                 attrs=_nd.op_scope.attrs)
     result = [None] * len(inputs)
     for i, g in zip(wanted, grads):

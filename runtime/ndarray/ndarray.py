@@ -605,8 +605,7 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     if extra_vars:
         writes.extend(extra_vars)
     _push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
-          op.name, 0, mode, op.estimate_cost([x.shape for x in inputs], params, out_shapes),
-          attrs)
+          op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
     return outs
 
 

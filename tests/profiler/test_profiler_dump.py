@@ -193,15 +193,15 @@ def test_no_profile_without_autostart(tmp_path):
 
 # -- where SIGTERM turns into SystemExit --------------------------------------------------
 def test_exit_frame_is_outside_the_runtime(on_engine):
-    from xprof.runtime.profiler import session
+    from xprof.runtime.profiler import exits
 
     here = sys._getframe()
-    assert session._exit_frame(here) is here
+    assert exits._exit_frame(here) is here
     seen = {}
 
     class Probe(mx.operator.CustomOp):
         def forward(self, is_train, req, in_data, out_data, aux):
-            seen["target"] = session._exit_frame(sys._getframe())
+            seen["target"] = exits._exit_frame(sys._getframe())
             self.assign(out_data[0], req[0], in_data[0])
 
     class ProbeProp(mx.operator.CustomOpProp):
@@ -217,12 +217,12 @@ def test_exit_frame_is_outside_the_runtime(on_engine):
 _DEFERRED_SCRIPT = r'''
 import signal, sys
 import xprof.runtime as mx
-from xprof.runtime.profiler import session
+from xprof.runtime.profiler import exits
 
 class Sig(mx.operator.CustomOp):
     def forward(self, is_train, req, in_data, out_data, aux):
         # what the signal handler does when SIGTERM lands inside the runtime
-        session._on_sigterm(signal.SIGTERM, sys._getframe())
+        exits._on_sigterm(signal.SIGTERM, sys._getframe())
         print("forward continues", flush=True)
         self.assign(out_data[0], req[0], in_data[0] + 1)
 
