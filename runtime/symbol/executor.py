@@ -171,8 +171,8 @@ class _Segment:
         self.attrs = {"nodes": ",".join(s.label for s in steps)}
 
     def __call__(self):
-        _nd.push_fn(_run_segment, (self.calls,), reads=self.reads, writes=self.writes,
-                    name=self.name, mode=MODE_SYMBOLIC, cost=self.cost, attrs=self.attrs)
+        _nd.engine_push(_run_segment, (self.calls,), self.reads, self.writes, self.name,
+                        mode=MODE_SYMBOLIC, cost=self.cost, attrs=self.attrs)
 
 
 def _single(step):
@@ -180,8 +180,8 @@ def _single(step):
         return step.push
 
     def push():
-        _nd.push_fn(step.fn, step.args, reads=step.reads, writes=step.writes,
-                    name=step.opname, mode=MODE_SYMBOLIC, cost=step.cost, attrs=step.attrs)
+        _nd.engine_push(step.fn, step.args, step.reads, step.writes, step.opname,
+                        mode=MODE_SYMBOLIC, cost=step.cost, attrs=step.attrs)
     return push
 
 
