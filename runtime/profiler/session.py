@@ -25,7 +25,6 @@ from .handover import handover
 from .observer import flags  # noqa: F401 - the hot-path switches, re-exported
 from .state import state as _st
 
-aggregate_lists = _agg.aggregate_lists
 
 
 def _check_process(profile_process, func):
