@@ -8,7 +8,6 @@ is written complete and ``xprof run`` exits with the script's own exit code.
 """
 import os
 import runpy
-import signal
 import sys
 import traceback
 
@@ -43,13 +42,19 @@ def _restore_process_state(saved):
 
 
 def _trimmed_traceback(exc):
-    """Print ``exc`` as Python would, without xprof's and runpy's own frames."""
+    """Print ``exc`` as Python would, without xprof's and runpy's own frames (nor, for
+    a signal's exception, those of the handler that raised it)."""
+    from xprof.runtime.engine import signals
+
     tb = exc.__traceback__
     here = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>"}
     while tb is not None and (tb.tb_frame.f_code.co_filename in here
                               or os.path.abspath(tb.tb_frame.f_code.co_filename) in here):
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    shown = traceback.TracebackException(type(exc), exc, tb)
+    while shown.stack and shown.stack[-1].filename == signals.__file__:
+        shown.stack.pop()
+    sys.stderr.write("".join(shown.format()))
 
 
 def _run_target(module, target, args):
@@ -82,23 +87,68 @@ def _run_target(module, target, args):
 
 
 def _check_module(module):
-    """``-m NAME`` whose top-level package is nowhere on the path (the current folder
-    first, as ``python -m``): one-line error before anything runs. Only the top level is
-    looked up: finding ``a.b`` would import ``a``, before the profiler starts."""
-    import importlib.util
+    """``-m NAME`` that cannot be found (as ``python -m`` looks: the current folder first):
+    one-line error before anything runs, so a failed run writes no profile. The module
+    is found without importing anything: each package's folder is searched for the next
+    name (importing ``a`` to find ``a.b`` would run ``a`` before the profiler starts)."""
+    from importlib.machinery import PathFinder
 
     from .errors import fail
 
-    top = module.split(".")[0]
-    sys.path.insert(0, os.getcwd())
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        fail(f"-m {module!r}: not a module name (dotted Python identifiers)")
+    path = None
+    for depth, part in enumerate(parts):
+        name = ".".join(parts[:depth + 1])
+        spec = _find_spec(name, part, path, PathFinder)
+        if spec is None:
+            where = "the current folder or sys.path" if depth == 0 else f"package {parts[depth - 1]!r}"
+            fail(f"-m {module!r}: no module named {name!r} in {where}")
+        path = spec.submodule_search_locations
+        if path is None and depth < len(parts) - 1:
+            fail(f"-m {module!r}: {name!r} is a module, not a package")
+    if path is not None and _find_spec(module + ".__main__", "__main__", path, PathFinder) is None:
+        fail(f"-m {module!r}: {module!r} is a package without a __main__ module; it cannot "
+             f"be run directly")
+
+
+def _find_spec(name, last, path, finder):
+    """The spec of ``name`` (a top-level name by every finder, frozen ones too; a
+    submodule in its package's folders ``path``), importing nothing; None if not found."""
+    import importlib.util
+
     try:
-        found = bool(top) and importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        found = False
-    finally:
-        sys.path.pop(0)
-    if not found:
-        fail(f"-m {module!r}: no module named {top!r} in the current folder or on sys.path")
+        if name == last:
+            sys.path.insert(0, os.getcwd())
+            try:
+                return importlib.util.find_spec(name)  # top level: locates, does not execute
+            finally:
+                sys.path.pop(0)
+        return finder.find_spec(name, list(path))
+    except (ImportError, ValueError, OSError):
+        return None
+
+
+def _check_script(target):
+    """Read and compile SCRIPT before the profiler starts: a script that cannot run (a
+    syntax error, unreadable) gives one line and exit 2, and the previous profile stays."""
+    from .errors import fail
+
+    try:
+        with open(target, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        fail(f"script {target!r} cannot be read ({e.strerror or e})")
+    try:
+        compile(source, target, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+        text = f": {e.text.strip()!r}" if e.text and e.text.strip() else ""
+        fail(f"script {target!r} does not compile: {type(e).__name__}: {e.msg} ({where}){text}; "
+             f"nothing was run or written")
+    except ValueError as e:   # null bytes
+        fail(f"script {target!r} does not compile: {e}; nothing was run or written")
 
 
 def _check_writable(output, out_dir):
@@ -115,16 +165,33 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def _finish(profiler_session, engine):
-    """Drain the engine and write the trace if the script did not already."""
+def _finish(profiler_session, engine, stop):
+    """Drain the engine, then write what is left: the script's own session (as its exit
+    would) and the run's complete profile. Returns {path: what it holds}. The drain is
+    bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
+    what was recorded and the message names what was still running."""
+    report = engine.drain(stop=stop)
+    if report:
+        print(f"xprof: {report}; the trace holds what was recorded", file=sys.stderr)
+    else:
+        try:
+            engine.get().wait_all()
+        except Exception as e:  # noqa: BLE001 - an op error the script never synced on
+            print(f"xprof: an operation failed after the script's last sync point: "
+                  f"{type(e).__name__}: {e}", file=sys.stderr)
+    from .progress import delayed_status
+    from .render import plural
+
+    label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
     try:
-        engine.get().wait_all()
-    except BaseException as e:  # noqa: BLE001 - an op error the script never synced on
-        print(f"xprof: an operation failed after the script's last sync point: "
-              f"{type(e).__name__}: {e}", file=sys.stderr)
-    if profiler_session.state() == "run" or profiler_session.undumped_events():
-        return profiler_session.dump(finished=True)
-    return None
+        with delayed_status(label):
+            return profiler_session.finish_cli_run()
+    except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
+        from .errors import fail
+
+        target = profiler_session.get_config().get("filename")
+        fail(f"could not write the profile {target!r}: {e.strerror or e}; "
+             f"the previous file (if any) is unchanged")
 
 
 class _RunCommand(click.Command):
@@ -183,6 +250,7 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
         target, args = script_and_args[0], script_and_args[1:]
         if not os.path.isfile(target):
             fail(f"script {target!r} does not exist or is not a file")
+        _check_script(target)
     else:
         target, args = None, script_and_args
         _check_module(module)
@@ -207,23 +275,16 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            pass  # KeyboardInterrupt is caught in _run_target
-        code = _run_target(module, target, args)
-        session.end_cli_session()
-        path = _finish(session, engine)
+        code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
+        with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
+            files = _finish(session, engine, stop)
     finally:
         _restore_process_state(saved)
     if not quiet:
         if session.script_configured():
-            cfg = session.get_config()
-            click.echo(f"xprof: the script configured the profiler itself; its settings "
-                       f"were kept (trace file {cfg['filename']!r})", err=True)
-            if session.handed_over():
-                click.echo(f"xprof: what ran before the script's own profiling is in "
-                           f"{session.handed_over()}", err=True)
-            path = path or cfg["filename"]
-        _report(path or output, show_stats)
+            click.echo("xprof: the script configured the profiler itself; recording "
+                       "followed its own calls", err=True)
+        _report(output, files, show_stats)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
@@ -232,6 +293,6 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     sys.exit(code)
 
 
-def _report(path, show_stats):
+def _report(output, files, show_stats):
     from .summary import print_summary
-    print_summary(path, show_stats)
+    print_summary(output, show_stats, files)

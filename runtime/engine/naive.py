@@ -7,7 +7,7 @@ import functools
 import threading
 
 from ..base import as_mxnet_error
-from .base import Engine, thread_state
+from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
 
 
 def _serialized(method):
@@ -23,6 +23,7 @@ def _serialized(method):
 
 class NaiveEngine(Engine):
     name = "NaiveEngine"
+    synchronous = True
 
     def __init__(self):
         super().__init__()
@@ -30,20 +31,26 @@ class NaiveEngine(Engine):
         self.worker_idents = {}
         self._serial = threading.RLock()
 
-    def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
+    def push(self, fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
+             attrs=None):
         tag = thread_state.tag
-        if tag is not None and mode:
+        if tag is not None and not mode & ALWAYS_RUN:
             mode = tag.mode
         # Ops pushed by several Python threads at once run one at a time, in the order
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
-            self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
+            try:
+                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+            except BaseException:   # an interrupt of this thread: abandoned, not failed
+                self._finish(writes, None)
+                raise
+            self._finish(writes, exc)
 
     @_serialized
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
         """Run ``fn(on_complete, *args)`` now; errors are stored when it completes."""
         exc = None
-        if mode:
+        if not mode & ALWAYS_RUN:
             for v in reads:
                 if v.exc is not None:
                     exc = v.exc
@@ -63,6 +70,9 @@ class NaiveEngine(Engine):
             fn(on_complete, *args)
         except BaseException as e:  # noqa: BLE001
             if state["done"]:
+                raise
+            if not isinstance(e, Exception):   # an interrupt: the program's, not the op's
+                on_complete(None)
                 raise
             on_complete(e)
         if not state["done"]:
@@ -95,3 +105,9 @@ class NaiveEngine(Engine):
 
     def pending(self):
         return 0
+
+    def wait_idle(self, timeout, stop=None):
+        return True   # every op ran inside its push
+
+    def running(self):
+        return [], 0

@@ -31,8 +31,7 @@ import weakref
 import numpy as np
 
 from .. import autograd
-from .. import engine as _engine
-from ..engine.base import MODE_INTERNAL
+from ..engine.base import ALWAYS_RUN
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
 
@@ -183,7 +182,7 @@ def _share(src, dst):
 
 
 def _push_share(src, dst):
-    _engine._engine.push(_share, (src, dst), [src], [dst], "_share", 0, MODE_INTERNAL, 0)
+    _nd.engine_push(_share, (src, dst), [src], [dst], "_share", mode=ALWAYS_RUN)
 
 
 class _Bound:

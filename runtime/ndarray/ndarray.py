@@ -9,6 +9,11 @@ waits for them without any engine op.
 :func:`push_op` is the single path from an operator call to the engine: shape/dtype
 inference, output allocation, the push, autograd recording and API profiling all happen
 there, for ``mx.nd`` calls, NDArray methods, autograd and the symbolic executor alike.
+:data:`engine_push`/:data:`engine_push_async` are the one engine-facing helper for
+everything else the runtime pushes (gradients, executor steps, bookkeeping ops,
+custom-operator calls): keyword arguments and named op flags. Both reach the engine
+through its methods bound once per engine (``engine.on_engine_change``), never through
+the engine module's variable.
 """
 import math
 import numbers
@@ -23,15 +28,43 @@ from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
-from ..profiler import recorder as _rec
-from ..profiler.session import api_event as _api_event, flags as _flags
+from ..profiler.observer import flags as _flags, observer as _observer
 
 _ops = _registry.registry
 _new = object.__new__
 _same_shape = _registry.same_shape
 _float32 = np.dtype(np.float32)
 
-__all__ = ["NDArray", "push_op", "invoke", "new_array", "from_numpy", "waitall"]
+__all__ = ["NDArray", "push_op", "engine_push", "engine_push_async", "invoke", "new_array",
+           "from_numpy", "waitall"]
+
+_api_event = _observer.api
+
+# The current engine's push and wait methods, rebound when the engine is replaced.
+#
+# engine_push(fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
+#             attrs=None) and engine_push_async(fn, args, reads, writes, name, prio=0,
+#             mode=ALWAYS_RUN, cost=0) are the one engine-facing helper for every engine op
+# that is not an operator call (push_op): gradients, executor steps, bookkeeping ops,
+# custom-operator calls. Call them with keyword arguments and named flags: ``mode`` is
+# the profile mode of the pushing path (MODE_IMPERATIVE, MODE_SYMBOLIC) or ALWAYS_RUN
+# (engine bookkeeping: runs even if an input failed, never profiled); engine_push_async
+# is the ASYNC op (``fn(on_complete, *args)`` is done when ``on_complete(exc=None)`` is
+# called, possibly later, from any thread). They are the engine's bound methods
+# themselves, not a wrapper: a Python call in between measured ~1,500 instructions per
+# push (two per custom-operator call). Read them as ``ndarray.engine_push`` at the call:
+# the binding changes with the engine.
+engine_push = engine_push_async = _wait_for_var = _wait_all = None
+
+
+def _bind_engine(eng):
+    global engine_push, engine_push_async, _wait_for_var, _wait_all
+    engine_push, engine_push_async = eng.push, eng.push_async
+    _wait_for_var, _wait_all = eng.wait_for_var, eng.wait_all
+
+
+_engine.on_engine_change(_bind_engine)
+
 
 py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
 # Storage types as MXNet numbers them; xprof stores only 'default' (dense).
@@ -119,7 +152,7 @@ class NDArray(Var):
     # -- sync points ---------------------------------------------------------------------
     def wait_to_read(self):
         t0 = perf_counter_ns() if _flags.api else 0
-        _engine._engine.wait_for_var(self._var)
+        _wait_for_var(self)
         if t0:
             _api_event("wait_to_read", t0)
 
@@ -129,7 +162,7 @@ class NDArray(Var):
     def asnumpy(self):
         """A numpy copy of the values (waits for the ops writing this array)."""
         t0 = perf_counter_ns() if _flags.api else 0
-        _engine._engine.wait_for_var(self._var)
+        _wait_for_var(self)
         out = np.array(self._data, dtype=self._dtype, copy=True)
         if t0:
             _api_event("asnumpy", t0)
@@ -575,16 +608,11 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
             if o.shape != tuple(s):
                 raise ValueError(f"{op.name}: out has shape {o.shape}, the result has "
                                  f"shape {tuple(s)}")
-    kernel = op.train_kernel if (is_train and op.train_kernel is not None) else op.kernel
-    if op.cost is not None:
-        cost = op.cost([x.shape for x in inputs], **params)
-    else:
-        cost = math.prod(out_shapes[0]) if out_shapes else 0
     writes = list(outs)
     if extra_vars:
         writes.extend(extra_vars)
-    _engine._engine.push(_run, (kernel, inputs, outs, params), list(inputs),
-                         writes, op.name, 0, mode, cost, attrs)
+    engine_push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
+                op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
     return outs
 
 
@@ -626,8 +654,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 
 _PLAIN_SCALARS = frozenset((int, float))
-_api_keys = _rec.key_ids("API")
-_rec_local = _rec._local
+_api_keys = _observer.api_keys
+_sink = _observer.sink
 _FULL_SLICE = slice(None)
 
 
@@ -648,10 +676,10 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
-    _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-                         0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
-    if t0:   # the API slice, appended here: a call to api_event() costs ~0.1 us more
-        _rec_local.add_slice((_api_keys[name], t0, perf_counter_ns()))
+    engine_push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
+                0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
+    if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
+        _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out
 
 
@@ -682,6 +710,6 @@ def _index_key(key, shape):
 def waitall():
     """Block until every pushed operation is done; raise the first pending error."""
     t0 = perf_counter_ns() if _flags.api else 0
-    _engine._engine.wait_all()
+    _wait_all()
     if t0:
         _api_event("waitall", t0)

@@ -62,6 +62,54 @@ class OpDef:
         self.visible_outputs = visible_outputs
         self.grad_needs = grad_needs
 
+    # -- what the engine needs to run it: the one answer for every path ----------------
+    # (the NDArray layer, autograd, the symbolic executor, Gluon's hybrid path)
+    def kernel_for(self, is_train):
+        """The kernel to run: ``train_kernel`` in training when there is one."""
+        if is_train and self.train_kernel is not None:
+            return self.train_kernel
+        return self.kernel
+
+    def estimate_cost(self, inputs, params, out_shapes):
+        """Estimated work of one call on ``inputs`` (arrays: anything with a ``shape``),
+        for the engine's inline decision: ``cost`` if given, else the elements of the
+        first output. (The input shapes are gathered only for a ``cost`` function: this
+        runs on every operator call.)"""
+        if self.cost is not None:
+            return self.cost([x.shape for x in inputs], **params)
+        return math.prod(out_shapes[0]) if out_shapes else 0
+
+    def grad_cost(self, inputs, params):
+        """Estimated work of ``_backward_<name>`` on the forward's ``inputs``: twice the
+        forward's, or every input element once when the forward has no estimate."""
+        if self.cost is not None:
+            return 2 * self.cost([x.shape for x in inputs], **params)
+        return sum(math.prod(x.shape) for x in inputs)
+
+    def grad_kernel(self, n_out, n_in, params, needs):
+        """Kernel of ``_backward_<name>``: ``(*out_grads, *inputs, *outputs)`` -> the
+        gradients of the inputs whose ``needs`` entry is true (one array, or a tuple of
+        them); an input the gradient returns None for gets zeros. ``grad_needs`` ops
+        also receive ``_needs`` and may skip the others."""
+        grad_fn = self.grad
+        if grad_fn is None:
+            raise ValueError(f"operator {self.name!r} has no gradient")
+        wanted = [i for i, need in enumerate(needs) if need]
+        if self.grad_needs:
+            params = dict(params, _needs=tuple(needs))
+
+        def kernel(*arrays):
+            ins = arrays[n_out:n_out + n_in]
+            res = grad_fn(list(arrays[:n_out]), list(ins), list(arrays[n_out + n_in:]),
+                          **params)
+            if len(res) != n_in:
+                raise ValueError(f"gradient of {self.name!r} returned {len(res)} arrays "
+                                 f"for {n_in} inputs")
+            out = tuple(np.zeros_like(ins[i]) if res[i] is None else res[i] for i in wanted)
+            # one gradient: the array itself (a 1-tuple would be copied whole)
+            return out[0] if len(out) == 1 else out
+        return kernel
+
     def n_outputs(self, params):
         n = self.num_outputs
         return n(params) if callable(n) else n

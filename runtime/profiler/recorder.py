@@ -5,41 +5,29 @@ appends to its own lists (no lock: only its owner appends), and the dump turns t
 Chrome trace events later. A buffer is registered once, when its thread first records,
 with a small integer thread id and a human name for the trace.
 
-Plain complete slices (every operator and API call: nearly all of a profile) go to
-``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
-a (name, category) pair (:func:`key_ids`, :func:`key_table`). One ``list.extend`` of a
-3-tuple records one (atomic under the GIL, so a reader always sees whole records);
-integers are never walked by the garbage collector, and the readers turn the list into
-numpy columns at once (``np.fromiter(slices, np.int64)``) and aggregate and format them
-vectorized.
-
-Everything else goes to ``events``, a list of tuples (the first item says which):
-  (XA, name, cat, t0, t1, args)          a complete slice with an ``args`` dict
-  (SUB, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
-                                         a custom operator's sub-operator: also a flow
-                                         from the call's Python slice (pushed at t_push)
-  (C, name, cat, t, value)               a counter sample
-  (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
-  (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
-
-Every item is a str, int or float (an ``args`` dict of strings at most): such tuples are
-untracked by the cyclic garbage collector at its first pass, so a long profile never
-makes collections walk the recorded events.
+What a record holds (plain slices as flat integers ``key, t0, t1`` in ``slices``,
+every other kind as a tuple in ``events``) is defined in :mod:`.records`; who records
+is the observer's business (:mod:`.observer`). Here: the buffers, their registration,
+slice keys, snapshots. One ``list.extend`` of a 3-tuple records one slice (atomic under
+the GIL, so a reader always sees whole records); integers are never walked by the
+garbage collector, and the readers turn the list into numpy columns at once.
 """
 import collections
 import itertools
 import threading
+import weakref
 
-XA, SUB, C, I, AB, AE = range(1, 7)
+from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 
 
 class ThreadBuffer:
     """One thread's events (or, with ``track`` False, process-wide events such as
     counter samples, which get no thread track in the trace)."""
 
-    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track")
+    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
+                 "thread")
 
-    def __init__(self, tid, name, sort_index, track=True):
+    def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
         self.name = name
         self.sort_index = sort_index
@@ -47,6 +35,15 @@ class ThreadBuffer:
         self.slices = []
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
+        self.thread = None if thread is None else weakref.ref(thread)   # the recorder
+
+    def released(self):
+        """May this buffer go: its thread has ended and it holds no event (they were
+        written by a finished dump, or it never recorded any)?"""
+        if self.thread is None or self.events or self.slices:
+            return False
+        thread = self.thread()
+        return thread is None or not thread.is_alive()
 
 
 _key_lock = threading.Lock()
@@ -78,11 +75,6 @@ def key_table():
     return table
 
 
-def record_slice(name, cat, t0, t1):
-    """Record a complete slice on the calling thread (hot paths inline this)."""
-    _local.add_slice((key_ids(cat)[name], t0, t1))
-
-
 _tids = itertools.count()
 buffers = []            # every ThreadBuffer ever registered, in tid order
 _buffers_lock = threading.Lock()
@@ -103,17 +95,37 @@ def _describe(thread):
 def register_thread(thread=None):
     thread = thread or threading.current_thread()
     name, sort_index = _describe(thread)
-    return register_buffer(name, sort_index)
+    return register_buffer(name, sort_index, thread=thread)
 
 
-def register_buffer(name, sort_index=1000, track=True):
-    """A new buffer; ``track=False`` for events that belong to no thread."""
+_sweep_at = 64   # registering this many buffers releases the ended threads' empty ones
+
+
+def register_buffer(name, sort_index=1000, track=True, thread=None):
+    """A new buffer; ``track=False`` for events that belong to no thread. ``thread``:
+    the thread that records into it, whose end lets :func:`release_ended` drop it."""
     with _buffers_lock:
-        buf = ThreadBuffer(next(_tids), name, sort_index, track)
+        buf = ThreadBuffer(next(_tids), name, sort_index, track, thread)
         if sort_index == 1000:
             buf.sort_index = 1000 + buf.tid
         buffers.append(buf)
+        if len(buffers) >= _sweep_at:   # amortized: the sweep is O(buffers)
+            _release_ended_locked()
     return buf
+
+
+def release_ended():
+    """Drop the buffers of threads that have ended once they hold no event (a finished
+    dump wrote them): a program that keeps starting short-lived threads does not keep
+    a buffer for each. Buffers with events stay until a dump has them."""
+    with _buffers_lock:
+        _release_ended_locked()
+
+
+def _release_ended_locked():
+    global _sweep_at
+    buffers[:] = [b for b in buffers if not b.released()]
+    _sweep_at = max(64, 2 * len(buffers))
 
 
 class _Local(threading.local):
@@ -127,16 +139,16 @@ class _Local(threading.local):
         self.add_slice = self.buf.slices.extend
 
 
-_local = _Local()
+local = _Local()
 
 
 def events():
     """The calling thread's event list (registers the thread on first use)."""
-    return _local.buf.events
+    return local.buf.events
 
 
 def current_buffer():
-    return _local.buf
+    return local.buf
 
 
 def snapshot():
@@ -158,3 +170,4 @@ def clear(upto=None):
         del buf.events[:n]
         del buf.slices[:m]
         buf.converted = None
+    release_ended()
