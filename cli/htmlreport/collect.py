@@ -1,0 +1,208 @@
+"""Collect what the HTML report shows, as plain dicts: the report's only contact with
+trace files.
+
+Why a separate stage: the renderer (``render.py``) then works on dicts alone, the same
+documents other commands print (``xprof stats --format json``, ``xprof explain --format
+json``), so a unit test can render a hand-made document and the page never disagrees
+with the commands. One streaming pass over the trace feeds both the aggregate
+statistics and the :class:`Overview` (counts, threads, the trace's time span, memory
+counter samples); the explain analysis reads the file on its own.
+
+:func:`collect` returns::
+
+    {"path", "overview": {...}, "stats": <stats JSON document>,
+     "explain": <explain document> | None, "memory": {series: ([ms], [bytes])},
+     "allocations": {"path", "rows": [{...}], "total_rows"} | None,
+     "unavailable": {section: reason}}
+"""
+from __future__ import annotations
+
+import csv
+import glob
+import os
+
+import click
+
+MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
+MAX_ALLOCATIONS = 50
+MEMORY_CATEGORY = "Device Storage"
+
+
+class Overview:
+    """Feed batches of events; :meth:`finish` gives counts, threads, time span and the
+    memory counter samples (``ts`` in us, values as recorded: bytes)."""
+
+    def __init__(self):
+        self.events = 0
+        self.thread_names = {}
+        self.process_names = {}
+        self.threads = set()
+        self.t0 = float("inf")
+        self.t1 = float("-inf")
+        self.memory = {}
+        self.cats = set()
+
+    def feed(self, events):
+        self.events += len(events)
+        t0, t1, threads, memory, cats = self.t0, self.t1, self.threads, self.memory, self.cats
+        for e in events:
+            if type(e) is not dict:
+                continue
+            ph = e.get("ph")
+            if ph == "M":
+                args = e.get("args")
+                name = args.get("name") if type(args) is dict else None
+                if e.get("name") == "thread_name":
+                    self.thread_names[(_key(e.get("pid")), _key(e.get("tid")))] = name
+                elif e.get("name") == "process_name":
+                    self.process_names[_key(e.get("pid"))] = name
+                continue
+            ts = e.get("ts")
+            if type(ts) not in (int, float):
+                continue
+            t0 = ts if ts < t0 else t0
+            dur = e.get("dur")
+            end = ts + dur if type(dur) in (int, float) else ts
+            t1 = end if end > t1 else t1
+            cat = e.get("cat")
+            if ph == "C":
+                name = e.get("name")
+                if cat == MEMORY_CATEGORY or (type(name) is str and name.startswith("Memory:")):
+                    args = e.get("args")
+                    if type(args) is dict:
+                        for series, value in args.items():
+                            if type(value) in (int, float):
+                                memory.setdefault(series, []).append((ts, value))
+                continue
+            cats.add(cat)
+            threads.add((_key(e.get("pid")), _key(e.get("tid"))))
+        self.t0, self.t1 = t0, t1
+
+    def finish(self, top):
+        other = top.get("otherData") if type(top.get("otherData")) is dict else {}
+        kind = ("xprof" if "xprof_version" in other else
+                "PyTorch" if "schemaVersion" in top or "cpu_op" in self.cats else
+                "MXNet" if self.cats & {"MXNET_C_API", "operator"} else "Chrome trace")
+        names = sorted(str(self.thread_names.get(t) or f"pid {t[0]} tid {t[1]}")
+                       for t in self.threads)
+        return {
+            "kind": kind,
+            "script": other.get("command"),
+            "engine": other.get("engine"),
+            "start_time": other.get("start_time"),
+            "os_pid": other.get("os_pid"),
+            "events": self.events,
+            "threads": names,
+            "wall_ms": (self.t1 - self.t0) / 1000 if self.t1 >= self.t0 else 0.0,
+            "t0_us": self.t0 if self.t1 >= self.t0 else 0,
+        }
+
+
+def _key(value):
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
+    """``(ms since the trace's start, values)`` in time order, at most ``limit`` points:
+    the samples cut into equal runs, each kept as its highest sample, and the last one,
+    so every peak of the line survives."""
+    samples.sort(key=lambda s: s[0])
+    if len(samples) > limit:
+        step = len(samples) / (limit - 1)
+        picked = [max(samples[int(i * step):int((i + 1) * step)] or [samples[-1]],
+                      key=lambda s: s[1]) for i in range(limit - 1)]
+        samples = sorted(picked, key=lambda s: s[0]) + [samples[-1]]
+    return [(ts - t0_us) / 1000 for ts, _ in samples], [v for _, v in samples]
+
+
+def read_trace(path):
+    """One pass: ``(stats JSON document, overview dict, memory samples)``; exit 2 for
+    what is not a trace, as ``xprof stats`` does."""
+    from ..readers import stats_module
+    from ..readers.chrome import StatsCollector
+    from ..readers.tracefile import TraceError, TraceReader
+
+    overview = Overview()
+    reader = TraceReader(path)
+    collector = StatsCollector()
+    try:
+        for batch, _ in reader.batches():
+            collector.feed(batch)
+            overview.feed(batch)
+    except TraceError as exc:
+        _fail(str(exc))
+    except (OSError, EOFError) as exc:
+        _fail(f"{path}: read error: {exc}")
+    if reader.truncated:
+        click.echo(f"xprof: warning: {path} is truncated; the report covers the events "
+                   f"before the cut", err=True)
+    doc = stats_module().to_json_obj(collector.finish())
+    return doc, overview.finish(reader.top), overview.memory
+
+
+def _fail(message):
+    from ..errors import fail
+
+    fail(message)
+
+
+def explain_doc(path):
+    """The ``xprof explain`` document of ``path``, or ``(None, reason)``."""
+    try:
+        from ..analysis.explain import explain
+    except ImportError:
+        return None, "needs xprof explain, which this build does not have"
+    return explain(path), None
+
+
+def find_memory_csv(trace_path, os_pid):
+    """The memory profile CSV written with this trace (``<prefix>-pid_<pid>.csv`` in the
+    trace's folder, MXNet's name), or None."""
+    if os_pid is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(trace_path))
+    found = sorted(glob.glob(os.path.join(glob.escape(folder), f"*-pid_{int(os_pid)}.csv")))
+    return found[0] if found else None
+
+
+def read_allocations(csv_path, limit=MAX_ALLOCATIONS):
+    """The largest allocations of a memory profile CSV (``Attribute Name, Requested
+    Size, Device, Actual Size, Reuse?``), largest first; exit 2 if it is not one."""
+    try:
+        with open(csv_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        _fail(f"--memory-csv {csv_path!r}: cannot read ({exc.strerror or exc})")
+    need = {"Attribute Name", "Requested Size", "Device", "Actual Size"}
+    if rows and not need <= set(rows[0]):
+        _fail(f"--memory-csv {csv_path!r}: not a memory profile CSV (columns "
+              f"{', '.join(sorted(need))} expected)")
+    out = []
+    for r in rows:
+        try:
+            size = int(r["Actual Size"] or r["Requested Size"])
+        except ValueError:
+            continue
+        out.append({"name": r["Attribute Name"], "device": r["Device"], "bytes": size,
+                    "requested": r["Requested Size"], "reuse": r.get("Reuse?", "")})
+    out.sort(key=lambda r: -r["bytes"])
+    return {"path": csv_path, "rows": out[:limit], "total_rows": len(out),
+            "total_bytes": sum(r["bytes"] for r in out)}
+
+
+def collect(path, memory_csv=None):
+    """Everything the report renders, for the trace at ``path``."""
+    stats, overview, memory = read_trace(path)
+    unavailable = {}
+    explain, reason = explain_doc(path)
+    if explain is None:
+        unavailable["explain"] = reason
+    series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
+    csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
+    allocations = read_allocations(csv_path) if csv_path else None
+    return {"path": path, "overview": overview, "stats": stats, "explain": explain,
+            "memory": series, "allocations": allocations, "unavailable": unavailable}
