@@ -162,10 +162,15 @@ class _RunCommand(click.Command):
 @click.option("--bulk", is_flag=True, help="Keep bulk execution on (coarser events).")
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
+@click.option("--report", "write_html", is_flag=True,
+              help="Also write the HTML report (xprof report) next to the trace.")
+@click.option("--open", "open_view", is_flag=True,
+              help="Then open the trace in the Perfetto UI (xprof view; Ctrl-C ends it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
+def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
+        script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -224,12 +229,39 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
                            f"{session.handed_over()}", err=True)
             path = path or cfg["filename"]
         _report(path or output, show_stats)
+    _after_run(path or output, write_html, open_view, quiet)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
         session.clear_script_configured()
     del mx
     sys.exit(code)
+
+
+def _after_run(path, write_html, open_view, quiet):
+    """The report (``--report``), the command that views the trace, the view (``--open``)."""
+    import shlex
+
+    from .errors import XprofError
+
+    if write_html:
+        from .report import default_output, write_report
+        try:
+            out = default_output(path)
+            write_report(path, out)
+            if not quiet:
+                click.echo(f"xprof: report written to {out}", err=True)
+        except XprofError as e:
+            click.echo(f"xprof: no report: {e.format_message()}", err=True)
+    if not quiet:
+        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+        click.echo(f"xprof: view it with: xprof view {shlex.quote(shown)}", err=True)
+    if open_view:
+        from .view import serve
+        try:
+            serve(path, echo=lambda line: click.echo(line, err=True))
+        except XprofError as e:
+            click.echo(f"xprof: cannot open the view: {e.format_message()}", err=True)
 
 
 def _report(path, show_stats):
