@@ -21,8 +21,6 @@ import csv
 import glob
 import os
 
-import click
-
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
 MEMORY_CATEGORY = "Device Storage"
@@ -78,14 +76,16 @@ class Overview:
             threads.add((_key(e.get("pid")), _key(e.get("tid"))))
         self.t0, self.t1 = t0, t1
 
-    def finish(self, top):
+    def finish(self, report):
+        """Store the overview in ``report.extra["overview"]`` (a stats-pipeline collector)."""
+        top = report.top
         other = top.get("otherData") if type(top.get("otherData")) is dict else {}
         kind = ("xprof" if "xprof_version" in other else
                 "PyTorch" if "schemaVersion" in top or "cpu_op" in self.cats else
                 "MXNet" if self.cats & {"MXNET_C_API", "operator"} else "Chrome trace")
         names = sorted(str(self.thread_names.get(t) or f"pid {t[0]} tid {t[1]}")
                        for t in self.threads)
-        return {
+        report.extra["overview"] = {
             "kind": kind,
             "script": other.get("command"),
             "engine": other.get("engine"),
@@ -120,28 +120,19 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
 
 
 def read_trace(path):
-    """One pass: ``(stats JSON document, overview dict, memory samples)``; exit 2 for
-    what is not a trace, as ``xprof stats`` does."""
-    from ..readers import stats_module
-    from ..readers.chrome import StatsCollector
-    from ..readers.tracefile import TraceError, TraceReader
+    """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
+    stats --format json`` prints it, overview dict, memory samples)``; exit 2 for what is
+    not a Chrome trace."""
+    from ..stats_pipeline import Options, process
+    from ..stats_pipeline.sources import read_report
 
     overview = Overview()
-    reader = TraceReader(path)
-    collector = StatsCollector()
-    try:
-        for batch, _ in reader.batches():
-            collector.feed(batch)
-            overview.feed(batch)
-    except TraceError as exc:
-        _fail(str(exc))
-    except (OSError, EOFError) as exc:
-        _fail(f"{path}: read error: {exc}")
-    if reader.truncated:
-        click.echo(f"xprof: warning: {path} is truncated; the report covers the events "
-                   f"before the cut", err=True)
-    doc = stats_module().to_json_obj(collector.finish())
-    return doc, overview.finish(reader.top), overview.memory
+    report = read_report(path, collectors=[overview])
+    if "overview" not in report.extra:
+        _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
+              f"traces (xprof stats reads both)")
+    doc = process(report, Options()).doc
+    return doc, report.extra["overview"], overview.memory
 
 
 def _fail(message):

@@ -52,7 +52,7 @@ def test_default_output_is_next_to_the_trace(tmp_path):
     assert (tmp_path / "custom_add_one.report.html").is_file()
 
 
-@pytest.mark.parametrize("content, words", [("hello\n", "not a JSON trace"),
+@pytest.mark.parametrize("content, words", [("hello\n", "neither a Chrome trace"),
                                             ('{"a": 1}', "no traceEvents")])
 def test_a_non_trace_is_refused_and_nothing_written(tmp_path, content, words):
     bad = tmp_path / "bad.json"
@@ -81,3 +81,11 @@ def test_memory_csv_option(tmp_path):
     csv.write_text("a,b\n1,2\n")
     res = cli("report", trace, "-o", out, "--memory-csv", csv)
     assert res.exit_code == 2 and "not a memory profile CSV" in res.stderr
+
+
+def test_a_onednn_log_is_refused_with_the_command_that_reads_it(onednn_dir, tmp_path):
+    log = sorted(onednn_dir.iterdir())[0]
+    res = cli("report", log, "-o", tmp_path / "r.html")
+    assert res.exit_code == 2
+    assert "not a Chrome trace" in res.stderr and "xprof stats" in res.stderr
+    assert not (tmp_path / "r.html").exists()
