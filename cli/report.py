@@ -75,6 +75,9 @@ def report(trace, output, memory_csv):
       xprof report profile.json -o report.html
       xprof report mxnet_trace.json
     """
+    import gc
+
+    gc.disable()  # as in xprof stats: no cycles among the decoded events
     output = output or default_output(trace)
     size = write_report(trace, output, memory_csv)
     click.echo(f"xprof: report written to {output} ({size / 1024:,.0f} kB)", err=True)

@@ -38,51 +38,62 @@ class Overview:
         self.t0 = float("inf")
         self.t1 = float("-inf")
         self.memory = {}
-        self.cats = set()
 
     def feed(self, events):
-        self.events += len(events)
-        t0, t1, threads, memory, cats = self.t0, self.t1, self.threads, self.memory, self.cats
+        # one plain loop, no helper calls on the common path: this pass shares its time
+        # budget with the statistics (a million events in a few seconds)
+        t0, t1, threads, memory = self.t0, self.t1, self.threads, self.memory
         for e in events:
-            if type(e) is not dict:
+            try:
+                ph = e["ph"]
+                ts = e["ts"]
+            except (KeyError, TypeError):     # metadata (no ts), or not an event at all
+                if type(e) is dict and e.get("ph") == "M":
+                    self._metadata(e)
                 continue
-            ph = e.get("ph")
-            if ph == "M":
-                args = e.get("args")
-                name = args.get("name") if type(args) is dict else None
-                if e.get("name") == "thread_name":
-                    self.thread_names[(_key(e.get("pid")), _key(e.get("tid")))] = name
-                elif e.get("name") == "process_name":
-                    self.process_names[_key(e.get("pid"))] = name
-                continue
-            ts = e.get("ts")
-            if type(ts) not in (int, float):
-                continue
-            t0 = ts if ts < t0 else t0
-            dur = e.get("dur")
-            end = ts + dur if type(dur) in (int, float) else ts
-            t1 = end if end > t1 else t1
-            cat = e.get("cat")
-            if ph == "C":
-                name = e.get("name")
-                if cat == MEMORY_CATEGORY or (type(name) is str and name.startswith("Memory:")):
-                    args = e.get("args")
-                    if type(args) is dict:
-                        for series, value in args.items():
+            try:
+                if ph == "C":
+                    name = e.get("name")
+                    if e.get("cat") == MEMORY_CATEGORY or (type(name) is str
+                                                          and name.startswith("Memory:")):
+                        for series, value in e["args"].items():
                             if type(value) in (int, float):
                                 memory.setdefault(series, []).append((ts, value))
+                    continue
+                if ph == "M":
+                    self._metadata(e)
+                    continue
+                if ts < t0:
+                    t0 = ts
+                dur = e.get("dur")
+                end = ts + dur if dur else ts
+                if end > t1:
+                    t1 = end
+                threads.add((e.get("pid"), e.get("tid")))
+            except (TypeError, AttributeError):   # a non-numeric ts/dur, unhashable ids
                 continue
-            cats.add(cat)
-            threads.add((_key(e.get("pid")), _key(e.get("tid"))))
+        self.events += len(events)
         self.t0, self.t1 = t0, t1
+
+    def _metadata(self, e):
+        args = e.get("args")
+        name = args.get("name") if type(args) is dict else None
+        try:
+            if e.get("name") == "thread_name":
+                self.thread_names[(e.get("pid"), e.get("tid"))] = name
+            elif e.get("name") == "process_name":
+                self.process_names[e.get("pid")] = name
+        except TypeError:   # unhashable ids: such a thread stays unnamed
+            pass
 
     def finish(self, report):
         """Store the overview in ``report.extra["overview"]`` (a stats-pipeline collector)."""
         top = report.top
         other = top.get("otherData") if type(top.get("otherData")) is dict else {}
+        domains = set(report.stats.time) if report.stats is not None else set()
         kind = ("xprof" if "xprof_version" in other else
-                "PyTorch" if "schemaVersion" in top or "cpu_op" in self.cats else
-                "MXNet" if self.cats & {"MXNET_C_API", "operator"} else "Chrome trace")
+                "PyTorch" if "schemaVersion" in top or "cpu_op" in domains else
+                "MXNet" if domains & {"MXNET_C_API", "operator"} else "Chrome trace")
         names = sorted(str(self.thread_names.get(t) or f"pid {t[0]} tid {t[1]}")
                        for t in self.threads)
         report.extra["overview"] = {
@@ -96,14 +107,6 @@ class Overview:
             "wall_ms": (self.t1 - self.t0) / 1000 if self.t1 >= self.t0 else 0.0,
             "t0_us": self.t0 if self.t1 >= self.t0 else 0,
         }
-
-
-def _key(value):
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return repr(value)
 
 
 def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
