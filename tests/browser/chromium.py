@@ -148,6 +148,7 @@ class Browser:
     def __init__(self, executable, profile_dir):
         self.profile_dir = Path(profile_dir)
         self.profile_dir.mkdir(parents=True, exist_ok=True)
+        (self.profile_dir / "DevToolsActivePort").unlink(missing_ok=True)   # a past run's
         self._proc = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile_dir}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
