@@ -111,14 +111,21 @@ class Overview:
 
 def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
     """``(ms since the trace's start, values)`` in time order, at most ``limit`` points:
-    the samples cut into equal runs, each kept as its highest sample, and the last one,
-    so every peak of the line survives."""
+    the samples cut into equal runs, each kept as its lowest and its highest sample (in
+    their order), and the last sample, so the line keeps every peak and trough."""
     samples.sort(key=lambda s: s[0])
     if len(samples) > limit:
-        step = len(samples) / (limit - 1)
-        picked = [max(samples[int(i * step):int((i + 1) * step)] or [samples[-1]],
-                      key=lambda s: s[1]) for i in range(limit - 1)]
-        samples = sorted(picked, key=lambda s: s[0]) + [samples[-1]]
+        runs = (limit - 1) // 2
+        step = len(samples) / runs
+        picked = []
+        for i in range(runs):
+            run = samples[int(i * step):int((i + 1) * step)]
+            if run:
+                lo, hi = min(run, key=lambda s: s[1]), max(run, key=lambda s: s[1])
+                picked.extend(sorted({lo, hi}, key=lambda s: s[0]))
+        if picked[-1] is not samples[-1]:
+            picked.append(samples[-1])
+        samples = picked
     return [(ts - t0_us) / 1000 for ts, _ in samples], [v for _, v in samples]
 
 

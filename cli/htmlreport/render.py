@@ -236,7 +236,9 @@ def memory(doc):
             "the trace holds no memory counters (xprof run records them with --mode "
             "including memory)"))
     chart = svg.step_line({n: s for n, s in list(series.items())[:6]},
-                          "Memory allocated over time", y_unit=_bytes)
+                          "Memory allocated over time", y_unit=_bytes,
+                          x_range=(0, max(doc["overview"]["wall_ms"],
+                                          max(x for xs, _ in series.values() for x in xs))))
     peaks = ", ".join(f"{escape(n)} peak {escape(_bytes(max(v)))}"
                       for n, (_, v) in series.items() if v)
     return _section("memory", title, chart + f'<p class="note">{peaks}</p>')

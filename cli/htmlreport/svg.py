@@ -68,14 +68,16 @@ def _clip(label, n=38):
     return label if len(label) <= n else label[:n - 1] + "\u2026"
 
 
-def step_line(series, title, x_label="time (ms)", y_unit=lambda v: f"{v / 1024:.4g} kB"):
+def step_line(series, title, x_label="time (ms)", y_unit=lambda v: f"{v / 1024:.4g} kB",
+              x_range=None):
     """A step line per series: ``{name: ([x...], [y...])}`` (x ascending), one class
-    ``k<i>`` each, a shared scale, the extremes labelled on the axes."""
+    ``k<i>`` each, a shared scale over ``x_range`` (default: the samples' own), the
+    extremes labelled on the axes."""
     width, height, left, bottom = 860, 240, 80, 30
     pw, ph = width - left - 10, height - bottom - 20
     xs = [x for x_, _ in series.values() for x in x_]
     ys = [y for _, y_ in series.values() for y in y_]
-    x0, x1 = (min(xs), max(xs)) if xs else (0, 1)
+    x0, x1 = x_range or ((min(xs), max(xs)) if xs else (0, 1))
     y1 = max(ys, default=0) or 1
     sx = pw / ((x1 - x0) or 1)
     sy = ph / y1

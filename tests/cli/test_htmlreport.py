@@ -159,8 +159,9 @@ def test_collect_overview_memory_and_allocations(tmp_path):
     assert "4 kB" in _section(page, "memory")
 
 
-def test_downsample_keeps_peaks_and_the_last_sample():
-    samples = [(i, i % 100) for i in range(10_000)] + [(5_000.5, 10**9)]
+def test_downsample_keeps_peaks_troughs_and_the_last_sample():
+    samples = [(i, 50 + i % 100) for i in range(10_000)] + [(5_000.5, 10**9), (7_000.5, -5)]
     xs, ys = collect._downsample(samples, 0, limit=200)
-    assert len(xs) <= 200 and max(ys) == 10**9 and xs[-1] == 9_999 / 1000
-    assert xs == sorted(xs)
+    assert len(xs) <= 200 and max(ys) == 10**9 and min(ys) == -5
+    assert xs[-1] == 9_999 / 1000 and xs == sorted(xs)
+    assert ys.count(50) > 50 and ys.count(149) > 50     # every run's low and high
