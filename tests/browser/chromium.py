@@ -127,6 +127,17 @@ class Page:
         return [e["params"]["request"]["url"] for e in self.events
                 if e["method"] == "Network.requestWillBeSent"]
 
+    def requests_outside(self, origin, since=0):
+        """``(url, blocked reason or None)`` of each request for anything but ``origin``
+        (data: and blob: URLs are the page's own); a reason means the browser never
+        sent it (e.g. ``"csp"``: refused by the page's Content-Security-Policy)."""
+        events = self.events[since:]
+        failed = {e["params"]["requestId"]: e["params"].get("blockedReason")
+                  for e in events if e["method"] == "Network.loadingFailed"}
+        return [(e["params"]["request"]["url"], failed.get(e["params"]["requestId"]))
+                for e in events if e["method"] == "Network.requestWillBeSent"
+                and not e["params"]["request"]["url"].startswith((origin, "data:", "blob:"))]
+
     def errors(self):
         """Console errors, uncaught exceptions and error log entries, as text."""
         out = []

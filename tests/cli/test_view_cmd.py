@@ -39,8 +39,10 @@ def _start(path, *extra, tmpdir=None):
     return proc, m.group(0)
 
 
-def _get(url):
+def _get(url, headers=None):
     with urllib.request.urlopen(url, timeout=30) as r:
+        if headers is not None:
+            headers.update(r.headers)
         return r.read()
 
 
@@ -49,7 +51,9 @@ def test_serves_the_ui_and_the_trace_then_stops_on_ctrl_c(tmp_path):
     path = _trace(tmp_path)
     proc, url = _start(path)
     try:
-        assert b"Perfetto UI" in _get(url)
+        headers = {}
+        assert b"Perfetto UI" in _get(url, headers)
+        assert "connect-src 'self'" in headers["Content-Security-Policy"]
         assert json.loads(_get(url + "vizviewer_info")) == {}
         assert _get(url + "localtrace") == path.read_bytes()
         assert proc.poll() is None   # without --once, fetching does not stop it
@@ -88,6 +92,9 @@ def test_port_option_and_a_taken_port(tmp_path):
     proc, url = _start(_trace(tmp_path), "--port", str(port))
     try:
         assert url == f"http://127.0.0.1:{port}/"
+        with pytest.raises(OSError):   # 127.0.0.1 only: another loopback address is refused
+            socket.create_connection(("127.0.0.2", port), timeout=5).close()
+        _get(url + "vizviewer_info")
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
