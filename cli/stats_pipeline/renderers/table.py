@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ...readers import stats_module
+from xprof.shared import stats as shared_stats
 
 SECTIONS = {
     "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Min (ms)", "Min", 4),
@@ -43,7 +43,7 @@ def rich_tables(doc_sections, console):
 
 
 def plain_text(report):
-    return stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    return shared_stats.render_text(report.stats, report.sort_by, report.ascending)
 
 
 def render(report, out):
