@@ -23,6 +23,8 @@ def default_output(trace):
 
 def write_report(trace, output, memory_csv=None):
     """Collect, render and write the report of ``trace`` to ``output``; return its size."""
+    from xprof.shared.atomic import write_atomic
+
     from .errors import fail
     from .htmlreport.collect import collect
     from .htmlreport.render import render
@@ -31,28 +33,11 @@ def write_report(trace, output, memory_csv=None):
     if not os.path.isdir(out_dir):
         fail(f"-o {output!r}: folder {out_dir!r} does not exist")
     data = render(collect(trace, memory_csv)).encode("utf-8")
-    _write_atomic(output, data)
-    return len(data)
-
-
-def _write_atomic(path, data):
-    import tempfile
-
-    from .errors import fail
-
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".xprof-report-", suffix=".tmp", dir=folder)
+        write_atomic(output, data)
     except OSError as exc:
-        fail(f"-o {path!r}: cannot write in {folder!r} ({exc.strerror or exc})")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        fail(f"-o {output!r}: cannot write ({exc.strerror or exc})")
+    return len(data)
 
 
 @click.command("report")

@@ -280,7 +280,9 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
                            f"{session.handed_over()}", err=True)
             path = path or cfg["filename"]
         _report(path or output, show_stats)
-    _after_run(path or output, write_html, open_view, quiet)
+    if write_html or open_view or not quiet:
+        _after_run(path or (session.get_config()["filename"] if session.script_configured()
+                            else output), write_html, open_view, quiet)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)

@@ -72,3 +72,9 @@ def test_run_open_serves_the_trace_until_ctrl_c(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
+
+
+def test_run_quiet_report_of_a_script_that_configures_the_profiler(tmp_path):
+    _trace, proc = run_sample("custom_add_one.py", tmp_path, "-q", "--report")
+    assert "xprof:" not in proc.stderr
+    assert "MyAddOne" in (tmp_path / "custom_add_one.report.html").read_text()
