@@ -170,24 +170,29 @@ def custom_op_calls(doc):
                      key=lambda kv: -sum(kv[1].get(p) or 0 for p in CALL_PARTS))[:MAX_BARS]
     bars = [(op, [row.get(p) or 0 for p in CALL_PARTS]) for op, row in ordered]
     chart = svg.stacked_bars(bars, CALL_PARTS, "Custom operator calls: Queued, Python, "
-                             "Blocked, Tail (ms, all calls)", css_id="custom-op-bars")
+                             "Blocked, Tail (ms, average per call)", css_id="custom-op-bars")
+    unknown = sorted({p for _, row in ordered for p in CALL_PARTS if row.get(p) is None})
     head = ("<thead><tr><th class='text'>Operator</th><th>Calls</th><th>Latency avg</th>"
             "<th>P50</th><th>P95</th><th>Max</th>"
             + "".join(f"<th>{p}</th>" for p in CALL_PARTS) + "<th>Sub-operators</th></tr></thead>")
     body = []
     for op, row in ordered:
         lat = row.get("Latency") or {}
-        sub = row.get("Sub-operators")
-        sub = sub if isinstance(sub, (int, float)) else (len(sub) if sub else None)
         body.append(f"<tr><td class='text'>{escape(op)}</td>"
                     + _num_cell(row.get("Count"), f"{row.get('Count', 0):,}")
                     + "".join(_num_cell(lat.get(k)) for k in ("Avg", "P50", "P95", "Max"))
-                    + "".join(_num_cell(row.get(p)) for p in CALL_PARTS)
-                    + _num_cell(sub, "" if sub is None else f"{sub:,}") + "</tr>")
+                    + "".join(_num_cell(row.get(p)) for p in (*CALL_PARTS, "Sub-operators"))
+                    + "</tr>")
     table = f'<table data-sortable>{head}<tbody>{"".join(body)}</tbody></table>'
-    note = ('<p class="note">Queued: waiting for a custom-operator worker; Python: the '
-            'operator\'s own Python code; Blocked: that code waiting on its sub-operators; '
-            'Tail: sub-operators still running after the Python code returned. Times in ms.</p>')
+    note = ('<p class="note">Per call, on average: Queued, pushed until its Python code '
+            'starts on a custom-operator thread; Python, that code running; Blocked, that '
+            'code waiting at sync points; Tail, its outputs not ready yet after it returned '
+            '(sub-operators finishing). Sub-operators: their engine run time (overlaps the '
+            'rest). Times in ms.</p>')
+    if unknown:
+        note += (f'<p class="unavailable">Unknown for some op types (no call spans in the '
+                 f'trace, as in MXNet 1.x traces): {escape(", ".join(unknown))}; blank in the '
+                 f'table, not drawn.</p>')
     return _section("custom-ops", title, chart + note + table)
 
 

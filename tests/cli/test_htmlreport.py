@@ -165,3 +165,16 @@ def test_downsample_keeps_peaks_troughs_and_the_last_sample():
     assert len(xs) <= 200 and max(ys) == 10**9 and min(ys) == -5
     assert xs[-1] == 9_999 / 1000 and xs == sorted(xs)
     assert ys.count(50) > 50 and ys.count(149) > 50     # every run's low and high
+
+
+def test_custom_op_parts_unknown_are_not_drawn_and_said():
+    # an MXNet 1.x trace: the breakdown derived from rows, only Python known
+    calls = {"Sigmoid": {"Count": 3, "Latency": dict.fromkeys(("Total", "Min", "Max", "Avg",
+                                                               "P50", "P95")),
+                         "Queued": None, "Python": 0.5, "Blocked": None, "Tail": None,
+                         "Sub-operators": 0.2}}
+    sec = _section(render.render(_doc({"Time": {}, "Custom Operator Calls": calls},
+                                      kind="MXNet")), "custom-ops")
+    bar = re.search(r'<g class="bar" data-label="Sigmoid">(.*?)</g>', sec).group(1)
+    assert re.findall(r'data-part="(\w+)"', bar) == ["Python"]
+    assert "Unknown for some op types" in sec and "Blocked, Queued, Tail" in sec
