@@ -139,3 +139,17 @@ def test_the_temp_copy_is_removed_on_ctrl_c_and_sigterm(tmp_path, sig):
     proc.send_signal(sig)
     assert proc.wait(30) == 0
     assert list(tmpdir.iterdir()) == []
+
+
+@needs_ui
+def test_opens_the_browser_on_the_url_unless_no_browser(tmp_path):
+    opened = tmp_path / "opened.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    env["BROWSER"] = f"sh -c 'echo %s > {opened}'"   # webbrowser runs it with the URL
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "view", "--once",
+                             str(_trace(tmp_path))], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline()).group(0)
+    _get(url + "file_info")
+    assert proc.wait(30) == 0
+    assert opened.read_text().strip() == url
