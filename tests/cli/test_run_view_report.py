@@ -46,10 +46,11 @@ def test_every_run_prints_the_view_command(tmp_path):
 
 
 def test_run_report_writes_it_next_to_the_trace(tmp_path):
-    trace, proc = run_sample("custom_add_one.py", tmp_path, "--report")
-    report = tmp_path / "custom_add_one.report.html"
-    assert "xprof: report written to custom_add_one.report.html\n" in proc.stderr
+    _trace, proc = run_sample("custom_add_one.py", tmp_path, "--report")
+    report = tmp_path / "profile.report.html"     # of the run's trace, profile.json
+    assert "xprof: report written to profile.report.html\n" in proc.stderr
     assert "MyAddOne" in report.read_text()
+    assert "xprof: view it with: xprof view profile.json\n" in proc.stderr
 
 
 @pytest.mark.skipif(view_mod.perfetto_ui_dir() is None,
@@ -74,7 +75,7 @@ def test_run_open_serves_the_trace_until_ctrl_c(tmp_path):
         assert proc.wait(30) == 0
 
 
-def test_run_quiet_report_of_a_script_that_configures_the_profiler(tmp_path):
+def test_run_quiet_report(tmp_path):
     _trace, proc = run_sample("custom_add_one.py", tmp_path, "-q", "--report")
     assert "xprof:" not in proc.stderr
-    assert "MyAddOne" in (tmp_path / "custom_add_one.report.html").read_text()
+    assert "MyAddOne" in (tmp_path / "profile.report.html").read_text()
