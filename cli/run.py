@@ -300,6 +300,12 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
     sys.exit(code)
 
 
+def _shown(path):
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def _after_run(path, write_html, open_view, quiet):
     """The report (``--report``), the command that views the trace, the view (``--open``)."""
     import shlex
@@ -312,12 +318,11 @@ def _after_run(path, write_html, open_view, quiet):
             out = default_output(path)
             write_report(path, out)
             if not quiet:
-                click.echo(f"xprof: report written to {out}", err=True)
+                click.echo(f"xprof: report written to {_shown(out)}", err=True)
         except XprofError as e:
             click.echo(f"xprof: no report: {e.format_message()}", err=True)
     if not quiet:
-        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
-        click.echo(f"xprof: view it with: xprof view {shlex.quote(shown)}", err=True)
+        click.echo(f"xprof: view it with: xprof view {shlex.quote(_shown(path))}", err=True)
     if open_view:
         from .view import serve
         try:
