@@ -6,6 +6,7 @@ sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the s
 import functools
 import threading
 
+from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
 
 
@@ -79,6 +80,7 @@ class NaiveEngine(Engine):
 
     def _finish(self, writes, exc):
         if exc is not None:
+            exc = as_mxnet_error(exc)
             if not hasattr(exc, "_xprof_reported"):
                 exc._xprof_reported = False
             if not getattr(exc, "_xprof_listed", False):

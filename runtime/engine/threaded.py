@@ -15,6 +15,7 @@ import time
 from collections import deque
 from time import perf_counter_ns
 
+from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, thread_state
 
 _READ, _WRITE, _WAITER = 0, 1, 2
@@ -288,6 +289,8 @@ class ThreadedEngine(Engine):
         the op was a heavy one (only workers run those), so this worker leaves it."""
         ready = None
         first = None
+        if exc is not None:
+            exc = as_mxnet_error(exc)
         with self._lock:
             if heavy:
                 self._heavy_running -= 1
