@@ -183,8 +183,15 @@ def _finish(profiler_session, engine, stop):
         from .render import plural
 
         label = f"xprof: writing the profile ({plural(profiler_session.undumped_events(), 'event')})"
-        with delayed_status(label):
-            return profiler_session.dump(finished=True)
+        try:
+            with delayed_status(label):
+                return profiler_session.dump(finished=True)
+        except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
+            from .errors import fail
+
+            target = profiler_session.get_config().get("filename")
+            fail(f"could not write the profile {target!r}: {e.strerror or e}; "
+                 f"the previous file (if any) is unchanged")
     return None
 
 

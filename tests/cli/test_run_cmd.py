@@ -335,3 +335,18 @@ def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypat
     (label,) = labels
     assert label.startswith("xprof: writing the profile (") and label.endswith(" events)")
     assert (tmp_path / "t.json").exists()
+
+
+def test_run_that_cannot_write_its_profile_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "gone"
+    out.mkdir()
+    write(tmp_path, "rm.py", f"""
+        import shutil
+        import xprof.runtime as mx
+        mx.nd.ones((2, 2)).wait_to_read()
+        shutil.rmtree({str(out)!r})
+    """)
+    res = xprof("run", "-o", str(out / "t.json"), "rm.py", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    (line,) = [ln for ln in res.stderr.splitlines() if ln.startswith("xprof: error:")]
+    assert "could not write the profile" in line and "Traceback" not in res.stderr
