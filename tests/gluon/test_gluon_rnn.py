@@ -171,3 +171,19 @@ def test_lstm_bias_initializer_opens_the_forget_gate():
                                   [0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 0, 0])
     with pytest.raises(ValueError, match="multiple of 4"):
         mx.init.LSTMBias()("b_bias", mx.nd.zeros((6,)))
+
+
+def test_unfused_stack_shares_parameters_and_matches_mxnet_numbers():
+    """All-ones weights, 6 bidirectional LSTM layers: MXNet 1.9.1 gives 0.72045636 and
+    0.95215213 (forward/backward halves swap between the two steps)."""
+    x = mx.nd.ones((2, 2, 2))
+    layer = rnn.LSTM(2, num_layers=6, bidirectional=True)
+    cells = layer._unfuse()
+    layer.initialize(mx.init.One())
+    fused = layer(x).asnumpy()
+    unrolled = cells.unroll(2, x, layout="TNC", merge_outputs=True)[0].asnumpy()
+    a, b = 0.72045636, 0.95215213
+    want = np.array([[[a, a, b, b]] * 2, [[b, b, a, a]] * 2])
+    np.testing.assert_allclose(fused, want, rtol=1e-5)
+    np.testing.assert_allclose(unrolled, want, rtol=1e-5)
+    assert set(cells.collect_params()) == set(layer.collect_params())

@@ -46,6 +46,7 @@ class _RNNLayer(HybridBlock):
         ng, ni, nh = self._gates, self._input_size, self._hidden_size
         inits = {"i2h_weight": i2h_weight_initializer, "h2h_weight": h2h_weight_initializer,
                  "i2h_bias": i2h_bias_initializer, "h2h_bias": h2h_bias_initializer}
+        self._inits = {f"{k}_initializer": v for k, v in inits.items()}
         with self.name_scope():
             for i in range(self._num_layers):
                 for j in "lr"[:self._dir]:
@@ -76,6 +77,32 @@ class _RNNLayer(HybridBlock):
         if self._dir == 2:
             s += ", bidirectional"
         return s + ")"
+
+    def _unfuse(self):
+        """The same network as a stack of cells sharing this layer's parameters
+        (``l0_`` cells, ``BidirectionalCell`` pairs, ``DropoutCell`` between layers)."""
+        from . import rnn_cell
+        if self._clip[0] is not None or self._clip[1] is not None:
+            raise ValueError(f"{self.name}: _unfuse does not support LSTM state clipping")
+        make = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, "relu", **kw),
+                "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, "tanh", **kw),
+                "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
+                "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}[self._mode]
+        inits = self._inits
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            ni = self._input_size
+            for i in range(self._num_layers):
+                kw = dict(inits, input_size=ni)
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(make(prefix=f"l{i}_", **kw),
+                                                         make(prefix=f"r{i}_", **kw)))
+                else:
+                    stack.add(make(prefix=f"l{i}_", **kw))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                ni = self._hidden_size * self._dir
+        return stack
 
     def state_info(self, batch_size=0):
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
