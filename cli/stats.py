@@ -6,7 +6,7 @@ import sys
 import click
 
 # Same as xprof.runtime.profiler.stats.SORT_KEYS; spelled out so `--help` needs no import.
-SORT_KEYS = ("total", "avg", "min", "max", "count")
+SORT_KEYS = ("total", "self", "avg", "min", "max", "count")
 
 
 def load_stats(path):
@@ -55,6 +55,7 @@ def select(stats, obj, domains, top):
         if d not in available:
             fail(f"unknown domain {d!r}; available: {', '.join(map(repr, available)) or 'none'}")
     picked = Stats()
+    picked.inner, picked.span, picked.calls = stats.inner, stats.span, stats.calls
     for section, table, dst in (("Time", stats.time, picked.time),
                                 ("Memory", stats.memory, picked.memory),
                                 ("Counter", stats.counter, picked.counter)):

@@ -13,27 +13,32 @@ import importlib.util
 import os
 import sys
 
-_NAME = "_xprof_profiler_stats"
 
 
 def stats_module():
     """The ``xprof.runtime.profiler.stats`` module, without importing ``xprof.runtime``."""
-    mod = sys.modules.get(_NAME)
+    return profiler_module("stats")
+
+
+def profiler_module(name):
+    """The pure module ``xprof.runtime.profiler.<name>`` (stats, selftime, callstats),
+    loaded without importing ``xprof.runtime``."""
+    key = f"_xprof_profiler_{name}"
+    mod = sys.modules.get(key)
     if mod is not None:
         return mod
     path = None
     try:
         spec = importlib.util.find_spec("xprof.runtime")  # locates, does not execute
         if spec is not None and spec.submodule_search_locations:
-            path = os.path.join(list(spec.submodule_search_locations)[0], "profiler", "stats.py")
+            path = os.path.join(list(spec.submodule_search_locations)[0], "profiler",
+                                f"{name}.py")
     except (ImportError, ValueError):
         path = None
     if path is None or not os.path.isfile(path):
-        from xprof.runtime.profiler import stats as mod  # unusual install: the normal way
-
-        return mod
-    spec = importlib.util.spec_from_file_location(_NAME, path)
+        return importlib.import_module(f"xprof.runtime.profiler.{name}")  # unusual install
+    spec = importlib.util.spec_from_file_location(key, path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = mod
+    sys.modules[key] = mod
     spec.loader.exec_module(mod)
     return mod

@@ -26,9 +26,12 @@ C API calls, a custom op's ``pure_python`` rows) are kept.
 """
 from __future__ import annotations
 
-from . import stats_module
+from array import array
+
+from . import profiler_module, stats_module
 
 Stats = stats_module().Stats
+inner_by_row = profiler_module("selftime").inner_by_row
 
 _INF = float("inf")
 MEMORY_CATEGORY = "Device Storage"
@@ -63,6 +66,22 @@ class StatsCollector:
         self._async_open = {}    # (cat, id, name) -> [(ts, pid)]
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
+        self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
+        self._rows = {}          # (domain, name) -> row id
+        self._first = self._last = None   # ns: the profile's span (slices only)
+
+    def _slice(self, thread, cat, name, ts, end):
+        """Keep one thread-bound slice for self time and the wall-time span."""
+        t0, t1 = self._widen(ts, end)
+        cols = self._threads.get(thread)
+        if cols is None:
+            cols = self._threads[thread] = (array("q"), array("q"), array("q"))
+        row = self._rows.get((cat, name))
+        if row is None:
+            row = self._rows[(cat, name)] = len(self._rows)
+        cols[0].append(t0)
+        cols[1].append(t1)
+        cols[2].append(row)
 
     def feed(self, events):
         add_time = self.stats.add_time
@@ -73,8 +92,12 @@ class StatsCollector:
             ph = get("ph")
             if ph == "X":
                 dur = get("dur")
+                ts = get("ts")
                 if _num(dur) and dur >= 0:
-                    add_time(_label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME), dur)
+                    cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
+                    add_time(cat, name, dur)
+                    if _num(ts):
+                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, ts + dur)
             elif ph == "C":
                 self._counter(ev)
             elif ph == "B" or ph == "E":
@@ -113,6 +136,7 @@ class StatsCollector:
             begin, name, cat = stack.pop()
             if ts >= begin:
                 self.stats.add_time(cat, name, ts - begin)
+                self._slice(thread, cat, name, begin, ts)
 
     def _async(self, ev, ph):
         ts = ev.get("ts")
@@ -132,13 +156,35 @@ class StatsCollector:
             if not stack:
                 del self._async_open[key]
             if ts >= begin:
+                self._widen(begin, ts)
                 per_pid = self._async_by_pid.get(pid)
                 if per_pid is None:
                     per_pid = self._async_by_pid[pid] = Stats()
                 per_pid.add_time(cat, name, ts - begin)
 
+    def _widen(self, ts, end):
+        t0, t1 = round(ts * 1000), round(end * 1000)
+        if self._first is None or t0 < self._first:
+            self._first = t0
+        if self._last is None or t1 > self._last:
+            self._last = t1
+        return t0, t1
+
+    def _self_times(self):
+        """Each row's time in slices nested directly inside its slices, thread by thread."""
+        names = [None] * len(self._rows)
+        for key, row in self._rows.items():
+            names[row] = key
+        for starts, ends, rows in self._threads.values():
+            for row, ns in inner_by_row(rows, starts, ends).items():
+                self.stats.add_inner_ns(*names[row], ns)
+        self._threads = {}
+        if self._first is not None:
+            self.stats.add_span_ns(self._first, self._last)
+
     def finish(self):
-        """Merge async pairs (minus MXNet's mirrored duplicates) and return the Stats."""
+        """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats."""
+        self._self_times()
         time = self.stats.time
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)

@@ -43,9 +43,20 @@ def test_json_is_exactly_the_shared_schema(tmp_path):
          ("user", "phase", 300), ("user", "step", 9000)],
         [("Device Storage", "Memory: cpu/0", 2000, True), ("Device Storage", "Memory: cpu/0", 6000, True),
          ("user", "queue.depth", 4, False), ("user", "queue.bytes", 10, False)]))
+    assert obj != expected   # the trace also knows its wall time: 0 to 9000 us
+    wall = S.aggregate([])
+    wall.add_span_ns(0, 9_000_000)
+    expected = S.to_json_obj(S.aggregate(
+        [("operator", "conv", 3000), ("operator", "conv", 1000), ("operator", "relu", 500),
+         ("Custom Operator", "MyAddOne::pure_python", 800),
+         ("Custom Operator", "MyAddOne::_plus_scalar", 200),
+         ("user", "phase", 300), ("user", "step", 9000)],
+        [("Device Storage", "Memory: cpu/0", 2000, True), ("Device Storage", "Memory: cpu/0", 6000, True),
+         ("user", "queue.depth", 4, False), ("user", "queue.bytes", 10, False)]).merge(wall))
     assert obj == expected
     assert list(obj) == ["Time", "Memory", "Counter", "Unit"]
-    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Min": 1.0, "Max": 3.0, "Avg": 2.0}
+    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Self": 4.0, "%": 44.44,
+                                               "Min": 1.0, "Max": 3.0, "Avg": 2.0}
     assert obj["Memory"]["Device Storage"]["Memory: cpu/0"] == {"Count": 2, "Min": 2.0, "Max": 6.0, "Avg": 4.0}
     for section in ("Time", "Memory", "Counter"):
         for rows in obj[section].values():
@@ -53,7 +64,7 @@ def test_json_is_exactly_the_shared_schema(tmp_path):
                 assert row["Min"] <= row["Avg"] <= row["Max"]
 
 
-@pytest.mark.parametrize("sort_by", ["total", "avg", "min", "max", "count"])
+@pytest.mark.parametrize("sort_by", ["total", "self", "avg", "min", "max", "count"])
 @pytest.mark.parametrize("ascending", [False, True])
 def test_sort_options(tmp_path, sort_by, ascending):
     args = ["stats", _trace(tmp_path), "--format", "json", "--sort-by", sort_by]
@@ -61,7 +72,7 @@ def test_sort_options(tmp_path, sort_by, ascending):
         args.append("--ascending")
     obj = json.loads(cli(*args).stdout)
     rows = obj["Time"]["operator"]
-    key = {"total": "Total", "avg": "Avg", "min": "Min", "max": "Max", "count": "Count"}[sort_by]
+    key = {"total": "Total", "self": "Self", "avg": "Avg", "min": "Min", "max": "Max", "count": "Count"}[sort_by]
     values = [r[key] for r in rows.values()]
     assert values == sorted(values, reverse=not ascending)
 
@@ -115,7 +126,7 @@ def test_csv(tmp_path):
 
 
 @pytest.mark.parametrize("args,fragment", [
-    (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'avg', 'min', "
+    (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'self', 'avg', 'min', "
                               "'max', 'count'."),
     (["--format", "xml"], "'xml' is not one of 'table', 'json', 'csv'"),
     (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),
