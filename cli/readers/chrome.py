@@ -70,18 +70,19 @@ class StatsCollector:
         self._rows = {}          # (domain, name) -> row id
         self._first = self._last = None   # ns: the profile's span (slices only)
 
-    def _slice(self, thread, cat, name, ts, end):
+    def _slice(self, thread, cat, name, ts, dur):
         """Keep one thread-bound slice for self time and the wall-time span."""
-        t0, t1 = self._widen(ts, end)
+        t0, t1 = self._widen(ts, ts + dur)
         cols = self._threads.get(thread)
         if cols is None:
-            cols = self._threads[thread] = (array("q"), array("q"), array("q"))
+            cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
         row = self._rows.get((cat, name))
         if row is None:
             row = self._rows[(cat, name)] = len(self._rows)
         cols[0].append(t0)
         cols[1].append(t1)
         cols[2].append(row)
+        cols[3].append(round(dur * 1_000_000))   # ps, exactly as Stats.add_time sums it
 
     def feed(self, events):
         add_time = self.stats.add_time
@@ -97,7 +98,7 @@ class StatsCollector:
                     cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
                     add_time(cat, name, dur)
                     if _num(ts):
-                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, ts + dur)
+                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
             elif ph == "C":
                 self._counter(ev)
             elif ph == "B" or ph == "E":
@@ -136,7 +137,7 @@ class StatsCollector:
             begin, name, cat = stack.pop()
             if ts >= begin:
                 self.stats.add_time(cat, name, ts - begin)
-                self._slice(thread, cat, name, begin, ts)
+                self._slice(thread, cat, name, begin, ts - begin)
 
     def _async(self, ev, ph):
         ts = ev.get("ts")
@@ -175,9 +176,9 @@ class StatsCollector:
         names = [None] * len(self._rows)
         for key, row in self._rows.items():
             names[row] = key
-        for starts, ends, rows in self._threads.values():
-            for row, ns in inner_by_row(rows, starts, ends).items():
-                self.stats.add_inner_ns(*names[row], ns)
+        for starts, ends, rows, durs in self._threads.values():
+            for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
+                self.stats.add_inner_ps(*names[row], ps)
         self._threads = {}
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)

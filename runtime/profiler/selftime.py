@@ -17,11 +17,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def inner_ns(starts, ends):
-    """Per slice of one thread, the nanoseconds covered by its direct children.
+def inner_ns(starts, ends, durs=None, scale=1):
+    """Per slice of one thread, the time covered by its direct children.
 
-    ``starts``/``ends`` are int64 arrays (any order); the result is aligned with them.
-    A thread whose slices never nest (an engine worker's ops) costs one numpy pass.
+    ``starts``/``ends`` are integer nanoseconds (any order); the result is aligned with
+    them. A child inside its parent counts its duration ``durs[k]`` (default ``end -
+    start``; a reader passes the durations it sums in the totals, e.g. picoseconds
+    rounded from a trace's ``dur``, so that Self = Total - inner is exact in the same
+    unit); a child overlapping its parent's end counts ``(parent end - start) *
+    scale``. A thread whose slices never nest (an engine worker's ops) costs one numpy
+    pass.
     """
     s = np.asarray(starts, dtype=np.int64)
     e = np.asarray(ends, dtype=np.int64)
@@ -34,6 +39,7 @@ def inner_ns(starts, ends):
         return out   # flat: nothing starts inside anything
     inner = [0] * len(ss)
     sl, el = ss.tolist(), es.tolist()
+    dl = (es - ss).tolist() if durs is None else np.asarray(durs, dtype=np.int64)[order].tolist()
     stack = []   # positions of the open slices, innermost last
     for k in range(len(sl)):
         start = sl[k]
@@ -43,20 +49,21 @@ def inner_ns(starts, ends):
         if stack:
             parent = stack[-1]
             pe = el[parent]
-            inner[parent] += (end if end < pe else pe) - start
-            if end > pe:
-                continue   # overlaps its parent's end: nobody's parent (as the viewers do)
+            if end > pe:   # overlaps its parent's end: nobody's parent (as the viewers do)
+                inner[parent] += (pe - start) * scale
+                continue
+            inner[parent] += dl[k]
         stack.append(k)
     out[order] = inner
     return out
 
 
-def inner_by_row(rows, starts, ends):
-    """``{row: inner ns}`` summed over one thread's slices; ``rows`` names each slice's row.
-
-    Rows whose slices have no children are left out (their self time is their total).
+def inner_by_row(rows, starts, ends, durs=None, scale=1):
+    """``{row: inner time}`` summed over one thread's slices (see :func:`inner_ns`);
+    ``rows`` names each slice's row. Rows whose slices have no children are left out
+    (their self time is their total).
     """
-    inner = inner_ns(starts, ends)
+    inner = inner_ns(starts, ends, durs, scale)
     nz = np.flatnonzero(inner)
     if not len(nz):
         return {}

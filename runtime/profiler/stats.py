@@ -109,10 +109,13 @@ class Stats:
 
     def add_inner_ns(self, domain, name, ns):
         """``ns`` of the row's slices spent in their direct children (see :mod:`selftime`)."""
+        self.add_inner_ps(domain, name, ns * _PS_PER_NS)
+
+    def add_inner_ps(self, domain, name, ps):
         names = self.inner.get(domain)
         if names is None:
             names = self.inner[domain] = {}
-        names[name] = names.get(name, 0) + ns * _PS_PER_NS
+        names[name] = names.get(name, 0) + ps
 
     def add_span_ns(self, first, last):
         """Widen the profile's wall-time span to cover ``[first, last]`` (integer ns)."""
