@@ -29,6 +29,7 @@ from __future__ import annotations
 from array import array
 
 from . import profiler_module, stats_module
+from .callspans import is_call_begin
 
 Stats = stats_module().Stats
 inner_by_row = profiler_module("selftime").inner_by_row
@@ -143,6 +144,8 @@ class StatsCollector:
         ts = ev.get("ts")
         if not _num(ts):
             return
+        if ph == "b" and is_call_begin(ev):
+            return   # a custom-op call span: the Custom Operator Calls section, not a Time row
         ident = ev.get("id", ev.get("id2"))
         cat = _label(ev.get("cat"), NO_CATEGORY)
         name = _label(ev.get("name"), NO_NAME)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ..errors import fail
 from ..readers import stats_module
 
+CALLS, CUSTOM_OPERATOR = "Custom Operator Calls", "Custom Operator"
+
 
 @dataclass(frozen=True)
 class Options:
@@ -52,7 +54,13 @@ def select(report, options):
         return report
     Stats = stats_module().Stats
     st, doc, picked = report.stats, report.doc, Stats()
-    picked.inner, picked.span, picked.calls = st.inner, st.span, st.calls
+    picked.inner, picked.span = st.inner, st.span
+    calls = doc.get(CALLS)
+    if calls is not None:   # custom-op calls belong to the Custom Operator domain
+        if options.domains and CUSTOM_OPERATOR not in options.domains:
+            del doc[CALLS]
+        else:
+            picked.calls = st.calls
     for section, table, dst in (("Time", st.time, picked.time),
                                 ("Memory", st.memory, picked.memory),
                                 ("Counter", st.counter, picked.counter)):

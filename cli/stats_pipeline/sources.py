@@ -23,6 +23,7 @@ import click
 
 from ..errors import fail
 from ..progress import byte_progress
+from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from ..readers.tracefile import TraceError, TraceReader, open_binary
@@ -48,8 +49,21 @@ class StatsTotals:
         report.stats = self._collector.finish()
 
 
+class CustomOpCalls:
+    """The ``Custom Operator Calls`` breakdown (call spans, else derived from the rows)."""
+
+    def __init__(self):
+        self._collector = CallSpanCollector()
+
+    def feed(self, events):
+        self._collector.feed(events)
+
+    def finish(self, report):
+        self._collector.finish(report.stats)   # after StatsTotals: derives from its rows
+
+
 # Collectors fed every batch of a Chrome trace, in this order.
-TRACE_COLLECTORS = [StatsTotals]
+TRACE_COLLECTORS = [StatsTotals, CustomOpCalls]
 
 
 class OneDNNLog:

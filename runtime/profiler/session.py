@@ -19,7 +19,7 @@ import orjson
 
 from .. import _env
 from .. import engine as _engine_mod
-from . import chrome, columns, config, memory, recorder as R, selftime, stats as _stats
+from . import callstats, chrome, columns, config, memory, recorder as R, selftime, stats as _stats
 
 
 class _Flags:
@@ -286,6 +286,7 @@ def aggregate_lists(parts, base_ns):
                 if t0 is not None:
                     add_time_ns(ev[2], ev[1], ev[3] - t0)
     selftime.add_recorded(st, parts, base_ns, keys, (XA, SUB), (AB, AE))
+    st.calls = callstats.CallStats()
     return st
 
 

@@ -81,9 +81,9 @@ class Stats:
     Self is its total minus that (rows absent from ``inner`` have Self = Total).
     ``span`` is ``[first start, last end]`` in integer nanoseconds of the slices
     behind the time rows, or None: the profile's wall time, the base of the ``%``
-    column. ``calls`` is the custom-operator call breakdown (a
-    ``callstats.CallStats``, or None), written as the ``Custom Operator Calls``
-    section.
+    column. ``calls`` holds the custom-operator calls (a ``callstats.CallStats``, or
+    None), written with the rows derived from ``time`` for op types without call spans
+    as the ``Custom Operator Calls`` section.
     """
 
     __slots__ = ("time", "memory", "counter", "inner", "span", "calls")
@@ -159,8 +159,7 @@ class Stats:
         return self
 
     def empty(self):
-        return not (self.time or self.memory or self.counter
-                    or (self.calls is not None and bool(self.calls)))
+        return not (self.time or self.memory or self.counter)
 
     def __repr__(self):
         return f"Stats(time={self.time!r}, memory={self.memory!r}, counter={self.counter!r})"
@@ -280,8 +279,9 @@ def to_json_obj(stats, sort_by="total", ascending=False):
     }
     if stats.counter:
         obj["Counter"] = _level_section(stats.counter, sort_by, ascending, _COUNTER_DIGITS)
-    if stats.calls:
-        obj[CALLS_SECTION] = stats.calls.to_json(sort_by, ascending)
+    calls = stats.calls.to_json(stats.time, sort_by, ascending) if stats.calls else None
+    if calls:
+        obj[CALLS_SECTION] = calls
     obj["Unit"] = {"Time": "ms", "Memory": "kB"}
     return obj
 
@@ -338,8 +338,9 @@ def render_text(stats, sort_by="total", ascending=False):
         rows = _ordered(stats.counter[domain], sort_by, ascending, True)
         blocks.append(_table_lines(domain, rows, ctr_headers, lambda n, e: [
             n, str(e[_COUNT]), _fmt_counter(e[_MIN]), _fmt_counter(e[_MAX]), f"{_avg(e):.4f}"]))
-    if stats.calls:
-        blocks.append(stats.calls.text_lines(sort_by, ascending))
+    calls = stats.calls.text_lines(stats.time, sort_by, ascending) if stats.calls else None
+    if calls:
+        blocks.append(calls)
     if not blocks:
         return "No profiling records.\n"
     return "\n\n".join("\n".join(b) for b in blocks) + "\n"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import click
 
-from ...readers import stats_module
+from ...readers import profiler_module, stats_module
 
 SECTIONS = {
-    "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Min (ms)", "Min", 4),
-             ("Max (ms)", "Max", 4), ("Avg (ms)", "Avg", 4)],
+    "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Self (ms)", "Self", 4),
+             ("%", "%", 2), ("Min (ms)", "Min", 4), ("Max (ms)", "Max", 4), ("Avg (ms)", "Avg", 4)],
     "Memory": [("Count", None, 0), ("Min (kB)", "Min", 3), ("Max (kB)", "Max", 3),
                ("Avg (kB)", "Avg", 3)],
     "Counter": [("Count", None, 0), ("Min", "Min", 4), ("Max", "Max", 4), ("Avg", "Avg", 4)],
@@ -26,6 +26,10 @@ def rich_tables(doc_sections, console):
 
     shown = False
     for section, domains in doc_sections:
+        if section in WHOLE_SECTIONS:
+            console.print(WHOLE_SECTIONS[section](domains))
+            shown = True
+            continue
         columns = SECTIONS[section]
         for domain, rows in domains.items():
             table = Table(title=f"{domain}" + ("" if section == "Time" else f" ({section.lower()})"),
@@ -34,12 +38,34 @@ def rich_tables(doc_sections, console):
             for header, _, _ in columns:
                 table.add_column(header, justify="right")
             for name, row in rows.items():
-                table.add_row(name, *(str(row["Count"]) if key is None else f"{row[key]:.{digits}f}"
+                table.add_row(name, *(str(row["Count"]) if key is None else _num(row.get(key), digits)
                                       for _, key, digits in columns))
             console.print(table)
             shown = True
     if not shown:
         console.print("No profiling records.")
+
+
+def _num(value, digits):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _calls_table(calls):
+    """``Custom Operator Calls``: the cells of the text table (``callstats.table_cells``)."""
+    from rich.table import Table
+
+    headers, rows = profiler_module("callstats").table_cells(calls)
+    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
+    table.add_column(headers[0], overflow="fold")
+    for header in headers[1:]:
+        table.add_column(header, justify="right")
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
+# sections that are one table of their own, not one per domain
+WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table}
 
 
 def plain_text(report):
