@@ -30,6 +30,7 @@ from array import array
 
 from . import profiler_module, stats_module
 from .callspans import is_call_begin
+from .grouping import row_name
 
 Stats = stats_module().Stats
 inner_by_row = profiler_module("selftime").inner_by_row
@@ -61,8 +62,9 @@ def _label(value, default):
 class StatsCollector:
     """Feed batches of events with :meth:`feed`; :meth:`finish` returns a Stats."""
 
-    def __init__(self):
+    def __init__(self, group_by="name"):
         self.stats = Stats()
+        self._group_by = None if group_by == "name" else group_by   # see grouping.py
         self._sync_stacks = {}   # (pid, tid) -> [(ts, name, cat)]
         self._async_open = {}    # (cat, id, name) -> [(ts, pid)]
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
@@ -97,6 +99,8 @@ class StatsCollector:
                 ts = get("ts")
                 if _num(dur) and dur >= 0:
                     cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
+                    if self._group_by:
+                        name = row_name(name, get("args"), self._group_by)
                     add_time(cat, name, dur)
                     if _num(ts):
                         self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
@@ -133,7 +137,10 @@ class StatsCollector:
         if ph == "B":
             if stack is None:
                 stack = self._sync_stacks[thread] = []
-            stack.append((ts, _label(ev.get("name"), NO_NAME), _label(ev.get("cat"), NO_CATEGORY)))
+            name = _label(ev.get("name"), NO_NAME)
+            if self._group_by:
+                name = row_name(name, ev.get("args"), self._group_by)
+            stack.append((ts, name, _label(ev.get("cat"), NO_CATEGORY)))
         elif stack:
             begin, name, cat = stack.pop()
             if ts >= begin:

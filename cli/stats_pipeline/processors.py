@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import fail
 from ..readers import stats_module
+from .flat import flatten
 
 CALLS, CUSTOM_OPERATOR = "Custom Operator Calls", "Custom Operator"
 
@@ -25,6 +26,9 @@ class Options:
     ascending: bool = False
     domains: frozenset = frozenset()
     top: int | None = None
+    flat: bool = False             # one ranking across domains (flat.py)
+    include_waits: bool = False    # keep the API domain's sync waits in --flat
+    group_by: str = "name"         # row of an operator event (readers/grouping.py)
 
 
 def order(report, options):
@@ -79,7 +83,7 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select]
+PIPELINE = [order, check_domains, select, flatten]
 
 
 def process(report, options):

@@ -55,9 +55,15 @@ def _call_rows(calls):
             yield op, part, [row["Count"], "", "", "", "", "", _blank(row[part]), "ms"]
 
 
+def _flat_rows(rows):
+    """``--flat``: one line per ranked row, its own domain in the domain column."""
+    for row in rows:
+        yield row["Domain"], row["Name"], _time_rows(row)
+
+
 # section -> lines (domain, name, cells after section, domain, name) of its document part
 SECTIONS = {"Time": _per_row(_time_rows), "Memory": _level_rows("kB"), "Counter": _level_rows(""),
-            "Custom Operator Calls": _call_rows}
+            "Custom Operator Calls": _call_rows, "Flat": _flat_rows}
 
 
 def text(doc_sections):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from ...readers import profiler_module, stats_module
+from .. import flat
 
 SECTIONS = {
     "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Self (ms)", "Self", 4),
@@ -64,11 +65,27 @@ def _calls_table(calls):
     return table
 
 
+def _flat_table(rows):
+    """``--flat``: one table ranked across domains (``flat.table_cells``)."""
+    from rich.table import Table
+
+    headers, cells = flat.table_cells(rows)
+    table = Table(title=flat.SECTION, title_justify="left", title_style="bold")
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="left" if i < 2 else "right",
+                         overflow="fold" if i == 0 else None)
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
 # sections that are one table of their own, not one per domain
-WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table}
+WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table, flat.SECTION: _flat_table}
 
 
 def plain_text(report):
+    if flat.SECTION in report.doc:
+        return flat.text(report.doc[flat.SECTION])
     return stats_module().render_text(report.stats, report.sort_by, report.ascending)
 
 
