@@ -18,10 +18,12 @@ def _count_events(path):
 def call_lines(calls, top):
     """``Waiter  20 calls  6.801 ms = queued 0.1% + python 3.0% + blocked 96.9% + tail 0.0%,
     sub-operators 6.412 ms`` for the first ``top`` op types of the section."""
+    from .render import plural
+
     lines = []
     width = max(len(name) for name in list(calls)[:top])
     for name, row in list(calls.items())[:top]:
-        head = f"{name:<{width}}  {row['Count']:6d} calls"
+        head = f"{name:<{width}}  {plural(row['Count'], 'call'):>11}"
         avg = row["Latency"]["Avg"]
         if avg is None:   # no call spans (derived rows): only what the rows tell
             lines.append(f"{head}  latency unknown, python {row['Python']:.3f} ms, "
@@ -34,7 +36,9 @@ def call_lines(calls, top):
 
 
 def print_summary(path, show_stats, top=5):
-    from .readers import stats_module
+    from xprof.shared import callstats, names, stats as mod
+
+    from .render import plural
     from .stats import load_stats
     from .stats_pipeline.flat import flat_rows
 
@@ -44,16 +48,15 @@ def print_summary(path, show_stats, top=5):
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
-    click.echo(f"xprof: trace written to {path} ({n_events} events)", err=True)
-    mod = stats_module()
-    rows = flat_rows(st, "self", False, frozenset({"operator", "Custom Operator"}))[:top]
+    click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})", err=True)
+    rows = flat_rows(st, "self", False, frozenset(names.OPERATOR_CATEGORIES))[:top]
     if rows:
         click.echo("xprof: top operators by self time:", err=True)
         width = max(len(r["Name"]) for r in rows)
         for r in rows:
             click.echo(f"  {r['Name']:<{width}}  {r['Self']:10.3f} ms self  {r['Total']:10.3f} ms "
-                       f"total  {r['Count']:6d} calls", err=True)
-    calls = mod.to_json_obj(st).get("Custom Operator Calls", {})
+                       f"total  {plural(r['Count'], 'call'):>11}", err=True)
+    calls = mod.to_json_obj(st).get(callstats.SECTION, {})
     if calls:
         click.echo("xprof: custom-operator calls, average per call:", err=True)
         for line in call_lines(calls, top):

@@ -12,9 +12,8 @@ Op types without call spans (MXNet 1.x traces) are derived from the aggregate's
 """
 from __future__ import annotations
 
-from . import profiler_module
+from xprof.shared import callstats as _calls
 
-_calls = profiler_module("callstats")
 CATEGORY = _calls.CATEGORY
 
 

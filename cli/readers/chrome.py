@@ -28,15 +28,15 @@ from __future__ import annotations
 
 from array import array
 
-from . import profiler_module, stats_module
+from xprof.shared.names import DEVICE_STORAGE
+from xprof.shared.selftime import inner_by_row
+from xprof.shared.stats import Stats
+
 from .callspans import is_call_begin
 from .grouping import row_name
 
-Stats = stats_module().Stats
-inner_by_row = profiler_module("selftime").inner_by_row
-
 _INF = float("inf")
-MEMORY_CATEGORY = "Device Storage"
+MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
 

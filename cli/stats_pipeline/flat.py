@@ -12,7 +12,7 @@ keeps the first N rows of the list.
 """
 from __future__ import annotations
 
-from ..readers import stats_module
+from xprof.shared import stats as S
 
 SECTION = "Flat"
 # The API domains' names for calls that block until work is done: xprof's, MXNet 1.x's.
@@ -30,7 +30,6 @@ def is_sync_wait(domain, name):
 
 def flat_rows(stats, sort_by, ascending, domains=frozenset(), include_waits=False):
     """Every time row as a JSON row with ``Domain`` and ``Name``, ranked (ties: domain, name)."""
-    S = stats_module()
     wall = stats.wall_ps()
     rows = []
     for domain in sorted(stats.time):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import fail
-from ..readers import stats_module
-from .flat import flatten
+from xprof.shared import stats as shared_stats
+from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
-CALLS, CUSTOM_OPERATOR = "Custom Operator Calls", "Custom Operator"
+from .flat import flatten
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Options:
 def order(report, options):
     """Build the JSON document: domains A to Z, rows by ``sort_by`` (shared with ``dumps()``)."""
     report.sort_by, report.ascending = options.sort_by, options.ascending
-    report.doc = stats_module().to_json_obj(report.stats, options.sort_by, options.ascending)
+    report.doc = shared_stats.to_json_obj(report.stats, options.sort_by, options.ascending)
     return report
 
 
@@ -56,7 +56,7 @@ def select(report, options):
     """
     if not options.domains and not options.top:
         return report
-    Stats = stats_module().Stats
+    Stats = shared_stats.Stats
     st, doc, picked = report.stats, report.doc, Stats()
     picked.inner, picked.span = st.inner, st.span
     calls = doc.get(CALLS)

@@ -8,9 +8,8 @@ import json
 import pytest
 
 from cli_helpers import X, cli, meta, write_trace
-from xprof.cli.readers import profiler_module
+from xprof.shared import callstats as C
 
-C = profiler_module("callstats")
 LAT_KEYS = ["Total", "Min", "Max", "Avg", "P50", "P95"]
 ROW_KEYS = ["Count", "Latency", "Queued", "Python", "Blocked", "Tail", "Sub-operators"]
 

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.cli.readers import profiler_module, stats_module
+from xprof.cli.readers import stats_module
+from xprof.shared import callstats
 
 S = stats_module()
 
@@ -45,7 +46,7 @@ def test_json_is_exactly_the_shared_schema(tmp_path):
          ("user", "queue.depth", 4, False), ("user", "queue.bytes", 10, False)])
     expected.add_span_ns(0, 9_000_000)   # the wall time: first start to last end
     # the Custom Operator rows give a (derived) call breakdown
-    expected.calls = profiler_module("callstats").CallStats()
+    expected.calls = callstats.CallStats()
     assert obj == S.to_json_obj(expected)
     assert obj["Custom Operator Calls"]["MyAddOne"]["Python"] == 0.8
     assert list(obj) == ["Time", "Memory", "Counter", "Custom Operator Calls", "Unit"]

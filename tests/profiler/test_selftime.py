@@ -5,9 +5,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xprof.cli.readers import profiler_module
+from xprof.shared import selftime as T
 
-T = profiler_module("selftime")
 
 
 def test_direct_children_only_and_any_input_order():

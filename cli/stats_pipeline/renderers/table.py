@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import click
 
-from ...readers import profiler_module, stats_module
+from xprof.shared import callstats
+from xprof.shared import stats as shared_stats
+
 from .. import flat
 
 SECTIONS = {
@@ -55,7 +57,7 @@ def _calls_table(calls):
     """``Custom Operator Calls``: the cells of the text table (``callstats.table_cells``)."""
     from rich.table import Table
 
-    headers, rows = profiler_module("callstats").table_cells(calls)
+    headers, rows = callstats.table_cells(calls)
     table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
     table.add_column(headers[0], overflow="fold")
     for header in headers[1:]:
@@ -86,7 +88,7 @@ WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table, flat.SECTION: _flat_tab
 def plain_text(report):
     if flat.SECTION in report.doc:
         return flat.text(report.doc[flat.SECTION])
-    return stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    return shared_stats.render_text(report.stats, report.sort_by, report.ascending)
 
 
 def render(report, out):
