@@ -73,15 +73,16 @@ def inner_by_row(rows, starts, ends, durs=None, scale=1):
     return out
 
 
-def add_recorded(stats, parts, base_ns, keys, slice_kinds, async_kinds):
+def add_recorded(stats, parts, base_ns, keys, slice_kinds, stamps):
     """Add the inner times and the wall-time span of recorded buffers to ``stats``.
 
     ``parts`` is ``[(event tuples, (key, t0, t1) rows)]``, one entry per recording
     thread (as ``session.aggregate_lists`` gets it); ``keys[key]`` is ``(name, cat)``;
     tuples whose kind is in ``slice_kinds`` are slices of their thread ``(kind, name,
-    cat, t0, t1, ...)``, those in ``async_kinds`` async begin/end stamps ``(kind, name,
-    cat, t, ...)`` that only widen the span. What began before ``base_ns`` is skipped,
-    as the trace encoder skips it, so ``xprof stats`` on the trace reads the same.
+    cat, t0, t1, ...)``; ``stamps[kind]`` lists the positions of time stamps of other
+    kinds (async begin/end, a custom-op call's push and end) that only widen the span.
+    What began before ``base_ns`` is skipped, as the trace encoder skips it, so ``xprof
+    stats`` on the trace reads the same.
     """
     first = last = None
     for events, rows in parts:
@@ -94,9 +95,11 @@ def add_recorded(stats, parts, base_ns, keys, slice_kinds, async_kinds):
                 names.append((ev[1], ev[2]))
                 starts.append(ev[3])
                 ends.append(ev[4])
-            elif kind in async_kinds and ev[3] >= base_ns:
-                first = ev[3] if first is None or ev[3] < first else first
-                last = ev[3] if last is None or ev[3] > last else last
+            elif kind in stamps and ev[3] >= base_ns:
+                for at in stamps[kind]:
+                    t = ev[at]
+                    first = t if first is None or t < first else first
+                    last = t if last is None or t > last else last
         if not starts:
             continue
         lo, hi = min(starts), max(ends)

@@ -36,6 +36,7 @@ _float32 = np.dtype(np.float32)
 __all__ = ["NDArray", "push_op", "push_fn", "invoke", "new_array", "from_numpy", "waitall"]
 
 _api_event = _observer.api
+_waited = _observer.call_waited
 
 # The current engine's methods, rebound when the engine is replaced (see _bind_engine).
 _push = _push_async = _wait_for_var = _wait_all = None
@@ -147,20 +148,24 @@ class NDArray(Var):
 
     # -- sync points ---------------------------------------------------------------------
     def wait_to_read(self):
-        t0 = perf_counter_ns() if _flags.api else 0
+        t0 = perf_counter_ns() if _flags.recording else 0
         _wait_for_var(self)
         if t0:
-            _api_event("wait_to_read", t0)
+            _waited(t0)
+            if _flags.api:
+                _api_event("wait_to_read", t0)
 
     def wait_to_write(self):
         self.wait_to_read()
 
     def asnumpy(self):
         """A numpy copy of the values (waits for the ops writing this array)."""
-        t0 = perf_counter_ns() if _flags.api else 0
+        t0 = perf_counter_ns() if _flags.recording else 0
         _wait_for_var(self)
-        out = np.array(self._data, dtype=self._dtype, copy=True)
         if t0:
+            _waited(t0)
+        out = np.array(self._data, dtype=self._dtype, copy=True)
+        if t0 and _flags.api:
             _api_event("asnumpy", t0)
         return out
 
@@ -703,7 +708,9 @@ def _index_key(key, shape):
 
 def waitall():
     """Block until every pushed operation is done; raise the first pending error."""
-    t0 = perf_counter_ns() if _flags.api else 0
+    t0 = perf_counter_ns() if _flags.recording else 0
     _wait_all()
     if t0:
-        _api_event("waitall", t0)
+        _waited(t0)
+        if _flags.api:
+            _api_event("waitall", t0)

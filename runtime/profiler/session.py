@@ -236,6 +236,8 @@ def aggregate_lists(parts, base_ns):
     rule = {code: kind.stats for code, kind in records.KINDS.items()}
     KIND, NAME, CAT, T = records.KIND, records.NAME, records.CAT, records.T
     SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
+    CALL, call_split = records.CALL, records.call_split
+    st.calls = calls = callstats.CallStats()
     for events, _ in parts:
         for ev in events:
             if ev[T] < base_ns:
@@ -251,10 +253,13 @@ def aggregate_lists(parts, base_ns):
                 t0 = open_async.pop((ev[CAT], ev[NAME], ev[T + 1]), None)
                 if t0 is not None:
                     add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
+            elif how == CALL:       # a custom-op call (records.call_span)
+                calls.add(ev[NAME], *call_split(ev))
+    # what widens the wall-time span besides slices: async stamps, a call's push and end
+    stamps = {code: (T,) for code, how in rule.items() if how in (OPEN, CLOSE)}
+    stamps[records.CALL_SPAN] = (T, records.KINDS[records.CALL_SPAN].fields.index("t_done") + 1)
     selftime.add_recorded(st, parts, base_ns, keys,
-                          {code for code, how in rule.items() if how == SPAN},
-                          {code for code, how in rule.items() if how in (OPEN, CLOSE)})
-    st.calls = callstats.CallStats()
+                          {code for code, how in rule.items() if how == SPAN}, stamps)
     return st
 
 

@@ -14,7 +14,6 @@ import time
 import pytest
 
 import xprof.runtime as mx
-from xprof.cli.main import main as cli_main  # noqa: F401 - the CLI is importable alone
 from xprof.shared import callstats
 
 import proftools as pt
@@ -79,10 +78,12 @@ def _prop(op_cls):
     return Prop
 
 
+mx.operator.register("GTBusy")(_prop(GTBusy))
+mx.operator.register("GTWait")(_prop(GTWait))
+
+
 @pytest.fixture(autouse=True)
-def ground_truth_ops():
-    mx.operator.register("GTBusy")(_prop(GTBusy))
-    mx.operator.register("GTWait")(_prop(GTWait))
+def ground_truth():
     truth.clear()
     yield
 
@@ -132,9 +133,9 @@ def check_against_truth(section, name):
 def stats_of_trace(path):
     from click.testing import CliRunner
 
-    from xprof.cli.main import cli
+    from xprof.cli.main import main
 
-    res = CliRunner().invoke(cli, ["stats", str(path), "--format", "json"])
+    res = CliRunner().invoke(main, ["stats", str(path), "--format", "json"])
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
 
@@ -169,10 +170,7 @@ def test_imperative_busy_and_wait(prof, engine):
 
     section, spans = run_and_check(prof, work, ["GTBusy", "GTWait"], engine.name)
     wait = section["GTWait"]
-    assert wait["Blocked"] > 0.5 * wait["Latency"]["Avg"] or engine.name == "NaiveEngine"
-    assert wait["Sub-operators"] > 0 and section["GTBusy"]["Python"] >= 0.9 * BUSY_S * 1000
-    if engine.name == "NaiveEngine":   # sub-operators run inside forward, nothing to wait for
-        assert wait["Queued"] < 0.5 and wait["Tail"] < 0.5
+    assert wait["Sub-operators"] > 0 and section["GTBusy"]["Python"] >= BUSY_S * 1000
 
 
 def test_backward_calls_are_named_backward(prof, engine):
@@ -225,12 +223,15 @@ def test_several_threads_at_once(prof, engine):
     assert len(spans) == 18
 
 
-def test_an_exception_in_forward_still_ends_its_span(prof, engine):
-    class Boom(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            raise ValueError("boom")
+class GTBoom(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise ValueError("boom")
 
-    mx.operator.register("GTBoom")(_prop(Boom))
+
+mx.operator.register("GTBoom")(_prop(GTBoom))
+
+
+def test_an_exception_in_forward_still_ends_its_span(prof, engine):
     prof.start(profile_all=True, aggregate_stats=True)
     y = mx.nd.Custom(mx.nd.ones((4,)), op_type="GTBoom")
     with pytest.raises(ValueError, match="boom"):
