@@ -13,8 +13,10 @@ names. Pure functions of one event's name and args.
 """
 from __future__ import annotations
 
+from xprof.shared.names import INPUT_DIMS
+
 GROUP_BY = ("name", "layer", "shape")
-SHAPES_ARG = "Input Dims"      # PyTorch's key, which xprof writes too
+SHAPES_ARG = INPUT_DIMS        # PyTorch's key, which xprof writes too
 LAYER_ARG = "name"
 
 

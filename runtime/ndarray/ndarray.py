@@ -26,6 +26,8 @@ from ..context import Context, current_context
 from ..engine.base import ALWAYS_RUN, MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
+from xprof.shared.names import INPUT_DIMS
+
 from ..profiler.observer import flags as _flags, observer as _observer
 
 _ops = _registry.registry
@@ -609,10 +611,23 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     writes = list(outs)
     if extra_vars:
         writes.extend(extra_vars)
+    if _flags.shapes:
+        attrs = with_shapes(attrs, inputs)
     _push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
           op.name, 0, mode, op.estimate_cost([x.shape for x in inputs], params, out_shapes),
           attrs)
     return outs
+
+
+def with_shapes(attrs, inputs):
+    """The attributes an operator's slice carries when operators are profiled: its input
+    shapes, as a tuple of shapes when it has no other attributes (the observer makes
+    them part of the slice's key: the record stays three integers), else added to a
+    copy of ``attrs`` under ``"Input Dims"``."""
+    dims = tuple([x.shape for x in inputs])
+    if attrs is None:
+        return dims
+    return {**attrs, INPUT_DIMS: [list(d) for d in dims]}
 
 
 class _OpScope(threading.local):
@@ -675,8 +690,11 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
+    attrs = op_scope.attrs
+    if _flags.shapes:
+        attrs = with_shapes(attrs, (x,))
     _push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-          0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
+          0, MODE_IMPERATIVE, math.prod(shape), attrs)
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
         _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out

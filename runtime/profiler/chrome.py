@@ -14,6 +14,7 @@ import numpy as np
 import orjson
 
 from xprof.shared import callstats
+from xprof.shared.names import INPUT_DIMS
 
 from . import columns, recorder as R, records
 
@@ -199,6 +200,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     flows = calls = 0
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
+    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in R.shaped_key_args().items()}
     T, encoders = records.T, ENCODERS
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
@@ -224,7 +226,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
             heads = th.heads
             records_.append(_slice_records(
                 key, start, dur,
-                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid,
+                                                                       shaped.get(k))))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

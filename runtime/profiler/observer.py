@@ -31,10 +31,11 @@ OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, reco
 class Flags:
     """Checked by the NDArray layer on every call; plain attributes for speed."""
 
-    __slots__ = ("api", "mem", "recording")
+    __slots__ = ("api", "mem", "recording", "shapes")
 
     def __init__(self):
         self.api = self.mem = self.recording = False
+        self.shapes = False   # operator slices carry their input shapes (operator modes on)
 
 
 flags = Flags()
@@ -70,10 +71,15 @@ class Observer:
         self.sink.add_slice((self.op_keys[name], t0, t1))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1):
-        """An op with attributes (``attrs``), or a custom operator's sub-operator
-        (``tag``: its :class:`Call`), pushed at ``t_push``, ran from ``t0`` to ``t1``."""
+        """An op with attributes (``attrs``: a dict, or only its input shapes as a
+        tuple of shapes, see ``ndarray.with_shapes``), or a custom operator's
+        sub-operator (``tag``: its :class:`Call`), pushed at ``t_push``, ran from ``t0``
+        to ``t1``."""
         if tag is None:
-            self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
+            if type(attrs) is tuple:   # shapes only: a plain slice under a shaped key
+                self.sink.add_slice((R.shaped_keys[(name, attrs)], t0, t1))
+            else:
+                self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
         else:
             # the call's fields, not the call: a tuple of plain values is untracked by
             # the garbage collector at its first pass, so recorded events never make

@@ -55,6 +55,7 @@ def _apply():
     flags.api = on and bool(_mode & config.MODE_API)
     flags.mem = on and bool(_mode & config.MODE_MEMORY)
     flags.recording = on
+    flags.shapes = bool(mask)   # operators profiled: their slices carry input shapes
     memory.keep_rows = flags.mem and bool(_memory_prefix())
 
 
