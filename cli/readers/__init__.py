@@ -13,3 +13,12 @@ def stats_module():
     from xprof.shared import stats
 
     return stats
+
+
+def hashable(value):
+    """A hashable stand-in for a pid/tid/id of any JSON type (lists become their repr)."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)

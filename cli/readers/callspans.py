@@ -14,15 +14,9 @@ from __future__ import annotations
 
 from xprof.shared import callstats as _calls
 
+from . import hashable as _key
+
 CATEGORY = _calls.CATEGORY
-
-
-def _key(value):
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return repr(value)
 
 
 def is_call_begin(ev):

@@ -32,6 +32,7 @@ from xprof.shared.names import DEVICE_STORAGE
 from xprof.shared.selftime import inner_by_row
 from xprof.shared.stats import Stats
 
+from . import hashable as _key
 from .callspans import is_call_begin
 from .grouping import row_name
 
@@ -39,15 +40,6 @@ _INF = float("inf")
 MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
-
-
-def _key(value):
-    """A hashable stand-in for a pid/tid/id of any JSON type."""
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return repr(value)
 
 
 def _num(value):
