@@ -691,8 +691,8 @@ def _scalar_op(name, x, scalar):
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
     attrs = op_scope.attrs
-    if _flags.shapes:
-        attrs = with_shapes(attrs, (x,))
+    if _flags.shapes:   # with_shapes(attrs, (x,)), inlined on the hottest path
+        attrs = (shape,) if attrs is None else with_shapes(attrs, (x,))
     _push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
           0, MODE_IMPERATIVE, math.prod(shape), attrs)
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more

@@ -55,10 +55,12 @@ class CallNames:
 class Observer:
     """See the module docstring. One instance, :data:`observer`."""
 
-    __slots__ = ("op_keys", "api_keys", "sink", "mask", "call_spans", "_call_names")
+    __slots__ = ("op_keys", "shaped_keys", "api_keys", "sink", "mask", "call_spans",
+                 "_call_names")
 
     def __init__(self):
         self.op_keys = R.key_ids(OPERATOR)
+        self.shaped_keys = R.shaped_keys   # (name, input shapes) -> key (the engine inlines)
         self.api_keys = R.key_ids(API)
         self.sink = R.local   # the calling thread's buffer: .add (a record), .add_slice
         self.mask = 0         # op modes being profiled (set with the engine's mask)
@@ -77,7 +79,7 @@ class Observer:
         to ``t1``."""
         if tag is None:
             if type(attrs) is tuple:   # shapes only: a plain slice under a shaped key
-                self.sink.add_slice((R.shaped_keys[(name, attrs)], t0, t1))
+                self.sink.add_slice((self.shaped_keys[(name, attrs)], t0, t1))
             else:
                 self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
         else:
