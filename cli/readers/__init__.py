@@ -15,10 +15,11 @@ def stats_module():
     return stats
 
 
-def hashable(value):
-    """A hashable stand-in for a pid/tid/id of any JSON type (lists become their repr)."""
+def hashable(value, describe=repr):
+    """A hashable stand-in for a pid/tid/id of any JSON type (others become
+    ``describe(value)``)."""
     try:
         hash(value)
         return value
     except TypeError:
-        return repr(value)
+        return describe(value)

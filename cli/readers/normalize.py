@@ -54,6 +54,7 @@ import orjson
 from xprof.shared.names import CUSTOM_OPERATOR
 
 from .slices import SliceTree, binds_to_next, to_ns
+from .tracefile import short_repr
 
 CUSTOM_OP = CUSTOM_OPERATOR
 LANE_SUFFIX = " · " + CUSTOM_OPERATOR
@@ -72,7 +73,7 @@ def _key(value):
         hash(value)
         return ("s", value) if isinstance(value, str) else ("v", value)
     except TypeError:
-        return ("r", repr(value))
+        return ("r", short_repr(value))
 
 
 def _num(value):
@@ -208,7 +209,9 @@ class Normalizer:
             c["cat"].append, c["name"].append)
         a_kind, a_flags, a_end_at = self._kind.append, self._flags.append, self._body_end.append
         cats, names, open_b, threads = self._cats, self._names, self._open_b, self._threads
-        flow_ids, int_ids = self._flow_ids, self._int_ids
+        flow_ids, int_ids, open_async = self._flow_ids, self._int_ids, self._open_async
+        a_flow_item, a_flow_code = self._flow_item.append, self._flow_code.append
+        a_id_item, a_id_code = self._id_item.append, self._id_code.append
         blob = bytearray()
         size = self._size
         item = len(self._kind)
@@ -278,25 +281,37 @@ class Normalizer:
                 flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
             elif ph == "s" or ph == "t" or ph == "f":
                 kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
-                fk = _key(ev.get("id", ev.get("id2")))
-                code = flow_ids.get(fk)
+                fk = ev.get("id", ev.get("id2"))
+                try:
+                    code = flow_ids.get(fk)
+                except TypeError:   # an object or array as id: keyed by its repr
+                    fk = _key(fk)
+                    code = flow_ids.get(fk)
                 if code is None:
                     code = flow_ids[fk] = len(flow_ids)
-                self._flow_item.append(item)
-                self._flow_code.append(code)
+                a_flow_item(item)
+                a_flow_code(code)
                 flags |= _THREAD_BOUND
             elif ph == "b" or ph == "e":
                 kind = _ASYNC_B if ph == "b" else _ASYNC_E
                 flags |= _THREAD_BOUND
-                akey = (_key(cat), _key(ev.get("id", ev.get("id2"))))
+                akey = (cat, ev.get("id", ev.get("id2")))
+                try:
+                    hash(akey)
+                except TypeError:
+                    akey = (_key(cat), _key(akey[1]))
                 if ph == "b":
-                    self._open_async.setdefault(akey, []).append(item)
+                    stack = open_async.get(akey)
+                    if stack is None:
+                        open_async[akey] = [item]
+                    else:
+                        stack.append(item)
                 else:
-                    stack = self._open_async.get(akey)
+                    stack = open_async.get(akey)
                     if stack:
                         begin = stack.pop()
                         if not stack:
-                            del self._open_async[akey]
+                            del open_async[akey]
                         self._pairs.append(begin)
                         self._pairs.append(item)
             else:
@@ -308,13 +323,20 @@ class Normalizer:
                 elif ph != "C":
                     flags |= _THREAD_BOUND
             idv = ev.get("id")
-            if type(idv) is int:
+            if idv is not None and type(idv) is not str and "id" in ev:
+                # integers (JavaScript rounds them beyond 2^53) and ids no viewer takes
+                # (1.5, [1], true) get small integers; strings stay
                 del ev["id"]
-                code = int_ids.get(idv)
+                try:  # keyed like the async and flow pairing above (1 and 1.0 are one id)
+                    ik = idv
+                    code = int_ids.get(ik)
+                except TypeError:
+                    ik = _key(idv)
+                    code = int_ids.get(ik)
                 if code is None:
-                    code = int_ids[idv] = len(int_ids)
-                self._id_item.append(item)
-                self._id_code.append(code)
+                    code = int_ids[ik] = len(int_ids)
+                a_id_item(item)
+                a_id_code(code)
             name = ev.get("name")
             if type(name) is str:
                 nc = names.get(name)
@@ -385,9 +407,17 @@ class Normalizer:
         del ts, sec, c
         self.order = order = kept[order]
         del kept
-        thread = _np(self.cols["thread"])[order]
-        self.cols = None  # the columns are done with; the bodies stay for chunks()
+        threads = _np(self.cols["thread"]).copy()
         pid_of_thread = _np(self._thread_pid)
+        elsewhere = pairs[pid_of_thread[threads[pairs[:, 1]]] != pid_of_thread[threads[pairs[:, 0]]]]
+        moved = len(elsewhere)
+        if moved:  # an async pair lives on one process track: the e follows its b
+            threads[elsewhere[:, 1]] = threads[elsewhere[:, 0]]
+            notes.append(f"moved {moved} async end{'' if moved == 1 else 's'} to the process of "
+                         f"{'its' if moved == 1 else 'their'} begin (Perfetto pairs async events per process)")
+        thread = threads[order]
+        del threads
+        self.cols = None  # the columns are done with; the bodies stay for chunks()
         pid_codes = pid_of_thread[thread] if len(thread) else thread
         self.pid_out = _first_rank(pid_codes, 0)
         self._pid_tracks = _unique_in_order(pid_codes)

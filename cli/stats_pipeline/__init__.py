@@ -22,6 +22,8 @@ from .processors import Options, process
 from .renderers import render
 from .sources import read_report
 
+__all__ = ["Options", "run"]
+
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""

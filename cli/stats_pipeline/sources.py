@@ -27,7 +27,7 @@ from ..progress import byte_progress
 from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
-from ..readers.tracefile import TraceError, TraceReader, open_binary
+from ..readers.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
 from .processors import Options
 from .report import Report
 
@@ -76,7 +76,7 @@ class OneDNNLog:
         return not _is_json(head) and looks_like_onednn(head)
 
     @staticmethod
-    def read(path, options):
+    def read(path, options, collectors=()):
         with open_binary(path) as f:
             return Report(path=path, stats=read_onednn(f).stats)
 
@@ -89,20 +89,20 @@ class ChromeTrace:
         return True
 
     @staticmethod
-    def read(path, options):
+    def read(path, options, collectors=()):
         with open_binary(path) as f:
             head = f.read(1 << 16)
         if not _is_json(head):
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make(options) for make in TRACE_COLLECTORS]
+        collectors = [make(options) for make in TRACE_COLLECTORS] + list(collectors)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
                 for collector in collectors:
                     collector.feed(batch)
                 tick()
-        report = Report(path=path, stats=None, truncated=reader.truncated)
+        report = Report(path=path, stats=None, truncated=reader.truncated, top=reader.top)
         for collector in collectors:
             collector.finish(report)
         if reader.truncated:
@@ -115,14 +115,18 @@ class ChromeTrace:
 SOURCES = [OneDNNLog, ChromeTrace]
 
 
-def read_report(path, options=None):
-    """The Report of ``path`` (exit 2 with one line when it cannot be read)."""
+def read_report(path, options=None, collectors=()):
+    """The Report of ``path`` (exit 2 with one line when it cannot be read).
+
+    ``options``: what ``xprof stats`` asked for (``--group-by`` shapes the rows);
+    ``collectors``: more collector instances fed the same pass, for a caller that needs
+    more than ``xprof stats`` does (``xprof report``'s overview), at no cost to stats."""
     try:
         with open_binary(path) as f:
             head = f.read(1 << 16)
         source = next(s for s in SOURCES if s.claims(head))
-        return source.read(path, options or Options())
+        return source.read(path, options or Options(), collectors)
     except TraceError as exc:
         fail(str(exc))
-    except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream
+    except READ_ERRORS as exc:   # EOFError: a cut gzip stream; zlib.error: a corrupt one
         fail(f"{path}: read error: {exc}")
