@@ -242,3 +242,21 @@ def test_no_spans_when_profiling_is_off(prof):
     mx.nd.Custom(mx.nd.ones((4,)), op_type="GTBusy").wait_to_read()
     doc = prof.finish()
     assert len(call_spans(doc)) == 1
+
+
+def test_sample_script_answers_where_the_time_goes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "sample_scripts",
+                          "custom_op_breakdown.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    proc = subprocess.run([sys.executable, script, "--steps", "2", "--size", "200",
+                           "--output", str(tmp_path / "t.json")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for op in ("Busy", "Waiter", "Chain"):
+        assert f"\n{op}: " in out and "% of its latency is" in out.split(f"\n{op}: ")[1]
+    assert stats_of_trace(tmp_path / "t.json")["Custom Operator Calls"]["Waiter"]["Count"] == 2
