@@ -428,11 +428,15 @@ class Call:
     """Attribution tag of one custom-operator call (read by the engine and profiler):
     ``mode`` is the profile mode its sub-operators carry; ``prefix`` and ``pure_key``
     the call's event names (built once per op type by the observer); ``tid``,
-    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``."""
+    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``. The call's
+    span: ``t_push`` (``observer.call_pushed``, 0 = no span), ``t_return``
+    (``call_ends``), ``blocked`` (``call_waited``, on the call's thread), ``subs`` (its
+    sub-operators' run times, appended by the workers that ran them)."""
 
-    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled")
+    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
+                 "t_push", "t_return", "blocked", "subs")
 
-    def __init__(self, name, mode):
+    def __init__(self, name, mode, t_push=0):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -440,6 +444,9 @@ class Call:
         self.tid = None
         self.t_start = 0
         self.profiled = False
+        self.t_push = t_push
+        self.t_return = self.blocked = 0
+        self.subs = []
 
 
 def _handle(src, data=None):
@@ -457,7 +464,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     inline = _engine.get().synchronous   # everything runs on the pushing thread
 
     def dispatch(on_complete):
-        call = Call(name, mode)
+        call = Call(name, mode, t_push)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return
@@ -472,6 +479,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
     if not inline:
         _pool.throttle()
+    t_push = _observer.call_pushed()
     _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
@@ -480,7 +488,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
 
     pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
     the call by ``attribution``) -> ``observer.call_ends`` -> the dependency-only op
-    ``CustomOperatorWait`` completes the call when they are done."""
+    ``CustomOperatorWait`` completes the call when they are done (``observer.call_done``:
+    the call's span, pushed -> outputs ready)."""
     out_handles = [_handle(o, o._data if o._data is not None else np.empty(o.shape, o._dtype))
                    for o in outputs]
     placeholders = [h._data for h in out_handles]
@@ -490,6 +499,7 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
             body(out_handles)
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
         _observer.call_ends(call)
+        _observer.call_done(call)
         if not isinstance(e, Exception) and not _pool.owns_thread():
             on_complete(None)   # Ctrl-C in a forward run inline: the program's, not the op's
             raise
@@ -512,6 +522,7 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
                                   f"output {i} ({check_names[i]!r}) whose req is 'write'",
                                   RuntimeWarning, stacklevel=1)
                 o._data = h._data
+        _observer.call_done(call)
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.

@@ -27,4 +27,4 @@ __all__ = ["Options", "run"]
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
-    render(fmt, process(read_report(path), options), out)
+    render(fmt, process(read_report(path, options), options), out)

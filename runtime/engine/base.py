@@ -185,6 +185,9 @@ class Engine:
                 exc = e
             if tag is None and attrs is None:
                 observer.sink.add_slice((observer.op_keys[name], t0, perf_counter_ns()))
+            elif tag is None and type(attrs) is tuple:   # input shapes only: a shaped key
+                observer.sink.add_slice((observer.shaped_keys[(name, attrs)], t0,
+                                         perf_counter_ns()))
             else:
                 observer.op_with(name, tag, attrs, t0 if t_push is None else t_push, t0,
                                  perf_counter_ns())

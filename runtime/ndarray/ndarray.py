@@ -28,6 +28,8 @@ from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
+from xprof.shared.names import INPUT_DIMS
+
 from ..profiler.observer import flags as _flags, observer as _observer
 
 _ops = _registry.registry
@@ -39,6 +41,7 @@ __all__ = ["NDArray", "push_op", "engine_push", "engine_push_async", "invoke", "
            "from_numpy", "waitall"]
 
 _api_event = _observer.api
+_waited = _observer.call_waited
 
 # The current engine's push and wait methods, rebound when the engine is replaced.
 #
@@ -151,20 +154,24 @@ class NDArray(Var):
 
     # -- sync points ---------------------------------------------------------------------
     def wait_to_read(self):
-        t0 = perf_counter_ns() if _flags.api else 0
+        t0 = perf_counter_ns() if _flags.recording else 0
         _wait_for_var(self)
         if t0:
-            _api_event("wait_to_read", t0)
+            _waited(t0)
+            if _flags.api:
+                _api_event("wait_to_read", t0)
 
     def wait_to_write(self):
         self.wait_to_read()
 
     def asnumpy(self):
         """A numpy copy of the values (waits for the ops writing this array)."""
-        t0 = perf_counter_ns() if _flags.api else 0
+        t0 = perf_counter_ns() if _flags.recording else 0
         _wait_for_var(self)
-        out = np.array(self._data, dtype=self._dtype, copy=True)
         if t0:
+            _waited(t0)
+        out = np.array(self._data, dtype=self._dtype, copy=True)
+        if t0 and _flags.api:
             _api_event("asnumpy", t0)
         return out
 
@@ -611,9 +618,22 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     writes = list(outs)
     if extra_vars:
         writes.extend(extra_vars)
+    if _flags.shapes:
+        attrs = with_shapes(attrs, inputs)
     engine_push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
                 op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
     return outs
+
+
+def with_shapes(attrs, inputs):
+    """The attributes an operator's slice carries when operators are profiled: its input
+    shapes, as a tuple of shapes when it has no other attributes (the observer makes
+    them part of the slice's key: the record stays three integers), else added to a
+    copy of ``attrs`` under ``"Input Dims"``."""
+    dims = tuple([x.shape for x in inputs])
+    if attrs is None:
+        return dims
+    return {**attrs, INPUT_DIMS: [list(d) for d in dims]}
 
 
 class _OpScope(threading.local):
@@ -676,8 +696,11 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
+    attrs = op_scope.attrs
+    if _flags.shapes:   # with_shapes(attrs, (x,)), inlined on the hottest path
+        attrs = (shape,) if attrs is None else with_shapes(attrs, (x,))
     engine_push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-                0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
+                0, MODE_IMPERATIVE, math.prod(shape), attrs)
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
         _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out
@@ -709,7 +732,9 @@ def _index_key(key, shape):
 
 def waitall():
     """Block until every pushed operation is done; raise the first pending error."""
-    t0 = perf_counter_ns() if _flags.api else 0
+    t0 = perf_counter_ns() if _flags.recording else 0
     _wait_all()
     if t0:
-        _api_event("waitall", t0)
+        _waited(t0)
+        if _flags.api:
+            _api_event("waitall", t0)

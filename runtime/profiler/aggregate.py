@@ -2,12 +2,13 @@
 builds from a trace file (:mod:`xprof.shared.stats`).
 
 Plain slices are summed per key with numpy (:mod:`.columns`); every other record is
-counted by its kind's stats rule (:data:`.records.KINDS`), so a new kind needs no code
-here.
+counted by its kind's stats rule (:data:`.records.KINDS`), so a new kind with an existing
+rule needs no code here (custom-op calls, rule ``CALL``, go to ``Stats.calls``). Self
+times and the wall-time span come from each thread's slices (``xprof.shared.selftime``).
 """
 import numpy as np
 
-from xprof.shared import stats as _stats
+from xprof.shared import callstats, selftime, stats as _stats
 
 from . import columns, memory, recorder as R, records
 
@@ -23,12 +24,28 @@ def since(snap, marks):
 
 
 def folded(parts):
-    """``parts`` (see :func:`since`) as one ``(event tuples, slice rows)`` part: a
-    finished session keeps no list and table per thread (10,000 short-lived threads)."""
+    """``parts`` (see :func:`since`) as one ``(event tuples, slice rows, threads)`` part:
+    a finished session keeps no list and table per thread (10,000 short-lived threads);
+    ``threads`` lists each thread's ``(events, rows)`` counts, so self time (which nests
+    slices per thread) can still tell the threads apart."""
     if len(parts) <= 1:
         return parts
     return [([ev for events, _ in parts for ev in events],
-             np.concatenate([rows for _, rows in parts]))]
+             np.concatenate([rows for _, rows in parts]),
+             [(len(events), len(rows)) for events, rows in parts])]
+
+
+def unfolded(parts):
+    """``parts`` as one ``(event tuples, slice rows)`` pair per thread (undoes :func:`folded`)."""
+    for part in parts:
+        if len(part) == 2:
+            yield part
+            continue
+        events, rows, threads = part
+        e = r = 0
+        for n, m in threads:
+            yield events[e:e + n], rows[r:r + m]
+            e, r = e + n, r + m
 
 
 def aggregate_lists(parts, base_ns):
@@ -40,7 +57,7 @@ def aggregate_lists(parts, base_ns):
     add_time_ns, add_counter = st.add_time_ns, st.add_counter
     open_async = {}
     mem_cat = memory.CAT
-    rows = [r for _, r in parts]
+    rows = [part[1] for part in parts]
     key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
     keys = R.key_table()
     for k, count, total, lo, hi in columns.summarize(key, dur):
@@ -49,8 +66,10 @@ def aggregate_lists(parts, base_ns):
     rule = {code: kind.stats for code, kind in records.KINDS.items()}
     KIND, NAME, CAT, T = records.KIND, records.NAME, records.CAT, records.T
     SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
-    for events, _ in parts:
-        for ev in events:
+    CALL, call_split = records.CALL, records.call_split
+    st.calls = calls = callstats.CallStats()
+    for part in parts:
+        for ev in part[0]:
             if ev[T] < base_ns:
                 continue
             how = rule[ev[KIND]]
@@ -64,6 +83,13 @@ def aggregate_lists(parts, base_ns):
                 t0 = open_async.pop((ev[CAT], ev[NAME], ev[T + 1]), None)
                 if t0 is not None:
                     add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
+            elif how == CALL:       # a custom-op call (records.call_span)
+                calls.add(ev[NAME], *call_split(ev))
+    # what widens the wall-time span besides slices: async stamps, a call's push and end
+    stamps = {code: (T,) for code, how in rule.items() if how in (OPEN, CLOSE)}
+    stamps[records.CALL_SPAN] = (T, records.KINDS[records.CALL_SPAN].fields.index("t_done") + 1)
+    selftime.add_recorded(st, list(unfolded(parts)), base_ns, keys,
+                          {code for code, how in rule.items() if how == SPAN}, stamps)
     return st
 
 

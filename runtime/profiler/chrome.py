@@ -13,6 +13,9 @@ import gc
 import numpy as np
 import orjson
 
+from xprof.shared import callstats
+from xprof.shared.names import INPUT_DIMS
+
 from . import columns, recorder as R, records
 
 PID = 0
@@ -103,10 +106,12 @@ class _Thread:
     built so far, slices kept as tuples (with args, sub-operators) as ``key, t0, t1``
     under keys numbered after the recorder's, and the flow-arrow counter."""
 
-    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows")
+    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows",
+                 "calls")
 
-    def __init__(self, tid, base, add, n_keys, flows):
+    def __init__(self, tid, base, add, n_keys, flows, calls=0):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
+        self.calls = calls     # ids of custom-op call spans given out so far
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
         self.heads = []        # head of key n_keys + i
@@ -161,6 +166,20 @@ def _sub_operator(th, ev):
                 "ts": th.us(t0), "pid": PID, "tid": th.tid})
 
 
+def _call_span(th, ev):
+    """A custom-op call: an async ``b``/``e`` pair (one id per call) from its push to its
+    outputs being ready, the split as integer-ns args on ``b`` (read back by
+    ``cli/readers/callspans.py``; Tail last, so the four add up to ``e.ts - b.ts``)."""
+    latency, queued, python, blocked, tail, sub = records.call_split(ev)
+    name, cat = ev[1], ev[2]
+    th.calls += 1
+    th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[3]),
+            "pid": PID, "tid": th.tid,
+            "args": dict(zip(callstats.ARG_KEYS, (queued, python, blocked, tail, sub)))})
+    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[3] + latency),
+            "pid": PID, "tid": th.tid})
+
+
 def _counter(th, ev):
     _, name, cat, t, value = ev
     th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": PID,
@@ -168,7 +187,8 @@ def _counter(th, ev):
 
 
 _OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
-        records.COUNTER: _counter}              # a process-wide series: args {name: value}
+        records.COUNTER: _counter,              # a process-wide series: args {name: value}
+        records.CALL_SPAN: _call_span}          # a b/e pair with the call's split
 ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
 
 
@@ -177,9 +197,10 @@ def _encode(snapshot, base_ns, process_name, other_data):
              "args": {"name": process_name}}]
     objs = []
     records_ = []        # per thread, a matrix of slices each beginning with a comma
-    flows = 0
+    flows = calls = 0
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
+    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in R.shaped_key_args().items()}
     T, encoders = records.T, ENCODERS
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
@@ -190,12 +211,12 @@ def _encode(snapshot, base_ns, process_name, other_data):
                          "args": {"name": buf.name}})
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        th = _Thread(tid, base_ns, objs.append, n_keys, flows)
+        th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls)
         for ev in buf.events[:n]:
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             encoders[ev[0]](th, ev)
-        flows = th.flows
+        flows, calls = th.flows, th.calls
         rows = columns.table(buf, m)
         if th.extra:
             rows = np.concatenate((rows, np.array(th.extra, dtype=np.int64).reshape(
@@ -205,7 +226,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
             heads = th.heads
             records_.append(_slice_records(
                 key, start, dur,
-                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid,
+                                                                       shaped.get(k))))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

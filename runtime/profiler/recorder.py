@@ -64,11 +64,24 @@ def key_ids(cat):
     return ids
 
 
+# (name, input shapes) -> key of an operator slice that carries its input shapes: the
+# shapes are part of the key, so the per-event record stays ``key, t0, t1``
+# (``shaped_key_args`` gives the trace encoder each key's shapes)
+shaped_keys = collections.defaultdict(_next_key)
+SHAPED_CAT = "operator"
+
+
+def shaped_key_args():
+    """key -> input shapes (a tuple of shape tuples) of every shaped key given out."""
+    return {key: dims for (_, dims), key in shaped_keys.copy().items()}
+
+
 def key_table():
     """key -> (name, cat) of every key given out so far, as a list indexed by key.
     Read it after taking a snapshot: every key the snapshot's slices use is in it."""
     pairs = [(key, name, cat) for cat, ids in list(_ids_by_cat.items())
              for name, key in ids.copy().items()]
+    pairs += [(key, name, SHAPED_CAT) for (name, _), key in shaped_keys.copy().items()]
     table = [None] * (max((p[0] for p in pairs), default=-1) + 1)
     for key, name, cat in pairs:
         table[key] = (name, cat)

@@ -33,7 +33,7 @@ SLICE_FIELDS = ("key", "t0", "t1")
 SLICE_WIDTH = len(SLICE_FIELDS)
 
 # Kind codes (small ints: compared on every record at dump time).
-SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END = range(1, 7)
+SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END, CALL_SPAN = range(1, 8)
 
 # Stats rules: how the aggregator counts a kind (the field right after T is the second
 # field the rule reads).
@@ -42,6 +42,8 @@ SAMPLE = "sample"            # a counter value: fields t, value
 OPEN = "open"                # async begin: fields t, id; pairs with CLOSE by (cat, name, id)
 CLOSE = "close"              # async end: fields t, id; a duration from its OPEN
 NONE = None                  # not in the statistics (instants)
+CALL = "call"                # a custom-op call: the Custom Operator Calls section
+                             # (xprof.shared.callstats), never a Time row
 
 
 class Kind:
@@ -72,6 +74,9 @@ KINDS = {k.code: k for k in (
     Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE, "i", {"scope": "s"}),
     Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
     Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE, "e", {"id": "id"}),
+    Kind(CALL_SPAN, "custom-op call",
+         ("name", "cat", "t", "t_start", "t_return", "t_done", "blocked", "sub"), CALL,
+         "b"),   # a b/e pair with the split as args (chrome.py)
 )}
 
 
@@ -102,6 +107,21 @@ def async_begin(name, cat, t, ident):
 
 def async_end(name, cat, t, ident):
     return (ASYNC_END, name, cat, t, ident)
+
+
+def call_span(name, cat, t_push, t_start, t_return, t_done, blocked, sub):
+    """One custom-operator call: pushed at ``t_push``, its Python code ran from
+    ``t_start`` to ``t_return`` (``blocked`` ns of it at sync points), its outputs were
+    ready at ``t_done``; ``sub`` is its sub-operators' summed run time (ns)."""
+    return (CALL_SPAN, name, cat, t_push, t_start, t_return, t_done, blocked, sub)
+
+
+def call_split(ev):
+    """``(latency, queued, python, blocked, tail, sub)`` ns of a :func:`call_span`
+    record; latency == queued + python + blocked + tail exactly."""
+    _, _, _, t_push, t_start, t_return, t_done, blocked, sub = ev
+    return (t_done - t_push, t_start - t_push, t_return - t_start - blocked, blocked,
+            t_done - t_return, sub)
 
 
 # Short aliases, as the recorder's docstring and older tests spell them.

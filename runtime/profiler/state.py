@@ -76,6 +76,7 @@ def attach_engine(st, change=None, **_):
     flags.api = on and bool(st.mode & config.MODE_API)
     flags.mem = on and bool(st.mode & config.MODE_MEMORY)
     flags.recording = on
+    flags.shapes = bool(mask)   # operators profiled: their slices carry input shapes
     memory.keep_rows = flags.mem and bool(st.memory_prefix())
 
 

@@ -61,7 +61,7 @@ def test_run_profiles_every_mode_and_reports(tmp_path):
     assert ("operator", "sqrt") in names and ("operator", "_plus_scalar") in names
     assert ("API", "wait_to_read") in names
     assert any(e["ph"] == "C" and e["cat"] == "Device Storage" for e in events)
-    assert "trace written to" in res.stderr and "top operators" in res.stderr
+    assert "trace written to" in res.stderr and "top operators by self time" in res.stderr
 
 
 def test_run_mode_narrows_and_output_option(tmp_path):

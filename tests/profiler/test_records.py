@@ -20,7 +20,8 @@ def _doc_and_stats(events):
 
 def test_every_kind_has_an_encoder_and_a_stats_rule():
     assert set(chrome.ENCODERS) == set(records.KINDS)
-    rules = {records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE, records.NONE}
+    rules = {records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE, records.NONE,
+             records.CALL}
     for code, kind in records.KINDS.items():
         assert kind.code == code and kind.stats in rules
         assert kind.fields[:2] == ("name", "cat")   # the common head after the code

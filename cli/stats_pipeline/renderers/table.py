@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import click
 
+from xprof.shared import callstats
 from xprof.shared import stats as shared_stats
 
+from .. import flat
+
 SECTIONS = {
-    "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Min (ms)", "Min", 4),
-             ("Max (ms)", "Max", 4), ("Avg (ms)", "Avg", 4)],
+    "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Self (ms)", "Self", 4),
+             ("%", "%", 2), ("Min (ms)", "Min", 4), ("Max (ms)", "Max", 4), ("Avg (ms)", "Avg", 4)],
     "Memory": [("Count", None, 0), ("Min (kB)", "Min", 3), ("Max (kB)", "Max", 3),
                ("Avg (kB)", "Avg", 3)],
     "Counter": [("Count", None, 0), ("Min", "Min", 4), ("Max", "Max", 4), ("Avg", "Avg", 4)],
@@ -26,6 +29,10 @@ def rich_tables(doc_sections, console):
 
     shown = False
     for section, domains in doc_sections:
+        if section in WHOLE_SECTIONS:
+            console.print(WHOLE_SECTIONS[section](domains))
+            shown = True
+            continue
         columns = SECTIONS[section]
         for domain, rows in domains.items():
             table = Table(title=f"{domain}" + ("" if section == "Time" else f" ({section.lower()})"),
@@ -34,7 +41,7 @@ def rich_tables(doc_sections, console):
             for header, _, _ in columns:
                 table.add_column(header, justify="right")
             for name, row in rows.items():
-                table.add_row(name, *(str(row["Count"]) if key is None else f"{row[key]:.{digits}f}"
+                table.add_row(name, *(str(row["Count"]) if key is None else _num(row.get(key), digits)
                                       for _, key, digits in columns))
             console.print(table)
             shown = True
@@ -42,7 +49,45 @@ def rich_tables(doc_sections, console):
         console.print("No profiling records.")
 
 
+def _num(value, digits):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _calls_table(calls):
+    """``Custom Operator Calls``: the cells of the text table (``callstats.table_cells``)."""
+    from rich.table import Table
+
+    headers, rows = callstats.table_cells(calls)
+    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
+    table.add_column(headers[0], overflow="fold")
+    for header in headers[1:]:
+        table.add_column(header, justify="right")
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
+def _flat_table(rows):
+    """``--flat``: one table ranked across domains (``flat.table_cells``)."""
+    from rich.table import Table
+
+    headers, cells = flat.table_cells(rows)
+    table = Table(title=flat.SECTION, title_justify="left", title_style="bold")
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="left" if i < 2 else "right",
+                         overflow="fold" if i == 0 else None)
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
+# sections that are one table of their own, not one per domain
+WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table, flat.SECTION: _flat_table}
+
+
 def plain_text(report):
+    if flat.SECTION in report.doc:
+        return flat.text(report.doc[flat.SECTION])
     return shared_stats.render_text(report.stats, report.sort_by, report.ascending)
 
 
