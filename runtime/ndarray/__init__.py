@@ -217,6 +217,29 @@ def power(base, exp):
                         "_rpower_scalar")
 
 
+def choose_element_0index(lhs, rhs, out=None):
+    """MXNet's legacy name: ``lhs[i, rhs[i]]`` for each row (``pick`` on axis 1)."""
+    return invoke("pick", (lhs, rhs), {"axis": 1, "keepdims": False, "mode": "clip"}, out=out)
+
+
+def fill_element_0index(lhs, mhs, rhs, out=None):
+    """MXNet's legacy name: ``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row."""
+    hot = invoke("one_hot", (rhs,), {"depth": lhs.shape[1], "on_value": 1.0,
+                                     "off_value": 0.0, "dtype": lhs.dtype.__name__})
+    result = lhs * (1 - hot) + mhs.reshape((-1, 1)) * hot
+    if out is not None:
+        result.copyto(out)
+        return out
+    return result
+
+
+def onehot_encode(indices, out):
+    """MXNet's legacy name: write ``one_hot(indices, depth=out.shape[1])`` into ``out``."""
+    return invoke("one_hot", (indices,), {"depth": out.shape[1], "on_value": 1.0,
+                                          "off_value": 0.0, "dtype": out.dtype.__name__},
+                  out=out)
+
+
 def save(fname, data):
     """Write an NDArray, a list or a dict of them in MXNet 1.x's binary format."""
     serialization.save(fname, data)

@@ -83,3 +83,14 @@ def test_ndarray_methods_and_functions():
     with pytest.raises(NotImplementedError, match="row_sparse"):
         x.tostype("row_sparse")
     assert x.norm().asnumpy()[0] == pytest.approx(np.sqrt((np.arange(12.0) ** 2).sum()))
+
+
+def test_legacy_element_0index_functions():
+    lhs = mx.nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    idx = mx.nd.array([2, 0])
+    assert mx.nd.choose_element_0index(lhs, idx).asnumpy().tolist() == [3.0, 4.0]
+    filled = mx.nd.fill_element_0index(lhs, mx.nd.array([9.0, 8.0]), idx)
+    assert filled.asnumpy().tolist() == [[1, 2, 9], [8, 5, 6]]
+    out = mx.nd.zeros((2, 3))
+    mx.nd.onehot_encode(idx, out)
+    assert out.asnumpy().tolist() == [[0, 0, 1], [1, 0, 0]]
