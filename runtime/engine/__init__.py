@@ -103,6 +103,20 @@ def set_engine_type(kind):
     return new
 
 
+def _renew_in_child():
+    """A child made by ``fork`` (a DataLoader worker) gets a new engine of the same kind.
+
+    fork copies only the forking thread: the inherited engine has no worker threads and
+    its locks may be held by threads that do not exist in the child, so it is replaced
+    without draining. Its observer is not carried over: the child records only when it
+    is told to (a profiled DataLoader worker installs its own)."""
+    global _engine
+    _engine = _make(_engine.name)
+
+
+os.register_at_fork(after_in_child=_renew_in_child)
+
+
 def _shutdown_at_exit():
     # Bounded: interpreter exit never hangs on a stuck op; queued work gets a fair chance
     # to finish so that profiles written at exit are complete.
