@@ -1,4 +1,4 @@
-"""Renderers for command output: rich tables on a terminal, plain text/JSON/CSV otherwise.
+"""Renderers for command output: validation lines and documents; entry points to the stats renderers.
 
 Why here and not in the commands: the commands decide *what* to show; this
 module only decides *how*, so every command's machine formats stay stable
@@ -6,65 +6,17 @@ and the terminal look can change freely.
 """
 from __future__ import annotations
 
-import csv
-import io
-
 import orjson
 
-CSV_COLUMNS = ("section", "domain", "name", "count", "total", "min", "max", "avg", "unit")
-_UNITS = {"Time": "ms", "Memory": "kB", "Counter": ""}
 
-
-def stats_json(obj):
-    """The ``to_json_obj`` document, indented, with a trailing newline."""
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def stats_csv(obj):
-    """One row per (section, domain, name) in display order.
-
-    Columns: section (Time, Memory or Counter), domain, name, count, total
-    (empty for Memory and Counter rows, which have no meaningful sum), min,
-    max, avg, unit (ms, kB, or empty for counters).
-    """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for section in ("Time", "Memory", "Counter"):
-        for domain, rows in obj.get(section, {}).items():
-            for name, row in rows.items():
-                writer.writerow([section, domain, name, row["Count"], row.get("Total", ""),
-                                 row["Min"], row["Max"], row["Avg"], _UNITS[section]])
-    return out.getvalue()
-
-
+# The stats renderers live in stats_pipeline/renderers/ (one module per format);
+# this one takes a to_json_obj document, for callers that have no Report (run's summary).
 def stats_rich(obj, console):
     """One rich table per domain and section, numbers right-aligned, units in headers."""
-    from rich.table import Table
+    from .stats_pipeline.renderers import table
+    from .stats_pipeline.report import doc_sections
 
-    spec = {
-        "Time": [("Count", None), ("Total (ms)", "Total"), ("Min (ms)", "Min"),
-                 ("Max (ms)", "Max"), ("Avg (ms)", "Avg")],
-        "Memory": [("Count", None), ("Min (kB)", "Min"), ("Max (kB)", "Max"), ("Avg (kB)", "Avg")],
-        "Counter": [("Count", None), ("Min", "Min"), ("Max", "Max"), ("Avg", "Avg")],
-    }
-    digits = {"Time": 4, "Memory": 3, "Counter": 4}
-    shown = False
-    for section, columns in spec.items():
-        for domain, rows in obj.get(section, {}).items():
-            table = Table(title=f"{domain}" + ("" if section == "Time" else f" ({section.lower()})"),
-                          title_justify="left", title_style="bold")
-            table.add_column("Name", overflow="fold")
-            for header, _ in columns:
-                table.add_column(header, justify="right")
-            for name, row in rows.items():
-                cells = [str(row["Count"])]
-                cells += [f"{row[key]:.{digits[section]}f}" for _, key in columns[1:]]
-                table.add_row(name, *cells)
-            console.print(table)
-            shown = True
-    if not shown:
-        console.print("No profiling records.")
+    table.rich_tables(doc_sections(obj), console)
 
 
 def violation_line(v):

@@ -1,4 +1,8 @@
-"""``xprof stats``: per-domain aggregate tables from a trace or a oneDNN verbose log."""
+"""``xprof stats``: per-domain aggregate tables from a trace or a oneDNN verbose log.
+
+Only the options live here; the work is the pipeline in ``stats_pipeline/``
+(sources -> processors -> renderers).
+"""
 from __future__ import annotations
 
 import sys
@@ -7,68 +11,15 @@ import click
 
 # Same as xprof.runtime.profiler.stats.SORT_KEYS; spelled out so `--help` needs no import.
 SORT_KEYS = ("total", "avg", "min", "max", "count")
+# Keys of stats_pipeline.renderers.RENDERERS; spelled out for the same reason.
+FORMATS = ("table", "json", "csv")
 
 
 def load_stats(path):
-    """Stats of a Chrome trace or oneDNN verbose log, told apart by content."""
-    from .errors import fail
-    from .progress import byte_progress
-    from .readers.chrome import StatsCollector
-    from .readers.onednn import looks_like_onednn, read_onednn
-    from .readers.tracefile import TraceError, TraceReader, open_binary
+    """Stats of a Chrome trace or oneDNN verbose log, told apart by content (exit 2 if unreadable)."""
+    from .stats_pipeline.sources import read_report
 
-    try:
-        with open_binary(path) as f:
-            head = f.read(1 << 16)
-            first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-            if first not in (b"{", b"[") and looks_like_onednn(head):
-                f.seek(0)
-                return read_onednn(f).stats
-        if first not in (b"{", b"["):
-            fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
-                 f"(lines starting dnnl_verbose, or onednn_verbose,)")
-        reader = TraceReader(path)
-        collector = StatsCollector()
-        with byte_progress(reader, "reading") as tick:
-            for batch, _ in reader.batches():
-                collector.feed(batch)
-                tick()
-    except TraceError as exc:
-        fail(str(exc))
-    except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream
-        fail(f"{path}: read error: {exc}")
-    if reader.truncated:
-        click.echo(f"xprof: warning: {path} is truncated; statistics cover the events before the cut",
-                   err=True)
-    return collector.finish()
-
-
-def select(stats, obj, domains, top):
-    """Keep the chosen domains and the first ``top`` rows of each (in ``obj``'s order)."""
-    from .errors import fail
-    from .readers import stats_module
-
-    Stats = stats_module().Stats
-
-    available = sorted(set(stats.time) | set(stats.memory) | set(stats.counter))
-    for d in domains:
-        if d not in available:
-            fail(f"unknown domain {d!r}; available: {', '.join(map(repr, available)) or 'none'}")
-    picked = Stats()
-    for section, table, dst in (("Time", stats.time, picked.time),
-                                ("Memory", stats.memory, picked.memory),
-                                ("Counter", stats.counter, picked.counter)):
-        sec = obj.get(section)
-        if sec is None:
-            continue
-        for domain in list(sec):
-            if domains and domain not in domains:
-                del sec[domain]
-                continue
-            names = list(sec[domain])[:top] if top else list(sec[domain])
-            sec[domain] = {n: sec[domain][n] for n in names}
-            dst[domain] = {n: table[domain][n] for n in names}
-    return picked, obj
+    return read_report(path).stats
 
 
 @click.command("stats")
@@ -80,7 +31,7 @@ def select(stats, obj, domains, top):
               help="Only this domain (category); repeatable.")
 @click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
               help="At most N rows per domain.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="json: the profiler.dumps() schema; csv: one row per entry.")
 def stats(profile, sort_by, ascending, domains, top, fmt):
     """Aggregate PROFILE (default profile.json) per domain and name.
@@ -101,21 +52,8 @@ def stats(profile, sort_by, ascending, domains, top, fmt):
     """
     import gc
 
-    from . import render
-    from .readers import stats_module
-
-    render_text, to_json_obj = stats_module().render_text, stats_module().to_json_obj
+    from . import stats_pipeline
 
     gc.disable()  # see validate: no cycles among the decoded events
-    st = load_stats(profile)
-    picked, obj = select(st, to_json_obj(st, sort_by, ascending), set(domains), top)
-    if fmt == "json":
-        click.echo(render.stats_json(obj), nl=False)
-    elif fmt == "csv":
-        click.echo(render.stats_csv(obj), nl=False)
-    elif sys.stdout.isatty():
-        from rich.console import Console
-
-        render.stats_rich(obj, Console())
-    else:
-        click.echo(render_text(picked, sort_by, ascending), nl=False)
+    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top)
+    stats_pipeline.run(profile, options, fmt, sys.stdout)

@@ -28,16 +28,16 @@ Phase policy (see docs/cli-readers.md):
   navigation mark in catapult but an ordinary instant in Perfetto;
 * anything else is an error.
 
-Flow binding (both viewers agree on these rules): ``s``, ``t`` and an ``f``
-with ``"bp": "e"`` bind to the slice on their own thread that encloses
-their ts (start <= ts <= end); an ``f`` without ``bp`` binds to the next
-slice on its thread that starts at or after its ts.  A step with nothing to
-bind to is dropped by both viewers, so it is an error here.
+Slice nesting and flow binding follow the rules of ``slices.py`` (shared
+with ``xprof trace``).  A flow step with nothing to bind to is dropped by
+both viewers, so it is an error here.
 """
 from __future__ import annotations
 
 from array import array
 import math
+
+from . import slices
 
 ERROR = "error"
 WARNING = "warning"
@@ -67,6 +67,8 @@ _METADATA_NAME = ("process_name", "thread_name")
 _METADATA_SORT = ("process_sort_index", "thread_sort_index")
 _METADATA_OTHER = ("process_labels", "process_uptime_seconds", "num_cpus",
                    "trace_buffer_overflow")
+# flow_kind of an f that binds to the next slice (slices.binds_to_next): "F"
+_TO_NEXT = ord("F")
 # phases whose event lives on a thread track and therefore needs a tid
 _THREAD_PHASES = frozenset("BEXstf")
 
@@ -245,7 +247,7 @@ class Checker:
                     if thread is not None:
                         thread.flow_ts.append(ts)
                         thread.flow_index.append(i)
-                        thread.flow_kind.append(70 if ph == "f" and bp is None else ord(ph))
+                        thread.flow_kind.append(_TO_NEXT if ph == "f" and bp is None else ord(ph))
                         flow_step(i, ph, name, cat, id_)
                         continue
             elif ph == "i" or ph == "I":
@@ -351,7 +353,7 @@ class Checker:
             if ts is not None:
                 thread.flow_ts.append(ts)
                 thread.flow_index.append(i)
-                thread.flow_kind.append(70 if ph == "f" and bp != "e" else ord(ph))
+                thread.flow_kind.append(_TO_NEXT if slices.binds_to_next(ph, bp) else ord(ph))
             if not problem:
                 self._flow_step(i, ph, name, cat, key)
 
@@ -530,54 +532,37 @@ class Checker:
         def arr(a, dtype):
             return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
 
-        x_start = np.rint(arr(thread.x_ts, np.float64) * 1000).astype(np.int64)
-        x_end = x_start + np.rint(arr(thread.x_dur, np.float64) * 1000).astype(np.int64)
-        starts = np.concatenate([x_start, np.rint(arr(thread.be_begin, np.float64) * 1000).astype(np.int64)])
-        ends = np.concatenate([x_end, np.rint(arr(thread.be_end, np.float64) * 1000).astype(np.int64)])
+        x_start = slices.to_ns(arr(thread.x_ts, np.float64))
+        x_end = x_start + slices.to_ns(arr(thread.x_dur, np.float64))
+        starts = np.concatenate([x_start, slices.to_ns(arr(thread.be_begin, np.float64))])
+        ends = np.concatenate([x_end, slices.to_ns(arr(thread.be_end, np.float64))])
         index = np.concatenate([arr(thread.x_index, np.int64), arr(thread.be_index, np.int64)])
-        n = len(starts)
-        # by start, longer first on ties, then file order (lexsort is stable)
-        order = np.lexsort((index, starts - ends, starts))
+        order = slices.sort_order(starts, ends, index)
         s, e, idx = starts[order], ends[order], index[order]
-        if n < 2 or bool(np.all(np.maximum.accumulate(e)[:-1] <= s[1:])):
-            roots_s, roots_e = s, e  # no slice overlaps another: all are top level
+        if slices.flat(s, e):
+            roots_s, roots_e = s, e  # no slice starts inside another: all are top level
         else:
-            roots = self._stack_pass(s.tolist(), e.tolist(), idx.tolist(), key)
+            parent, overlaps = slices.nest(s.tolist(), e.tolist())
+            for k, p, excess in overlaps:
+                self._add(int(idx[k]), "", "", ERROR,
+                          f"slice overlaps the slice of event {int(idx[p])} on thread "
+                          f"{_thread_label(key)}: it starts inside it but ends "
+                          f"{excess / 1000:g} us after it (slices must nest)")
+            roots = np.flatnonzero(np.asarray(parent) == slices.OUTSIDE)
             roots_s, roots_e = s[roots], e[roots]
         if thread.flow_index:
             self._bind_flows(thread, s, roots_s, roots_e, key)
         thread.x_ts = thread.x_dur = thread.x_index = None
         thread.be_begin = thread.be_end = thread.be_index = None
 
-    def _stack_pass(self, s, e, idx, key):
-        """Classic interval-nesting pass over slices sorted by start; returns root positions."""
-        ends_stack = []
-        idx_stack = []
-        roots = []
-        for k in range(len(s)):
-            start, end = s[k], e[k]
-            while ends_stack and ends_stack[-1] <= start:
-                ends_stack.pop()
-                idx_stack.pop()
-            if ends_stack:
-                if end > ends_stack[-1]:
-                    self._add(idx[k], "", "", ERROR,
-                              f"slice overlaps the slice of event {idx_stack[-1]} on thread "
-                              f"{_thread_label(key)}: it starts inside it but ends "
-                              f"{(end - ends_stack[-1]) / 1000:g} us after it (slices must nest)")
-                    continue
-            else:
-                roots.append(k)
-            ends_stack.append(end)
-            idx_stack.append(idx[k])
-        return roots
-
     def _bind_flows(self, thread, starts, roots_s, roots_e, key):
+        """Each step must bind (slices.py): enclosed by a slice, i.e. by a top-level one,
+        or, for an ``f`` without bp, some slice starts at or after it."""
         import numpy as np
 
-        ts = np.rint(np.frombuffer(thread.flow_ts, dtype=np.float64) * 1000)
+        ts = slices.to_ns(np.frombuffer(thread.flow_ts, dtype=np.float64))
         kind = np.frombuffer(bytes(thread.flow_kind), dtype=np.uint8)
-        enclosing = kind != 70  # "F": an f without bp, bound to the next slice
+        enclosing = kind != _TO_NEXT
         j = np.searchsorted(roots_s, ts, side="right") - 1
         inside = (j >= 0) & (roots_e[np.maximum(j, 0)] >= ts) if len(roots_s) else np.zeros(len(ts), bool)
         has_next = (starts[-1] >= ts) if len(starts) else np.zeros(len(ts), bool)
@@ -585,7 +570,7 @@ class Checker:
         for k in bad.tolist():
             ph = chr(kind[k]).lower()
             what = ("has no slice starting at or after its ts (f without bp binds to the next slice)"
-                    if kind[k] == 70 else "is not inside any slice")
+                    if kind[k] == _TO_NEXT else "is not inside any slice")
             self._add(thread.flow_index[k], ph, "", ERROR,
                       f"flow {ph} {what} on thread {_thread_label(key)}; both viewers drop the arrow")
         thread.flow_ts = thread.flow_index = thread.flow_kind = None

@@ -22,7 +22,9 @@ What changes:
   thread per original thread, named ``<thread name> · Custom Operator``.
   A flow step binds to a slice on its own track, so each flow event (s/t/f)
   moves to the track of the slice it bound to in the input (rules in
-  ``checker.py``); a flow whose slice is filtered out is dropped whole;
+  ``slices.py``), the innermost *kept* slice: filters keep an arrow whose
+  ends are inside kept slices, and drop it whole (with a note) only when an
+  end binds to no kept slice;
 * counters lose their (meaningless) tid; global and process instants too.
 
 Filters: ``domains`` (category, exact), ``name_glob`` (fnmatch, case
@@ -31,12 +33,14 @@ event's ts; a slice or async pair is kept if it overlaps the window.
 """
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import math
 
+from .slices import SliceTree, binds_to_next
+
 CUSTOM_OP = "Custom Operator"
 LANE_SUFFIX = " · Custom Operator"
+_FLOW = ("s", "t", "f")
 
 
 def _key(value):
@@ -166,6 +170,8 @@ def _apply_filters(items, domains, since_ms, until_ms, name_glob):
         ev = item.ev
         if item.partner is not None and ev.get("ph") == "e":
             continue  # decided with its b
+        if ev.get("ph") in _FLOW:
+            continue  # decided by the slices its steps bind to (_bind_flows)
         keep = True
         cat = ev.get("cat")
         if domains and not (isinstance(cat, str) and cat in domains):
@@ -180,59 +186,36 @@ def _apply_filters(items, domains, since_ms, until_ms, name_glob):
             item.partner.keep = keep
 
 
-class _Slices:
-    """The X slices of one input thread, for flow binding (see checker.py for the rules)."""
-
-    def __init__(self, slices):
-        slices.sort(key=lambda it: (it.ev["ts"], -(it.end - it.ev["ts"]), it.seq))
-        self.items = slices
-        self.starts = [it.ev["ts"] for it in slices]
-        self.parent = []
-        stack = []
-        for k, it in enumerate(slices):
-            while stack and slices[stack[-1]].end <= it.ev["ts"]:
-                stack.pop()
-            self.parent.append(stack[-1] if stack else -1)
-            stack.append(k)
-
-    def enclosing(self, ts):
-        k = bisect.bisect_right(self.starts, ts) - 1
-        while k >= 0:
-            if self.items[k].end >= ts:
-                return self.items[k]
-            k = self.parent[k]
-        return None
-
-    def next_at_or_after(self, ts):
-        k = bisect.bisect_left(self.starts, ts)
-        return self.items[k] if k < len(self.items) else None
-
-
 def _bind_flows(items, notes):
+    """Bind each flow step to the innermost *kept* slice of its input thread (rules: slices.py).
+
+    A flow is kept when every step binds; it then moves with each step to the
+    track of its slice.  Filters do not judge flow events themselves: an
+    arrow between two kept slices is kept whatever its own cat or name.
+    """
     by_thread = {}
     for item in items:
-        if item.ev.get("ph") == "X":
+        if item.keep and item.ev.get("ph") == "X":
             by_thread.setdefault((item.pid, item.tid), []).append(item)
-    tracks = {key: _Slices(slices) for key, slices in by_thread.items()}
+    trees = {key: SliceTree(slices, [it.ev["ts"] for it in slices], [it.end for it in slices])
+             for key, slices in by_thread.items()}
     flows = {}
     for item in items:
-        ph = item.ev.get("ph")
-        if ph in ("s", "t", "f"):
+        if item.ev.get("ph") in _FLOW:
             flows.setdefault(_key(item.ev.get("id", item.ev.get("id2"))), []).append(item)
-    dropped = 0
+    outside = 0
     for steps in flows.values():
         ok = True
         for step in steps:
-            track = tracks.get((step.pid, step.tid))
-            if track is None:
-                ok = False
-                break
+            tree = trees.get((step.pid, step.tid))
             ts = step.ev["ts"]
-            if step.ev.get("ph") == "f" and step.ev.get("bp") != "e":
-                step.bound = track.next_at_or_after(ts)
+            if tree is None:
+                step.bound = None
+            elif binds_to_next(step.ev.get("ph"), step.ev.get("bp")):
+                step.bound = tree.next_at_or_after(ts)
             else:
-                step.bound = track.enclosing(ts)
-            if step.bound is None or not step.bound.keep or not step.keep:
+                step.bound = tree.enclosing(ts)
+            if step.bound is None:
                 ok = False
                 break
         for step in steps:
@@ -240,15 +223,19 @@ def _bind_flows(items, notes):
             if ok:
                 step.lane = step.bound.lane
         if not ok:
-            dropped += 1
-    if dropped:
-        notes.append(f"dropped {dropped} flow arrows whose slices were filtered out or missing")
+            outside += 1
+    if outside:
+        why = ("no kept slice encloses it (filtered out, or not in the input)"
+               if any(not it.keep for it in items if it.ev.get("ph") == "X")
+               else "no slice encloses it in the input")
+        notes.append(f"dropped {outside} flow arrow{'' if outside == 1 else 's'} with a start or "
+                     f"end that binds to no slice: {why}")
 
 
 def _sort_key(item):
     ev = item.ev
     ph = ev.get("ph")
-    if ph == "f" and ev.get("bp") != "e":
+    if binds_to_next(ph, ev.get("bp")):
         second = -math.inf
     elif ph == "X":
         second = -(item.end - ev["ts"])

@@ -15,10 +15,11 @@ from click.testing import CliRunner
 from xprof.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
-# CI clones the repo into another folder with a copy of shared/ beside it.
-SHARED_FIXTURES = REPO / ".." / "shared" / "fixtures"
-TRACES = SHARED_FIXTURES / "traces"
-ONEDNN = SHARED_FIXTURES / "onednn"
+# Real traces and logs of other tools (MXNet 1.9.1, PyTorch 2.13, oneDNN 2.4 / 3.12), in
+# the repository so a fresh clone runs every test; copies, never edited.
+FIXTURES = REPO / "tests" / "fixtures"
+TRACES = FIXTURES / "traces"
+ONEDNN = FIXTURES / "onednn"
 
 
 def meta(pid=0, tid=1, process="proc", thread="main thread"):

@@ -1,4 +1,4 @@
-"""Fixtures of the CLI tests: the shared trace and log fixtures (skipped when absent)."""
+"""Fixtures of the CLI tests: the reader fixtures in tests/fixtures/ (traces and oneDNN logs)."""
 from __future__ import annotations
 
 import pytest
@@ -8,13 +8,11 @@ from cli_helpers import ONEDNN, TRACES
 
 @pytest.fixture
 def traces_dir():
-    if not TRACES.is_dir():
-        pytest.skip(f"shared fixtures not found at {TRACES} (expected <repo>/../shared/fixtures)")
+    assert TRACES.is_dir(), f"reader fixtures missing at {TRACES}"
     return TRACES
 
 
 @pytest.fixture
 def onednn_dir():
-    if not ONEDNN.is_dir():
-        pytest.skip(f"shared fixtures not found at {ONEDNN} (expected <repo>/../shared/fixtures)")
+    assert ONEDNN.is_dir(), f"reader fixtures missing at {ONEDNN}"
     return ONEDNN

@@ -117,6 +117,41 @@ def test_filters(tmp_path):
     assert len([e for e in _load(out)["traceEvents"] if e["ph"] in "sf"]) == 2
 
 
+def _nested_flow_trace(tmp_path):
+    """As the runtime writes a custom op: each flow starts inside an API slice nested in the
+    pure_python slice; flow 1 ends in a Custom Operator sub-op, flow 2 in a plain operator."""
+    events = meta(tid=1) + [
+        X("MyAddOne::pure_python", 100, 50, tid=1, cat=CO),
+        X("_plus_scalar", 110, 20, tid=1, cat="API"),
+        {"name": "MyAddOne", "cat": CO, "ph": "s", "id": 1, "ts": 120, "pid": 0, "tid": 1},
+        {"name": "MyAddOne", "cat": CO, "ph": "s", "id": 2, "ts": 125, "pid": 0, "tid": 1},
+        X("MyAddOne::_plus_scalar", 200, 10, tid=2, cat=CO),
+        {"name": "MyAddOne", "cat": CO, "ph": "f", "bp": "e", "id": 1, "ts": 200, "pid": 0, "tid": 2},
+        X("copy", 300, 10, tid=2, cat="operator"),
+        {"name": "MyAddOne", "cat": CO, "ph": "f", "bp": "e", "id": 2, "ts": 300, "pid": 0, "tid": 2},
+    ]
+    return write_trace(tmp_path / "nested.json", events)
+
+
+def test_filters_bind_flows_to_the_innermost_kept_slice(tmp_path):
+    src, out = _nested_flow_trace(tmp_path), tmp_path / "o.json"
+    res = cli("trace", src, "-o", out, "--domain", CO)
+    assert res.exit_code == 0, res.stderr
+    doc = _load(out)
+    flows = [e for e in doc["traceEvents"] if e["ph"] in "sf"]
+    assert sorted((e["ph"], e["id"]) for e in flows) == [("f", 1), ("s", 1)]
+    (py,) = [e for e in doc["traceEvents"] if e.get("name") == "MyAddOne::pure_python"]
+    (start,) = [e for e in flows if e["ph"] == "s"]
+    assert (start["pid"], start["tid"]) == (py["pid"], py["tid"])  # moved with its slice
+    assert "dropped 1 flow arrow with a start or end that binds to no slice: no kept slice" in res.stderr
+    assert check_events(doc["traceEvents"]).errors == 0
+    res = cli("trace", src, "-o", out, "--name", "MyAddOne::*")
+    assert res.exit_code == 0 and len([e for e in _load(out)["traceEvents"] if e["ph"] in "sf"]) == 2
+    res = cli("trace", src, "-o", out)  # nothing filtered: both arrows, no note
+    assert len([e for e in _load(out)["traceEvents"] if e["ph"] in "sf"]) == 4
+    assert "flow arrow" not in res.stderr
+
+
 def test_unknown_domain_is_refused_and_lists_the_domains(tmp_path):
     src = _custom_op_trace(tmp_path)
     out = tmp_path / "o.json"

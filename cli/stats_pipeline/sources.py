@@ -1,0 +1,112 @@
+"""Sources of ``xprof stats``: a file in, a :class:`~.report.Report` out.
+
+Two kinds of input, told apart by content (never by file name):
+
+* a Chrome trace (xprof, MXNet 1.x, PyTorch; JSON object or array form,
+  gzip or not), streamed in batches through every collector of
+  :data:`TRACE_COLLECTORS`: memory stays bounded whatever the file size;
+* a oneDNN verbose log (``dnnl_verbose,`` / ``onednn_verbose,`` lines).
+
+A new input format: a class with ``claims(head)`` (the first 64 KiB of the
+decompressed file) and ``read(path)`` returning a Report, put in
+:data:`SOURCES` before :class:`ChromeTrace` (the fallback).
+
+A new analysis that needs the trace's events (not only the aggregate): a
+collector class with ``feed(events)`` and ``finish(report)`` (store what it
+found in ``report.extra[<its name>]``), appended to :data:`TRACE_COLLECTORS`;
+a processor then turns it into a section.  One pass over the file serves
+every collector.
+"""
+from __future__ import annotations
+
+import click
+
+from ..errors import fail
+from ..progress import byte_progress
+from ..readers.chrome import StatsCollector
+from ..readers.onednn import looks_like_onednn, read_onednn
+from ..readers.tracefile import TraceError, TraceReader, open_binary
+from .report import Report
+
+_BOM_AND_SPACE = b"\xef\xbb\xbf \t\r\n"
+
+
+def _is_json(head):
+    return head.lstrip(_BOM_AND_SPACE)[:1] in (b"{", b"[")
+
+
+class StatsTotals:
+    """The aggregate tables (Time, Memory, Counter): the collector every trace feeds."""
+
+    def __init__(self):
+        self._collector = StatsCollector()
+
+    def feed(self, events):
+        self._collector.feed(events)
+
+    def finish(self, report):
+        report.stats = self._collector.finish()
+
+
+# Collectors fed every batch of a Chrome trace, in this order.
+TRACE_COLLECTORS = [StatsTotals]
+
+
+class OneDNNLog:
+    """oneDNN (and MKL-DNN) verbose logs, v0 to v3."""
+
+    @staticmethod
+    def claims(head):
+        return not _is_json(head) and looks_like_onednn(head)
+
+    @staticmethod
+    def read(path):
+        with open_binary(path) as f:
+            return Report(path=path, stats=read_onednn(f).stats)
+
+
+class ChromeTrace:
+    """Chrome Trace Event Format files; the fallback, so its error names both formats."""
+
+    @staticmethod
+    def claims(head):
+        return True
+
+    @staticmethod
+    def read(path):
+        with open_binary(path) as f:
+            head = f.read(1 << 16)
+        if not _is_json(head):
+            fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
+                 f"(lines starting dnnl_verbose, or onednn_verbose,)")
+        reader = TraceReader(path)
+        collectors = [make() for make in TRACE_COLLECTORS]
+        with byte_progress(reader, "reading") as tick:
+            for batch, _ in reader.batches():
+                for collector in collectors:
+                    collector.feed(batch)
+                tick()
+        report = Report(path=path, stats=None, truncated=reader.truncated)
+        for collector in collectors:
+            collector.finish(report)
+        if reader.truncated:
+            click.echo(f"xprof: warning: {path} is truncated; statistics cover the events "
+                       f"before the cut", err=True)
+        return report
+
+
+# Tried in order; the first whose claims() is true reads the file.
+SOURCES = [OneDNNLog, ChromeTrace]
+
+
+def read_report(path):
+    """The Report of ``path`` (exit 2 with one line when it cannot be read)."""
+    try:
+        with open_binary(path) as f:
+            head = f.read(1 << 16)
+        source = next(s for s in SOURCES if s.claims(head))
+        return source.read(path)
+    except TraceError as exc:
+        fail(str(exc))
+    except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream
+        fail(f"{path}: read error: {exc}")
