@@ -163,9 +163,12 @@ class _RunCommand(click.Command):
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
+@click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
+                   "each writes its own file, e.g. profile.rank0.json.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
+def run(module, output, mode, bulk, show_stats, quiet, nproc, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -173,6 +176,7 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
       xprof run sample_scripts/custom_add_one.py
       xprof run -o step.json --stats train.py --epochs 1
       xprof run -m mypackage.train
+      xprof run --nproc 4 train.py
     """
     from .errors import fail
 
@@ -195,6 +199,10 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
     _check_writable(output, out_dir)
+    if nproc is not None:
+        from .launch import copy_arguments, run_copies
+        ctx = click.get_current_context()
+        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc"}), output, quiet))
 
     saved = _save_process_state()
     _configure_env(bulk)

@@ -19,7 +19,7 @@ import orjson
 
 from .. import _env
 from .. import engine as _engine_mod
-from . import chrome, columns, config, memory, recorder as R, stats as _stats
+from . import chrome, columns, config, memory, ranks, recorder as R, stats as _stats
 
 
 class _Flags:
@@ -289,11 +289,16 @@ def aggregate_lists(parts, base_ns):
 
 
 def _other_data():
-    return {"xprof_version": _version(), "command": " ".join(sys.argv),
+    data = {"xprof_version": _version(), "command": " ".join(sys.argv),
             "start_time": datetime.datetime.fromtimestamp(
                 _start_wall, datetime.timezone.utc).isoformat(),
             "clock": "perf_counter_ns", "os_pid": os.getpid(),
             "engine": _engine_mod.engine_type()}
+    rank = ranks.rank()
+    if rank is not None:
+        data["rank"] = rank
+        data["world_size"] = ranks.world_size()
+    return data
 
 
 def _version():
@@ -303,7 +308,9 @@ def _version():
 
 def _process_name():
     script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
-    return f"xprof: {script} (pid {os.getpid()})"
+    name = f"xprof: {script} (pid {os.getpid()})"
+    rank = ranks.rank()
+    return name if rank is None else f"{ranks.process_label(rank)}: {name}"
 
 
 def _write_trace():
@@ -312,7 +319,7 @@ def _write_trace():
         memory.sample_all()
     snap = R.snapshot()
     data = chrome.encode(snap, _base_ns, _process_name(), _other_data())
-    path = _cfg["filename"]
+    path = ranks.filename_for_rank(_cfg["filename"], ranks.rank())
     chrome.write_atomic(path, data)
     prefix = _memory_prefix()
     if prefix and memory.rows:
