@@ -33,7 +33,10 @@ def load_stats(path):
               help="At most N rows per domain.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="json: the profiler.dumps() schema; csv: one row per entry.")
-def stats(profile, sort_by, ascending, domains, top, fmt):
+@click.option("--by-process", is_flag=True,
+              help="Also a Time table per process and, for several ranks, each op's "
+                   "spread over the ranks (min/median/max of its total, slowest rank).")
+def stats(profile, sort_by, ascending, domains, top, fmt, by_process):
     """Aggregate PROFILE (default profile.json) per domain and name.
 
     PROFILE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not) or
@@ -49,11 +52,12 @@ def stats(profile, sort_by, ascending, domains, top, fmt):
       xprof stats profile.json --sort-by avg --top 10
       xprof stats trace.json.gz --domain operator --format csv > ops.csv
       xprof stats dnnl_verbose.log
+      xprof stats merged.json --by-process
     """
     import gc
 
     from . import stats_pipeline
 
     gc.disable()  # see validate: no cycles among the decoded events
-    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top)
+    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, by_process)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

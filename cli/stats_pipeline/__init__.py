@@ -25,4 +25,4 @@ from .sources import read_report
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
-    render(fmt, process(read_report(path), options), out)
+    render(fmt, process(read_report(path, options), options), out)

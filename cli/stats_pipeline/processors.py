@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import fail
 from ..readers import stats_module
+from . import by_process
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Options:
     ascending: bool = False
     domains: frozenset = frozenset()
     top: int | None = None
+    by_process: bool = False
 
 
 def order(report, options):
@@ -70,7 +72,7 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select]
+PIPELINE = [order, check_domains, select, by_process.sections]
 
 
 def process(report, options):

@@ -26,6 +26,7 @@ from ..progress import byte_progress
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from ..readers.tracefile import TraceError, TraceReader, open_binary
+from .by_process import ByProcess
 from .report import Report
 
 _BOM_AND_SPACE = b"\xef\xbb\xbf \t\r\n"
@@ -48,8 +49,9 @@ class StatsTotals:
         report.stats = self._collector.finish()
 
 
-# Collectors fed every batch of a Chrome trace, in this order.
-TRACE_COLLECTORS = [StatsTotals]
+# Collectors fed every batch of a Chrome trace, in this order (one with a
+# ``wanted(options)`` only when that says so).
+TRACE_COLLECTORS = [StatsTotals, ByProcess]
 
 
 class OneDNNLog:
@@ -60,7 +62,7 @@ class OneDNNLog:
         return not _is_json(head) and looks_like_onednn(head)
 
     @staticmethod
-    def read(path):
+    def read(path, options=None):
         with open_binary(path) as f:
             return Report(path=path, stats=read_onednn(f).stats)
 
@@ -73,14 +75,15 @@ class ChromeTrace:
         return True
 
     @staticmethod
-    def read(path):
+    def read(path, options=None):
         with open_binary(path) as f:
             head = f.read(1 << 16)
         if not _is_json(head):
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make() for make in TRACE_COLLECTORS]
+        collectors = [make() for make in TRACE_COLLECTORS
+                      if not hasattr(make, "wanted") or make.wanted(options)]
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
                 for collector in collectors:
@@ -99,13 +102,14 @@ class ChromeTrace:
 SOURCES = [OneDNNLog, ChromeTrace]
 
 
-def read_report(path):
-    """The Report of ``path`` (exit 2 with one line when it cannot be read)."""
+def read_report(path, options=None):
+    """The Report of ``path`` (exit 2 with one line when it cannot be read); ``options``
+    pick the collectors that only some options need."""
     try:
         with open_binary(path) as f:
             head = f.read(1 << 16)
         source = next(s for s in SOURCES if s.claims(head))
-        return source.read(path)
+        return source.read(path, options)
     except TraceError as exc:
         fail(str(exc))
     except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream

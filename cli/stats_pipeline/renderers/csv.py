@@ -2,7 +2,9 @@
 
 Columns: section (Time, Memory or Counter), domain, name, count, total
 (empty for Memory and Counter rows, which have no meaningful sum), min, max,
-avg, unit (ms, kB, or empty for counters).
+avg, unit (ms, kB, or empty for counters). ``Time by process`` rows are Time rows
+(domain: ``<process> / <domain>``); ``Rank spread`` rows have count = ranks that ran
+the op, min/max/avg of its total time over the ranks, total empty.
 """
 from __future__ import annotations
 
@@ -26,7 +28,12 @@ def _time_rows(row):
 
 
 # section -> the cells after section, domain, name of one row
-SECTIONS = {"Time": _time_rows, "Memory": _level_rows("kB"), "Counter": _level_rows("")}
+def _spread_rows(row):
+    return [row["Ranks"], "", row["Min"], row["Max"], row["Avg"], "ms"]
+
+
+SECTIONS = {"Time": _time_rows, "Memory": _level_rows("kB"), "Counter": _level_rows(""),
+            "Time by process": _time_rows, "Rank spread": _spread_rows}
 
 
 def text(doc_sections):

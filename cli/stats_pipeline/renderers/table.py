@@ -17,7 +17,12 @@ SECTIONS = {
     "Memory": [("Count", None, 0), ("Min (kB)", "Min", 3), ("Max (kB)", "Max", 3),
                ("Avg (kB)", "Avg", 3)],
     "Counter": [("Count", None, 0), ("Min", "Min", 4), ("Max", "Max", 4), ("Avg", "Avg", 4)],
+    "Rank spread": [("Ranks", "Ranks", None), ("Min (ms)", "Min", 4),
+                    ("Median (ms)", "Median", 4), ("Max (ms)", "Max", 4),
+                    ("Avg (ms)", "Avg", 4), ("Slowest", "Slowest", None)],
 }
+SECTIONS["Time by process"] = SECTIONS["Time"]
+_PLAIN_TEXT_SECTIONS = ("Time", "Memory", "Counter")   # written by render_text
 
 
 def rich_tables(doc_sections, console):
@@ -34,16 +39,35 @@ def rich_tables(doc_sections, console):
             for header, _, _ in columns:
                 table.add_column(header, justify="right")
             for name, row in rows.items():
-                table.add_row(name, *(str(row["Count"]) if key is None else f"{row[key]:.{digits}f}"
-                                      for _, key, digits in columns))
+                table.add_row(name, *_cells(row, columns))
             console.print(table)
             shown = True
     if not shown:
         console.print("No profiling records.")
 
 
+def _cells(row, columns):
+    return [str(row["Count"]) if key is None else str(row[key]) if digits is None
+            else f"{row[key]:.{digits}f}" for _, key, digits in columns]
+
+
 def plain_text(report):
-    return stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    """``render_text`` of the aggregate, then any further section as plain columns."""
+    text = stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    for section, domains in report.sections():
+        if section in _PLAIN_TEXT_SECTIONS or not domains:
+            continue
+        columns = SECTIONS[section]
+        lines = [f"\n{section}", "=" * len(section)]
+        for domain, rows in domains.items():
+            width = max([len(n) for n in rows] + [4])
+            lines.append(f"\n{domain}")
+            lines.append(f"{'Name':<{width}}  " + "  ".join(f"{h:>12}" for h, _, _ in columns))
+            for name, row in rows.items():
+                lines.append(f"{name:<{width}}  " +
+                             "  ".join(f"{c:>12}" for c in _cells(row, columns)))
+        text += "\n".join(lines) + "\n"
+    return text
 
 
 def render(report, out):
