@@ -20,8 +20,7 @@ from collections import defaultdict
 
 import numpy as np
 
-import xprof.runtime.ops.matrix  # noqa: F401  (registers Flatten)
-import xprof.runtime.ops.nn  # noqa: F401  (registers the nn operators)
+import xprof.runtime.ops  # noqa: F401  (registers every operator)
 from xprof.runtime.ops import registry
 
 

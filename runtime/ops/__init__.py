@@ -1,3 +1,11 @@
-"""Importing this package registers every operator (see :mod:`.registry`)."""
-from . import elemwise, matrix, nn, optim, reduce  # noqa: F401
+"""Importing this package registers every operator (see :mod:`.registry`).
+
+One module per concept: :mod:`.params` (parameter parsing, optional inputs), then the
+operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
+:mod:`.indexing`, :mod:`.join`, :mod:`.creation`, :mod:`.sampling`,
+:mod:`.fully_connected`, :mod:`.conv`, :mod:`.pooling`, :mod:`.activation`,
+:mod:`.dropout`, :mod:`.softmax`, :mod:`.optim`.
+"""
+from . import (activation, conv, creation, dropout, elemwise, fully_connected,  # noqa: F401
+               indexing, join, linalg, optim, pooling, reduce, sampling, shape, softmax)
 from .registry import OpDef, defop, get  # noqa: F401

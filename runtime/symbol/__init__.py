@@ -2,14 +2,15 @@
 
 One composition function per registered operator (``mx.sym.FullyConnected``,
 ``mx.sym.Convolution``, ``mx.sym.dot``...) is generated from the operator registry, as
-``mx.nd`` does for arrays; see :mod:`.symbol` for graphs and :mod:`.executor` for
-binding and bulk execution.
+``mx.nd`` does for arrays; see :mod:`.symbol` for composition, :mod:`.graph` for nodes,
+:mod:`.inference` for shape/dtype inference, :mod:`.serialization` for JSON and
+:mod:`.executor` for binding and bulk execution.
 """
 from ..ops import registry as _registry
-from . import executor, symbol  # noqa: F401
+from . import executor, graph, inference, serialization, symbol  # noqa: F401
 from .executor import Executor
-from .symbol import (Custom, Group, Symbol, Variable, load, load_json, make_function,
-                     reset_names, var)
+from .graph import reset_names
+from .symbol import Custom, Group, Symbol, Variable, load, load_json, make_function, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
            "zeros", "ones", "full"]

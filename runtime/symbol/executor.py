@@ -38,7 +38,8 @@ from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
 from ..ndarray import random as _ndrandom
 from ..ops import registry as _registry
-from .symbol import CUSTOM, _topo, infer_graph
+from .graph import CUSTOM, _topo
+from .inference import infer_graph
 
 __all__ = ["Executor"]
 

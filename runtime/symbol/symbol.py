@@ -10,451 +10,23 @@ new variable named ``<node name>_<argument>`` (``fc1_weight``, ``softmax_label``
 MXNet. Unnamed nodes are called ``<op name lowercased><n>`` with one per-process counter
 per op name (``fullyconnected0``).
 
-Shape inference (``infer_shape``, and binding) walks the graph in topological order with
-each OpDef's ``infer``; an op whose inputs are not all known yet first asks its
-``infer_args`` (weights from the data shape), and the walk repeats until nothing changes.
+The graph itself is :mod:`.graph`; shape inference :mod:`.inference`; JSON
+:mod:`.serialization`; binding :mod:`.executor`.
 """
-import ast
-import inspect
-import json
 import numbers
-import threading
 import warnings
 
 import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..ops import registry as _registry
+from . import serialization as _serialization
+from .executor import Executor
+from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
+from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as before the split
+from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "load", "load_json", "CUSTOM"]
-
-
-class _CustomMarker:
-    """The ``op`` of a custom-operator node."""
-
-    name = "Custom"
-    params = {}
-
-    def __repr__(self):
-        return "<Custom>"
-
-
-CUSTOM = _CustomMarker()
-
-
-# -- names -----------------------------------------------------------------------------
-_name_lock = threading.Lock()
-_name_counts = {}
-
-
-def _auto_name(hint):
-    with _name_lock:
-        n = _name_counts.get(hint, 0)
-        _name_counts[hint] = n + 1
-    return f"{hint}{n}"
-
-
-def reset_names():
-    """Restart the automatic node-name counters (``fullyconnected0`` again)."""
-    with _name_lock:
-        _name_counts.clear()
-
-
-# -- nodes -----------------------------------------------------------------------------
-class _Node:
-    """One graph node; ``inputs`` holds the arguments then the auxiliary states."""
-
-    __slots__ = ("op", "name", "params", "inputs", "n_args", "attr", "prop", "op_type",
-                 "__weakref__")
-
-    def __init__(self, op, name, params=None, inputs=(), n_args=None, attr=None,
-                 prop=None, op_type=None):
-        self.op = op
-        self.name = name
-        self.params = dict(params or {})
-        self.inputs = list(inputs)
-        self.n_args = len(self.inputs) if n_args is None else n_args
-        self.attr = dict(attr or {})
-        self.prop = prop
-        self.op_type = op_type
-
-    @property
-    def is_var(self):
-        return self.op is None
-
-    def full_params(self):
-        """Params as the kernel receives them: the op's defaults updated by the node's."""
-        if self.op is None or self.op is CUSTOM:
-            return dict(self.params)
-        merged = dict(self.op.params)
-        merged.update(self.params)
-        return merged
-
-    def num_outputs(self):
-        if self.op is None:
-            return 1
-        if self.op is CUSTOM:
-            return len(self.prop.list_outputs())
-        return self.op.n_outputs(self.full_params())
-
-    def num_visible(self):
-        if self.op is None or self.op is CUSTOM:
-            return self.num_outputs()
-        return self.op.visible_outputs or self.num_outputs()
-
-    def output_names(self):
-        """Names of the visible outputs (``fc1_output``; a variable's own name)."""
-        if self.op is None:
-            return [self.name]
-        if self.op is CUSTOM:
-            outs = self.prop.list_outputs()
-            return [f"{self.name}_{o}" for o in outs]
-        n = self.num_visible()
-        if n == 1:
-            return [f"{self.name}_output"]
-        names = self.op.output_names
-        if names and len(names) >= n:
-            return [f"{self.name}_{names[i]}" for i in range(n)]
-        return [f"{self.name}_output{i}" for i in range(n)]
-
-    def arg_names(self):
-        if self.op is CUSTOM:
-            return list(self.prop.list_arguments())
-        if self.op.variadic:
-            return [f"arg{i}" for i in range(self.n_args)]
-        return list(_active_args(self.op, self.params))
-
-    def aux_names(self):
-        if self.op is CUSTOM:
-            return list(self.prop.list_auxiliary_states())
-        return list(self.op.aux_names)
-
-    def user_attrs(self):
-        """User attributes and op params, as strings (MXNet's node ``attrs``)."""
-        out = {}
-        if self.op is CUSTOM:
-            out["op_type"] = self.op_type
-        for k, v in self.params.items():
-            out[k] = _param_str(v)
-        out.update(self.attr)
-        return out
-
-
-def _param_str(v):
-    if isinstance(v, np.dtype):
-        return v.name
-    if isinstance(v, type) and issubclass(v, np.generic):
-        return np.dtype(v).name
-    return str(v)
-
-
-def _active_args(op, params):
-    try:
-        from ..ops.nn import active_args
-    except ImportError:  # nn not available: every declared argument is taken
-        return op.arg_names
-    return active_args(op, params)
-
-
-_signature_cache = {}
-
-
-def _allowed_params(op):
-    """Parameter names ``op`` accepts, or None when its kernel takes ``**kwargs``."""
-    allowed = _signature_cache.get(op.name, False)
-    if allowed is not False:
-        return allowed
-    names = set(op.params)
-    try:
-        sig = inspect.signature(op.kernel)
-    except (TypeError, ValueError):
-        sig = None
-    if sig is None or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        allowed = None
-    else:
-        positional = 0 if op.variadic else len(op.arg_names)  # the inputs come first
-        for i, p in enumerate(sig.parameters.values()):
-            if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD
-                                            and i >= positional):
-                names.add(p.name)
-        names.difference_update(op.arg_names)
-        allowed = names
-    _signature_cache[op.name] = allowed
-    return allowed
-
-
-def _topo(entries):
-    """Nodes reachable from ``entries`` in depth-first post-order (inputs first)."""
-    order, seen = [], set()
-    for head, _ in entries:
-        if id(head) in seen:
-            continue
-        seen.add(id(head))
-        stack = [(head, iter(head.inputs))]
-        while stack:
-            node, it = stack[-1]
-            for child, _ in it:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, iter(child.inputs)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
-
-
-def _aux_ids(order):
-    aux = set()
-    for n in order:
-        if n.op is not None:
-            for c, _ in n.inputs[n.n_args:]:
-                aux.add(id(c))
-    return aux
-
-
-# -- shape parsing -------------------------------------------------------------------
-def _check_shape(shape, what):
-    if isinstance(shape, numbers.Integral):
-        shape = (shape,)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: shape {shape!r} is not a tuple of integers") from None
-    if any(s < 0 for s in shape):
-        raise ValueError(f"{what}: shape {shape!r} has a negative dimension")
-    return shape
-
-
-def _check_dtype(dtype, what):
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise ValueError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
-
-
-def _attr_shape(node):
-    text = node.attr.get("__shape__")
-    if text is None:
-        return None
-    try:
-        return _check_shape(ast.literal_eval(text), f"variable {node.name!r}")
-    except (ValueError, SyntaxError):
-        raise ValueError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
-                         "tuple of integers") from None
-
-
-def _attr_dtype(node):
-    text = node.attr.get("__dtype__")
-    if text is None:
-        return None
-    try:
-        return np.dtype(text)
-    except TypeError:
-        # MXNet stores the dtype's enum value (0 = float32...)
-        codes = {"0": "float32", "1": "float64", "2": "float16", "3": "uint8", "4": "int32",
-                 "5": "int8", "6": "int64"}
-        if text in codes:
-            return np.dtype(codes[text])
-        raise ValueError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
-                         "dtype") from None
-
-
-# -- inference -----------------------------------------------------------------------
-class _Inference:
-    """Shapes and dtypes of every entry ``(id(node), index)`` of a graph."""
-
-    def __init__(self, order):
-        self.order = order
-        self.shape = {}
-        self.dtype = {}
-
-    def set_shape(self, key, shape, who):
-        shape = tuple(int(s) for s in shape)
-        old = self.shape.get(key)
-        if old is None:
-            self.shape[key] = shape
-            return True
-        if old != shape:
-            raise ValueError(f"infer_shape: {who} gives shape {shape} to an entry already "
-                             f"known to have shape {old}")
-        return False
-
-
-def _node_desc(n):
-    return f"{n.op.name} node {n.name!r}"
-
-
-def infer_graph(order, shapes, dtypes):
-    """Infer every entry's shape and dtype; ``shapes``/``dtypes`` map variable names.
-
-    Raises ValueError naming the node on any contradiction. Entries left unknown are
-    simply missing from the result's dicts.
-    """
-    inf = _Inference(order)
-    for n in order:
-        if n.op is None:
-            key = (id(n), 0)
-            s = shapes.get(n.name)
-            if s is None:
-                s = _attr_shape(n)
-            if s is not None:
-                inf.shape[key] = tuple(s)
-            d = dtypes.get(n.name)
-            if d is None:
-                d = _attr_dtype(n)
-            if d is not None:
-                inf.dtype[key] = np.dtype(d)
-    ops = [n for n in order if n.op is not None]
-    done = set()
-    changed = True
-    while changed:
-        changed = False
-        for n in ops:
-            if id(n) in done:
-                continue
-            keys = [(id(c), i) for c, i in n.inputs]
-            in_shapes = [inf.shape.get(k) for k in keys]
-            if any(s is None for s in in_shapes):
-                if _fill_inputs(n, keys, in_shapes, inf):
-                    changed = True
-                    in_shapes = [inf.shape.get(k) for k in keys]
-                if any(s is None for s in in_shapes):
-                    continue
-            in_dtypes = _fill_dtypes(keys, inf)
-            out_shapes, out_dtypes = _infer_node(n, in_shapes, in_dtypes)
-            for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
-                inf.set_shape((id(n), i), s, _node_desc(n))
-                inf.dtype[(id(n), i)] = np.dtype(d)
-            done.add(id(n))
-            changed = True
-    return inf
-
-
-def _fill_dtypes(keys, inf):
-    """Input dtypes, unknown ones taken from the first known input (else float32)."""
-    known = [inf.dtype[k] for k in keys if k in inf.dtype]
-    default = known[0] if known else np.dtype(np.float32)
-    out = []
-    for k in keys:
-        d = inf.dtype.get(k)
-        if d is None:
-            d = inf.dtype[k] = default
-        out.append(d)
-    return out
-
-
-def _infer_node(n, in_shapes, in_dtypes):
-    if n.op is CUSTOM:
-        from .. import operator as _operator
-        try:
-            _, oshapes, ashapes, odtypes, _ = _operator.infer(
-                n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
-        except ValueError as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)}: {e}") from None
-        for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
-                                           ashapes):
-            if tuple(given) != tuple(expected):
-                raise ValueError(f"infer_shape: {_node_desc(n)}: auxiliary state "
-                                 f"{c.name!r} has shape {tuple(given)}, expected "
-                                 f"{tuple(expected)}")
-        return oshapes, odtypes
-    try:
-        out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
-                                            **n.full_params())
-    except (ValueError, TypeError, IndexError, KeyError) as e:
-        raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
-                         f"{[tuple(s) for s in in_shapes]}: {e}") from None
-    n_out = n.num_outputs()
-    if len(out_shapes) != n_out:
-        raise ValueError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
-                         f"expected {n_out}")
-    return out_shapes, out_dtypes
-
-
-_SAME_SHAPE_OPS = ("elemwise_", "_backward_")
-
-
-def _fill_inputs(n, keys, in_shapes, inf):
-    """Fill unknown input shapes of ``n`` from the known ones; True if any was set."""
-    changed = False
-    if n.op is CUSTOM:
-        if in_shapes[0] is None:
-            return False
-        try:
-            res = n.prop.infer_shape([list(s) if s is not None else []
-                                      for s in in_shapes[:n.n_args]])
-        except Exception:  # noqa: BLE001 - the prop cannot work with partial shapes
-            return False
-        filled = list(res[0]) + (list(res[2]) if len(res) > 2 else [])
-        for k, given, s in zip(keys, in_shapes, filled):
-            if given is None and s is not None and len(s) and all(int(d) > 0 for d in s):
-                changed |= inf.set_shape(k, s, _node_desc(n))
-        return changed
-    op = n.op
-    if op.infer_args is not None:
-        if in_shapes[0] is None:
-            return False
-        try:
-            filled = op.infer_args([None if s is None else tuple(s) for s in in_shapes],
-                                   **n.full_params())
-        except (ValueError, TypeError, IndexError, KeyError) as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
-                             f"{in_shapes}: {e}") from None
-        for k, given, s in zip(keys, in_shapes, filled):
-            if given is None and s is not None:
-                changed |= inf.set_shape(k, s, _node_desc(n))
-        return changed
-    if op.name.startswith(_SAME_SHAPE_OPS) or op.name == "add_n":
-        known = [s for s in in_shapes if s is not None]
-        if known:
-            for k, given in zip(keys, in_shapes):
-                if given is None:
-                    changed |= inf.set_shape(k, known[0], _node_desc(n))
-    return changed
-
-
-def _infer_dtype_only(order, dtypes):
-    """Dtype propagation without shapes (``infer_type``): an output takes the op's
-    ``dtype`` param when it has one (Cast, creation ops), else its first input's dtype."""
-    dt = {}
-    for n in order:
-        if n.op is None:
-            d = dtypes.get(n.name)
-            if d is None:
-                d = _attr_dtype(n)
-            if d is not None:
-                dt[(id(n), 0)] = np.dtype(d)
-    changed = True
-    done = set()
-    while changed:
-        changed = False
-        for n in order:
-            if n.op is None or id(n) in done:
-                continue
-            keys = [(id(c), i) for c, i in n.inputs]
-            known = [dt[k] for k in keys if k in dt]
-            if keys and not known:
-                continue
-            default = known[0] if known else np.dtype(np.float32)
-            for k in keys:
-                dt.setdefault(k, default)
-            ins = [dt[k] for k in keys]
-            if n.op is CUSTOM:
-                res = n.prop.infer_type([d.type for d in ins[:n.n_args]])
-                outs = [np.dtype(t) for t in res[1]]
-            else:
-                p = n.full_params().get("dtype")
-                if p is None or (isinstance(p, str) and p == "None"):
-                    d = ins[0] if ins else np.dtype(np.float32)
-                else:
-                    d = np.dtype(p)
-                outs = [d] * n.num_outputs()
-            for i, d in enumerate(outs):
-                dt[(id(n), i)] = d
-            done.add(id(n))
-            changed = True
-    return dt
 
 
 # -- Symbol --------------------------------------------------------------------------
@@ -681,7 +253,6 @@ class Symbol:
                              + ", ".join(repr(k) for k in kwargs)
                              + "; allowed: ctx, args, args_grad, grad_req, aux_states, "
                                "group2ctx, shared_exec")
-        from .executor import Executor
         return Executor._bind(self, ctx, args, args_grad, grad_req, aux_states)
 
     _bind = bind
@@ -690,7 +261,6 @@ class Symbol:
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """Allocate zero-filled arguments (and gradients) from shapes given by name."""
-        from .executor import Executor
         return Executor._simple_bind(self, ctx, grad_req, type_dict, kwargs)
 
     def eval(self, ctx=None, **kwargs):
@@ -701,27 +271,7 @@ class Symbol:
 
     # -- serialization ----------------------------------------------------------------
     def tojson(self):
-        order = self._order()
-        index = {id(n): i for i, n in enumerate(order)}
-        nodes = []
-        for n in order:
-            entry = {"op": "null" if n.op is None else n.op.name, "name": n.name}
-            attrs = n.user_attrs()
-            if attrs:
-                entry["attrs"] = attrs
-            entry["inputs"] = [[index[id(c)], i, 0] for c, i in n.inputs]
-            if n.op is not None and n.n_args != len(n.inputs):
-                entry["num_args_inputs"] = n.n_args
-            nodes.append(entry)
-        row_ptr = [0]
-        for n in order:
-            row_ptr.append(row_ptr[-1] + n.num_outputs())
-        doc = {"nodes": nodes,
-               "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
-               "node_row_ptr": row_ptr,
-               "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-               "attrs": {"mxnet_version": ["int", 10900]}}
-        return json.dumps(doc, indent=2)
+        return _serialization.graph_json(self._outputs)
 
     def save(self, fname, remove_amp_cast=True):
         with open(fname, "w") as f:
@@ -1018,51 +568,9 @@ def make_function(op):
     return fn
 
 
-# -- loading -----------------------------------------------------------------------------
-def _parse_param(text):
-    if not isinstance(text, str):
-        return text
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
 def load_json(json_str):
     """A symbol from ``tojson()`` output (or an MXNet 1.x symbol file's content)."""
-    try:
-        doc = json.loads(json_str)
-        raw_nodes = doc["nodes"]
-        heads = doc["heads"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"load_json: not a symbol JSON document: {e}") from None
-    from .. import operator as _operator
-    nodes = []
-    for i, rn in enumerate(raw_nodes):
-        opname = rn.get("op", "null")
-        name = rn.get("name") or f"node{i}"
-        attrs = dict(rn.get("attrs") or rn.get("attr") or rn.get("param") or {})
-        inputs = []
-        for ref in rn.get("inputs", []):
-            if not 0 <= ref[0] < i:
-                raise ValueError(f"load_json: node {name!r} has input index {ref[0]} out "
-                                 "of range")
-            inputs.append((nodes[ref[0]], int(ref[1])))
-        user = {k: v for k, v in attrs.items() if k.startswith("__") and k.endswith("__")}
-        params = {k: _parse_param(v) for k, v in attrs.items() if k not in user}
-        if opname == "null":
-            nodes.append(_Node(None, name, attr=user))
-        elif opname == "Custom":
-            op_type = params.pop("op_type", None)
-            kw = {k: attrs[k] for k in params}
-            prop = _operator.make_prop(op_type, kw)
-            nodes.append(_Node(CUSTOM, name, kw, inputs, len(prop.list_arguments()), user,
-                               prop=prop, op_type=op_type))
-        else:
-            op = _registry.get(opname)
-            n_args = rn.get("num_args_inputs", len(inputs) - len(op.aux_names))
-            nodes.append(_Node(op, name, params, inputs, n_args, user))
-    return Symbol([(nodes[h[0]], int(h[1])) for h in heads])
+    return Symbol(_serialization.graph_entries(json_str))
 
 
 def load(fname):

@@ -1,4 +1,5 @@
-"""Tests of the matrix/array operators (runtime/ops/matrix.py) through the registry.
+"""Tests of the matrix/array operators (runtime/ops/linalg.py, shape.py, indexing.py,
+join.py, creation.py, sampling.py) through the registry.
 
 Gradients are checked against central differences in float64; forward results against
 numpy or small loops; shape inference against the kernels' actual output shapes.
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import xprof.runtime.ops.matrix as matrix
+from xprof.runtime.ops.shape import reshape_shape
 from xprof.runtime.ops import registry
 
 
@@ -145,7 +146,7 @@ MXNET_RESHAPE_EXAMPLES = [   # from the MXNet 1.x reshape documentation
 
 @pytest.mark.parametrize("src,shape,reverse,expected", MXNET_RESHAPE_EXAMPLES)
 def test_reshape_special_values(src, shape, reverse, expected):
-    assert matrix.reshape_shape(src, shape, reverse) == expected
+    assert reshape_shape(src, shape, reverse) == expected
     x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
     out = check_infer("reshape", [x], dict(shape=shape, reverse=reverse))[0]
     assert out.shape == expected
@@ -164,7 +165,7 @@ def test_reshape_grad_and_errors():
         op.infer([(2, 3, 4)], [np.float32], shape=(7,))
     with pytest.raises(ValueError, match="-5"):
         op.infer([(2, 3, 4)], [np.float32], shape=(-5, 24))
-    assert matrix.reshape_shape((2, 3, 4), "(0, -1)") == (2, 12)
+    assert reshape_shape((2, 3, 4), "(0, -1)") == (2, 12)
 
 
 @settings(max_examples=60, deadline=None, database=None)
@@ -177,10 +178,10 @@ def test_reshape_matches_numpy(src, data):
     for i, n in enumerate(src):
         choice = data.draw(st.sampled_from(["copy", "explicit"]))
         spec.append(-1 if i == infer_at else (0 if choice == "copy" else n))
-    assert matrix.reshape_shape(src, tuple(spec)) == src
-    flat = matrix.reshape_shape(src, (-1,))
+    assert reshape_shape(src, tuple(spec)) == src
+    flat = reshape_shape(src, (-1,))
     assert flat == (int(np.prod(src)),)
-    assert matrix.reshape_shape(src, (-3, -2) if len(src) >= 2 else (-1,)) == (
+    assert reshape_shape(src, (-3, -2) if len(src) >= 2 else (-1,)) == (
         np.zeros(src).reshape((-1,) + src[2:]).shape if len(src) >= 2 else flat)
 
 
@@ -512,10 +513,16 @@ def test_cast():
     check_grad("Cast", [randn(RNG, 2, 2)], dict(dtype="float64"))
 
 
+# The modules that were ops/matrix.py and ops/nn.py before they were split by concept.
+SPLIT_FROM_MATRIX_AND_NN = tuple("ops." + m for m in (
+    "linalg", "shape", "indexing", "join", "creation", "sampling", "fully_connected", "conv",
+    "pooling", "activation", "dropout", "softmax"))
+
+
 def test_every_operator_has_grad_and_infer():
-    import xprof.runtime.ops.nn  # noqa: F401
+    import xprof.runtime.ops  # noqa: F401
     mine = [n for n, op in registry.registry.items()
-            if op.kernel.__module__.endswith(("ops.matrix", "ops.nn"))]
+            if op.kernel.__module__.endswith(SPLIT_FROM_MATRIX_AND_NN)]
     assert len(mine) >= 40
     for name in mine:
         op = registry.get(name)
@@ -523,7 +530,7 @@ def test_every_operator_has_grad_and_infer():
 
 
 def test_every_operator_has_a_cost():
-    import xprof.runtime.ops.nn  # noqa: F401
+    import xprof.runtime.ops  # noqa: F401
     shapes = {"dot": [(3, 4), (4, 5)], "batch_dot": [(2, 3, 4), (2, 4, 5)],
               "where": [(3,), (3,), (3,)], "take": [(4, 3), (2,)], "pick": [(3, 4), (3,)],
               "concat": [(2, 3), (2, 3)], "stack": [(2, 3), (2, 3)],
@@ -539,7 +546,7 @@ def test_every_operator_has_a_cost():
               "_arange": dict(start=6), "SliceChannel": dict(num_outputs=1),
               "split": dict(num_outputs=1), "clip": dict(a_min=0, a_max=1)}
     for name, op in registry.registry.items():
-        if not op.kernel.__module__.endswith(("ops.matrix", "ops.nn")):
+        if not op.kernel.__module__.endswith(SPLIT_FROM_MATRIX_AND_NN):
             continue
         assert op.cost is not None, name
         default = [] if op.nin == 0 else [(2, 3, 4, 4)] if name == "Pooling" else [(2, 3)]

@@ -1,4 +1,5 @@
-"""Tests of the nn operators (runtime/ops/nn.py) through the registry's OpDefs.
+"""Tests of the nn operators (runtime/ops/fully_connected.py, conv.py, pooling.py,
+activation.py, dropout.py, softmax.py) through the registry's OpDefs.
 
 Forward results are compared with naive loop implementations written here; gradients
 with central differences in float64; shapes and dtypes with ``infer``/``infer_args``.
@@ -10,8 +11,8 @@ import numpy as np
 from gradcheck import numeric_grad
 import pytest
 
-import xprof.runtime.ops.matrix  # noqa: F401
-import xprof.runtime.ops.nn as nn
+import xprof.runtime.ops  # noqa: F401
+from xprof.runtime.ops import conv, params, pooling
 from xprof.runtime.ops import registry
 
 
@@ -194,11 +195,11 @@ def test_fully_connected_infer_and_infer_args():
 
 
 def test_active_args():
-    assert nn.active_args("FullyConnected", {"no_bias": True}) == ("data", "weight")
-    assert nn.active_args("Convolution", {}) == ("data", "weight", "bias")
-    assert nn.active_args("LeakyReLU", {"act_type": "prelu"}) == ("data", "gamma")
-    assert nn.active_args("LeakyReLU", {}) == ("data",)
-    assert nn.active_args("Activation", {}) == ("data",)
+    assert params.active_args("FullyConnected", {"no_bias": True}) == ("data", "weight")
+    assert params.active_args("Convolution", {}) == ("data", "weight", "bias")
+    assert params.active_args("LeakyReLU", {"act_type": "prelu"}) == ("data", "gamma")
+    assert params.active_args("LeakyReLU", {}) == ("data",)
+    assert params.active_args("Activation", {}) == ("data",)
 
 
 # -- Convolution -------------------------------------------------------------------
@@ -221,7 +222,7 @@ CONV_CASES = [
                          f"d{c[5]}g{c[6]}{'-nobias' if c[7] else ''}")
 def test_convolution_forward_grad_dtype(case, order, monkeypatch):
     if order != "auto":      # both im2col column orders, whatever the shape would pick
-        monkeypatch.setattr(nn, "_batch_last", lambda geom: order == "batch_minor")
+        monkeypatch.setattr(conv, "_batch_last", lambda geom: order == "batch_minor")
     shape, f, k, s, p, d, g, no_bias = case
     rng = np.random.default_rng(seed_of(case))
     x = randn(rng, *shape)
@@ -247,15 +248,15 @@ def test_convolution_both_column_orders_agree():
     rng = np.random.default_rng(5)
     x, w = randn(rng, 17, 3, 9, 9), randn(rng, 4, 3, 3, 3)
     params = dict(kernel=(3, 3), num_filter=4, pad=(1, 1), stride=(2, 2))
-    geom = nn._conv_geom(x.shape, params)
+    geom = conv._conv_geom(x.shape, params)
     results = []
     for batch_last in (False, True):
-        cols = nn._im2col(x, geom, batch_last)
-        out = nn._bmm(nn._weight_matrix(w, geom), cols).reshape(4, -1)
-        results.append(nn._conv_out_layout(out, geom, batch_last))
-        dcols = nn._bmm(nn._weight_matrix(w, geom).transpose(0, 2, 1),
-                        nn._conv_og_matrix(results[-1], geom, batch_last))
-        results.append(nn._col2im(dcols, geom, batch_last, x.dtype))
+        cols = conv._im2col(x, geom, batch_last)
+        out = conv._bmm(conv._weight_matrix(w, geom), cols).reshape(4, -1)
+        results.append(conv._conv_out_layout(out, geom, batch_last))
+        dcols = conv._bmm(conv._weight_matrix(w, geom).transpose(0, 2, 1),
+                        conv._conv_og_matrix(results[-1], geom, batch_last))
+        results.append(conv._col2im(dcols, geom, batch_last, x.dtype))
     np.testing.assert_allclose(results[0], results[2], rtol=1e-12)
     np.testing.assert_allclose(results[1], results[3], rtol=1e-12)
 
@@ -285,7 +286,7 @@ def test_convolution_workspace_limit(monkeypatch):
     x, w, b = randn(rng, 3, 2, 7, 7), randn(rng, 3, 2, 3, 3), randn(rng, 3)
     params = dict(kernel=(3, 3), num_filter=3, pad=(1, 1))
     (full,) = run("Convolution", x, w, b, **params)
-    monkeypatch.setattr(nn._Workspace, "limit", 256)
+    monkeypatch.setattr(conv._Workspace, "limit", 256)
     (small,) = run("Convolution", x, w, b, **params)
     np.testing.assert_array_equal(full, small)
     check_grad("Convolution", [x, w, b], params)
@@ -310,7 +311,7 @@ def test_convolution_infer_errors_and_args():
                          no_bias=True) == [(2, 4, 9, 9), (6, 2, 3, 3)]
     assert op.infer([(1, 3, 9, 9)], f32, kernel=(3, 3), num_filter=2, stride=(2, 2),
                     pad=(1, 1), dilate=(2, 2))[0] == [(1, 2, 4, 4)]
-    assert nn.conv_output_shape((1, 3, 9), kernel=3, num_filter=2) == (1, 2, 7)
+    assert conv.conv_output_shape((1, 3, 9), kernel=3, num_filter=2) == (1, 2, 7)
     with pytest.raises(ValueError, match=r"kernel=\(7, 7\).*larger than the padded input 6"):
         op.infer([(1, 3, 4, 4)], f32, kernel=(7, 7), num_filter=2, pad=(1, 1))
     with pytest.raises(ValueError, match="num_filter is required"):
@@ -424,7 +425,7 @@ def test_pooling_infer_errors():
     assert op.infer([(1, 1, 7, 7)], f32, kernel=(2, 2), stride=(2, 2),
                     pooling_convention="full")[0] == [(1, 1, 4, 4)]
     assert op.infer([(2, 3, 7, 9)], f32, global_pool=True)[0] == [(2, 3, 1, 1)]
-    assert nn.pool_output_shape((1, 1, 5), kernel=(2,)) == (1, 1, 4)   # stride defaults 1
+    assert pooling.pool_output_shape((1, 1, 5), kernel=(2,)) == (1, 1, 4)   # stride defaults 1
     with pytest.raises(ValueError, match=r"kernel=\(5, 5\) is larger than the padded input 4"):
         op.infer([(1, 1, 4, 4)], f32, kernel=(5, 5))
     with pytest.raises(ValueError, match="kernel is required"):

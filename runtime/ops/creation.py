@@ -1,0 +1,91 @@
+"""Creation and dtype conversion: ``zeros_like``, ``ones_like``, ``_zeros``, ``_ones``,
+``_full``, ``_arange`` and ``Cast``.
+
+Creation operators have ``arg_names=()``: the kernel is called with params only and the
+gradient returns ``[]``.
+"""
+import math
+
+import numpy as np
+
+from .params import _dtype, _size, _zeros_grad, parse_tuple
+from .registry import defop, input_size
+
+
+# -- creation ----------------------------------------------------------------------
+defop("zeros_like", lambda data: np.zeros_like(data), grad=_zeros_grad, cost=input_size)
+defop("ones_like", lambda data: np.ones_like(data), grad=_zeros_grad, cost=input_size)
+
+
+def _no_input_grad(ograds, inputs, outputs, **_):
+    return []
+
+
+def _creation_infer(in_shapes, in_dtypes, shape=(), dtype="float32", **_):
+    return [parse_tuple(shape)], [_dtype(dtype)]
+
+
+def _creation_cost(in_shapes, shape=(), **_):
+    return _size(parse_tuple(shape))
+
+
+_CREATION = {"shape": (), "ctx": None, "dtype": "float32"}
+defop("_zeros", lambda shape=(), ctx=None, dtype="float32":
+      np.zeros(parse_tuple(shape), dtype=_dtype(dtype)),
+      arg_names=(), infer=_creation_infer, grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_CREATION))
+defop("_ones", lambda shape=(), ctx=None, dtype="float32":
+      np.ones(parse_tuple(shape), dtype=_dtype(dtype)),
+      arg_names=(), infer=_creation_infer, grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_CREATION))
+defop("_full", lambda shape=(), ctx=None, dtype="float32", value=0.0:
+      np.full(parse_tuple(shape), value, dtype=_dtype(dtype)),
+      arg_names=(), infer=_creation_infer, grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_CREATION, value=0.0))
+
+
+def _arange_count(start, stop, step):
+    if stop is None:
+        start, stop = 0.0, start
+    if step == 0:
+        raise ValueError("_arange: step must not be 0")
+    return start, stop, max(0, math.ceil((float(stop) - float(start)) / float(step)))
+
+
+def _arange(start=0.0, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
+            dtype="float32"):
+    start, stop, n = _arange_count(start, stop, step)
+    values = float(start) + float(step) * np.arange(n, dtype=np.float64)
+    if int(repeat) > 1:
+        values = np.repeat(values, int(repeat))
+    return values.astype(_dtype(dtype))
+
+
+def _arange_infer(in_shapes, in_dtypes, start=0.0, stop=None, step=1.0, repeat=1,
+                  dtype="float32", **_):
+    if int(repeat) < 1:
+        raise ValueError(f"_arange: repeat={repeat} must be at least 1")
+    _, _, n = _arange_count(start, stop, step)
+    return [(n * int(repeat),)], [_dtype(dtype)]
+
+
+defop("_arange", _arange, arg_names=(), infer=_arange_infer, grad=_no_input_grad,
+      cost=lambda in_shapes, **p: _arange_infer([], [], **p)[0][0][0],
+      params={"start": 0.0, "stop": None, "step": 1.0, "repeat": 1, "infer_range": False,
+              "ctx": None, "dtype": "float32"})
+
+
+# -- dtype conversion ------------------------------------------------------------------
+def _cast(data, dtype="float32"):
+    out = data.astype(_dtype(dtype), copy=False)
+    return data.view() if out is data else out
+
+
+def _cast_grad(ograds, inputs, outputs, dtype="float32"):
+    return [ograds[0].astype(inputs[0].dtype, copy=False)]
+
+
+defop("Cast", _cast, grad=_cast_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, dtype="float32", **_: (
+          [tuple(in_shapes[0])], [_dtype(dtype)]),
+      params={"dtype": "float32"})

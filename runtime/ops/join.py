@@ -1,0 +1,132 @@
+"""Joining and splitting: ``concat``, ``stack``, ``SliceChannel``/``split``.
+
+Variadic operators (``concat``, ``stack``) are registered with ``variadic=True`` and
+``arg_names=("data",)``: they take one or more inputs, all passed positionally
+(``kernel(a, b, c, dim=1)``); ``nin`` (1) is the minimum count. Their gradient returns one
+array per input actually passed. The optional ``num_args`` parameter, as in MXNet, is
+checked against the input count when given.
+"""
+
+import numpy as np
+
+from .params import _axis, _bool, _cheap, _og, _size
+from .registry import defop
+
+
+# -- joining and splitting ------------------------------------------------------------
+def _check_num_args(opname, n, num_args):
+    if n < 1:
+        raise ValueError(f"{opname}: needs at least one input")
+    if num_args is not None and int(num_args) != n:
+        raise ValueError(f"{opname}: num_args={num_args} but {n} inputs were given")
+
+
+def _concat_infer(in_shapes, in_dtypes, dim=1, num_args=None, **_):
+    _check_num_args("concat", len(in_shapes), num_args)
+    first = tuple(in_shapes[0])
+    d = _axis(dim, len(first), "concat")
+    total = 0
+    for i, s in enumerate(in_shapes):
+        s = tuple(s)
+        if len(s) != len(first) or s[:d] + s[d + 1:] != first[:d] + first[d + 1:]:
+            raise ValueError(f"concat: input {i} has shape {s}, which does not match "
+                             f"input 0 {first} outside dim={dim}")
+        total += s[d]
+    return [first[:d] + (total,) + first[d + 1:]], [in_dtypes[0]]
+
+
+def _concat(*data, dim=1, num_args=None):
+    _check_num_args("concat", len(data), num_args)
+    return np.concatenate(data, axis=_axis(dim, data[0].ndim, "concat"))
+
+
+def _concat_grad(ograds, inputs, outputs, dim=1, num_args=None):
+    d = _axis(dim, inputs[0].ndim, "concat")
+    cuts = np.cumsum([x.shape[d] for x in inputs])[:-1]
+    return list(np.split(ograds[0], cuts, axis=d))
+
+
+defop("concat", _concat, variadic=True, infer=_concat_infer, grad=_concat_grad,
+      cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
+      params={"dim": 1, "num_args": None})
+
+
+def _stack_infer(in_shapes, in_dtypes, axis=0, num_args=None, **_):
+    _check_num_args("stack", len(in_shapes), num_args)
+    first = tuple(in_shapes[0])
+    for i, s in enumerate(in_shapes):
+        if tuple(s) != first:
+            raise ValueError(f"stack: input {i} has shape {tuple(s)}, input 0 {first}")
+    a = _axis(axis, len(first), "stack", extra=1)
+    return [first[:a] + (len(in_shapes),) + first[a:]], [in_dtypes[0]]
+
+
+def _stack(*data, axis=0, num_args=None):
+    _check_num_args("stack", len(data), num_args)
+    return np.stack(data, axis=_axis(axis, data[0].ndim, "stack", extra=1))
+
+
+def _stack_grad(ograds, inputs, outputs, axis=0, num_args=None):
+    a = _axis(axis, inputs[0].ndim, "stack", extra=1)
+    og = ograds[0]
+    return [og[(slice(None),) * a + (i,)] for i in range(len(inputs))]
+
+
+defop("stack", _stack, variadic=True, infer=_stack_infer, grad=_stack_grad,
+      cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
+      params={"axis": 0, "num_args": None})
+
+
+def _split_geometry(shape, num_outputs, axis, opname, squeeze_axis=False):
+    if num_outputs is None or int(num_outputs) < 1:
+        raise ValueError(f"{opname}: num_outputs={num_outputs!r} must be a positive "
+                         f"integer")
+    shape = tuple(shape)
+    a = _axis(axis, len(shape), opname)
+    if shape[a] % int(num_outputs):
+        raise ValueError(f"{opname}: dimension {a} of shape {shape} ({shape[a]}) is not "
+                         f"divisible by num_outputs={num_outputs}")
+    if _bool(squeeze_axis) and shape[a] != int(num_outputs):
+        raise ValueError(f"{opname}: squeeze_axis=True needs num_outputs equal to "
+                         f"dimension {a} of shape {shape}, got {num_outputs}")
+    return a, shape[a] // int(num_outputs)
+
+
+def _def_split(opname):
+    def kernel(data, num_outputs=None, axis=1, squeeze_axis=False):
+        a, step = _split_geometry(data.shape, num_outputs, axis, opname, squeeze_axis)
+        outs = []
+        for i in range(int(num_outputs)):
+            if _bool(squeeze_axis):
+                outs.append(data[(slice(None),) * a + (i,)])
+            else:
+                outs.append(data[(slice(None),) * a + (slice(i * step, (i + 1) * step),)])
+        return tuple(outs)
+
+    def infer(in_shapes, in_dtypes, num_outputs=None, axis=1, squeeze_axis=False, **_):
+        shape = tuple(in_shapes[0])
+        a, step = _split_geometry(shape, num_outputs, axis, opname, squeeze_axis)
+        if _bool(squeeze_axis):
+            out = shape[:a] + shape[a + 1:]
+        else:
+            out = shape[:a] + (step,) + shape[a + 1:]
+        n = int(num_outputs)
+        return [out] * n, [in_dtypes[0]] * n
+
+    def grad(ograds, inputs, outputs, num_outputs=None, axis=1, squeeze_axis=False):
+        x = inputs[0]
+        a, step = _split_geometry(x.shape, num_outputs, axis, opname, squeeze_axis)
+        parts = [_og(ograds, i, outputs) for i in range(int(num_outputs))]
+        if _bool(squeeze_axis):
+            return [np.stack(parts, axis=a)]
+        return [np.concatenate(parts, axis=a)]
+
+    defop(opname, kernel, infer=infer, grad=grad, cost=_cheap,
+          num_outputs=lambda params: int(params["num_outputs"]),
+          params={"num_outputs": None, "axis": 1, "squeeze_axis": False})
+
+
+# MXNet registers SliceChannel with the alias split; both names are kept here so that
+# either spelling (symbol JSON uses SliceChannel, nd.split calls split) finds the op.
+_def_split("SliceChannel")
+_def_split("split")

@@ -1,0 +1,65 @@
+"""Random sampling: ``_random_uniform``, ``_random_normal``.
+
+Random operators take a ``numpy.random.Generator`` as the param ``rng``. The caller
+supplies it: the NDArray layer keeps one generator per context behind one engine variable
+that every random op writes, so random ops run one at a time in push order and a seed
+reproduces the same numbers whatever the thread timing. Without ``rng`` the kernel falls
+back to a fresh, unseeded generator.
+"""
+
+import numpy as np
+
+from .creation import _CREATION, _creation_cost, _creation_infer, _no_input_grad
+from .params import _dtype, parse_tuple
+from .registry import defop
+
+
+def _generator(rng):
+    return np.random.default_rng() if rng is None else rng
+
+
+def _sample_dtype(dtype):
+    dt = _dtype(dtype)
+    if dt not in (np.float32, np.float64):
+        return dt, np.dtype(np.float32)
+    return dt, dt
+
+
+def _random_uniform(low=0.0, high=1.0, shape=(), ctx=None, dtype="float32", rng=None):
+    dt, gen_dt = _sample_dtype(dtype)
+    u = _generator(rng).random(parse_tuple(shape), dtype=gen_dt)
+    u *= (float(high) - float(low))
+    u += float(low)
+    return u.astype(dt, copy=False)
+
+
+def _random_normal(loc=0.0, scale=1.0, shape=(), ctx=None, dtype="float32", rng=None):
+    dt, gen_dt = _sample_dtype(dtype)
+    z = _generator(rng).standard_normal(parse_tuple(shape), dtype=gen_dt)
+    z *= float(scale)
+    z += float(loc)
+    return z.astype(dt, copy=False)
+
+
+def _uniform_infer(in_shapes, in_dtypes, low=0.0, high=1.0, **params):
+    # MXNet checks low <= high (and scale > 0 below) when the op is called
+    if not float(low) <= float(high):
+        raise ValueError(f"_random_uniform: low={low} is greater than high={high}; "
+                         "use low <= high")
+    return _creation_infer(in_shapes, in_dtypes, **params)
+
+
+def _normal_infer(in_shapes, in_dtypes, loc=0.0, scale=1.0, **params):
+    if not float(scale) >= 0:
+        raise ValueError(f"_random_normal: scale={scale} is not allowed; use a "
+                         "non-negative standard deviation")
+    return _creation_infer(in_shapes, in_dtypes, **params)
+
+
+_RANDOM = dict(_CREATION, rng=None)
+defop("_random_uniform", _random_uniform, arg_names=(), infer=_uniform_infer,
+      grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_RANDOM, low=0.0, high=1.0))
+defop("_random_normal", _random_normal, arg_names=(), infer=_normal_infer,
+      grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_RANDOM, loc=0.0, scale=1.0))

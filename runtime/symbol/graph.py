@@ -1,0 +1,194 @@
+"""Graph nodes: what a symbol is made of, node names, and walking a graph.
+
+A node is a variable (``op is None``), a registered operator (an
+:class:`~xprof.runtime.ops.registry.OpDef`) or a custom operator (``op is CUSTOM``, with
+its ``CustomOpProp`` instance). Unnamed nodes are called ``<op name lowercased><n>`` with
+one per-process counter per op name (``fullyconnected0``). Shared by :mod:`.symbol`
+(composition), :mod:`.inference`, :mod:`.serialization` and :mod:`.executor`.
+"""
+import inspect
+import threading
+
+import numpy as np
+
+from ..ops.params import active_args
+
+
+class _CustomMarker:
+    """The ``op`` of a custom-operator node."""
+
+    name = "Custom"
+    params = {}
+
+    def __repr__(self):
+        return "<Custom>"
+
+
+CUSTOM = _CustomMarker()
+
+
+# -- names -----------------------------------------------------------------------------
+_name_lock = threading.Lock()
+_name_counts = {}
+
+
+def _auto_name(hint):
+    with _name_lock:
+        n = _name_counts.get(hint, 0)
+        _name_counts[hint] = n + 1
+    return f"{hint}{n}"
+
+
+def reset_names():
+    """Restart the automatic node-name counters (``fullyconnected0`` again)."""
+    with _name_lock:
+        _name_counts.clear()
+
+
+# -- nodes -----------------------------------------------------------------------------
+class _Node:
+    """One graph node; ``inputs`` holds the arguments then the auxiliary states."""
+
+    __slots__ = ("op", "name", "params", "inputs", "n_args", "attr", "prop", "op_type",
+                 "__weakref__")
+
+    def __init__(self, op, name, params=None, inputs=(), n_args=None, attr=None,
+                 prop=None, op_type=None):
+        self.op = op
+        self.name = name
+        self.params = dict(params or {})
+        self.inputs = list(inputs)
+        self.n_args = len(self.inputs) if n_args is None else n_args
+        self.attr = dict(attr or {})
+        self.prop = prop
+        self.op_type = op_type
+
+    @property
+    def is_var(self):
+        return self.op is None
+
+    def full_params(self):
+        """Params as the kernel receives them: the op's defaults updated by the node's."""
+        if self.op is None or self.op is CUSTOM:
+            return dict(self.params)
+        merged = dict(self.op.params)
+        merged.update(self.params)
+        return merged
+
+    def num_outputs(self):
+        if self.op is None:
+            return 1
+        if self.op is CUSTOM:
+            return len(self.prop.list_outputs())
+        return self.op.n_outputs(self.full_params())
+
+    def num_visible(self):
+        if self.op is None or self.op is CUSTOM:
+            return self.num_outputs()
+        return self.op.visible_outputs or self.num_outputs()
+
+    def output_names(self):
+        """Names of the visible outputs (``fc1_output``; a variable's own name)."""
+        if self.op is None:
+            return [self.name]
+        if self.op is CUSTOM:
+            outs = self.prop.list_outputs()
+            return [f"{self.name}_{o}" for o in outs]
+        n = self.num_visible()
+        if n == 1:
+            return [f"{self.name}_output"]
+        names = self.op.output_names
+        if names and len(names) >= n:
+            return [f"{self.name}_{names[i]}" for i in range(n)]
+        return [f"{self.name}_output{i}" for i in range(n)]
+
+    def arg_names(self):
+        if self.op is CUSTOM:
+            return list(self.prop.list_arguments())
+        if self.op.variadic:
+            return [f"arg{i}" for i in range(self.n_args)]
+        return list(_active_args(self.op, self.params))
+
+    def aux_names(self):
+        if self.op is CUSTOM:
+            return list(self.prop.list_auxiliary_states())
+        return list(self.op.aux_names)
+
+    def user_attrs(self):
+        """User attributes and op params, as strings (MXNet's node ``attrs``)."""
+        out = {}
+        if self.op is CUSTOM:
+            out["op_type"] = self.op_type
+        for k, v in self.params.items():
+            out[k] = _param_str(v)
+        out.update(self.attr)
+        return out
+
+
+def _param_str(v):
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    return str(v)
+
+
+def _active_args(op, params):
+    return active_args(op, params)
+
+
+_signature_cache = {}
+
+
+def _allowed_params(op):
+    """Parameter names ``op`` accepts, or None when its kernel takes ``**kwargs``."""
+    allowed = _signature_cache.get(op.name, False)
+    if allowed is not False:
+        return allowed
+    names = set(op.params)
+    try:
+        sig = inspect.signature(op.kernel)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is None or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        allowed = None
+    else:
+        positional = 0 if op.variadic else len(op.arg_names)  # the inputs come first
+        for i, p in enumerate(sig.parameters.values()):
+            if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD
+                                            and i >= positional):
+                names.add(p.name)
+        names.difference_update(op.arg_names)
+        allowed = names
+    _signature_cache[op.name] = allowed
+    return allowed
+
+
+def _topo(entries):
+    """Nodes reachable from ``entries`` in depth-first post-order (inputs first)."""
+    order, seen = [], set()
+    for head, _ in entries:
+        if id(head) in seen:
+            continue
+        seen.add(id(head))
+        stack = [(head, iter(head.inputs))]
+        while stack:
+            node, it = stack[-1]
+            for child, _ in it:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(child.inputs)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def _aux_ids(order):
+    aux = set()
+    for n in order:
+        if n.op is not None:
+            for c, _ in n.inputs[n.n_args:]:
+                aux.add(id(c))
+    return aux

@@ -1,0 +1,257 @@
+"""Shape and dtype inference over a graph (``infer_shape``, ``infer_type``, binding).
+
+The walk goes in topological order with each OpDef's ``infer``; an op whose inputs are
+not all known yet first asks its ``infer_args`` (weights from the data shape), and the
+walk repeats until nothing changes. Shapes and dtypes given as variable attributes
+(``__shape__``, ``__dtype__``) seed the walk.
+"""
+import ast
+import numbers
+
+import numpy as np
+
+from .graph import CUSTOM
+
+
+# -- shape parsing -------------------------------------------------------------------
+def _check_shape(shape, what):
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: shape {shape!r} is not a tuple of integers") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{what}: shape {shape!r} has a negative dimension")
+    return shape
+
+
+def _check_dtype(dtype, what):
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
+
+
+def _attr_shape(node):
+    text = node.attr.get("__shape__")
+    if text is None:
+        return None
+    try:
+        return _check_shape(ast.literal_eval(text), f"variable {node.name!r}")
+    except (ValueError, SyntaxError):
+        raise ValueError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
+                         "tuple of integers") from None
+
+
+def _attr_dtype(node):
+    text = node.attr.get("__dtype__")
+    if text is None:
+        return None
+    try:
+        return np.dtype(text)
+    except TypeError:
+        # MXNet stores the dtype's enum value (0 = float32...)
+        codes = {"0": "float32", "1": "float64", "2": "float16", "3": "uint8", "4": "int32",
+                 "5": "int8", "6": "int64"}
+        if text in codes:
+            return np.dtype(codes[text])
+        raise ValueError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
+                         "dtype") from None
+
+
+# -- inference -----------------------------------------------------------------------
+class _Inference:
+    """Shapes and dtypes of every entry ``(id(node), index)`` of a graph."""
+
+    def __init__(self, order):
+        self.order = order
+        self.shape = {}
+        self.dtype = {}
+
+    def set_shape(self, key, shape, who):
+        shape = tuple(int(s) for s in shape)
+        old = self.shape.get(key)
+        if old is None:
+            self.shape[key] = shape
+            return True
+        if old != shape:
+            raise ValueError(f"infer_shape: {who} gives shape {shape} to an entry already "
+                             f"known to have shape {old}")
+        return False
+
+
+def _node_desc(n):
+    return f"{n.op.name} node {n.name!r}"
+
+
+def infer_graph(order, shapes, dtypes):
+    """Infer every entry's shape and dtype; ``shapes``/``dtypes`` map variable names.
+
+    Raises ValueError naming the node on any contradiction. Entries left unknown are
+    simply missing from the result's dicts.
+    """
+    inf = _Inference(order)
+    for n in order:
+        if n.op is None:
+            key = (id(n), 0)
+            s = shapes.get(n.name)
+            if s is None:
+                s = _attr_shape(n)
+            if s is not None:
+                inf.shape[key] = tuple(s)
+            d = dtypes.get(n.name)
+            if d is None:
+                d = _attr_dtype(n)
+            if d is not None:
+                inf.dtype[key] = np.dtype(d)
+    ops = [n for n in order if n.op is not None]
+    done = set()
+    changed = True
+    while changed:
+        changed = False
+        for n in ops:
+            if id(n) in done:
+                continue
+            keys = [(id(c), i) for c, i in n.inputs]
+            in_shapes = [inf.shape.get(k) for k in keys]
+            if any(s is None for s in in_shapes):
+                if _fill_inputs(n, keys, in_shapes, inf):
+                    changed = True
+                    in_shapes = [inf.shape.get(k) for k in keys]
+                if any(s is None for s in in_shapes):
+                    continue
+            in_dtypes = _fill_dtypes(keys, inf)
+            out_shapes, out_dtypes = _infer_node(n, in_shapes, in_dtypes)
+            for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
+                inf.set_shape((id(n), i), s, _node_desc(n))
+                inf.dtype[(id(n), i)] = np.dtype(d)
+            done.add(id(n))
+            changed = True
+    return inf
+
+
+def _fill_dtypes(keys, inf):
+    """Input dtypes, unknown ones taken from the first known input (else float32)."""
+    known = [inf.dtype[k] for k in keys if k in inf.dtype]
+    default = known[0] if known else np.dtype(np.float32)
+    out = []
+    for k in keys:
+        d = inf.dtype.get(k)
+        if d is None:
+            d = inf.dtype[k] = default
+        out.append(d)
+    return out
+
+
+def _infer_node(n, in_shapes, in_dtypes):
+    if n.op is CUSTOM:
+        from .. import operator as _operator
+        try:
+            _, oshapes, ashapes, odtypes, _ = _operator.infer(
+                n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
+        except ValueError as e:
+            raise ValueError(f"infer_shape: {_node_desc(n)}: {e}") from None
+        for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
+                                           ashapes):
+            if tuple(given) != tuple(expected):
+                raise ValueError(f"infer_shape: {_node_desc(n)}: auxiliary state "
+                                 f"{c.name!r} has shape {tuple(given)}, expected "
+                                 f"{tuple(expected)}")
+        return oshapes, odtypes
+    try:
+        out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
+                                            **n.full_params())
+    except (ValueError, TypeError, IndexError, KeyError) as e:
+        raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+                         f"{[tuple(s) for s in in_shapes]}: {e}") from None
+    n_out = n.num_outputs()
+    if len(out_shapes) != n_out:
+        raise ValueError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
+                         f"expected {n_out}")
+    return out_shapes, out_dtypes
+
+
+_SAME_SHAPE_OPS = ("elemwise_", "_backward_")
+
+
+def _fill_inputs(n, keys, in_shapes, inf):
+    """Fill unknown input shapes of ``n`` from the known ones; True if any was set."""
+    changed = False
+    if n.op is CUSTOM:
+        if in_shapes[0] is None:
+            return False
+        try:
+            res = n.prop.infer_shape([list(s) if s is not None else []
+                                      for s in in_shapes[:n.n_args]])
+        except Exception:  # noqa: BLE001 - the prop cannot work with partial shapes
+            return False
+        filled = list(res[0]) + (list(res[2]) if len(res) > 2 else [])
+        for k, given, s in zip(keys, in_shapes, filled):
+            if given is None and s is not None and len(s) and all(int(d) > 0 for d in s):
+                changed |= inf.set_shape(k, s, _node_desc(n))
+        return changed
+    op = n.op
+    if op.infer_args is not None:
+        if in_shapes[0] is None:
+            return False
+        try:
+            filled = op.infer_args([None if s is None else tuple(s) for s in in_shapes],
+                                   **n.full_params())
+        except (ValueError, TypeError, IndexError, KeyError) as e:
+            raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+                             f"{in_shapes}: {e}") from None
+        for k, given, s in zip(keys, in_shapes, filled):
+            if given is None and s is not None:
+                changed |= inf.set_shape(k, s, _node_desc(n))
+        return changed
+    if op.name.startswith(_SAME_SHAPE_OPS) or op.name == "add_n":
+        known = [s for s in in_shapes if s is not None]
+        if known:
+            for k, given in zip(keys, in_shapes):
+                if given is None:
+                    changed |= inf.set_shape(k, known[0], _node_desc(n))
+    return changed
+
+
+def _infer_dtype_only(order, dtypes):
+    """Dtype propagation without shapes (``infer_type``): an output takes the op's
+    ``dtype`` param when it has one (Cast, creation ops), else its first input's dtype."""
+    dt = {}
+    for n in order:
+        if n.op is None:
+            d = dtypes.get(n.name)
+            if d is None:
+                d = _attr_dtype(n)
+            if d is not None:
+                dt[(id(n), 0)] = np.dtype(d)
+    changed = True
+    done = set()
+    while changed:
+        changed = False
+        for n in order:
+            if n.op is None or id(n) in done:
+                continue
+            keys = [(id(c), i) for c, i in n.inputs]
+            known = [dt[k] for k in keys if k in dt]
+            if keys and not known:
+                continue
+            default = known[0] if known else np.dtype(np.float32)
+            for k in keys:
+                dt.setdefault(k, default)
+            ins = [dt[k] for k in keys]
+            if n.op is CUSTOM:
+                res = n.prop.infer_type([d.type for d in ins[:n.n_args]])
+                outs = [np.dtype(t) for t in res[1]]
+            else:
+                p = n.full_params().get("dtype")
+                if p is None or (isinstance(p, str) and p == "None"):
+                    d = ins[0] if ins else np.dtype(np.float32)
+                else:
+                    d = np.dtype(p)
+                outs = [d] * n.num_outputs()
+            for i, d in enumerate(outs):
+                dt[(id(n), i)] = d
+            done.add(id(n))
+            changed = True
+    return dt
