@@ -1,13 +1,14 @@
 """Package discovery for the source layout (metadata lives in pyproject.toml).
 
-`runtime/` and `cli/` are installed as `xprof.runtime` and `xprof.cli`: setuptools'
+`runtime/`, `cli/` and `shared/` are installed as `xprof.runtime`, `xprof.cli` and
+`xprof.shared`: setuptools'
 `find_packages` runs in each directory and every package found is prefixed, so nothing
 is installed as a top-level `runtime` or `cli`, and a new subpackage is picked up without
 editing a list.
 """
 from setuptools import find_packages, setup
 
-PACKAGE_ROOTS = {"xprof.runtime": "runtime", "xprof.cli": "cli"}
+PACKAGE_ROOTS = {"xprof.runtime": "runtime", "xprof.cli": "cli", "xprof.shared": "shared"}
 
 
 def discovered():

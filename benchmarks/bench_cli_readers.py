@@ -1,4 +1,4 @@
-"""Time and peak memory of ``xprof validate`` and ``xprof stats`` on a large trace.
+"""Time and peak memory of ``xprof validate``, ``xprof stats`` and ``xprof trace`` on a large trace.
 
 Why: both commands promise to stream (bounded memory) and to handle about a
 million events in a few seconds on a 2-core machine.  This script generates a
@@ -8,7 +8,7 @@ subprocess, read by a tiny wrapper process whose only child is the command).
 CPU time (user + system of that subprocess) is printed too: on a busy 2-core
 machine it is the steadier figure.  Figures only, no assertions.
 
-    python benchmarks/bench_cli_readers.py [--events 1000000] [--gzip]
+    python benchmarks/bench_cli_readers.py [--events 1000000] [--gzip] [--only trace]
 """
 from __future__ import annotations
 
@@ -99,6 +99,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--gzip", action="store_true", help="also measure a gzipped copy")
+    ap.add_argument("--only", action="append", default=None, metavar="NAME",
+                    help="only this command (validate, stats, 'stats table', trace); repeatable")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         variants = [("plain", os.path.join(tmp, "bench.json"), False)]
@@ -110,9 +112,13 @@ def main():
             size = os.path.getsize(path) / 1e6
             print(f"{label}: generated {n} events, {size:.1f} MB in {time.perf_counter() - t:.1f} s")
             cli = [sys.executable, "-m", "xprof.cli"]
+            out = os.path.join(tmp, "normalized.json")
             for name, argv in [("validate", cli + ["validate", path]),
                                ("stats", cli + ["stats", path, "--format", "json"]),
-                               ("stats table", cli + ["stats", path])]:
+                               ("stats table", cli + ["stats", path]),
+                               ("trace", cli + ["trace", path, "-o", out])]:
+                if args.only and name not in args.only:
+                    continue
                 rc, seconds, rss, cpu = measure(argv)
                 print(f"{label}: {name:12s} exit {rc}  wall {seconds:6.2f} s  cpu {cpu:6.2f} s  "
                       f"peak RSS {rss:7.1f} MB", flush=True)

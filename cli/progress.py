@@ -44,3 +44,43 @@ def byte_progress(reader, label):
     finally:
         if state["bar"] is not None:
             state["bar"].stop()
+
+
+@contextmanager
+def delayed_status(label):
+    """Show ``label`` with a spinner and the elapsed time on a terminal's stderr while the
+    body runs, from ``DELAY_S`` on (for work with no byte count, e.g. the end-of-run dump).
+
+    A timer thread starts the display, so the body needs no ticks; the display is
+    gone when the body ends. Yields the threading.Event set once it is shown.
+    """
+    import threading
+
+    shown = threading.Event()
+    if not sys.stderr.isatty():
+        yield shown
+        return
+    state = {"status": None, "done": False}
+    lock = threading.Lock()
+
+    def start():
+        with lock:
+            if state["done"]:
+                return
+            from rich.console import Console
+
+            state["status"] = Console(stderr=True).status(label)
+            state["status"].start()
+            shown.set()
+
+    timer = threading.Timer(DELAY_S, start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield shown
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["status"] is not None:
+                state["status"].stop()

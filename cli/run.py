@@ -82,23 +82,68 @@ def _run_target(module, target, args):
 
 
 def _check_module(module):
-    """``-m NAME`` whose top-level package is nowhere on the path (the current folder
-    first, as ``python -m``): one-line error before anything runs. Only the top level is
-    looked up: finding ``a.b`` would import ``a``, before the profiler starts."""
-    import importlib.util
+    """``-m NAME`` that cannot be found (as ``python -m`` looks: the current folder first):
+    one-line error before anything runs, so a failed run writes no profile. The module
+    is found without importing anything: each package's folder is searched for the next
+    name (importing ``a`` to find ``a.b`` would run ``a`` before the profiler starts)."""
+    from importlib.machinery import PathFinder
 
     from .errors import fail
 
-    top = module.split(".")[0]
-    sys.path.insert(0, os.getcwd())
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        fail(f"-m {module!r}: not a module name (dotted Python identifiers)")
+    path = None
+    for depth, part in enumerate(parts):
+        name = ".".join(parts[:depth + 1])
+        spec = _find_spec(name, part, path, PathFinder)
+        if spec is None:
+            where = "the current folder or sys.path" if depth == 0 else f"package {parts[depth - 1]!r}"
+            fail(f"-m {module!r}: no module named {name!r} in {where}")
+        path = spec.submodule_search_locations
+        if path is None and depth < len(parts) - 1:
+            fail(f"-m {module!r}: {name!r} is a module, not a package")
+    if path is not None and _find_spec(module + ".__main__", "__main__", path, PathFinder) is None:
+        fail(f"-m {module!r}: {module!r} is a package without a __main__ module; it cannot "
+             f"be run directly")
+
+
+def _find_spec(name, last, path, finder):
+    """The spec of ``name`` (a top-level name by every finder, frozen ones too; a
+    submodule in its package's folders ``path``), importing nothing; None if not found."""
+    import importlib.util
+
     try:
-        found = bool(top) and importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        found = False
-    finally:
-        sys.path.pop(0)
-    if not found:
-        fail(f"-m {module!r}: no module named {top!r} in the current folder or on sys.path")
+        if name == last:
+            sys.path.insert(0, os.getcwd())
+            try:
+                return importlib.util.find_spec(name)  # top level: locates, does not execute
+            finally:
+                sys.path.pop(0)
+        return finder.find_spec(name, list(path))
+    except (ImportError, ValueError, OSError):
+        return None
+
+
+def _check_script(target):
+    """Read and compile SCRIPT before the profiler starts: a script that cannot run (a
+    syntax error, unreadable) gives one line and exit 2, and the previous profile stays."""
+    from .errors import fail
+
+    try:
+        with open(target, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        fail(f"script {target!r} cannot be read ({e.strerror or e})")
+    try:
+        compile(source, target, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+        text = f": {e.text.strip()!r}" if e.text and e.text.strip() else ""
+        fail(f"script {target!r} does not compile: {type(e).__name__}: {e.msg} ({where}){text}; "
+             f"nothing was run or written")
+    except ValueError as e:   # null bytes
+        fail(f"script {target!r} does not compile: {e}; nothing was run or written")
 
 
 def _check_writable(output, out_dir):
@@ -123,7 +168,12 @@ def _finish(profiler_session, engine):
         print(f"xprof: an operation failed after the script's last sync point: "
               f"{type(e).__name__}: {e}", file=sys.stderr)
     if profiler_session.state() == "run" or profiler_session.undumped_events():
-        return profiler_session.dump(finished=True)
+        from .progress import delayed_status
+        from .render import plural
+
+        label = f"xprof: writing the profile ({plural(profiler_session.undumped_events(), 'event')})"
+        with delayed_status(label):
+            return profiler_session.dump(finished=True)
     return None
 
 
@@ -187,6 +237,7 @@ def run(module, output, mode, bulk, show_stats, quiet, nproc, script_and_args):
         target, args = script_and_args[0], script_and_args[1:]
         if not os.path.isfile(target):
             fail(f"script {target!r} does not exist or is not a file")
+        _check_script(target)
     else:
         target, args = None, script_and_args
         _check_module(module)

@@ -9,9 +9,9 @@ import sys
 
 import click
 
-# Same as xprof.runtime.profiler.stats.SORT_KEYS; spelled out so `--help` needs no import.
-SORT_KEYS = ("total", "avg", "min", "max", "count")
-# Keys of stats_pipeline.renderers.RENDERERS; spelled out for the same reason.
+from xprof.shared.stats import SORT_KEYS  # stdlib only: `--help` stays fast
+
+# Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
 FORMATS = ("table", "json", "csv")
 
 

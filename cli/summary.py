@@ -14,7 +14,9 @@ def _count_events(path):
 
 
 def print_summary(path, show_stats, top=5):
-    from .readers import stats_module
+    from xprof.shared import names, stats as mod
+
+    from .render import plural
     from .stats import load_stats
 
     try:
@@ -23,10 +25,9 @@ def print_summary(path, show_stats, top=5):
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
-    click.echo(f"xprof: trace written to {path} ({n_events} events)", err=True)
-    mod = stats_module()
+    click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})", err=True)
     rows = []
-    for domain in ("operator", "Custom Operator"):
+    for domain in names.OPERATOR_CATEGORIES:
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():
             rows.append((mod.to_ms(total), name, count))
     rows.sort(key=lambda r: (-r[0], r[1]))
@@ -34,7 +35,8 @@ def print_summary(path, show_stats, top=5):
         click.echo("xprof: top operators by total time:", err=True)
         width = max(len(r[1]) for r in rows[:top])
         for total, name, count in rows[:top]:
-            click.echo(f"  {name:<{width}}  {total:10.3f} ms  {count:6d} calls", err=True)
+            click.echo(f"  {name:<{width}}  {total:10.3f} ms  {count:6d} call{'' if count == 1 else 's'}",
+                       err=True)
     if show_stats:
         if sys.stderr.isatty():
             from rich.console import Console

@@ -1,4 +1,11 @@
-"""``xprof trace``: write a normalized, validated copy of a Chrome trace."""
+"""``xprof trace``: write a normalized, validated copy of a Chrome trace, streaming.
+
+One pass reads the input into the normalizer's compact columns (bounded
+memory, see ``readers/normalize.py``); the output is then written to a temp
+file chunk by chunk while the same checker as ``xprof validate`` reads each
+chunk back, and the temp file replaces OUT only if the output is valid (or
+``--force``).
+"""
 from __future__ import annotations
 
 import os
@@ -6,57 +13,31 @@ import os
 import click
 
 
-def write_atomic(path, chunks, compress):
-    """Write byte chunks to ``path`` via a temp file in the same folder and os.replace.
+def write_atomic(path, chunks, compress, keep=lambda tmp: True):
+    """The shared atomic writer (:mod:`xprof.shared.atomic`), fsynced: a reader (or a
+    crash) must never see a half-written trace; ``keep(tmp)`` may refuse the new file
+    (the old one then stays). Returns whether the file was replaced."""
+    from xprof.shared.atomic import write_atomic as write
 
-    Why: a reader (or a crash) must never see a half-written trace; the old
-    file stays intact until the new one is complete.
-    """
-    import gzip
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".xprof-trace-", suffix=".tmp", dir=folder)
-    try:
-        mask = os.umask(0o022)   # mkstemp's 0600 would make the copy private
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as raw:
-            sink = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if compress else raw
-            for chunk in chunks:
-                sink.write(chunk)
-            if compress:
-                sink.close()
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    return write(path, chunks, compress=compress, durable=True, keep=keep)
 
 
-def serialize(doc):
-    """``(head, event_chunks, tail)``: the document as bytes, one event per line.
+def _decode_chunk(raw):
+    """Events of one output chunk, read back as ``xprof validate`` would read them."""
+    import json
+    import sys
 
-    Event chunks are kept apart so the output check can see, per chunk, whether
-    the bytes hold integers that may exceed 2**53 (see tracefile.py).
-    """
     import orjson
 
-    events = doc["traceEvents"]
-    chunks = []
-    for k in range(0, len(events), 4096):
-        part = b",\n".join(orjson.dumps(e) for e in events[k:k + 4096])
-        chunks.append((k, (b",\n" if k else b"") + part))
-    tail = [b"\n]"]
-    for key, value in doc.items():
-        if key != "traceEvents":
-            tail.append(b",\n" + orjson.dumps(key) + b": " + orjson.dumps(value))
-    tail.append(b"}\n")
-    return b'{"traceEvents": [\n', chunks, b"".join(tail)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:   # integers beyond 64 bits, nesting beyond 1024
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 5000))
+        try:
+            return json.loads(raw)
+        finally:
+            sys.setrecursionlimit(limit)
 
 
 def _source(profiles, align):
@@ -74,20 +55,40 @@ def _source(profiles, align):
         fail(str(e))
 
 
-def check_serialized(doc, chunks):
-    """Validate exactly what would be written (the events, chunk by chunk)."""
-    from .readers.checker import Checker
+def checked_output(norm, top, checker, progress):
+    """The output's bytes (head, events, tail), each chunk checked by ``checker`` on the way."""
+    import orjson
+
+    from .readers.normalize import dumps
     from .readers.tracefile import digit_runs
 
-    events = doc["traceEvents"]
-    checker = Checker()
-    checker.check_top({k: v for k, v in doc.items() if k != "traceEvents"})
-    for start, raw in chunks:
-        checker.check_batch(start, events[start:start + 4096], digit_runs(raw)[0])
+    header = norm.header()
+    checker.check_top(top)
+    checker.check_batch(0, header, True)
+    yield b'{"traceEvents": [\n' + b",\n".join(orjson.dumps(e) for e in header)
+    first = not header
+    base = len(header)
+    for start, part in norm.chunks():
+        raw = b",\n".join(part)
+        checker.check_batch(base + start, _decode_chunk(b"[" + raw + b"]"), digit_runs(raw)[0])
+        yield (b"" if first else b",\n") + raw
+        first = False
+        progress(start + len(part))
     checker.finish()
-    checker.fill_names({i: (events[i].get("ph", ""), events[i].get("name", ""))
-                        for i in checker.unnamed()})
-    return checker
+    yield b"\n]" + b"".join(b",\n" + orjson.dumps(k) + b": " + dumps(v) for k, v in top.items()) + b"}\n"
+
+
+class _Counting:
+    """Progress of the writing phase, in events, for progress.byte_progress."""
+
+    def __init__(self, total):
+        self.total, self.done = total, 0
+
+    def total_bytes(self):
+        return self.total
+
+    def bytes_read(self):
+        return self.done
 
 
 class _TraceCommand(click.Command):
@@ -141,9 +142,11 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
 
     from . import render
     from .errors import fail
+    from .progress import byte_progress
     from .readers.checker import Checker
-    from .readers.normalize import normalize
-    from .readers.tracefile import TraceError, TraceReader
+    from .readers.normalize import Normalizer
+    from .readers.tracefile import TraceError
+    from .validate import _labels
 
     if since is not None and until is not None and since > until:
         fail(f"--since {since:g} is after --until {until:g}; the window would be empty")
@@ -153,38 +156,45 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
         fail(f"--output {output!r}: folder {os.path.dirname(os.path.abspath(output))!r} does not exist")
     gc.disable()
     reader = _source(profiles, align)
-    checked = Checker()  # the input, for the report: normalizing fixes much of it
-    events = []
+    norm = Normalizer()
     try:
-        for batch, maybe_big in reader.batches():
-            checked.check_batch(len(events), batch, maybe_big)
-            events.extend(batch)
+        with byte_progress(reader, "reading") as tick:
+            for batch, _ in reader.batches():
+                norm.feed(batch)
+                tick()
     except TraceError as exc:
         fail(str(exc))
-    checked.check_top(reader.top, reader.truncated)
-    checked.finish()
-    if domains:
-        present = {ev.get("cat") for ev in events if isinstance(ev, dict)}
-        present = sorted(c for c in present if isinstance(c, str))
-        for d in domains:
-            if d not in present:
-                fail(f"unknown domain {d!r}; available: "
-                     f"{', '.join(map(repr, present)) or 'none'}")
-    doc, notes = normalize(events, reader.top, domains, since, until, name_glob)
-    del events
-    for note in notes:
+    for d in domains:
+        if d not in norm.categories:
+            fail(f"unknown domain {d!r}; available: "
+                 f"{', '.join(map(repr, sorted(norm.categories))) or 'none'}")
+    for note in norm.finish(domains, since, until, name_glob):
         click.echo(f"xprof: note: {note}", err=True)
-    head, chunks, tail = serialize(doc)
-    out_check = check_serialized(doc, chunks)
-    if out_check.errors and not force:
-        for v in out_check.violations:
-            click.echo(render.violation_line(v))
-        click.echo(render.summary_line(out_check.events, out_check.errors, out_check.warnings))
+    top = Normalizer.top(reader.top)
+    checker = Checker()
+    writing = _Counting(norm.count())
+
+    def keep(tmp):
+        if not checker.errors or force:
+            return True
+        missing = checker.unnamed()
+        if missing:
+            checker.fill_names(_labels(tmp, missing))
+        click.echo(render.validation_text(checker, 20))
         click.echo(f"xprof: the normalized trace would be invalid; nothing written to {output} "
                    f"(use --force to write it anyway)", err=True)
+        return False
+
+    def progress(done):
+        writing.done = done
+        tick()
+
+    with byte_progress(writing, "writing") as tick:
+        written = write_atomic(output, checked_output(norm, top, checker, progress),
+                               output.endswith(".gz"), keep)
+    if not written:
         click.get_current_context().exit(1)
-    write_atomic(output, [head, *(raw for _, raw in chunks), tail], output.endswith(".gz"))
-    n = len(doc["traceEvents"])
-    click.echo(f"xprof: wrote {output} ({n} events; input had {checked.errors} errors and "
-               f"{checked.warnings} warnings, output has {out_check.errors} errors and "
-               f"{out_check.warnings} warnings)", err=True)
+    click.echo(f"xprof: wrote {output} ({render.plural(checker.events, 'event')} from "
+               f"{render.plural(norm.read, 'input event')}; output has "
+               f"{render.plural(checker.errors, 'error')} and "
+               f"{render.plural(checker.warnings, 'warning')})", err=True)

@@ -23,11 +23,15 @@ def _labels(path, indices):
 @click.argument("trace", metavar="TRACE")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="text: one line per violation; json: one document.")
-def validate(trace, fmt):
+@click.option("--max-errors", type=click.IntRange(min=0), default=20, show_default=True,
+              metavar="N", help="Lines of detail in text output (0: all); a per-rule summary follows.")
+def validate(trace, fmt, max_errors):
     """Check TRACE (Chrome Trace Event JSON, gzipped or not) strictly.
 
-    Prints one line per violation (event index, phase, name, why) and a
-    summary. Exit status: 0 valid (warnings allowed), 1 violations found,
+    Prints one line per violation (event index, phase, name, why; at most
+    --max-errors of them), a per-rule summary (rule, count, first example),
+    the totals, and (on stderr), when xprof trace repairs every violation,
+    the exact command that does. Exit status: 0 valid (warnings allowed), 1 violations found,
     2 unreadable input.
 
     \b
@@ -65,7 +69,8 @@ def validate(trace, fmt):
     if fmt == "json":
         click.echo(render.validation_json(trace, checker, reader.form, reader.truncated), nl=False)
     else:
-        lines = [render.violation_line(v) for v in checker.violations]
-        lines.append(render.summary_line(checker.events, checker.errors, checker.warnings))
-        click.echo("\n".join(lines))
+        click.echo(render.validation_text(checker, max_errors))
+        hint = render.repair_hint(trace, checker.violations)
+        if hint:  # advice, not the result: stderr, after everything else
+            click.echo(hint, err=True)
     click.get_current_context().exit(1 if checker.errors else 0)

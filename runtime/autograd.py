@@ -9,8 +9,8 @@ Recording and training flags are per thread, as in MXNet.
 """
 import threading
 
-import numpy as np
 
+from .engine.base import MODE_IMPERATIVE
 from .ndarray import ndarray as _nd
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
@@ -103,7 +103,7 @@ class Node:
         return _push_grad(op, self.inputs, self.outputs, ograds, self.params)
 
 
-def _push_grad(op, inputs, outputs, ograds, params, mode=2):
+def _push_grad(op, inputs, outputs, ograds, params, mode=MODE_IMPERATIVE):
     """Push ``_backward_<op>``: one engine op computing the input gradients that are
     needed (inputs recorded by autograd or marked with ``attach_grad``); None for the
     others, which are never allocated (and not computed, if the op is ``grad_needs``)."""
@@ -114,36 +114,16 @@ def _push_grad(op, inputs, outputs, ograds, params, mode=2):
         return [None] * len(inputs)
     grads = [_nd.new_array(inputs[i].shape, inputs[i]._dtype, inputs[i].context,
                            op.grad_name) for i in wanted]
-    n_in, n_out = len(inputs), len(outputs)
     all_args = list(ograds) + list(inputs) + list(outputs)
-    grad_fn = op.grad
-    gparams = dict(params, _needs=needs) if op.grad_needs else params
-
-    def kernel(*arrays):
-        xs = arrays[n_out:n_out + n_in]
-        res = grad_fn(list(arrays[:n_out]), list(xs), list(arrays[n_out + n_in:]),
-                      **gparams)
-        out = tuple(_zeros_if_none(res[i], xs[i]) for i in wanted)
-        # one gradient: return the array itself (``_run`` would copy a 1-tuple whole)
-        return out[0] if len(out) == 1 else out
-
-    from .engine import get as _get_engine
-    _get_engine().push(_nd._run, (kernel, all_args, grads, {}), all_args, list(grads),
-                       op.grad_name, 0, mode, _cost(op, inputs, params), _nd.op_scope.attrs)
-    result = [None] * n_in
+    kernel = op.grad_kernel(len(outputs), len(inputs), params, needs)
+    _nd.push_fn(_nd._run, (kernel, all_args, grads, {}), reads=all_args, writes=list(grads),
+                name=op.grad_name, mode=mode,
+                cost=op.grad_cost([x.shape for x in inputs], params),
+                attrs=_nd.op_scope.attrs)
+    result = [None] * len(inputs)
     for i, g in zip(wanted, grads):
         result[i] = g
     return result
-
-
-def _cost(op, inputs, params):
-    if op.cost is not None:
-        return 2 * op.cost([x.shape for x in inputs], **params)
-    return sum(x.size for x in inputs)
-
-
-def _zeros_if_none(g, x):
-    return np.zeros_like(x) if g is None else g
 
 
 def _in_graph(arr):

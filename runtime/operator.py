@@ -27,10 +27,9 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import MODE_IMPERATIVE, MODE_INTERNAL, attribution
+from .engine.base import MODE_IMPERATIVE, attribution
 from .ndarray import ndarray as _nd
-from .profiler import recorder as _rec
-from .profiler.session import flags as _flags
+from .profiler.observer import observer as _observer
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
 
@@ -307,29 +306,22 @@ _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16),
               _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
 
 
-_call_names = {}   # op name -> ("<name>::", key of the "<name>::pure_python" slice)
-
-
-def _names(name):
-    names = _call_names.get(name)
-    if names is None:
-        prefix = name + "::"
-        names = _call_names[name] = (
-            prefix, _rec.key_ids("Custom Operator")[prefix + "pure_python"])
-    return names
-
-
 class Call:
-    """Attribution tag of one custom-operator call (read by the engine and profiler)."""
+    """Attribution tag of one custom-operator call (read by the engine and profiler):
+    ``mode`` is the profile mode its sub-operators carry; ``prefix`` and ``pure_key``
+    the call's event names (built once per op type by the observer); ``tid``,
+    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``."""
 
-    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start")
+    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled")
 
     def __init__(self, name, mode):
         self.name = name
-        self.prefix, self.pure_key = _names(name)   # built once per op name
+        names = _observer.call_names(name)
+        self.prefix, self.pure_key = names.prefix, names.pure_key
         self.mode = mode
         self.tid = None
         self.t_start = 0
+        self.profiled = False
 
 
 def _handle(src, data=None):
@@ -344,8 +336,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
     the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
     """
-    eng = _engine.get()
-    inline = eng.name == "NaiveEngine"   # everything runs on the pushing thread
+    inline = _engine.get().synchronous   # everything runs on the pushing thread
 
     def dispatch(on_complete):
         call = Call(name, mode)
@@ -363,32 +354,28 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
     if not inline:
         _pool.throttle()
-    eng.push_async(dispatch, (), list(reads), list(outputs),
-                   "Custom", 0, MODE_INTERNAL)
+    _nd.push_fn(dispatch, (), reads=list(reads), writes=list(outputs), name="Custom",
+                is_async=True, always_run=True)
 
 
 def _execute(call, body, outputs, write_reqs, check_names, on_complete):
-    """On a custom-op worker: run the Python code, then wait for its sub-operators."""
-    eng = _engine.get()
-    buf = _rec.current_buffer()
-    call.tid = buf.tid
-    profiled = bool(_flags.recording and eng.profile_mask & call.mode)
+    """On a custom-op worker: run the Python code, then wait for its sub-operators.
+
+    pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
+    the call by ``attribution``) -> ``observer.call_ends`` -> the dependency-only op
+    ``CustomOperatorWait`` completes the call when they are done."""
     out_handles = [_handle(o, o._data if o._data is not None else np.empty(o.shape, o._dtype))
                    for o in outputs]
     placeholders = [h._data for h in out_handles]
-    t0 = call.t_start = perf_counter_ns()
+    _observer.call_begins(call)
     try:
         with attribution(call):
             body(out_handles)
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
-        t1 = perf_counter_ns()
-        if profiled:
-            buf.slices.extend((call.pure_key, t0, t1))
+        _observer.call_ends(call)
         on_complete(e)
         return
-    t1 = perf_counter_ns()
-    if profiled:
-        buf.slices.extend((call.pure_key, t0, t1))
+    _observer.call_ends(call)
 
     def finish(handles):
         exc = None
@@ -408,8 +395,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.
-    eng.push(finish, (out_handles,), list(out_handles), [], "CustomOperatorWait",
-             0, MODE_INTERNAL)
+    _nd.push_fn(finish, (out_handles,), reads=list(out_handles), writes=[],
+                name="CustomOperatorWait", always_run=True)
 
 
 # -- forward / backward entry points ------------------------------------------------------

@@ -1,39 +1,15 @@
 """Readers: pure functions (no click) from trace files and logs to events, checks and statistics.
 
-:func:`stats_module` gives the shared aggregator ``xprof/runtime/profiler/stats.py``
-loaded on its own.  Why not a plain import: importing ``xprof.runtime.profiler.stats``
-runs ``xprof/runtime/__init__.py`` first, which boots the engine (~0.25 s, numpy) and,
-with ``XPROF_PROFILER_AUTOSTART=1`` in the environment, would start profiling the CLI
-itself and dump a ``profile.json`` at exit — possibly over the file being read.  The
-module is pure, so loading its file directly runs exactly the same code.
+The statistics model they build is :mod:`xprof.shared.stats`, imported normally: it lives
+in ``xprof.shared``, which imports no engine (see docs/architecture.md), so reading a
+trace never boots the runtime.
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
-
-_NAME = "_xprof_profiler_stats"
-
 
 def stats_module():
-    """The ``xprof.runtime.profiler.stats`` module, without importing ``xprof.runtime``."""
-    mod = sys.modules.get(_NAME)
-    if mod is not None:
-        return mod
-    path = None
-    try:
-        spec = importlib.util.find_spec("xprof.runtime")  # locates, does not execute
-        if spec is not None and spec.submodule_search_locations:
-            path = os.path.join(list(spec.submodule_search_locations)[0], "profiler", "stats.py")
-    except (ImportError, ValueError):
-        path = None
-    if path is None or not os.path.isfile(path):
-        from xprof.runtime.profiler import stats as mod  # unusual install: the normal way
+    """The shared statistics module (``xprof.shared.stats``); kept for callers written
+    before it could be imported directly."""
+    from xprof.shared import stats
 
-        return mod
-    spec = importlib.util.spec_from_file_location(_NAME, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return stats

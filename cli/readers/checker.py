@@ -67,6 +67,12 @@ _METADATA_NAME = ("process_name", "thread_name")
 _METADATA_SORT = ("process_sort_index", "thread_sort_index")
 _METADATA_OTHER = ("process_labels", "process_uptime_seconds", "num_cpus",
                    "trace_buffer_overflow")
+# Rules whose every violation `xprof trace` repairs (normalize.py): pids and tids are
+# renumbered to small integers (strings, out of range, missing pid), integer ids too,
+# B/E pairs become X events (their names/cats come from the B), a truncated array is
+# written whole, displayTimeUnit is set to ms.
+RULES_TRACE_REPAIRS = frozenset({"pid", "pid-missing", "tid", "id-beyond-2^53", "e-name", "e-cat",
+                                 "truncated", "display-time-unit"})
 # flow_kind of an f that binds to the next slice (slices.binds_to_next): "F"
 _TO_NEXT = ord("F")
 # phases whose event lives on a thread track and therefore needs a tid
@@ -74,18 +80,23 @@ _THREAD_PHASES = frozenset("BEXstf")
 
 
 class Violation(tuple):
-    """``(index, ph, name, severity, message)``; index is -1 for file-level problems."""
+    """``(index, ph, name, severity, message, rule)``; index is -1 for file-level problems.
+
+    ``rule`` names the check (``pid``, ``nesting``, ...: see :data:`RULES_TRACE_REPAIRS`
+    and the ``_add`` calls); it groups the per-rule summary of ``xprof validate``.
+    """
 
     __slots__ = ()
 
-    def __new__(cls, index, ph, name, severity, message):
-        return tuple.__new__(cls, (index, ph, name, severity, message))
+    def __new__(cls, index, ph, name, severity, message, rule=""):
+        return tuple.__new__(cls, (index, ph, name, severity, message, rule))
 
     index = property(lambda self: self[0])
     ph = property(lambda self: self[1])
     name = property(lambda self: self[2])
     severity = property(lambda self: self[3])
     message = property(lambda self: self[4])
+    rule = property(lambda self: self[5])
 
     def as_dict(self):
         return {"index": self[0], "ph": self[1], "name": self[2],
@@ -158,7 +169,7 @@ class Checker:
         self._flows_done = set()
 
     # -- reporting ------------------------------------------------------------
-    def _add(self, index, ph, name, severity, message):
+    def _add(self, rule, index, ph, name, severity, message):
         if severity == ERROR:
             self.errors += 1
         else:
@@ -167,10 +178,10 @@ class Checker:
             name = "" if name is None else repr(name)
         if not isinstance(ph, str):
             ph = "" if ph is None else repr(ph)
-        self.violations.append(Violation(index, ph, name, severity, message))
+        self.violations.append(Violation(index, ph, name, severity, message, rule))
 
-    def _err(self, index, ev, message):
-        self._add(index, ev.get("ph"), ev.get("name"), ERROR, message)
+    def _err(self, rule, index, ev, message):
+        self._add(rule, index, ev.get("ph"), ev.get("name"), ERROR, message)
 
     # -- per event ---------------------------------------------------------------
     def check_batch(self, first_index, events, maybe_big_ints=True):
@@ -267,20 +278,20 @@ class Checker:
 
     def _check_full(self, i, ev, maybe_big_ints):
         if type(ev) is not dict:
-            self._add(i, "", "", ERROR, f"event is not a JSON object but {type(ev).__name__}")
+            self._add("not-an-object", i, "", "", ERROR, f"event is not a JSON object but {type(ev).__name__}")
             return
         if maybe_big_ints:
             self._check_big_ints(i, ev)
         ph = ev.get("ph")
         if type(ph) is not str or ph not in FULL_PHASES:
             if type(ph) is str and ph in ONE_VIEWER:
-                self._add(i, ph, ev.get("name"), WARNING, ONE_VIEWER[ph])
+                self._add("one-viewer-phase", i, ph, ev.get("name"), WARNING, ONE_VIEWER[ph])
                 self._check_ts(i, ev)
                 self._check_pid(i, ev, "pid")
             elif ph is None:
-                self._err(i, ev, "ph is missing (one phase character is required)")
+                self._err("ph", i, ev, "ph is missing (one phase character is required)")
             else:
-                self._err(i, ev, f"ph {_describe(ph)} is not a known phase "
+                self._err("ph", i, ev, f"ph {_describe(ph)} is not a known phase "
                                  f"(allowed: {''.join(sorted(FULL_PHASES | set(ONE_VIEWER)))})")
             return
         if ph == "M":
@@ -295,13 +306,13 @@ class Checker:
             self._check_pid(i, ev, "pid")
         name = ev.get("name")
         if name is not None and type(name) is not str:
-            self._err(i, ev, f"name must be a string, got {_describe(name)}")
+            self._err("name-type", i, ev, f"name must be a string, got {_describe(name)}")
         cat = ev.get("cat")
         if cat is not None and type(cat) is not str:
-            self._err(i, ev, f"cat must be a string, got {_describe(cat)}")
+            self._err("cat-type", i, ev, f"cat must be a string, got {_describe(cat)}")
         args = ev.get("args")
         if args is not None and type(args) is not dict:
-            self._err(i, ev, f"args must be an object, got {_describe(args)}")
+            self._err("args-type", i, ev, f"args must be an object, got {_describe(args)}")
         thread = None
         if ph in _THREAD_PHASES or (ph in "iI" and ev.get("s", "t") == "t"):
             tid = ev.get("tid")
@@ -315,9 +326,9 @@ class Checker:
             dur = ev.get("dur")
             if not ((type(dur) is float or type(dur) is int) and 0 <= dur < _INF):
                 if dur is None:
-                    self._err(i, ev, "dur is missing (required on X events)")
+                    self._err("dur", i, ev, "dur is missing (required on X events)")
                 else:
-                    self._err(i, ev, f"dur must be a finite number >= 0, got {_describe(dur)}")
+                    self._err("dur", i, ev, f"dur must be a finite number >= 0, got {_describe(dur)}")
             elif ts is not None:
                 thread.x_ts.append(ts)
                 thread.x_dur.append(dur)
@@ -332,24 +343,24 @@ class Checker:
         elif ph == "i" or ph == "I":
             scope = ev.get("s")
             if scope is not None and scope not in ("g", "p", "t"):
-                self._err(i, ev, f"instant scope s must be 'g', 'p' or 't', got {_describe(scope)}")
+                self._err("instant-scope", i, ev, f"instant scope s must be 'g', 'p' or 't', got {_describe(scope)}")
         elif ph in "bne":
             key, problem = _id_key(ev)
             if problem:
-                self._err(i, ev, f"async event {problem}")
+                self._err("async-id", i, ev, f"async event {problem}")
             if not cat:
-                self._err(i, ev, "async event needs a cat (it groups the async track)")
+                self._err("async-cat", i, ev, "async event needs a cat (it groups the async track)")
             if not name:
-                self._err(i, ev, "async event needs a name")
+                self._err("async-name", i, ev, "async event needs a name")
             if not problem and type(cat) is str and type(name) is str:
                 self._async_step(i, ph, ts, name, cat, key)
         else:  # s t f
             key, problem = _id_key(ev)
             if problem:
-                self._err(i, ev, f"flow event {problem}")
+                self._err("flow-id", i, ev, f"flow event {problem}")
             bp = ev.get("bp")
             if bp is not None and bp != "e":
-                self._err(i, ev, f"bp must be absent or 'e', got {_describe(bp)}")
+                self._err("flow-bp", i, ev, f"bp must be absent or 'e', got {_describe(bp)}")
             if ts is not None:
                 thread.flow_ts.append(ts)
                 thread.flow_index.append(i)
@@ -360,23 +371,23 @@ class Checker:
     def _check_ts(self, i, ev):
         ts = ev.get("ts")
         if ts is None:
-            self._err(i, ev, "ts is missing (required except on M events)")
+            self._err("ts", i, ev, "ts is missing (required except on M events)")
         elif type(ts) not in (int, float):
-            self._err(i, ev, f"ts must be a number, got {_describe(ts)}")
+            self._err("ts", i, ev, f"ts must be a number, got {_describe(ts)}")
         elif not 0 <= ts < _INF:
-            self._err(i, ev, f"ts must be a finite number >= 0, got {ts!r}")
+            self._err("ts", i, ev, f"ts must be a finite number >= 0, got {ts!r}")
 
     def _check_pid(self, i, ev, field):
         v = ev.get(field)
         if v is None:
-            self._err(i, ev, f"{field} is missing")
+            self._err(f"{field}-missing", i, ev, f"{field} is missing")
         elif type(v) is str:
-            self._err(i, ev, f"{field} is {_describe(v)}; it must be an integer "
+            self._err(f"{field}", i, ev, f"{field} is {_describe(v)}; it must be an integer "
                              f"(Perfetto folds strings to 0 and merges their tracks)")
         elif type(v) is not int:
-            self._err(i, ev, f"{field} must be an integer in [0, 2^32), got {_describe(v)}")
+            self._err(f"{field}", i, ev, f"{field} must be an integer in [0, 2^32), got {_describe(v)}")
         elif not 0 <= v < _U32:
-            self._err(i, ev, f"{field} {v} is outside [0, 2^32)"
+            self._err(f"{field}", i, ev, f"{field} {v} is outside [0, 2^32)"
                              + (" and beyond 2^53 (JavaScript rounds it)" if abs(v) > _MAX_SAFE else ""))
 
     def _check_big_ints(self, i, ev):
@@ -385,22 +396,23 @@ class Checker:
                 continue  # reported with their own range message
             path = _find_big_int(value, key)
             if path is not None:
-                self._err(i, ev, f"integer at {path} exceeds 2^53; JavaScript (catapult) rounds it")
+                rule = "id-beyond-2^53" if path == "id" and type(value) is int else "int-beyond-2^53"
+                self._err(rule, i, ev, f"integer at {path} exceeds 2^53; JavaScript (catapult) rounds it")
                 return
 
     def _end(self, i, ev, thread, ts, name, cat):
         if not thread.stack:
-            self._err(i, ev, "E without a matching B on this thread")
+            self._err("e-without-b", i, ev, "E without a matching B on this thread")
             return
         b_index, b_name, b_cat, b_ts = thread.stack.pop()
         if name is not None and name != b_name:
-            self._err(i, ev, f"E name {name!r} differs from its B's name {b_name!r} (event {b_index})")
+            self._err("e-name", i, ev, f"E name {name!r} differs from its B's name {b_name!r} (event {b_index})")
         if cat is not None and cat != b_cat:
-            self._err(i, ev, f"E cat {cat!r} differs from its B's cat {b_cat!r} (event {b_index})")
+            self._err("e-cat", i, ev, f"E cat {cat!r} differs from its B's cat {b_cat!r} (event {b_index})")
         if ts is None:
             return
         if ts < b_ts:
-            self._err(i, ev, f"E at ts {ts} is before its B at ts {b_ts} (event {b_index}); "
+            self._err("e-before-b", i, ev, f"E at ts {ts} is before its B at ts {b_ts} (event {b_index}); "
                              f"catapult aborts the import")
             return
         thread.be_begin.append(b_ts)
@@ -410,13 +422,13 @@ class Checker:
     def _counter(self, i, ev, args):
         if type(args) is not dict:
             if args is None:
-                self._err(i, ev, "counter (C) without args; its values go in args")
+                self._err("counter-args", i, ev, "counter (C) without args; its values go in args")
             return
         if not args:
-            self._add(i, "C", ev.get("name"), WARNING, "counter (C) with empty args draws nothing")
+            self._add("counter-empty", i, "C", ev.get("name"), WARNING, "counter (C) with empty args draws nothing")
         for key, value in args.items():
             if type(value) not in (int, float) or not -_INF < value < _INF:
-                self._err(i, ev, f"counter value args.{key} must be a finite number, got {_describe(value)}")
+                self._err("counter-value", i, ev, f"counter value args.{key} must be a finite number, got {_describe(value)}")
 
     def _async_step(self, i, ph, ts, name, cat, id_key):
         """Pair b/e per (cat, id) as a stack; e must carry the open b's name."""
@@ -431,35 +443,35 @@ class Checker:
                 stack.append((name, ts, i))
             return
         if not stack:
-            self._add(i, ph, name, ERROR, f"async end (e) without an open b for cat {cat!r} id {id_key!r}")
+            self._add("async-e-without-b", i, ph, name, ERROR, f"async end (e) without an open b for cat {cat!r} id {id_key!r}")
             return
         b_name, b_ts, b_index = stack.pop()
         if not stack:
             del self._async[key]
         if name != b_name:
-            self._add(i, ph, name, ERROR, f"async end name {name!r} differs from the open b's name "
+            self._add("async-e-name", i, ph, name, ERROR, f"async end name {name!r} differs from the open b's name "
                                           f"{b_name!r} (event {b_index}); the viewers pair them differently")
         if ts is not None and b_ts is not None and ts < b_ts:
-            self._add(i, ph, name, ERROR, f"async end at ts {ts} is before its b at ts {b_ts} (event {b_index})")
+            self._add("async-e-before-b", i, ph, name, ERROR, f"async end at ts {ts} is before its b at ts {b_ts} (event {b_index})")
 
     def _flow_step(self, i, ph, name, cat, key):
         """Flow ids are single-use: s opens, t continues, f closes; reuse is an error."""
         opened = self._flows_open.get(key)
         if ph == "s":
             if opened is not None:
-                self._add(i, ph, name, ERROR,
+                self._add("flow-id-reused", i, ph, name, ERROR,
                           f"flow id {key!r} started again while still open (since event {opened[0]})")
             elif key in self._flows_done:
-                self._add(i, ph, name, ERROR, f"flow id {key!r} reused: a flow with this id already finished")
+                self._add("flow-id-reused", i, ph, name, ERROR, f"flow id {key!r} reused: a flow with this id already finished")
             else:
                 self._flows_open[key] = (i, cat, name)
             return
         if opened is None:
             where = "after its flow finished" if key in self._flows_done else "without a flow start (s)"
-            self._add(i, ph, name, ERROR, f"flow {'step' if ph == 't' else 'end'} for id {key!r} {where}")
+            self._add("flow-orphan-step", i, ph, name, ERROR, f"flow {'step' if ph == 't' else 'end'} for id {key!r} {where}")
             return
         if cat != opened[1] or name != opened[2]:
-            self._add(i, ph, name, ERROR,
+            self._add("flow-cat-name", i, ph, name, ERROR,
                       f"flow {ph} has cat/name {cat!r}/{name!r} but its s (event {opened[0]}) has "
                       f"{opened[1]!r}/{opened[2]!r}; Perfetto keys flows by id, cat and name")
         if ph == "f":
@@ -479,13 +491,13 @@ class Checker:
         if name in _METADATA_NAME:
             value = args.get("name") if type(args) is dict else None
             if type(value) is not str or not value:
-                self._err(i, ev, f"{name} needs a non-empty string args.name, got {_describe(value)}")
+                self._err("metadata-name", i, ev, f"{name} needs a non-empty string args.name, got {_describe(value)}")
         elif name in _METADATA_SORT:
             value = args.get("sort_index") if type(args) is dict else None
             if type(value) not in (int, float) or not -_INF < value < _INF:
-                self._err(i, ev, f"{name} needs a numeric args.sort_index, got {_describe(value)}")
+                self._err("metadata-sort-index", i, ev, f"{name} needs a numeric args.sort_index, got {_describe(value)}")
         elif name not in _METADATA_OTHER:
-            self._add(i, "M", name, WARNING, f"metadata {_describe(name)} is not understood by either viewer")
+            self._add("metadata-unknown", i, "M", name, WARNING, f"metadata {_describe(name)} is not understood by either viewer")
 
     # -- file level ----------------------------------------------------------------
     def unnamed(self):
@@ -496,32 +508,32 @@ class Checker:
         """Complete those violations from ``{index: (ph, name)}`` gathered by a second pass."""
         def label(v):
             ph, name = labels[v[0]]
-            return Violation(v[0], v[1] or ph, name, v[3], v[4])
+            return Violation(v[0], v[1] or ph, name, v[3], v[4], v[5])
 
         self.violations = [label(v) if v[0] in labels and not v[2] else v for v in self.violations]
 
     def check_top(self, top, truncated=False):
         """Checks on the top-level object (``displayTimeUnit``) and the array's end."""
         if truncated:
-            self._add(-1, "", "", ERROR, "the trace array is truncated (no closing ']'): "
+            self._add("truncated", -1, "", "", ERROR, "the trace array is truncated (no closing ']'): "
                                           "Perfetto loads it, catapult does not")
         if "displayTimeUnit" in top and top["displayTimeUnit"] not in ("ms", "ns"):
-            self._add(-1, "", "", ERROR, f"displayTimeUnit must be 'ms' or 'ns', got "
+            self._add("display-time-unit", -1, "", "", ERROR, f"displayTimeUnit must be 'ms' or 'ns', got "
                                           f"{_describe(top['displayTimeUnit'])}")
 
     def finish(self):
         """Run the whole-trace checks (open slices, nesting, flow binding); sort violations."""
         for key, thread in self._threads.items():
             for index, name, _, _ in thread.stack:
-                self._add(index, "B", name, ERROR, "B never ended (no matching E on its thread)")
+                self._add("b-never-ended", index, "B", name, ERROR, "B never ended (no matching E on its thread)")
             thread.stack = []
             self._nesting(key, thread)
         for stack in self._async.values():
             for name, _, index in stack:
-                self._add(index, "b", name, ERROR, "async b never ended (no matching e)")
+                self._add("async-b-never-ended", index, "b", name, ERROR, "async b never ended (no matching e)")
         self._async = {}
         for key, (index, _, name) in self._flows_open.items():
-            self._add(index, "s", name, WARNING, f"flow id {key!r} never finished (no f); no arrow is drawn")
+            self._add("flow-unfinished", index, "s", name, WARNING, f"flow id {key!r} never finished (no f); no arrow is drawn")
         self._flows_open = {}
         self.violations.sort(key=lambda v: v[0])
         return self
@@ -544,7 +556,7 @@ class Checker:
         else:
             parent, overlaps = slices.nest(s.tolist(), e.tolist())
             for k, p, excess in overlaps:
-                self._add(int(idx[k]), "", "", ERROR,
+                self._add("nesting", int(idx[k]), "", "", ERROR,
                           f"slice overlaps the slice of event {int(idx[p])} on thread "
                           f"{_thread_label(key)}: it starts inside it but ends "
                           f"{excess / 1000:g} us after it (slices must nest)")
@@ -571,7 +583,7 @@ class Checker:
             ph = chr(kind[k]).lower()
             what = ("has no slice starting at or after its ts (f without bp binds to the next slice)"
                     if kind[k] == _TO_NEXT else "is not inside any slice")
-            self._add(thread.flow_index[k], ph, "", ERROR,
+            self._add("flow-binding", thread.flow_index[k], ph, "", ERROR,
                       f"flow {ph} {what} on thread {_thread_label(key)}; both viewers drop the arrow")
         thread.flow_ts = thread.flow_index = thread.flow_kind = None
 

@@ -27,12 +27,11 @@ C API calls, a custom op's ``pure_python`` rows) are kept.
 """
 from __future__ import annotations
 
-from . import stats_module
-
-Stats = stats_module().Stats
+from xprof.shared.names import DEVICE_STORAGE
+from xprof.shared.stats import Stats
 
 _INF = float("inf")
-MEMORY_CATEGORY = "Device Storage"
+MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
 

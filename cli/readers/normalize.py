@@ -1,10 +1,18 @@
-"""Normalize a Chrome trace: sorted, small ids, named tracks, Custom Operator on its own tracks.
+"""Normalize a Chrome trace, streaming: sorted, small ids, named tracks, Custom Operator on its own tracks.
 
 Why: traces from MXNet (64-bit hashed pids/tids and ids, B/E pairs), PyTorch
 (string pids) or a mix of threads load differently, or not at all, in the
 viewers.  ``xprof trace`` rewrites them into one shape that both Perfetto and
-catapult read the same way.  The whole trace is held in memory (it must be
-sorted); the output is validated by the caller before anything is written.
+catapult read the same way.
+
+Why streaming: a trace can hold millions of events.  :class:`Normalizer` is
+fed the reader's batches and keeps, per event, a few numbers in compact
+columns (time, end, thread, category, name, id codes: ~80 bytes) and the
+event itself as JSON bytes without its pid, tid and integer id, which are
+the only fields rewritten; no event dict outlives its batch (a ``B`` waits
+for its ``E``).  Sorting, filtering and flow binding are numpy work on the
+columns; :meth:`Normalizer.chunks` then writes the events in order, adding
+the new pid/tid/id in front of each stored body.
 
 What changes:
 
@@ -21,29 +29,45 @@ What changes:
 * thread-bound events of the ``Custom Operator`` domain move to a separate
   thread per original thread, named ``<thread name> · Custom Operator``.
   A flow step binds to a slice on its own track, so each flow event (s/t/f)
-  moves to the track of the slice it bound to in the input (rules in
-  ``slices.py``), the innermost *kept* slice: filters keep an arrow whose
-  ends are inside kept slices, and drop it whole (with a note) only when an
-  end binds to no kept slice;
+  moves to the track of the slice it binds to (rules in ``slices.py``), the
+  innermost *kept* slice: filters keep an arrow whose ends are inside kept
+  slices, and drop it whole (with a note) only when an end binds to no kept
+  slice;
 * counters lose their (meaningless) tid; global and process instants too.
 
 Filters: ``domains`` (category, exact), ``name_glob`` (fnmatch, case
 sensitive), and a window ``[since_ms, until_ms]`` measured from the first
-event's ts; a slice or async pair is kept if it overlaps the window.
+event's ts; a slice or async pair is kept if it overlaps the window.  Flow
+events are not judged by their own cat or name, only by their slices.
 """
 from __future__ import annotations
 
+from array import array
 import fnmatch
+import json
 import math
+import sys
 
-from .slices import SliceTree, binds_to_next
+import numpy as np
+import orjson
 
-CUSTOM_OP = "Custom Operator"
-LANE_SUFFIX = " · Custom Operator"
-_FLOW = ("s", "t", "f")
+from xprof.shared.names import CUSTOM_OPERATOR
+
+from .slices import SliceTree, binds_to_next, to_ns
+
+CUSTOM_OP = CUSTOM_OPERATOR
+LANE_SUFFIX = " · " + CUSTOM_OPERATOR
+CHUNK = 4096  # events per output chunk (and per output-check batch)
+
+# kind codes
+_OTHER, _X, _FLOW_ENCLOSING, _FLOW_NEXT, _ASYNC_B, _ASYNC_E = range(6)
+# flag bits
+_THREAD_BOUND, _LANE_ELIGIBLE, _HAS_TID = 1, 2, 4
+_INF = math.inf
 
 
 def _key(value):
+    """A hashable, type-tagged stand-in for a pid/tid/id of any JSON type (for names and meta)."""
     try:
         hash(value)
         return ("s", value) if isinstance(value, str) else ("v", value)
@@ -52,22 +76,31 @@ def _key(value):
 
 
 def _num(value):
-    return (type(value) is int or type(value) is float) and math.isfinite(value)
+    """A finite number (ints of any size that fit a float too)."""
+    if type(value) is float:
+        return -_INF < value < _INF
+    if type(value) is int:
+        return -1e308 < value < 1e308
+    return False
 
 
-class _Item:
-    __slots__ = ("ev", "seq", "pid", "tid", "keep", "lane", "end", "partner", "bound")
+def dumps(value):
+    """JSON bytes of a decoded value, whatever the reader let through.
 
-    def __init__(self, ev, seq, pid, tid):
-        self.ev = ev
-        self.seq = seq
-        self.pid = pid
-        self.tid = tid
-        self.keep = True
-        self.lane = ""
-        self.end = ev["ts"]
-        self.partner = None
-        self.bound = None
+    orjson refuses integers beyond 64 bits and nesting deeper than 254; the
+    standard library writes both (the output check then reports the big
+    integers); the recursion limit is raised for the C encoder meanwhile.
+    """
+    try:
+        return orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 5000))
+        try:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode("utf-8", "surrogatepass")
+        finally:
+            sys.setrecursionlimit(limit)
 
 
 class _Meta:
@@ -95,153 +128,14 @@ class _Meta:
             self.process_labels[pid] = args["labels"]
 
 
-def _collect(events, notes):
-    """Metadata, and the timed events as items (B/E pairs folded into X)."""
-    meta = _Meta()
-    items = []
-    open_b = {}
-    dropped = 0
-    for seq, ev in enumerate(events):
-        if type(ev) is not dict:
-            dropped += 1
-            continue
-        ph = ev.get("ph")
-        if ph == "M":
-            meta.add(ev)
-            continue
-        if not _num(ev.get("ts")):
-            dropped += 1
-            continue
-        thread = (_key(ev.get("pid")), _key(ev.get("tid")))
-        if ph == "B":
-            open_b.setdefault(thread, []).append((seq, ev))
-            continue
-        if ph == "E":
-            stack = open_b.get(thread)
-            if not stack or ev["ts"] < stack[-1][1]["ts"]:
-                dropped += 1
-                continue
-            b_seq, b = stack.pop()
-            x = {k: v for k, v in b.items() if k not in ("ph", "dur", "args")}
-            x["ph"] = "X"
-            x["dur"] = ev["ts"] - b["ts"]
-            args = {}
-            for part in (b.get("args"), ev.get("args")):
-                if type(part) is dict:
-                    args.update(part)
-            if args:
-                x["args"] = args
-            ev, seq = x, b_seq
-        items.append(_Item(ev, seq, thread[0], thread[1]))
-    unmatched = sum(len(s) for s in open_b.values())
-    if unmatched:
-        notes.append(f"dropped {unmatched} B events that never ended")
-    if dropped:
-        notes.append(f"dropped {dropped} malformed or unmatched events")
-    return meta, items
-
-
-def _pair_async(items):
-    """Link async b to e (per cat and id, as a stack) so filters keep or drop both."""
-    open_ = {}
-    for item in items:
-        ph = item.ev.get("ph")
-        if ph not in ("b", "e"):
-            continue
-        key = (_key(item.ev.get("cat")), _key(item.ev.get("id", item.ev.get("id2"))))
-        if ph == "b":
-            open_.setdefault(key, []).append(item)
-        elif open_.get(key):
-            begin = open_[key].pop()
-            begin.partner, item.partner = item, begin
-            begin.end = item.ev["ts"]
-    for item in items:
-        if item.ev.get("ph") == "X" and _num(item.ev.get("dur")):
-            item.end = item.ev["ts"] + item.ev["dur"]
-
-
-def _apply_filters(items, domains, since_ms, until_ms, name_glob):
-    if not items:
-        return
-    t0 = min(item.ev["ts"] for item in items)
-    lo = -math.inf if since_ms is None else t0 + since_ms * 1000.0
-    hi = math.inf if until_ms is None else t0 + until_ms * 1000.0
-    for item in items:
-        ev = item.ev
-        if item.partner is not None and ev.get("ph") == "e":
-            continue  # decided with its b
-        if ev.get("ph") in _FLOW:
-            continue  # decided by the slices its steps bind to (_bind_flows)
-        keep = True
-        cat = ev.get("cat")
-        if domains and not (isinstance(cat, str) and cat in domains):
-            keep = False
-        elif name_glob is not None and not (isinstance(ev.get("name"), str)
-                                            and fnmatch.fnmatchcase(ev["name"], name_glob)):
-            keep = False
-        elif item.end < lo or ev["ts"] > hi:
-            keep = False
-        item.keep = keep
-        if item.partner is not None:
-            item.partner.keep = keep
-
-
-def _bind_flows(items, notes):
-    """Bind each flow step to the innermost *kept* slice of its input thread (rules: slices.py).
-
-    A flow is kept when every step binds; it then moves with each step to the
-    track of its slice.  Filters do not judge flow events themselves: an
-    arrow between two kept slices is kept whatever its own cat or name.
-    """
-    by_thread = {}
-    for item in items:
-        if item.keep and item.ev.get("ph") == "X":
-            by_thread.setdefault((item.pid, item.tid), []).append(item)
-    trees = {key: SliceTree(slices, [it.ev["ts"] for it in slices], [it.end for it in slices])
-             for key, slices in by_thread.items()}
-    flows = {}
-    for item in items:
-        if item.ev.get("ph") in _FLOW:
-            flows.setdefault(_key(item.ev.get("id", item.ev.get("id2"))), []).append(item)
-    outside = 0
-    for steps in flows.values():
-        ok = True
-        for step in steps:
-            tree = trees.get((step.pid, step.tid))
-            ts = step.ev["ts"]
-            if tree is None:
-                step.bound = None
-            elif binds_to_next(step.ev.get("ph"), step.ev.get("bp")):
-                step.bound = tree.next_at_or_after(ts)
-            else:
-                step.bound = tree.enclosing(ts)
-            if step.bound is None:
-                ok = False
-                break
-        for step in steps:
-            step.keep = ok
-            if ok:
-                step.lane = step.bound.lane
-        if not ok:
-            outside += 1
-    if outside:
-        why = ("no kept slice encloses it (filtered out, or not in the input)"
-               if any(not it.keep for it in items if it.ev.get("ph") == "X")
-               else "no slice encloses it in the input")
-        notes.append(f"dropped {outside} flow arrow{'' if outside == 1 else 's'} with a start or "
-                     f"end that binds to no slice: {why}")
-
-
-def _sort_key(item):
-    ev = item.ev
-    ph = ev.get("ph")
-    if binds_to_next(ph, ev.get("bp")):
-        second = -math.inf
-    elif ph == "X":
-        second = -(item.end - ev["ts"])
-    else:
-        second = 0.0
-    return (ev["ts"], second, item.seq)
+def _first_rank(codes, start):
+    """Each code's rank by first appearance in ``codes`` (numbered from ``start``)."""
+    if not len(codes):
+        return codes
+    uniq, first = np.unique(codes, return_index=True)
+    rank = np.empty(int(uniq.max()) + 1, np.int32)
+    rank[uniq[np.argsort(first, kind="stable")]] = np.arange(start, start + len(uniq))
+    return rank[codes]
 
 
 def _display(value):
@@ -255,71 +149,408 @@ def _fallback_name(kind, old):
     return f"{kind} {_display(old)}"
 
 
+class Normalizer:
+    """Feed batches with :meth:`feed`; :meth:`finish` filters, binds and sorts; then
+    :meth:`header` and :meth:`chunks` give the output's bytes (see the module docstring)."""
+
+    def __init__(self):
+        self.meta = _Meta()
+        self.dropped = 0
+        self.read = 0
+        self.categories = set()   # every string cat of the input (for --domain's error)
+        self.notes = []
+        self.order = None
+        self._seq = 0
+        self._threads = {}        # (pid, tid) as given -> thread code
+        self._thread_keys = []    # thread code -> (pid key, tid key)
+        self._thread_pid = array("q")  # thread code -> pid code
+        self._pids = {}           # pid key -> pid code
+        self._cats, self._names, self._flow_ids, self._int_ids = {}, {}, {}, {}
+        self._open_b = {}         # thread code -> [(seq, B event, tid)]
+        self._open_async = {}     # (cat key, id key) -> [item]
+        # one entry per item (a timed event; a B/E pair is one X item)
+        self.cols = {"seq": array("q"), "ts": array("d"), "end": array("d"),
+                     "thread": array("i"), "cat": array("i"), "name": array("i")}
+        self._kind = bytearray()
+        self._flags = bytearray()
+        # entries only for some items: (item, code)
+        self._flow_item, self._flow_code = array("q"), array("q")   # flow steps: flow id code
+        self._id_item, self._id_code = array("q"), array("q")       # integer ids: id code
+        self._pairs = array("q")                                    # async b, e, b, e, ...
+        # every event's JSON without pid/tid/int id, one blob per batch (orjson's bytes
+        # keep a 4 KiB buffer each, and one growing buffer would be copied as it grows)
+        self._blobs = []
+        self._blob_start = array("q", [0])
+        self._body_end = array("q")
+        self._size = 0
+
+    # -- reading ----------------------------------------------------------------------
+    def _thread(self, pid, tid):
+        """The code of thread (pid, tid); a list or object as pid/tid is keyed by its repr."""
+        try:
+            raw = (pid, tid)
+            code = self._threads.get(raw)
+        except TypeError:
+            raw = (_key(pid), _key(tid))
+            code = self._threads.get(raw)
+        if code is None:
+            pk, tk = _key(pid), _key(tid)
+            code = self._threads[raw] = len(self._thread_keys)
+            self._thread_keys.append((pk, tk))
+            self._thread_pid.append(self._pids.setdefault(pk, len(self._pids)))
+        return code
+
+    def feed(self, events):
+        """Take one batch of decoded events (their dicts are modified and not kept)."""
+        c = self.cols
+        a_seq, a_ts, a_end, a_thread, a_cat, a_name = (
+            c["seq"].append, c["ts"].append, c["end"].append, c["thread"].append,
+            c["cat"].append, c["name"].append)
+        a_kind, a_flags, a_end_at = self._kind.append, self._flags.append, self._body_end.append
+        cats, names, open_b, threads = self._cats, self._names, self._open_b, self._threads
+        flow_ids, int_ids = self._flow_ids, self._int_ids
+        blob = bytearray()
+        size = self._size
+        item = len(self._kind)
+        seq = self._seq - 1
+        self.read += len(events)
+        for ev in events:
+            seq += 1
+            if type(ev) is not dict:
+                self.dropped += 1
+                continue
+            ph = ev.get("ph")
+            cat = ev.get("cat")
+            if type(cat) is str:
+                cc = cats.get(cat)
+                if cc is None:
+                    cc = cats[cat] = len(cats)
+                    self.categories.add(cat)
+            else:
+                cc = -1
+            if ph == "M":
+                self.meta.add(ev)
+                continue
+            ts = ev.get("ts")
+            if not ((type(ts) is float and -_INF < ts < _INF)
+                    or (type(ts) is int and -1e308 < ts < 1e308)):
+                self.dropped += 1
+                continue
+            pid = ev.pop("pid", None)
+            tid = ev.pop("tid", None)
+            try:
+                thread = threads.get((pid, tid))
+            except TypeError:
+                thread = None
+            if thread is None:
+                thread = self._thread(pid, tid)
+            item_seq = seq
+            if ph == "B":
+                stack = open_b.get(thread)
+                if stack is None:
+                    stack = open_b[thread] = []
+                stack.append((seq, ev, tid, cc))
+                continue
+            if ph == "E":
+                stack = open_b.get(thread)
+                if not stack or ts < stack[-1][1]["ts"]:
+                    self.dropped += 1
+                    continue
+                item_seq, b, tid, cc = stack.pop()
+                x = {k: v for k, v in b.items() if k not in ("ph", "dur", "args")}
+                x["ph"] = "X"
+                x["dur"] = ts - b["ts"]
+                args = {}
+                for part in (b.get("args"), ev.get("args")):
+                    if type(part) is dict:
+                        args.update(part)
+                if args:
+                    x["args"] = args
+                ev, ph, ts = x, "X", b["ts"]
+                cat = ev.get("cat")
+            end = ts
+            flags = _HAS_TID if tid is not None else 0
+            if ph == "X":
+                kind = _X
+                dur = ev.get("dur")
+                if (type(dur) is float and -_INF < dur < _INF) or (type(dur) is int and -1e308 < dur < 1e308):
+                    end = float(ts) + dur
+                flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+            elif ph == "s" or ph == "t" or ph == "f":
+                kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
+                fk = _key(ev.get("id", ev.get("id2")))
+                code = flow_ids.get(fk)
+                if code is None:
+                    code = flow_ids[fk] = len(flow_ids)
+                self._flow_item.append(item)
+                self._flow_code.append(code)
+                flags |= _THREAD_BOUND
+            elif ph == "b" or ph == "e":
+                kind = _ASYNC_B if ph == "b" else _ASYNC_E
+                flags |= _THREAD_BOUND
+                akey = (_key(cat), _key(ev.get("id", ev.get("id2"))))
+                if ph == "b":
+                    self._open_async.setdefault(akey, []).append(item)
+                else:
+                    stack = self._open_async.get(akey)
+                    if stack:
+                        begin = stack.pop()
+                        if not stack:
+                            del self._open_async[akey]
+                        self._pairs.append(begin)
+                        self._pairs.append(item)
+            else:
+                kind = _OTHER
+                if ph == "i" or ph == "I":
+                    scope = ev.get("s", "t")
+                    if scope != "g" and scope != "p":
+                        flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+                elif ph != "C":
+                    flags |= _THREAD_BOUND
+            idv = ev.get("id")
+            if type(idv) is int:
+                del ev["id"]
+                code = int_ids.get(idv)
+                if code is None:
+                    code = int_ids[idv] = len(int_ids)
+                self._id_item.append(item)
+                self._id_code.append(code)
+            name = ev.get("name")
+            if type(name) is str:
+                nc = names.get(name)
+                if nc is None:
+                    nc = names[name] = len(names)
+            else:
+                nc = -1
+            a_seq(item_seq)
+            a_ts(ts)
+            a_end(end)
+            a_thread(thread)
+            a_cat(cc)
+            a_name(nc)
+            a_kind(kind)
+            a_flags(flags)
+            try:
+                blob += orjson.dumps(ev)
+            except (orjson.JSONEncodeError, TypeError):
+                blob += dumps(ev)
+            a_end_at(size + len(blob))
+            item += 1
+        self._seq = seq + 1
+        if blob:
+            self._blobs.append(bytes(blob))
+            self._size = size + len(blob)
+            self._blob_start.append(self._size)
+
+    # -- deciding -------------------------------------------------------------------------
+    def finish(self, domains=(), since_ms=None, until_ms=None, name_glob=None):
+        """Filter, bind flows, sort; returns the notes (what was dropped and why)."""
+        notes = self.notes
+        unmatched = sum(len(s) for s in self._open_b.values())
+        self._open_b = {}
+        if unmatched:
+            notes.append(f"dropped {unmatched} B event{'' if unmatched == 1 else 's'} that never ended")
+        if self.dropped:
+            notes.append(f"dropped {self.dropped} malformed or unmatched event"
+                         f"{'' if self.dropped == 1 else 's'}")
+        c = {k: _np(v) for k, v in self.cols.items()}
+        c["end"] = c["end"].copy()
+        kind = np.frombuffer(bytes(self._kind), np.uint8)
+        flags = np.frombuffer(bytes(self._flags), np.uint8)
+        n = len(kind)
+        pairs = _np(self._pairs).reshape(-1, 2)
+        c["end"][pairs[:, 0]] = c["ts"][pairs[:, 1]]  # an async pair is judged by its whole span
+        keep = np.ones(n, bool)
+        if n:
+            if domains:
+                keep &= np.isin(c["cat"], [self._cats[d] for d in domains if d in self._cats])
+            if name_glob is not None:
+                keep &= np.isin(c["name"], [code for name, code in self._names.items()
+                                            if fnmatch.fnmatchcase(name, name_glob)])
+            if since_ms is not None or until_ms is not None:
+                t0 = c["ts"].min()
+                lo = -_INF if since_ms is None else t0 + since_ms * 1000.0
+                hi = _INF if until_ms is None else t0 + until_ms * 1000.0
+                keep &= ~((c["end"] < lo) | (c["ts"] > hi))
+            keep[pairs[:, 1]] = keep[pairs[:, 0]]  # an async e is kept with its b
+        del c["cat"], c["name"]
+        lane = (flags & _LANE_ELIGIBLE) != 0
+        keep, lane = self._bind_flows(c, kind, keep, lane)
+        kept = np.flatnonzero(keep).astype(np.int32 if n < 2 ** 31 else np.int64)
+        del keep
+        k = kind[kept]
+        ts = c["ts"][kept]
+        sec = np.where(k == _X, ts - c["end"][kept], np.where(k == _FLOW_NEXT, -_INF, 0.0))
+        order = np.lexsort((c["seq"][kept], sec, ts))
+        del ts, sec, c
+        self.order = order = kept[order]
+        del kept
+        thread = _np(self.cols["thread"])[order]
+        self.cols = None  # the columns are done with; the bodies stay for chunks()
+        pid_of_thread = _np(self._thread_pid)
+        pid_codes = pid_of_thread[thread] if len(thread) else thread
+        self.pid_out = _first_rank(pid_codes, 0)
+        self._pid_tracks = _unique_in_order(pid_codes)
+        del pid_codes
+        f = flags[order]
+        has_tid = ((f & _THREAD_BOUND) != 0) & ((f & _HAS_TID) != 0)
+        del f
+        tkey = thread.astype(np.int64) * 2 + lane[order]
+        del thread
+        self.tid_out = np.full(len(order), -1, np.int32)
+        self.tid_out[has_tid] = _first_rank(tkey[has_tid], 1)
+        self._tid_tracks = _unique_in_order(tkey[has_tid])
+        del tkey, has_tid
+        id_items = _np(self._id_item)
+        idc = np.full(n, -1, np.int64)
+        idc[id_items] = _np(self._id_code)
+        idc = idc[order]
+        k = kind[order]
+        is_flow = (k == _FLOW_ENCLOSING) | (k == _FLOW_NEXT)
+        self.id_out = np.full(len(order), -1, np.int32)
+        for mask in (is_flow & (idc >= 0), ~is_flow & (idc >= 0)):
+            self.id_out[mask] = _first_rank(idc[mask], 1)
+        self._kind = self._flags = None
+        return notes
+
+    def _bind_flows(self, c, kind, keep, lane):
+        steps = _np(self._flow_item)
+        if not len(steps):
+            return keep, lane
+        flow = _np(self._flow_code)
+        bound = np.full(len(steps), -1, np.int64)
+        xs = np.flatnonzero((kind == _X) & keep)
+        x_by_thread = _group(xs, c["thread"][xs])
+        for thread, at in _group(np.arange(len(steps)), c["thread"][steps]).items():
+            slices = x_by_thread.get(thread)
+            if slices is None:
+                continue
+            st = steps[at]
+            tree = SliceTree(slices, c["ts"][slices], c["end"][slices], c["seq"][slices])
+            ts = to_ns(c["ts"][st])
+            bound[at] = np.where(kind[st] == _FLOW_NEXT, tree.next_at_or_after(ts), tree.enclosing(ts))
+        unbound = np.bincount(flow, weights=(bound < 0), minlength=len(self._flow_ids))
+        ok = unbound[flow] == 0
+        keep[steps] = ok
+        lane[steps[ok]] = lane[bound[ok]]
+        dropped = int(np.count_nonzero(unbound[np.unique(flow)] > 0))
+        if dropped:
+            why = ("no kept slice encloses it (filtered out, or not in the input)"
+                   if not np.all(keep[kind == _X]) else "no slice encloses it in the input")
+            self.notes.append(f"dropped {dropped} flow arrow{'' if dropped == 1 else 's'} with a "
+                              f"start or end that binds to no slice: {why}")
+        return keep, lane
+
+    # -- writing ----------------------------------------------------------------------------
+    def header(self):
+        """The metadata events: a name for every process and thread of the output."""
+        meta = self.meta
+        pid_keys = {code: key for key, code in self._pids.items()}
+        pid_rank = {code: r for r, code in enumerate(self._pid_tracks)}
+        out = []
+        for code in self._pid_tracks:
+            old, pid = pid_keys[code], pid_rank[code]
+            name = meta.process_name.get(old)
+            if name is None:
+                name = _fallback_name("process", old)
+            out.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}})
+            if old in meta.process_sort:
+                out.append({"name": "process_sort_index", "ph": "M", "pid": pid,
+                            "args": {"sort_index": meta.process_sort[old]}})
+            if old in meta.process_labels:
+                out.append({"name": "process_labels", "ph": "M", "pid": pid,
+                            "args": {"labels": meta.process_labels[old]}})
+        for tid, tkey in enumerate(self._tid_tracks, start=1):
+            thread, lane = divmod(tkey, 2)
+            old_pid, old_tid = self._thread_keys[thread]
+            base = meta.thread_name.get((old_pid, old_tid))
+            if base is None:
+                base = _fallback_name("thread", old_tid)
+            pid = pid_rank[self._thread_pid[thread]]
+            out.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                        "args": {"name": base + LANE_SUFFIX if lane else base}})
+            if (old_pid, old_tid) in meta.thread_sort:
+                out.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
+                            "args": {"sort_index": meta.thread_sort[(old_pid, old_tid)]}})
+        return out
+
+    def count(self):
+        return len(self.order)
+
+    def chunks(self):
+        """The sorted events as JSON bytes, ``CHUNK`` per item: ``(first index, [bytes])``.
+
+        Each stored body gets the new pid, tid and integer id in front of its fields.
+        """
+        blobs = self._blobs
+        ends = _np(self._body_end)
+        starts = np.concatenate([[0], ends[:-1]]) if len(ends) else ends
+        blob_start = _np(self._blob_start)
+        for start in range(0, len(self.order), CHUNK):
+            stop = start + CHUNK
+            ks = self.order[start:stop]
+            b = np.searchsorted(blob_start, starts[ks], side="right") - 1
+            offs = (starts[ks] - blob_start[b]).tolist()
+            lens = (ends[ks] - starts[ks]).tolist()
+            part = []
+            for blob, off, n, pid, tid, id_ in zip(b.tolist(), offs, lens, self.pid_out[start:stop].tolist(),
+                                                   self.tid_out[start:stop].tolist(),
+                                                   self.id_out[start:stop].tolist()):
+                head = b'{"pid":%d' % pid
+                if tid >= 0:
+                    head += b',"tid":%d' % tid
+                if id_ >= 0:
+                    head += b',"id":%d' % id_
+                part.append(head + b"}" if n == 2 else head + b"," + blobs[blob][off + 1:off + n])
+            yield start, part
+
+    @staticmethod
+    def top(top):
+        """The output's top-level keys besides traceEvents."""
+        top = dict(top or {})
+        top.pop("traceEvents", None)
+        unit = top.pop("displayTimeUnit", "ms")
+        doc = {"displayTimeUnit": unit if unit in ("ms", "ns") else "ms"}
+        other = top.pop("otherData", None)
+        doc.update(top)
+        doc["otherData"] = dict(other) if isinstance(other, dict) else {}
+        doc["otherData"]["normalized_by"] = "xprof trace"
+        return doc
+
+
+def _np(a):
+    """An array module array as a numpy view (no copy)."""
+    dtype = {"d": np.float64, "q": np.int64, "i": np.int32}[a.typecode]
+    return np.frombuffer(a, dtype) if len(a) else np.zeros(0, dtype)
+
+
+def _group(positions, keys):
+    """``{key: positions with that key}`` (positions stay in order)."""
+    if not len(positions):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    k, p = keys[order], positions[order]
+    cuts = np.flatnonzero(np.diff(k)) + 1
+    return {int(g[0]): q for g, q in zip(np.split(k, cuts), np.split(p, cuts))}
+
+
+def _unique_in_order(codes):
+    if not len(codes):
+        return []
+    uniq, first = np.unique(codes, return_index=True)
+    return uniq[np.argsort(first, kind="stable")].tolist()
+
+
 def normalize(events, top=None, domains=(), since_ms=None, until_ms=None, name_glob=None):
     """Return ``(document, notes)``: the normalized trace object and what was dropped.
 
-    The event dicts are reused (modified in place) to halve peak memory; the
-    caller must not use ``events`` afterwards.
+    In-memory convenience over :class:`Normalizer` (tests, small traces); the
+    event dicts are modified (their pid/tid/id are taken out).
     """
-    notes = []
-    meta, items = _collect(events, notes)
-    _pair_async(items)
-    _apply_filters(items, set(domains), since_ms, until_ms, name_glob)
-    for item in items:
-        ev = item.ev
-        ph = ev.get("ph")
-        if ev.get("cat") == CUSTOM_OP and (ph == "X" or (ph in ("i", "I") and ev.get("s", "t") == "t")):
-            item.lane = CUSTOM_OP
-    _bind_flows(items, notes)
-    kept = sorted((it for it in items if it.keep), key=_sort_key)
-
-    pids, tids, async_ids, flow_ids = {}, {}, {}, {}
-    out = []
-    for item in kept:
-        ev = item.ev  # updated in place: the input events are not used afterwards
-        ph = ev.get("ph")
-        pid = pids.setdefault(item.pid, len(pids))
-        ev["pid"] = pid
-        thread_bound = not (ph == "C" or (ph in ("i", "I") and ev.get("s", "t") in ("g", "p")))
-        if thread_bound and item.tid != ("v", None):
-            ev["tid"] = tids.setdefault((item.pid, item.tid, item.lane), len(tids) + 1)
-        else:
-            ev.pop("tid", None)
-        if type(ev.get("id")) is int:
-            table = flow_ids if ph in ("s", "t", "f") else async_ids
-            ev["id"] = table.setdefault(ev["id"], len(table) + 1)
-        out.append(ev)
-
-    header = []
-    for old, pid in pids.items():
-        name = meta.process_name.get(old)
-        if name is None:
-            name = _fallback_name("process", old)
-        header.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}})
-        if old in meta.process_sort:
-            header.append({"name": "process_sort_index", "ph": "M", "pid": pid,
-                           "args": {"sort_index": meta.process_sort[old]}})
-        if old in meta.process_labels:
-            header.append({"name": "process_labels", "ph": "M", "pid": pid,
-                           "args": {"labels": meta.process_labels[old]}})
-    for (old_pid, old_tid, lane), tid in tids.items():
-        base = meta.thread_name.get((old_pid, old_tid))
-        if base is None:
-            base = _fallback_name("thread", old_tid)
-        name = base + LANE_SUFFIX if lane else base
-        pid = pids[old_pid]
-        header.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}})
-        if (old_pid, old_tid) in meta.thread_sort:
-            header.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
-                           "args": {"sort_index": meta.thread_sort[(old_pid, old_tid)]}})
-
-    doc = {"traceEvents": header + out}
-    top = dict(top or {})
-    top.pop("traceEvents", None)
-    unit = top.pop("displayTimeUnit", "ms")
-    doc["displayTimeUnit"] = unit if unit in ("ms", "ns") else "ms"
-    other = top.pop("otherData", None)
-    doc.update(top)
-    doc["otherData"] = dict(other) if isinstance(other, dict) else {}
-    doc["otherData"]["normalized_by"] = "xprof trace"
-    return doc, notes
+    norm = Normalizer()
+    norm.feed(events)
+    notes = norm.finish(domains, since_ms, until_ms, name_glob)
+    out = norm.header()
+    for _, part in norm.chunks():
+        out.extend(json.loads(b"[" + b",".join(part) + b"]"))
+    return {"traceEvents": out, **Normalizer.top(top)}, notes

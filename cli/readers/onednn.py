@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import io
 
-from . import stats_module
-
-Stats = stats_module().Stats
+from xprof.shared.stats import Stats
 
 PREFIXES = ("dnnl_verbose,", "onednn_verbose,", "mkldnn_verbose,")
 _PREFIXES_B = tuple(p.encode() for p in PREFIXES)

@@ -20,8 +20,6 @@ The rules (what Perfetto and catapult both do):
 """
 from __future__ import annotations
 
-import bisect
-
 import numpy as np
 
 OUTSIDE = -1  # parent of a top-level slice
@@ -73,37 +71,41 @@ def flat(s, e):
 
 
 class SliceTree:
-    """One thread's slices, nested by the rules above, for binding flow steps one by one.
+    """One thread's slices, nested by the rules above, for binding many flow steps at once.
 
-    ``items`` are any objects; ``starts``/``ends`` their times in µs.  After
-    construction ``self.items`` is in nesting order.
+    ``items`` are the slices' labels (e.g. event positions, a numpy array);
+    ``starts``/``ends`` their times in µs; ``index`` breaks ties (file order).
+    The queries take int64 ns arrays and return labels, ``-1`` where nothing binds.
     """
 
-    def __init__(self, items, starts, ends):
-        s, e = to_ns(starts), to_ns(starts) + (to_ns(ends) - to_ns(starts))
-        order = sort_order(s, e, np.arange(len(items)))
-        self.items = [items[k] for k in order.tolist()]
-        self._s = s[order].tolist()
-        self._e = e[order].tolist()
-        self._parent, overlaps = nest(self._s, self._e)
-        self._overlapping = {k for k, _, _ in overlaps}
+    def __init__(self, items, starts, ends, index):
+        s, e = to_ns(starts), to_ns(ends)
+        order = sort_order(s, e, np.asarray(index))
+        self.items = np.asarray(items)[order]
+        self._s, self._e = s[order], e[order]
+        if flat(self._s, self._e):
+            self._parent = np.full(len(order), OUTSIDE, np.int64)
+            self._usable = np.ones(len(order), bool)
+        else:
+            parent, overlaps = nest(self._s.tolist(), self._e.tolist())
+            self._parent = np.asarray(parent, np.int64)
+            self._usable = np.ones(len(order), bool)
+            self._usable[[k for k, _, _ in overlaps]] = False
 
-    def enclosing(self, ts_us, accept=None):
-        """The innermost slice enclosing ``ts_us`` for which ``accept(item)`` holds, or None."""
-        ts = int(to_ns(ts_us))
-        k = bisect.bisect_right(self._s, ts) - 1
-        while k >= 0:
-            if (self._e[k] >= ts and k not in self._overlapping
-                    and (accept is None or accept(self.items[k]))):
-                return self.items[k]
-            k = self._parent[k]
-        return None
+    def enclosing(self, ts):
+        """Innermost slice with start <= ts <= end (an overlapping slice never binds)."""
+        k = np.searchsorted(self._s, ts, side="right") - 1
+        while True:
+            live = k >= 0
+            kk = np.where(live, k, 0)
+            miss = live & ~((self._e[kk] >= ts) & self._usable[kk])
+            if not miss.any():
+                break
+            k = np.where(miss, self._parent[kk], k)
+        return np.where(k >= 0, self.items[np.maximum(k, 0)] if len(self.items) else -1, -1)
 
-    def next_at_or_after(self, ts_us, accept=None):
-        """The first slice starting at or after ``ts_us`` (for which ``accept`` holds), or None."""
-        ts = int(to_ns(ts_us))
-        for k in range(bisect.bisect_left(self._s, ts), len(self.items)):
-            if accept is None or accept(self.items[k]):
-                return self.items[k]
-            # a filtered-out slice: the viewers bind to the next one left in the output
-        return None
+    def next_at_or_after(self, ts):
+        """The first slice (in nesting order) starting at or after ts."""
+        k = np.searchsorted(self._s, ts, side="left")
+        inside = k < len(self._s)
+        return np.where(inside, self.items[np.minimum(k, len(self._s) - 1)] if len(self.items) else -1, -1)

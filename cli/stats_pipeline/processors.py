@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import fail
-from ..readers import stats_module
+from xprof.shared import stats as shared_stats
 from . import by_process
 
 
@@ -30,7 +30,7 @@ class Options:
 def order(report, options):
     """Build the JSON document: domains A to Z, rows by ``sort_by`` (shared with ``dumps()``)."""
     report.sort_by, report.ascending = options.sort_by, options.ascending
-    report.doc = stats_module().to_json_obj(report.stats, options.sort_by, options.ascending)
+    report.doc = shared_stats.to_json_obj(report.stats, options.sort_by, options.ascending)
     return report
 
 
@@ -52,7 +52,7 @@ def select(report, options):
     """
     if not options.domains and not options.top:
         return report
-    Stats = stats_module().Stats
+    Stats = shared_stats.Stats
     st, doc, picked = report.stats, report.doc, Stats()
     for section, table, dst in (("Time", st.time, picked.time),
                                 ("Memory", st.memory, picked.memory),

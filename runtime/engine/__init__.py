@@ -1,21 +1,25 @@
 """The process's engine: chosen by ``XPROF_ENGINE_TYPE`` (alias ``MXNET_ENGINE_TYPE``).
 
-``get()`` returns the current engine. ``set_engine_type`` swaps it (after draining the
-old one); tests use it to run the same code on both engines.
+``get()`` is the one accessor of the current engine. ``set_engine_type`` swaps it (after
+draining the old one; tests use it to run the same code on both engines) and tells the
+hooks registered with ``on_engine_change`` (the NDArray layer rebinds its push and wait
+functions, the profiler re-attaches its observer). Code outside this package never reads
+the engine variable itself.
 """
 import atexit
 import gc
 import os
 
 from .. import _env
-from .base import (MODE_IMPERATIVE, MODE_INTERNAL, MODE_SYMBOLIC, Engine, Var, attribution,
-                   thread_state)
+from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, MODE_SYMBOLIC, Engine,
+                   Var, attribution, thread_state)
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
 
 __all__ = ["get", "set_engine_type", "engine_type", "Engine", "Var", "ThreadedEngine",
            "NaiveEngine", "attribution", "thread_state", "MODE_SYMBOLIC",
-           "MODE_IMPERATIVE", "MODE_INTERNAL", "ENGINE_TYPES"]
+           "MODE_IMPERATIVE", "MODE_INTERNAL", "ALWAYS_RUN", "ASYNC", "ENGINE_TYPES",
+           "on_engine_change"]
 
 ENGINE_TYPES = ("ThreadedEngine", "NaiveEngine")
 # MXNet's other engine names behave like the threaded engine here.
@@ -84,7 +88,9 @@ def engine_type():
 
 
 def on_engine_change(hook):
+    """Call ``hook(engine)`` now and whenever the engine is replaced."""
     _hooks.append(hook)
+    hook(_engine)
 
 
 def set_engine_type(kind):

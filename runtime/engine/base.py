@@ -6,15 +6,27 @@ them, keeps an exception raised by a function on the variables it writes, and re
 at the next sync point that touches them. Everything else in the runtime goes through
 :meth:`Engine.push`, :meth:`Engine.wait_for_var` and :meth:`Engine.wait_all`.
 
-Profiling hooks are part of the interface but cost one attribute check when off: the
-profiler installs ``profile_mask`` (which op modes it wants) and ``observer``, an object
-with
-  ``op_keys``   op name -> slice key (a dict that gives a new name its key on first use),
-  ``sink``      a thread-local whose ``add_slice((key, t0_ns, t1_ns))`` records a plain
-                op on the calling thread: no Python call, the per-op cost is the record,
-  ``record(name, tag, attrs, t_push_ns, t_start_ns, t_end_ns)`` for an op with a tag (a
-                custom operator's sub-operator) or attributes,
-used on the thread that ran the op.
+Op flags. Every op carries one integer, ``mode``: the profiler mode bit of the path that
+pushed it (``MODE_SYMBOLIC``, ``MODE_IMPERATIVE``) or the named flags of engine
+bookkeeping: ``ALWAYS_RUN`` (runs even if an input failed, so a custom operator's
+completion is signalled; never profiled) and ``ASYNC`` (set by :meth:`Engine.push_async`:
+the op ends when its ``on_complete`` is called). ``MODE_INTERNAL`` is ``ALWAYS_RUN``.
+
+Profiling: the engine records through one port, the profiler's observer
+(:mod:`xprof.runtime.profiler.observer`), and costs one attribute check when profiling is
+off. While profiling, the profiler sets ``engine.observer`` and ``engine.profile_mask``
+(the op modes it wants). For each op whose mode is in the mask, on the thread that ran
+it, the engine stamps ``perf_counter_ns`` around the function and tells the observer:
+
+  ``observer.op(name, t0, t1)``             a plain op (inlined here as
+                                            ``observer.sink.add_slice((observer.op_keys
+                                            [name], t0, t1))``: no Python call per op);
+  ``observer.op_with(name, tag, attrs, t_push, t0, t1)``
+                                            an op with attributes, or a sub-operator of
+                                            the custom-operator call ``tag`` (pushed at
+                                            ``t_push``).
+
+What the observer records, and how, is the profiler's business.
 """
 import threading
 from time import perf_counter_ns
@@ -22,7 +34,10 @@ from time import perf_counter_ns
 # Op modes: the profiler's mode bits. An op carries the bit of the path that pushed it.
 MODE_SYMBOLIC = 1
 MODE_IMPERATIVE = 2
-MODE_INTERNAL = 0  # engine bookkeeping: never profiled, runs even if an input failed
+# Named op flags (never in a profile mask, so such ops are never profiled).
+ALWAYS_RUN = 4     # engine bookkeeping: runs even if an input failed
+ASYNC = 8          # completes when fn's on_complete(exc=None) is called (push_async)
+MODE_INTERNAL = ALWAYS_RUN
 
 
 class Var:
@@ -106,6 +121,7 @@ class Engine:
     """Interface shared by :class:`ThreadedEngine` and :class:`NaiveEngine`."""
 
     name = "Engine"
+    synchronous = False   # True: every op has run when push returns (NaiveEngine)
 
     def __init__(self):
         self.observer = None
@@ -143,7 +159,7 @@ class Engine:
         """Run ``fn(*args)`` unless an input (in ``reads``) carries an error; time it for
         the observer when profiling wants this op's mode (``t_push`` None: pushed and
         run at once). Return the error, or None."""
-        if mode:  # internal ops always run: they inspect their inputs' errors
+        if not mode & ALWAYS_RUN:  # bookkeeping ops inspect their inputs' errors
             for v in reads:
                 if v.exc is not None:
                     return v.exc
@@ -158,8 +174,8 @@ class Engine:
             if tag is None and attrs is None:
                 observer.sink.add_slice((observer.op_keys[name], t0, perf_counter_ns()))
             else:
-                observer.record(name, tag, attrs, t0 if t_push is None else t_push, t0,
-                                perf_counter_ns())
+                observer.op_with(name, tag, attrs, t0 if t_push is None else t_push, t0,
+                                 perf_counter_ns())
         else:
             try:
                 fn(*args)

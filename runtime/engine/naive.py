@@ -6,7 +6,7 @@ sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the s
 import functools
 import threading
 
-from .base import Engine, thread_state
+from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
 
 
 def _serialized(method):
@@ -22,6 +22,7 @@ def _serialized(method):
 
 class NaiveEngine(Engine):
     name = "NaiveEngine"
+    synchronous = True
 
     def __init__(self):
         super().__init__()
@@ -29,9 +30,10 @@ class NaiveEngine(Engine):
         self.worker_idents = {}
         self._serial = threading.RLock()
 
-    def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
+    def push(self, fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
+             attrs=None):
         tag = thread_state.tag
-        if tag is not None and mode:
+        if tag is not None and not mode & ALWAYS_RUN:
             mode = tag.mode
         # Ops pushed by several Python threads at once run one at a time, in the order
         # their pushes take the re-entrant lock (an op may push further ops inside).
@@ -39,10 +41,10 @@ class NaiveEngine(Engine):
             self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
 
     @_serialized
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
         """Run ``fn(on_complete, *args)`` now; errors are stored when it completes."""
         exc = None
-        if mode:
+        if not mode & ALWAYS_RUN:
             for v in reads:
                 if v.exc is not None:
                     exc = v.exc

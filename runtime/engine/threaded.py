@@ -15,11 +15,10 @@ import time
 from collections import deque
 from time import perf_counter_ns
 
-from .base import Engine, Opr, thread_state
+from .base import ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, thread_state
 
 _READ, _WRITE, _WAITER = 0, 1, 2
 _KICK_S = 0.01  # how often a thread blocked at a sync point checks for stranded ops
-_ASYNC = object()  # marks an op pushed with push_async (in Opr.attrs)
 
 
 class _Completion:
@@ -160,13 +159,14 @@ class ThreadedEngine(Engine):
                 self._wake_now(len(self._ready))
 
     # -- push -----------------------------------------------------------------------
-    def push(self, fn, args, reads, writes, name, prio=0, mode=2, cost=0, attrs=None):
+    def push(self, fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
+             attrs=None):
         if reads and writes and (len(reads) > 1 or len(writes) > 1 or reads[0] is writes[0]):
             reads, writes = self._dedupe(reads, writes)
         st = thread_state
         tag = st.tag
-        if tag is not None and mode:
-            mode = tag.mode
+        if tag is not None and not mode & ALWAYS_RUN:
+            mode = tag.mode | (mode & ASYNC)
         observer = self.observer
         op = None
         run_now = False
@@ -175,7 +175,7 @@ class ThreadedEngine(Engine):
                 self._start_workers()
             self._pending += 1
             # Fast path: every variable idle and the op cheap -> run it here, now.
-            if cost < self.inline_threshold and st.inline and attrs is not _ASYNC:
+            if cost < self.inline_threshold and st.inline and not mode & ASYNC:
                 for v in reads:
                     if v.writer or v.queue:
                         break
@@ -211,7 +211,7 @@ class ThreadedEngine(Engine):
                     else:
                         v.writer = True
                 op.wait = wait
-                if cost >= self.inline_threshold and attrs is not _ASYNC:
+                if cost >= self.inline_threshold and not mode & ASYNC:
                     op.heavy = True   # (an async op leaves its worker when fn returns)
                 if wait == 0:
                     if op.heavy or not st.inline:
@@ -232,21 +232,21 @@ class ThreadedEngine(Engine):
         self._release_vars(reads, writes, exc, False)
 
     # -- run and complete -------------------------------------------------------------
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=0, cost=0):
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
         """Push an op that completes later: ``fn(on_complete, *args)`` must arrange for
         ``on_complete(exc=None)`` to be called exactly once (from any thread). Until
         then the op holds its variables. Used by custom operators."""
-        return self.push(fn, args, reads, writes, name, prio, mode, cost, _ASYNC)
+        return self.push(fn, args, reads, writes, name, prio, mode | ASYNC, cost)
 
     def _execute(self, op, on_worker):
         """Run ``op``; on a worker return the next op it should run itself (or None)."""
         exc = None
-        if op.mode:  # internal ops always run: they inspect their inputs' errors
+        if not op.mode & ALWAYS_RUN:  # bookkeeping ops inspect their inputs' errors
             for v in op.reads:
                 if v.exc is not None:
                     exc = v.exc          # an input failed: skip, pass its error on
                     break
-        if op.attrs is _ASYNC:
+        if op.mode & ASYNC:
             if exc is None:
                 done = _Completion(self, op)
                 try:

@@ -31,8 +31,6 @@ import weakref
 import numpy as np
 
 from .. import autograd
-from .. import engine as _engine
-from ..engine.base import MODE_INTERNAL
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
 
@@ -183,7 +181,7 @@ def _share(src, dst):
 
 
 def _push_share(src, dst):
-    _engine._engine.push(_share, (src, dst), [src], [dst], "_share", 0, MODE_INTERNAL, 0)
+    _nd.push_fn(_share, (src, dst), reads=[src], writes=[dst], name="_share", always_run=True)
 
 
 class _Bound:

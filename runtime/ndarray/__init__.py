@@ -42,12 +42,12 @@ def array(source_array, ctx=None, dtype=None):
     except (TypeError, ValueError) as e:
         raise ValueError(f"array: cannot make an array of dtype {dtype} from "
                          f"{type(source_array).__name__}: {e}") from None
-    from ..profiler.session import api_event, flags
+    from ..profiler.observer import flags, observer
     from time import perf_counter_ns
     t0 = perf_counter_ns() if flags.api else 0
     out = from_numpy(values, _ctx(ctx))
     if t0:
-        api_event("array", t0)
+        observer.api("array", t0)
     return out
 
 
@@ -74,14 +74,14 @@ def full(shape, val, ctx=None, dtype=None, out=None, **kwargs):
 def empty(shape, ctx=None, dtype=None):
     """An uninitialised array: memory only, no engine op (as in MXNet)."""
     from .ndarray import _shape, _dtype
-    from ..profiler.session import api_event, flags
+    from ..profiler.observer import flags, observer
     from time import perf_counter_ns
     t0 = perf_counter_ns() if flags.api else 0   # array creation: an API entry point
     shape, dtype = _shape(shape), _dtype(dtype)
     a = new_array(shape, dtype, _ctx(ctx), "empty")
     a._data = np.empty(shape, dtype)
     if t0:
-        api_event("empty", t0)
+        observer.api("empty", t0)
     return a
 
 

@@ -9,7 +9,7 @@ a new array, as in MXNet) receives the weight, and the state arguments (``mom``,
 from time import perf_counter_ns
 
 from ..ops import registry as _registry
-from ..profiler.session import api_event as _api_event, flags as _flags
+from ..profiler.observer import flags as _flags, observer as _observer
 from .ndarray import NDArray, new_array, op_scope, push_op
 
 __all__ = ["push_update", "sgd_update", "sgd_mom_update", "adam_update"]
@@ -27,7 +27,7 @@ def push_update(opname, weight, grad, states, out=None, attrs=None, **params):
     push_op(op, (weight, grad) + tuple(states), full, outs=[target] + list(states),
             attrs=attrs)
     if t0:
-        _api_event(opname, t0)
+        _observer.api(opname, t0)
     return target
 
 

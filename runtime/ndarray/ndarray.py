@@ -9,6 +9,10 @@ waits for them without any engine op.
 :func:`push_op` is the single path from an operator call to the engine: shape/dtype
 inference, output allocation, the push, autograd recording and API profiling all happen
 there, for ``mx.nd`` calls, NDArray methods, autograd and the symbolic executor alike.
+:func:`push_fn` is the one engine-facing helper for everything else the runtime pushes
+(gradients, executor steps, bookkeeping ops, custom-operator calls): keyword arguments
+and named op flags. Both reach the engine through functions bound once per engine
+(``engine.on_engine_change``), never through the engine module's variable.
 """
 import math
 import numbers
@@ -19,18 +23,49 @@ import numpy as np
 
 from .. import engine as _engine
 from ..context import Context, current_context
-from ..engine.base import MODE_IMPERATIVE, Var
+from ..engine.base import ALWAYS_RUN, MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
-from ..profiler import recorder as _rec
-from ..profiler.session import api_event as _api_event, flags as _flags
+from ..profiler.observer import flags as _flags, observer as _observer
 
 _ops = _registry.registry
 _new = object.__new__
 _same_shape = _registry.same_shape
 _float32 = np.dtype(np.float32)
 
-__all__ = ["NDArray", "push_op", "invoke", "new_array", "from_numpy", "waitall"]
+__all__ = ["NDArray", "push_op", "push_fn", "invoke", "new_array", "from_numpy", "waitall"]
+
+_api_event = _observer.api
+
+# The current engine's methods, rebound when the engine is replaced (see _bind_engine).
+_push = _push_async = _wait_for_var = _wait_all = None
+
+
+def _bind_engine(eng):
+    global _push, _push_async, _wait_for_var, _wait_all
+    _push, _push_async = eng.push, eng.push_async
+    _wait_for_var, _wait_all = eng.wait_for_var, eng.wait_all
+
+
+_engine.on_engine_change(_bind_engine)
+
+
+def push_fn(fn, args, *, reads, writes, name, mode=MODE_IMPERATIVE, cost=0, attrs=None,
+            always_run=False, is_async=False, prio=0):
+    """Push ``fn(*args)`` on the current engine: the helper for every engine op that is
+    not an operator call (:func:`push_op`).
+
+    ``mode``: the profiler mode of the path pushing it (``MODE_IMPERATIVE``,
+    ``MODE_SYMBOLIC``); ``cost``: its estimated work, for the inline decision;
+    ``attrs``: its profile args. Named flags: ``always_run`` (engine bookkeeping: runs
+    even if an input failed, never profiled); ``is_async`` (``fn(on_complete, *args)``,
+    done when ``on_complete(exc=None)`` is called, possibly later from another thread).
+    """
+    if always_run:
+        mode = ALWAYS_RUN
+    if is_async:
+        return _push_async(fn, args, reads, writes, name, prio, mode, cost)
+    return _push(fn, args, reads, writes, name, prio, mode, cost, attrs)
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
@@ -113,7 +148,7 @@ class NDArray(Var):
     # -- sync points ---------------------------------------------------------------------
     def wait_to_read(self):
         t0 = perf_counter_ns() if _flags.api else 0
-        _engine._engine.wait_for_var(self._var)
+        _wait_for_var(self)
         if t0:
             _api_event("wait_to_read", t0)
 
@@ -123,7 +158,7 @@ class NDArray(Var):
     def asnumpy(self):
         """A numpy copy of the values (waits for the ops writing this array)."""
         t0 = perf_counter_ns() if _flags.api else 0
-        _engine._engine.wait_for_var(self._var)
+        _wait_for_var(self)
         out = np.array(self._data, dtype=self._dtype, copy=True)
         if t0:
             _api_event("asnumpy", t0)
@@ -566,16 +601,12 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
             if o.shape != tuple(s):
                 raise ValueError(f"{op.name}: out has shape {o.shape}, the result has "
                                  f"shape {tuple(s)}")
-    kernel = op.train_kernel if (is_train and op.train_kernel is not None) else op.kernel
-    if op.cost is not None:
-        cost = op.cost([x.shape for x in inputs], **params)
-    else:
-        cost = math.prod(out_shapes[0]) if out_shapes else 0
     writes = list(outs)
     if extra_vars:
         writes.extend(extra_vars)
-    _engine._engine.push(_run, (kernel, inputs, outs, params), list(inputs),
-                         writes, op.name, 0, mode, cost, attrs)
+    _push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
+          op.name, 0, mode, op.estimate_cost([x.shape for x in inputs], params, out_shapes),
+          attrs)
     return outs
 
 
@@ -617,8 +648,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
 
 
 _PLAIN_SCALARS = frozenset((int, float))
-_api_keys = _rec.key_ids("API")
-_rec_local = _rec._local
+_api_keys = _observer.api_keys
+_sink = _observer.sink
 _FULL_SLICE = slice(None)
 
 
@@ -639,10 +670,10 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
-    _engine._engine.push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-                         0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
-    if t0:   # the API slice, appended here: a call to api_event() costs ~0.1 us more
-        _rec_local.add_slice((_api_keys[name], t0, perf_counter_ns()))
+    _push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
+          0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
+    if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
+        _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out
 
 
@@ -673,6 +704,6 @@ def _index_key(key, shape):
 def waitall():
     """Block until every pushed operation is done; raise the first pending error."""
     t0 = perf_counter_ns() if _flags.api else 0
-    _engine._engine.wait_all()
+    _wait_all()
     if t0:
         _api_event("waitall", t0)

@@ -31,7 +31,8 @@ def seed(seed_state, ctx="all"):
     # MXNet takes any C int; numpy wants a non-negative seed: -1 maps to 2**64 - 1
     new = np.random.default_rng(int(seed_state) % (1 << 64))
     # An internal op (never profiled): ordered after earlier draws, before later ones.
-    _engine.get().push(_swap, (new,), [], [_var()], "ResourceParallelRandomSetSeed", 0, 0)
+    _nd.push_fn(_swap, (new,), reads=[], writes=[_var()], name="ResourceParallelRandomSetSeed",
+                always_run=True)
 
 
 def _swap(new):

@@ -62,6 +62,55 @@ class OpDef:
         self.visible_outputs = visible_outputs
         self.grad_needs = grad_needs
 
+    # -- what the engine needs to run it: the one answer for every path ----------------
+    # (the NDArray layer, autograd, the symbolic executor, Gluon's hybrid path)
+    def kernel_for(self, is_train):
+        """The kernel to run: ``train_kernel`` in training when there is one."""
+        if is_train and self.train_kernel is not None:
+            return self.train_kernel
+        return self.kernel
+
+    def estimate_cost(self, in_shapes, params, out_shapes=None):
+        """Estimated work of one call, for the engine's inline decision: ``cost`` if
+        given, else the elements of the first output (of the first input when the
+        output shapes are not known)."""
+        if self.cost is not None:
+            return self.cost(in_shapes, **params)
+        if out_shapes is None:
+            return math.prod(in_shapes[0]) if in_shapes else 0
+        return math.prod(out_shapes[0]) if out_shapes else 0
+
+    def grad_cost(self, in_shapes, params):
+        """Estimated work of ``_backward_<name>``: twice the forward's, or every input
+        element once when the forward has no estimate."""
+        if self.cost is not None:
+            return 2 * self.cost(in_shapes, **params)
+        return sum(math.prod(s) for s in in_shapes)
+
+    def grad_kernel(self, n_out, n_in, params, needs):
+        """Kernel of ``_backward_<name>``: ``(*out_grads, *inputs, *outputs)`` -> the
+        gradients of the inputs whose ``needs`` entry is true (one array, or a tuple of
+        them); an input the gradient returns None for gets zeros. ``grad_needs`` ops
+        also receive ``_needs`` and may skip the others."""
+        grad_fn = self.grad
+        if grad_fn is None:
+            raise ValueError(f"operator {self.name!r} has no gradient")
+        wanted = [i for i, need in enumerate(needs) if need]
+        if self.grad_needs:
+            params = dict(params, _needs=tuple(needs))
+
+        def kernel(*arrays):
+            ins = arrays[n_out:n_out + n_in]
+            res = grad_fn(list(arrays[:n_out]), list(ins), list(arrays[n_out + n_in:]),
+                          **params)
+            if len(res) != n_in:
+                raise ValueError(f"gradient of {self.name!r} returned {len(res)} arrays "
+                                 f"for {n_in} inputs")
+            out = tuple(np.zeros_like(ins[i]) if res[i] is None else res[i] for i in wanted)
+            # one gradient: the array itself (a 1-tuple would be copied whole)
+            return out[0] if len(out) == 1 else out
+        return kernel
+
     def n_outputs(self, params):
         n = self.num_outputs
         return n(params) if callable(n) else n

@@ -5,16 +5,15 @@ This is the only place that knows the trace layout: small integer pid/tid with
 short keys, no args unless an op has some), ``C`` counters, ``i`` instants, async
 ``b``/``e`` for tasks and frames, and ``s``/``f`` flow pairs from a custom operator's
 Python slice to each sub-operator it launched. JSON is produced only at dump time
-(numpy-written records, byte templates and orjson).
+(numpy-written records, byte templates and orjson); the file is written by
+:func:`xprof.shared.atomic.write_atomic`.
 """
 import gc
-import os
-import tempfile
 
 import numpy as np
 import orjson
 
-from . import columns, recorder as R
+from . import columns, recorder as R, records
 
 PID = 0
 
@@ -99,16 +98,89 @@ def _slice_records(key, start, dur, head_of):
     return flat[flat != 0]
 
 
+class _Thread:
+    """What the encoders of one thread's records share: its track, the trace's events
+    built so far, slices kept as tuples (with args, sub-operators) as ``key, t0, t1``
+    under keys numbered after the recorder's, and the flow-arrow counter."""
+
+    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows")
+
+    def __init__(self, tid, base, add, n_keys, flows):
+        self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
+        self.extra = []
+        self.local_keys = {}   # (name, cat[, args JSON]) -> key
+        self.heads = []        # head of key n_keys + i
+
+    def key(self, ident, args_json=None):
+        k = self.local_keys.get(ident)
+        if k is None:
+            k = self.local_keys[ident] = self.n_keys + len(self.heads)
+            self.heads.append(_head(ident[0], ident[1], self.tid, args_json))
+        return k
+
+    def us(self, t):
+        return (t - self.base) / 1000.0
+
+
+# -- encoders: one per record kind (records.KINDS), from the kind's declaration unless the
+# -- trace shows the kind in a way of its own (below) -----------------------------------
+def _declared(kind):
+    """The encoder of a kind from its declaration (phase, fields, keys)."""
+    fields = kind.fields
+    if kind.phase == "X":   # a slice: a row of the thread's matrix (args, if any, in its head)
+        at = fields.index("args") + 1 if "args" in fields else None
+
+        def encode(th, ev):
+            name, cat, t0, t1 = ev[1], ev[2], ev[3], ev[4]
+            if at is None:
+                th.extra += (th.key((name, cat)), t0, t1)
+            else:
+                args_json = orjson.dumps(ev[at])
+                th.extra += (th.key((name, cat, args_json), args_json), t0, t1)
+        return encode
+    phase = kind.phase
+    extra = [(key, fields.index(field) + 1) for field, key in kind.keys.items()]
+
+    def encode(th, ev):
+        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": PID,
+               "tid": th.tid}
+        for key, at in extra:
+            obj[key] = ev[at]
+        th.add(obj)
+    return encode
+
+
+def _sub_operator(th, ev):
+    _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
+    th.extra += (th.key((name, cat)), t0, t1)
+    if call_tid is not None and t_push >= call_t0 >= th.base:
+        th.flows += 1
+        th.add({"name": call_name, "cat": cat, "ph": "s", "id": th.flows,
+                "ts": th.us(t_push), "pid": PID, "tid": call_tid})
+        th.add({"name": call_name, "cat": cat, "ph": "f", "bp": "e", "id": th.flows,
+                "ts": th.us(t0), "pid": PID, "tid": th.tid})
+
+
+def _counter(th, ev):
+    _, name, cat, t, value = ev
+    th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": PID,
+            "args": {name: value}})
+
+
+_OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
+        records.COUNTER: _counter}              # a process-wide series: args {name: value}
+ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
+
+
 def _encode(snapshot, base_ns, process_name, other_data):
     meta = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
              "args": {"name": process_name}}]
     objs = []
-    records = []         # per thread, a matrix of slices each beginning with a comma
-    add = objs.append
-    flow_id = 0
-    SUB, C, XA, I, AB, AE = R.SUB, R.C, R.XA, R.I, R.AB, R.AE
+    records_ = []        # per thread, a matrix of slices each beginning with a comma
+    flows = 0
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
+    T, encoders = records.T, ENCODERS
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
@@ -118,88 +190,24 @@ def _encode(snapshot, base_ns, process_name, other_data):
                          "args": {"name": buf.name}})
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        extra = []        # slices kept as tuples (with args, sub-operators): key, t0, t1
-        local_keys = {}   # their (name, cat[, args JSON]) -> key numbered after the recorder's
-        heads = []        # head of key n_keys + i
-
-        def local_key(ident, args_json=None):
-            k = local_keys.get(ident)
-            if k is None:
-                k = local_keys[ident] = n_keys + len(heads)
-                heads.append(_head(ident[0], ident[1], tid, args_json))
-            return k
-
+        th = _Thread(tid, base_ns, objs.append, n_keys, flows)
         for ev in buf.events[:n]:
-            if ev[3] < base_ns:
+            if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
-            kind = ev[0]
-            if kind == SUB:
-                _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev
-                extra += (local_key((name, cat)), t0, t1)
-                if call_tid is not None and t_push >= call_t0 >= base_ns:
-                    flow_id += 1
-                    add({"name": call_name, "cat": cat, "ph": "s", "id": flow_id,
-                         "ts": (t_push - base_ns) / 1000.0, "pid": PID, "tid": call_tid})
-                    add({"name": call_name, "cat": cat, "ph": "f", "bp": "e",
-                         "id": flow_id, "ts": (t0 - base_ns) / 1000.0, "pid": PID,
-                         "tid": tid})
-            elif kind == C:
-                _, name, cat, t, value = ev
-                add({"name": name, "cat": cat, "ph": "C", "ts": (t - base_ns) / 1000.0,
-                     "pid": PID, "args": {name: value}})
-            elif kind == XA:
-                _, name, cat, t0, t1, args = ev
-                args_json = orjson.dumps(args)
-                extra += (local_key((name, cat, args_json), args_json), t0, t1)
-            elif kind == I:
-                _, name, cat, t, scope = ev
-                add({"name": name, "cat": cat, "ph": "i", "ts": (t - base_ns) / 1000.0,
-                     "s": scope, "pid": PID, "tid": tid})
-            elif kind == AB or kind == AE:
-                _, name, cat, t, ident = ev
-                add({"name": name, "cat": cat, "ph": "b" if kind == AB else "e",
-                     "id": ident, "ts": (t - base_ns) / 1000.0, "pid": PID, "tid": tid})
+            encoders[ev[0]](th, ev)
+        flows = th.flows
         rows = columns.table(buf, m)
-        if extra:
-            rows = np.concatenate((rows, np.array(extra, dtype=np.int64).reshape(-1, 3)))
+        if th.extra:
+            rows = np.concatenate((rows, np.array(th.extra, dtype=np.int64).reshape(
+                -1, records.SLICE_WIDTH)))
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
-            records.append(_slice_records(
+            heads = th.heads
+            records_.append(_slice_records(
                 key, start, dur,
                 lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
-    pieces += records     # bytes.join reads the matrices' buffers: no copy
+    pieces += records_    # bytes.join reads the matrices' buffers: no copy
     pieces.append(b'],"displayTimeUnit":"ms","otherData":' + orjson.dumps(other_data) + b"}")
     return b"".join(pieces)
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-# mkstemp creates files readable by their owner only; a trace (or a memory CSV) gets the
-# permissions an ordinary open() would give it, as MXNet's files have.
-FILE_MODE = 0o666 & ~_umask()
-
-
-def write_atomic(path, data):
-    """Write bytes to ``path`` via a temp file in the same folder and a rename, so the
-    file on disk is always either the old complete document or the new one."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-

@@ -20,9 +20,9 @@ from time import perf_counter_ns
 import numpy as np
 
 from .. import context as _context
-from . import recorder as R
+from . import recorder as R, records
 
-CAT = "Device Storage"
+CAT = records.DEVICE_STORAGE
 _lock = threading.Lock()     # serializes folding (the log itself needs no lock)
 log = []             # flat: allocations device, nbytes, t_ns; releases device, -nbytes, -1
 totals = {}          # device name -> bytes held by tracked arrays, as of the last fold
@@ -87,7 +87,7 @@ def _fold_device(device, rows):
     values, times = values[changed].tolist(), times[changed].tolist()
     if values:
         _last_sample[device] = values[-1]
-        samples.events.extend(zip(repeat(R.C), repeat(counter_name(device)), repeat(CAT),
+        samples.events.extend(zip(repeat(records.COUNTER), repeat(counter_name(device)), repeat(CAT),
                                   times, values))
 
 
@@ -107,7 +107,7 @@ def sample_all():
             if not total and device not in _last_sample:
                 continue   # nothing held, nothing allocated this session: not in use
             _last_sample[device] = total
-            samples.events.append((R.C, counter_name(device), CAT, t, total))
+            samples.events.append(records.counter(counter_name(device), CAT, t, total))
 
 
 def reset():
@@ -123,7 +123,7 @@ def write_csv(prefix, pid):
     import csv
     import io
 
-    from .chrome import write_atomic
+    from xprof.shared.atomic import write_atomic
 
     text = io.StringIO()
     w = csv.writer(text, lineterminator="\n")

@@ -10,8 +10,8 @@ import numbers
 import threading
 from time import perf_counter_ns
 
-from . import memory, recorder as R
-from .session import flags
+from . import memory, records
+from .observer import flags, observer
 
 _ids = itertools.count(1)
 _MARKER_SCOPES = {"global": "g", "process": "p", "thread": "t"}
@@ -97,14 +97,14 @@ class _AsyncSpan(_Span):
     def _on_start(self, t0):
         self._id = next(_ids)
         if flags.recording:
-            R.events().append((R.AB, self.name, self.domain.name, t0, self._id))
+            observer.async_begin(self.name, self.domain.name, t0, self._id)
             self._recorded = True
         else:
             self._recorded = False
 
     def _on_stop(self, t0, t1):
         if self._recorded:
-            R.events().append((R.AE, self.name, self.domain.name, t1, self._id))
+            observer.async_end(self.name, self.domain.name, t1, self._id)
 
 
 class Task(_AsyncSpan):
@@ -120,7 +120,7 @@ class Event(_Span):
 
     def _on_stop(self, t0, t1):
         if flags.recording:
-            R.record_slice(self.name, "Event", t0, t1)
+            observer.slice(self.name, records.EVENT, t0, t1)
 
 
 class Counter:
@@ -145,7 +145,7 @@ class Counter:
 
     def _record(self, value):
         if flags.recording:
-            R.events().append((R.C, self.name, self.domain.name, perf_counter_ns(), value))
+            observer.counter(self.name, self.domain.name, value)
 
     def set_value(self, value):
         value = self._number(value)
@@ -189,8 +189,7 @@ class Marker:
             raise ValueError(f"marker scope {scope!r} is not allowed; use 'global', "
                              "'process' or 'thread'")
         if flags.recording:
-            R.events().append((R.I, self.name, self.domain.name, perf_counter_ns(),
-                               _MARKER_SCOPES[scope]))
+            observer.instant(self.name, self.domain.name, _MARKER_SCOPES[scope])
 
 
 class Scope:

@@ -5,32 +5,18 @@ appends to its own lists (no lock: only its owner appends), and the dump turns t
 Chrome trace events later. A buffer is registered once, when its thread first records,
 with a small integer thread id and a human name for the trace.
 
-Plain complete slices (every operator and API call: nearly all of a profile) go to
-``slices``, a flat list of integers ``key, t0, t1, key, t0, t1, ...`` where ``key`` numbers
-a (name, category) pair (:func:`key_ids`, :func:`key_table`). One ``list.extend`` of a
-3-tuple records one (atomic under the GIL, so a reader always sees whole records);
-integers are never walked by the garbage collector, and the readers turn the list into
-numpy columns at once (``np.fromiter(slices, np.int64)``) and aggregate and format them
-vectorized.
-
-Everything else goes to ``events``, a list of tuples (the first item says which):
-  (XA, name, cat, t0, t1, args)          a complete slice with an ``args`` dict
-  (SUB, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
-                                         a custom operator's sub-operator: also a flow
-                                         from the call's Python slice (pushed at t_push)
-  (C, name, cat, t, value)               a counter sample
-  (I, name, cat, t, scope)               an instant marker, scope 'g' | 'p' | 't'
-  (AB, name, cat, t, id) / (AE, ...)     async begin / end (tasks, frames)
-
-Every item is a str, int or float (an ``args`` dict of strings at most): such tuples are
-untracked by the cyclic garbage collector at its first pass, so a long profile never
-makes collections walk the recorded events.
+What a record holds (plain slices as flat integers ``key, t0, t1`` in ``slices``,
+every other kind as a tuple in ``events``) is defined in :mod:`.records`; who records
+is the observer's business (:mod:`.observer`). Here: the buffers, their registration,
+slice keys, snapshots. One ``list.extend`` of a 3-tuple records one slice (atomic under
+the GIL, so a reader always sees whole records); integers are never walked by the
+garbage collector, and the readers turn the list into numpy columns at once.
 """
 import collections
 import itertools
 import threading
 
-XA, SUB, C, I, AB, AE = range(1, 7)
+from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 
 
 class ThreadBuffer:
@@ -78,11 +64,6 @@ def key_table():
     return table
 
 
-def record_slice(name, cat, t0, t1):
-    """Record a complete slice on the calling thread (hot paths inline this)."""
-    _local.add_slice((key_ids(cat)[name], t0, t1))
-
-
 _tids = itertools.count()
 buffers = []            # every ThreadBuffer ever registered, in tid order
 _buffers_lock = threading.Lock()
@@ -127,16 +108,16 @@ class _Local(threading.local):
         self.add_slice = self.buf.slices.extend
 
 
-_local = _Local()
+local = _Local()
 
 
 def events():
     """The calling thread's event list (registers the thread on first use)."""
-    return _local.buf.events
+    return local.buf.events
 
 
 def current_buffer():
-    return _local.buf
+    return local.buf
 
 
 def snapshot():

@@ -16,22 +16,15 @@ from time import perf_counter_ns
 
 import numpy as np
 import orjson
+from xprof.shared.atomic import write_atomic
 
 from .. import _env
 from .. import engine as _engine_mod
-from . import chrome, columns, config, memory, ranks, recorder as R, stats as _stats
+from . import chrome, columns, config, memory, observer as _observer_mod, ranks, recorder as R, records
+from xprof.shared import stats as _stats
 
 
-class _Flags:
-    """Checked by the NDArray layer on every call; plain attributes for speed."""
-
-    __slots__ = ("api", "mem", "recording")
-
-    def __init__(self):
-        self.api = self.mem = self.recording = False
-
-
-flags = _Flags()
+flags = _observer_mod.flags
 
 _lock = threading.RLock()
 _cfg = config.parse({})
@@ -49,36 +42,7 @@ _script_configured = False  # set_config/set_state called by user code (xprof ru
 _ever_ran = False
 
 
-_local = R._local
-_XA, _SUB = R.XA, R.SUB
-_api_keys = R.key_ids("API")
-
-
-class _Observer:
-    """What the engine calls to record an executed op, on the thread that ran it (see
-    :mod:`..engine.base`): plain ops go straight to the thread's slices."""
-
-    __slots__ = ("op_keys", "sink")
-
-    def __init__(self):
-        self.op_keys = R.key_ids("operator")
-        self.sink = R._local
-
-    @staticmethod
-    def record(name, tag, attrs, t_push, t0, t1):
-        """An op with attributes, or a custom operator's sub-operator."""
-        if tag is None:
-            _local.add((_XA, name, "operator", t0, t1, attrs))
-        else:
-            # the call's fields, not the call: a tuple of plain values is untracked by
-            # the garbage collector at its first pass, so recorded events never make
-            # the collector walk the heap (keeping the call object measured +8 us per
-            # call)
-            _local.add((_SUB, tag.prefix + name, "Custom Operator", t0, t1, t_push,
-                        tag.tid, tag.t_start, tag.name))
-
-
-_observer = _Observer()
+_observer = _observer_mod.observer
 
 
 def _apply():
@@ -86,7 +50,7 @@ def _apply():
     on = _state == "run" and not _paused
     eng = _engine_mod.get()
     mask = (_mode & 3) if on else 0
-    eng.profile_mask = mask
+    eng.profile_mask = _observer.mask = mask
     eng.observer = _observer if mask else None
     flags.api = on and bool(_mode & config.MODE_API)
     flags.mem = on and bool(_mode & config.MODE_MEMORY)
@@ -262,7 +226,6 @@ def aggregate_lists(parts, base_ns):
     st = _stats.Stats()
     add_time_ns, add_counter = st.add_time_ns, st.add_counter
     open_async = {}
-    XA, SUB, C, AB, AE = R.XA, R.SUB, R.C, R.AB, R.AE
     mem_cat = memory.CAT
     rows = [r for _, r in parts]
     key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
@@ -270,21 +233,24 @@ def aggregate_lists(parts, base_ns):
     for k, count, total, lo, hi in columns.summarize(key, dur):
         name, cat = keys[k]
         st.add_times_ns(cat, name, count, total, lo, hi)
+    rule = {code: kind.stats for code, kind in records.KINDS.items()}
+    KIND, NAME, CAT, T = records.KIND, records.NAME, records.CAT, records.T
+    SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
     for events, _ in parts:
         for ev in events:
-            if ev[3] < base_ns:
+            if ev[T] < base_ns:
                 continue
-            kind = ev[0]
-            if kind == XA or kind == SUB:
-                add_time_ns(ev[2], ev[1], ev[4] - ev[3])
-            elif kind == C:
-                add_counter(ev[2], ev[1], ev[4], ev[2] == mem_cat)
-            elif kind == AB:
-                open_async[(ev[2], ev[1], ev[4])] = ev[3]
-            elif kind == AE:
-                t0 = open_async.pop((ev[2], ev[1], ev[4]), None)
+            how = rule[ev[KIND]]
+            if how == SPAN:         # (..., t0, t1, ...)
+                add_time_ns(ev[CAT], ev[NAME], ev[T + 1] - ev[T])
+            elif how == SAMPLE:     # (..., t, value)
+                add_counter(ev[CAT], ev[NAME], ev[T + 1], ev[CAT] == mem_cat)
+            elif how == OPEN:       # (..., t, id)
+                open_async[(ev[CAT], ev[NAME], ev[T + 1])] = ev[T]
+            elif how == CLOSE:
+                t0 = open_async.pop((ev[CAT], ev[NAME], ev[T + 1]), None)
                 if t0 is not None:
-                    add_time_ns(ev[2], ev[1], ev[3] - t0)
+                    add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
     return st
 
 
@@ -320,7 +286,7 @@ def _write_trace():
     snap = R.snapshot()
     data = chrome.encode(snap, _base_ns, _process_name(), _other_data())
     path = ranks.filename_for_rank(_cfg["filename"], ranks.rank())
-    chrome.write_atomic(path, data)
+    write_atomic(path, data)
     prefix = _memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
@@ -548,6 +514,4 @@ def clear_script_configured():
     _script_configured = False
 
 
-def api_event(name, t0):
-    """Record an API-domain slice from ``t0`` to now on the calling thread."""
-    _local.add_slice((_api_keys[name], t0, perf_counter_ns()))
+

@@ -27,12 +27,10 @@ With bulk off (or a segment of one step) every node is its own event, named by i
 operator (``Convolution``, ``_backward_Convolution``), with the node name in its args
 (``{"name": "conv0"}``) so that two convolutions can be told apart.
 """
-import math
 
 import numpy as np
 
 from .. import _env
-from .. import engine as _engine
 from ..context import Context, current_context
 from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
@@ -173,8 +171,8 @@ class _Segment:
         self.attrs = {"nodes": ",".join(s.label for s in steps)}
 
     def __call__(self):
-        _engine._engine.push(_run_segment, (self.calls,), self.reads, self.writes, self.name,
-                             0, MODE_SYMBOLIC, self.cost, self.attrs)
+        _nd.push_fn(_run_segment, (self.calls,), reads=self.reads, writes=self.writes,
+                    name=self.name, mode=MODE_SYMBOLIC, cost=self.cost, attrs=self.attrs)
 
 
 def _single(step):
@@ -182,8 +180,8 @@ def _single(step):
         return step.push
 
     def push():
-        _engine._engine.push(step.fn, step.args, step.reads, step.writes, step.opname, 0,
-                             MODE_SYMBOLIC, step.cost, step.attrs)
+        _nd.push_fn(step.fn, step.args, reads=step.reads, writes=step.writes,
+                    name=step.opname, mode=MODE_SYMBOLIC, cost=step.cost, attrs=step.attrs)
     return push
 
 
@@ -219,24 +217,6 @@ def _bulk_settings(kind):
     n = _env.get_int("EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15)
     n = _env.get_int("EXEC_BULK_EXEC_MAX_NODE_TRAIN_" + kind.upper(), n)
     return on and n > 1, n
-
-
-def _grad_kernel(op, n_out, n_in, params, needs):
-    """Kernel of ``_backward_<op>``: (ograds, inputs, outputs) -> the needed input
-    gradients (``needs``: one bool per input; ``grad_needs`` ops skip the others)."""
-    grad_fn = op.grad
-    wanted = [i for i, need in enumerate(needs) if need]
-    if op.grad_needs:
-        params = dict(params, _needs=tuple(needs))
-
-    def kernel(*arrays):
-        ins = arrays[n_out:n_out + n_in]
-        res = grad_fn(list(arrays[:n_out]), list(ins), list(arrays[n_out + n_in:]), **params)
-        if len(res) != n_in:
-            raise ValueError(f"gradient returned {len(res)} arrays for {n_in} inputs")
-        out = tuple(np.zeros_like(ins[i]) if res[i] is None else res[i] for i in wanted)
-        return out[0] if len(out) == 1 else out
-    return kernel
 
 
 def _add_n(*xs):
@@ -382,15 +362,9 @@ class Executor:
             if "rng" in op.params:
                 params["rng"] = _ndrandom._RngRef()
                 extra = (_ndrandom._var(),)
-            kernel = op.train_kernel if (is_train and op.train_kernel is not None) \
-                else op.kernel
-            in_shapes = [x.shape for x in ins]
-            if op.cost is not None:
-                cost = op.cost(in_shapes, **params)
-            else:
-                cost = math.prod(outs[0].shape) if outs else 0
-            step = _Step(op.name, n.name, _run, (kernel, ins, outs, params), list(ins),
-                         list(outs) + list(extra), cost)
+            cost = op.estimate_cost([x.shape for x in ins], params, [o.shape for o in outs])
+            step = _Step(op.name, n.name, _run, (op.kernel_for(is_train), ins, outs, params),
+                         list(ins), list(outs) + list(extra), cost)
             step.push = self._push_op_fn(op, ins, params, outs, extra, is_train, step.attrs)
             steps.append(step)
         self._fwd[is_train] = steps
@@ -592,12 +566,9 @@ class Executor:
                 raise ValueError(f"backward: operator {op.name!r} (node {n.name!r}) has no "
                                  "gradient")
             params = n.full_params()
-            kernel = _grad_kernel(op, len(outs), len(args), params, needs)
+            kernel = op.grad_kernel(len(outs), len(args), params, needs)
             all_in = ograds + args + outs
-            if op.cost is not None:
-                cost = 2 * op.cost([x.shape for x in args], **params)
-            else:
-                cost = sum(x.size for x in args)
+            cost = op.grad_cost([x.shape for x in args], params)
             steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
                                all_in, bufs, cost))
         for n in self._order:

@@ -274,3 +274,64 @@ def test_run_unusable_module_or_output_is_one_line_exit_2(tmp_path, args, fragme
     assert fragment in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert "hi" not in res.stdout and not (tmp_path / "profile.json").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["bad.py"], "script 'bad.py' does not compile: SyntaxError: '(' was never closed (line 2"),
+    (["-m", "pkg.missing"], "no module named 'pkg.missing' in package 'pkg'"),
+    (["-m", "pkg"], "'pkg' is a package without a __main__ module"),
+    (["-m", "missing_top_xyz"], "no module named 'missing_top_xyz'"),
+])
+def test_run_that_never_starts_keeps_the_previous_profile(tmp_path, args, fragment):
+    write(tmp_path, "good.py", OPS_SCRIPT)
+    write(tmp_path, "bad.py", "import xprof.runtime as mx\nx = (\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("print('pkg imported')\n")
+    assert xprof("run", "good.py", cwd=tmp_path).returncode == 0
+    good = (tmp_path / "profile.json").read_bytes()
+    assert len(load(tmp_path / "profile.json")) > 5
+    res = xprof("run", *args, cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("xprof: error: ") and fragment in line, line
+    assert "pkg imported" not in res.stdout  # found without importing the package
+    assert (tmp_path / "profile.json").read_bytes() == good
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_run_script_exception_keeps_traceback_and_code_and_writes(tmp_path):
+    write(tmp_path, "boom.py", """
+        import xprof.runtime as mx
+        mx.nd.ones((2, 2)).wait_to_read()
+        raise RuntimeError("boom")
+    """)
+    res = xprof("run", "boom.py", cwd=tmp_path)
+    assert res.returncode == 1
+    assert "Traceback (most recent call last)" in res.stderr and "RuntimeError: boom" in res.stderr
+    assert 'boom.py", line 4' in res.stderr
+    assert any(e["name"] == "_ones" for e in load(tmp_path / "profile.json"))
+    assert "       1 call\n" in res.stderr  # _ones ran once: "1 call", not "1 calls"
+
+
+def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypatch):
+    from contextlib import contextmanager
+
+    from click.testing import CliRunner
+
+    from xprof.cli import progress
+    from xprof.cli.main import main
+
+    labels = []
+
+    @contextmanager
+    def recording(label):
+        labels.append(label)
+        yield None
+
+    monkeypatch.setattr(progress, "delayed_status", recording)
+    script = write(tmp_path, "ops.py", OPS_SCRIPT)
+    res = CliRunner().invoke(main, ["run", "-q", "-o", str(tmp_path / "t.json"), str(script)])
+    assert res.exit_code == 0, res.output
+    (label,) = labels
+    assert label.startswith("xprof: writing the profile (") and label.endswith(" events)")
+    assert (tmp_path / "t.json").exists()

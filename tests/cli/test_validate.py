@@ -175,13 +175,13 @@ def test_each_violation(tmp_path, case):
     assert lines[0].startswith("error: ")
     if index is not None:
         assert re.search(rf"event {index}[ :]", lines[0]), lines[0]
-    assert res.stdout.splitlines()[-1].endswith("warnings") and " 0 errors" not in res.stdout.splitlines()[-1]
+    assert re.search(r" warnings?$", res.stdout.splitlines()[-1]) and " 0 errors" not in res.stdout.splitlines()[-1]
 
 
 def test_violation_line_names_index_phase_and_name(tmp_path):
     res = _one(tmp_path, [X("conv", 1, -1)])
     assert 'error: event 2 [X] "conv": dur must be a finite number >= 0, got -1' in res.stdout
-    assert res.stdout.splitlines()[-1] == "3 events, 1 errors, 0 warnings"
+    assert res.stdout.splitlines()[-1] == "3 events, 1 error, 0 warnings"
 
 
 @pytest.mark.parametrize("ph", ["P", "O", "N", "D", "R", "S", "T", "p", "F", "(", ")", "V", "v", "c"])
@@ -189,7 +189,7 @@ def test_one_viewer_phases_warn(tmp_path, ph):
     res = _one(tmp_path, [{"name": "w", "ph": ph, "ts": 1, "pid": 0, "tid": 1, "id": 1, "cat": "c"}])
     assert res.exit_code == 0, res.stdout
     assert res.stdout.splitlines()[0].startswith(f"warning: event 2 [{ph}]")
-    assert res.stdout.splitlines()[-1] == "3 events, 0 errors, 1 warnings"
+    assert res.stdout.splitlines()[-1] == "3 events, 0 errors, 1 warning"
 
 
 def test_unknown_metadata_warns(tmp_path):
@@ -325,3 +325,49 @@ def test_garbage_is_reported_not_crashed(tmp_path):
     res = cli("validate", path)
     assert "error: event 0: event is not a JSON object but int" in res.stdout
     assert "ph ['X'] is not a known phase" in res.stdout
+
+
+def test_mxnet_fixture_summary_limit_and_repair_hint(traces_dir, tmp_path):
+    src = tmp_path / "mx.json"
+    src.write_bytes((traces_dir / "mxnet-1.9.1-cnn-step.json").read_bytes())
+    res = cli("validate", src)
+    assert res.exit_code == 1
+    lines = res.stdout.splitlines()
+    detail = [line for line in lines if line.startswith("error:")]
+    assert len(detail) == 20  # default --max-errors
+    assert "... 1234 more violations not shown (--max-errors 0 shows all)" in lines
+    by_rule = lines[lines.index("by rule:") + 1:-1]
+    assert [line.split()[:3] for line in by_rule] == [
+        ["766", "error", "pid:"], ["358", "error", "id-beyond-2^53:"], ["130", "error", "tid:"]]
+    assert 'first event 134 [M] "process_name": pid 849786139768988538 is outside' in by_rule[0]
+    assert lines[-1] == "900 events, 1254 errors, 0 warnings"
+    clean = tmp_path / "mx.clean.json"
+    assert res.stderr.strip() == (f"xprof: hint: xprof trace repairs every one of these: "
+                                  f"xprof trace {src} -o {clean}")
+    assert cli("trace", src, "-o", clean).exit_code == 0  # the hint's command, as printed
+    assert cli("validate", clean).exit_code == 0
+    every = cli("validate", src, "--max-errors", "0").stdout.splitlines()
+    assert len([line for line in every if line.startswith("error:")]) == 1254
+    assert not any("not shown" in line for line in every)
+    few = cli("validate", src, "--max-errors", "3").stdout.splitlines()
+    assert len([line for line in few if line.startswith("error:")]) == 3
+
+
+def test_json_adds_only_the_rule_summary(traces_dir):
+    doc = json.loads(cli("validate", traces_dir / "pytorch-2.13-cnn-step.json", "--format", "json").stdout)
+    assert list(doc) == ["file", "valid", "form", "truncated", "events", "errors", "warnings",
+                         "violations", "rules"]
+    assert len(doc["violations"]) == 5 and set(doc["violations"][0]) == {
+        "index", "ph", "name", "severity", "message"}
+    (tid,) = [r for r in doc["rules"] if r["rule"] == "tid"]
+    (pid,) = [r for r in doc["rules"] if r["rule"] == "pid"]
+    assert (pid["count"], tid["count"]) == (4, 1)
+    assert pid["first"] == doc["violations"][0] and pid["severity"] == "error"
+
+
+def test_no_repair_hint_when_a_violation_is_not_repairable(tmp_path):
+    path = write_trace(tmp_path / "t.json", M + [X("a", 1, 2, pid="p"), X("b", 1, -1)])
+    res = cli("validate", path)
+    assert res.exit_code == 1 and "pid:" in res.stdout and "dur:" in res.stdout
+    assert "hint" not in res.stderr and "1 error," not in res.stdout
+    assert cli("validate", write_trace(tmp_path / "g.json", M + [X("a", 1, 2)])).stderr == ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ...readers import stats_module
+from xprof.shared import stats as shared_stats
 
 SECTIONS = {
     "Time": [("Count", None, 0), ("Total (ms)", "Total", 4), ("Min (ms)", "Min", 4),
@@ -53,7 +53,7 @@ def _cells(row, columns):
 
 def plain_text(report):
     """``render_text`` of the aggregate, then any further section as plain columns."""
-    text = stats_module().render_text(report.stats, report.sort_by, report.ascending)
+    text = shared_stats.render_text(report.stats, report.sort_by, report.ascending)
     for section, domains in report.sections():
         if section in _PLAIN_TEXT_SECTIONS or not domains:
             continue

@@ -1,0 +1,109 @@
+"""The profiler's record vocabulary: every kind of record the recorder stores.
+
+This module is the one place that says what a record holds. The observer
+(:mod:`.observer`) builds records with the constructors below, the encoder
+(:mod:`.chrome`) writes each kind through the table it keys by :data:`KINDS`, and the
+aggregator (:func:`.session.aggregate_lists`) counts each kind by its ``stats`` rule.
+Nothing else reads a record's fields by position.
+
+Two shapes, both plain values (nothing for the garbage collector to walk):
+
+* a **plain slice** (every operator and API call: nearly all of a profile) is three
+  integers ``key, t0, t1`` appended to a thread's ``slices`` list, where ``key`` numbers a
+  (name, category) pair (:func:`.recorder.key_ids`). ``SLICE_WIDTH`` integers per slice.
+* every other record is a tuple ``(kind, name, cat, t, ...)``: the kind's code, then a
+  name and category, then its first time stamp (integer ``perf_counter_ns``), then the
+  kind's own fields. Tuples of str/int/float (an ``args`` dict of strings at most) are
+  untracked by the cyclic collector at its first pass.
+
+Adding a kind: a code, a :class:`Kind` entry in :data:`KINDS` (fields and stats rule) and
+a constructor here; an encoder entry in :mod:`.chrome`; an observer method in
+:mod:`.observer` (see docs/architecture.md, "to add X").
+"""
+
+# Category names the runtime records under: the strings ``xprof stats`` reads.
+from xprof.shared.names import (API, CUSTOM_OPERATOR, DEVICE_STORAGE, EVENT,  # noqa: F401
+                                OPERATOR, PURE_PYTHON, XPROF)
+
+# Position of the common head of every tuple record.
+KIND, NAME, CAT, T = 0, 1, 2, 3
+
+# Plain slices: a flat run of integers per slice in a thread's ``slices`` list.
+SLICE_FIELDS = ("key", "t0", "t1")
+SLICE_WIDTH = len(SLICE_FIELDS)
+
+# Kind codes (small ints: compared on every record at dump time).
+SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END = range(1, 7)
+
+# Stats rules: how the aggregator counts a kind (the field right after T is the second
+# field the rule reads).
+SPAN = "span"                # a duration: fields t0, t1 at T and T + 1
+SAMPLE = "sample"            # a counter value: fields t, value
+OPEN = "open"                # async begin: fields t, id; pairs with CLOSE by (cat, name, id)
+CLOSE = "close"              # async end: fields t, id; a duration from its OPEN
+NONE = None                  # not in the statistics (instants)
+
+
+class Kind:
+    """A record kind: its code, label, field names (after the kind code), stats rule,
+    and how the trace shows it: ``phase`` is the Chrome event phase (``"X"``: a complete
+    slice, with an ``args`` field if it has one; others become one event each, with
+    ``keys`` mapping further fields to event keys). Kinds the trace shows in a way of
+    their own (flow arrows, counter series) have an encoder of their own in
+    :mod:`.chrome`; every other kind is written from this declaration alone."""
+
+    __slots__ = ("code", "label", "fields", "stats", "phase", "keys")
+
+    def __init__(self, code, label, fields, stats, phase, keys=None):
+        self.code, self.label, self.fields, self.stats = code, label, fields, stats
+        self.phase = phase
+        self.keys = dict(keys or {})
+
+    def __repr__(self):
+        return f"<record kind {self.label}>"
+
+
+KINDS = {k.code: k for k in (
+    Kind(SLICE_WITH_ARGS, "slice with args", ("name", "cat", "t0", "t1", "args"), SPAN, "X"),
+    Kind(SUB_OPERATOR, "custom-op sub-operator",
+         ("name", "cat", "t0", "t1", "t_push", "call_tid", "call_t0", "call_name"), SPAN,
+         "X"),   # and a flow arrow (chrome.py)
+    Kind(COUNTER, "counter sample", ("name", "cat", "t", "value"), SAMPLE, "C"),
+    Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE, "i", {"scope": "s"}),
+    Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
+    Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE, "e", {"id": "id"}),
+)}
+
+
+# -- constructors (the observer's hot paths build the same tuples inline) ----------------
+def slice_with_args(name, cat, t0, t1, args):
+    """A complete slice carrying an ``args`` dict (an op with attributes)."""
+    return (SLICE_WITH_ARGS, name, cat, t0, t1, args)
+
+
+def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name):
+    """A custom operator's sub-operator: a slice, plus a flow arrow from the call's
+    Python slice (on thread ``call_tid``, begun at ``call_t0``) at ``t_push``."""
+    return (SUB_OPERATOR, name, cat, t0, t1, t_push, call_tid, call_t0, call_name)
+
+
+def counter(name, cat, t, value):
+    return (COUNTER, name, cat, t, value)
+
+
+def instant(name, cat, t, scope):
+    """An instant marker; ``scope`` is 'g' (global), 'p' (process) or 't' (thread)."""
+    return (INSTANT, name, cat, t, scope)
+
+
+def async_begin(name, cat, t, ident):
+    return (ASYNC_BEGIN, name, cat, t, ident)
+
+
+def async_end(name, cat, t, ident):
+    return (ASYNC_END, name, cat, t, ident)
+
+
+# Short aliases, as the recorder's docstring and older tests spell them.
+XA, SUB, C, I, AB, AE = (SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN,
+                         ASYNC_END)

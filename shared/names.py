@@ -1,0 +1,21 @@
+"""Category and event names the runtime records under and the readers look for.
+
+A category is a trace event's ``cat`` (MXNet calls it the domain). Profiles written by
+MXNet 1.x use the same strings, so the readers treat both alike.
+"""
+
+OPERATOR = "operator"                  # engine ops (imperative and symbolic)
+CUSTOM_OPERATOR = "Custom Operator"    # a custom operator's Python slice and sub-operators
+API = "API"                            # mx.nd calls and sync points
+EVENT = "Event"                        # mx.profiler.Event
+DEVICE_STORAGE = "Device Storage"      # memory counters ("Memory: cpu/0")
+XPROF = "xprof"                        # xprof's own markers (see HANDOVER)
+
+PURE_PYTHON = "pure_python"            # ``<op_type>::pure_python``: a call's Python code
+
+# ``xprof run``: the instant where the script's own profiler configuration took over
+# from xprof's autostart (category XPROF).
+HANDOVER = "script took over the profiler"
+
+# Categories whose slices are operators (the end-of-run summary's top list).
+OPERATOR_CATEGORIES = (OPERATOR, CUSTOM_OPERATOR)

@@ -1,0 +1,78 @@
+"""The record vocabulary: every kind has fields, a constructor, an encoder and a stats
+rule, and a record built by its constructor reads back from the trace and the
+statistics as what was recorded."""
+import json
+
+import pytest
+
+from xprof.runtime.profiler import chrome, columns, records, recorder as R, session
+
+BASE = 10**12
+
+
+def _doc_and_stats(events):
+    buf = R.ThreadBuffer(5, "records test", 1000)
+    buf.events.extend(events)
+    snap = [(buf, len(buf.events), 0)]
+    doc = json.loads(chrome.encode(snap, BASE, "proc", {}))
+    return doc, session.aggregate_lists([(buf.events, columns.NO_ROWS)], BASE)
+
+
+def test_every_kind_has_an_encoder_and_a_stats_rule():
+    assert set(chrome.ENCODERS) == set(records.KINDS)
+    rules = {records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE, records.NONE}
+    for code, kind in records.KINDS.items():
+        assert kind.code == code and kind.stats in rules
+        assert kind.fields[:2] == ("name", "cat")   # the common head after the code
+        assert kind.fields[records.T - 1] in ("t", "t0")
+
+
+@pytest.mark.parametrize("make, args", [
+    (records.slice_with_args, ("op", "operator", BASE + 1, BASE + 4, {"name": "conv0"})),
+    (records.sub_operator, ("A::dot", "Custom Operator", BASE + 2, BASE + 9, BASE + 1,
+                            3, BASE, "A")),
+    (records.counter, ("bytes", "Memory", BASE + 3, 64)),
+    (records.instant, ("mark", "Domain", BASE + 4, "p")),
+    (records.async_begin, ("task", "Domain", BASE + 5, 7)),
+    (records.async_end, ("task", "Domain", BASE + 8, 7)),
+])
+def test_constructors_follow_the_declared_fields(make, args):
+    rec = make(*args)
+    assert type(rec) is tuple
+    kind = records.KINDS[rec[records.KIND]]
+    assert len(rec) == 1 + len(kind.fields)
+    assert dict(zip(kind.fields, rec[1:])) == dict(zip(kind.fields, args))
+
+
+def test_records_read_back_from_the_trace_and_the_statistics():
+    events = [records.slice_with_args("op", "operator", BASE + 1000, BASE + 4000, {"k": "v"}),
+              records.counter("c", "Dom", BASE + 2000, 5),
+              records.instant("m", "Dom", BASE + 3000, "t"),
+              records.async_begin("task", "Dom", BASE + 1000, 1),
+              records.async_end("task", "Dom", BASE + 6000, 1)]
+    doc, st = _doc_and_stats(events)
+    by_ph = {e["ph"]: e for e in doc["traceEvents"] if e["ph"] != "M"}
+    assert by_ph["X"]["args"] == {"k": "v"} and by_ph["X"]["dur"] == 3.0
+    assert by_ph["C"]["args"] == {"c": 5} and by_ph["C"]["ts"] == 2.0
+    assert by_ph["i"]["s"] == "t" and by_ph["i"]["ts"] == 3.0
+    assert by_ph["b"]["id"] == by_ph["e"]["id"] == 1
+    assert st.time["operator"]["op"][0] == 1
+    assert st.time["Dom"]["task"][0] == 1
+    assert "m" not in st.time.get("Dom", {})   # instants are not in the statistics
+
+
+def test_a_kind_is_written_from_its_declaration_alone():
+    """What a new event kind needs in the encoder: nothing, unless the trace shows it in
+    a way of its own. A made-up 'flow step' kind and a made-up slice kind, declared as
+    records.KINDS entries are, come out as their declaration says."""
+    step = records.Kind(90, "test step", ("name", "cat", "t", "id", "note"), records.NONE,
+                        "n", {"id": "id", "note": "args"})
+    span = records.Kind(91, "test span", ("name", "cat", "t0", "t1"), records.SPAN, "X")
+    out = []
+    th = chrome._Thread(6, BASE, out.append, 0, 0)
+    chrome._declared(step)(th, (90, "s", "Dom", BASE + 2000, 12, {"k": 1}))
+    chrome._declared(span)(th, (91, "w", "Dom", BASE + 1000, BASE + 3000))
+    assert out == [{"name": "s", "cat": "Dom", "ph": "n", "ts": 2.0, "pid": chrome.PID,
+                    "tid": 6, "id": 12, "args": {"k": 1}}]
+    assert th.extra == [0, BASE + 1000, BASE + 3000] and len(th.heads) == 1
+    assert th.heads[0].startswith(b'{"name":"w","cat":"Dom","ph":"X"')
