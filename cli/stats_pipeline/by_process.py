@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 import statistics
 
-from ..readers import stats_module
+from xprof.shared import stats as shared_stats
+
 from ..readers.chrome import StatsCollector, _key
 
 BY_PROCESS = "Time by process"
@@ -95,7 +96,7 @@ def _ms(ps):
 def rank_spread(processes):
     """``{domain: {name: row}}`` over the ranks of ``processes`` ((name, rank, Stats));
     empty for fewer than two ranks."""
-    Stats = stats_module().Stats
+    Stats = shared_stats.Stats
     per_rank = {}
     for _, rank, st in processes:
         if rank is not None:
@@ -124,7 +125,7 @@ def sections(report, options):
     processes = report.extra.get(ByProcess.name)
     if processes is None:
         return report
-    to_json_obj = stats_module().to_json_obj
+    to_json_obj = shared_stats.to_json_obj
     table = {}
     for name, _, st in processes:
         time = to_json_obj(st, options.sort_by, options.ascending).get("Time", {})
