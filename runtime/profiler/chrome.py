@@ -42,10 +42,10 @@ _MID = b'e-3,"dur":'
 _END = b"e-3}"
 
 
-def _head(name, cat, tid, args_json=None):
+def _head(name, cat, tid, args_json=None, pid=PID):
     """A complete event up to its ``"ts":`` member (``args_json``: its args, as JSON)."""
     head = b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat) + \
-        b',"ph":"X","pid":%d,"tid":%d,' % (PID, tid)
+        b',"ph":"X","pid":%d,"tid":%d,' % (pid, tid)
     if args_json is not None:
         head += b'"args":' + args_json + b","
     return head + _TS
@@ -103,10 +103,12 @@ class _Thread:
     built so far, slices kept as tuples (with args, sub-operators) as ``key, t0, t1``
     under keys numbered after the recorder's, and the flow-arrow counter."""
 
-    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows")
+    __slots__ = ("tid", "pid", "base", "add", "extra", "local_keys", "heads", "n_keys",
+                 "flows")
 
-    def __init__(self, tid, base, add, n_keys, flows):
+    def __init__(self, tid, base, add, n_keys, flows, pid=PID):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
+        self.pid = pid
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
         self.heads = []        # head of key n_keys + i
@@ -115,7 +117,7 @@ class _Thread:
         k = self.local_keys.get(ident)
         if k is None:
             k = self.local_keys[ident] = self.n_keys + len(self.heads)
-            self.heads.append(_head(ident[0], ident[1], self.tid, args_json))
+            self.heads.append(_head(ident[0], ident[1], self.tid, args_json, self.pid))
         return k
 
     def us(self, t):
@@ -142,7 +144,7 @@ def _declared(kind):
     extra = [(key, fields.index(field) + 1) for field, key in kind.keys.items()]
 
     def encode(th, ev):
-        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": PID,
+        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": th.pid,
                "tid": th.tid}
         for key, at in extra:
             obj[key] = ev[at]
@@ -156,20 +158,33 @@ def _sub_operator(th, ev):
     if call_tid is not None and t_push >= call_t0 >= th.base:
         th.flows += 1
         th.add({"name": call_name, "cat": cat, "ph": "s", "id": th.flows,
-                "ts": th.us(t_push), "pid": PID, "tid": call_tid})
+                "ts": th.us(t_push), "pid": th.pid, "tid": call_tid})
         th.add({"name": call_name, "cat": cat, "ph": "f", "bp": "e", "id": th.flows,
-                "ts": th.us(t0), "pid": PID, "tid": th.tid})
+                "ts": th.us(t0), "pid": th.pid, "tid": th.tid})
 
 
 def _counter(th, ev):
     _, name, cat, t, value = ev
-    th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": PID,
+    th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": th.pid,
             "args": {name: value}})
 
 
 _OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
         records.COUNTER: _counter}              # a process-wide series: args {name: value}
 ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
+
+
+def _process_meta(process, pid):
+    """Name, labels and place of another process's track group (a DataLoader worker),
+    after this process's own."""
+    meta = [{"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"name": process.name}},
+            {"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"sort_index": pid}}]
+    if process.labels:
+        meta.append({"name": "process_labels", "ph": "M", "pid": pid, "tid": 0,
+                     "args": {"labels": process.labels}})
+    return meta
 
 
 def _encode(snapshot, base_ns, process_name, other_data):
@@ -181,16 +196,21 @@ def _encode(snapshot, base_ns, process_name, other_data):
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
     T, encoders = records.T, ENCODERS
+    pids = {None: PID}   # this process, then other processes' track groups (1, 2, ...)
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
         tid = buf.tid
+        pid = pids.get(buf.process)
+        if pid is None:
+            pid = pids[buf.process] = len(pids)
+            meta += _process_meta(buf.process, pid)
         if buf.track:
-            meta.append({"name": "thread_name", "ph": "M", "pid": PID, "tid": tid,
+            meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"name": buf.name}})
-            meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
+            meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        th = _Thread(tid, base_ns, objs.append, n_keys, flows)
+        th = _Thread(tid, base_ns, objs.append, n_keys, flows, pid)
         for ev in buf.events[:n]:
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
@@ -205,7 +225,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
             heads = th.heads
             records_.append(_slice_records(
                 key, start, dur,
-                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid)))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid,
+                                                                      pid=pid)))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

@@ -23,7 +23,8 @@ class ThreadBuffer:
     """One thread's events (or, with ``track`` False, process-wide events such as
     counter samples, which get no thread track in the trace)."""
 
-    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track")
+    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
+                 "process")
 
     def __init__(self, tid, name, sort_index, track=True):
         self.tid = tid
@@ -33,6 +34,7 @@ class ThreadBuffer:
         self.slices = []
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
+        self.process = None     # another process's track group (process_tracks.Process)
 
 
 _key_lock = threading.Lock()

@@ -1,13 +1,21 @@
 """Assembling one batch from a dataset: the work a DataLoader hands to its workers.
 
 ``load_batch`` is the same code whether the batch is made on the calling thread, on a
-worker thread or in a worker process, so the three give the same batches.
+worker thread or in a worker process, so the three give the same batches. While the
+profiler records (in a worker: while its parent does), each sample's ``__getitem__``
+(transforms included) and each batch's ``batchify`` are slices of category
+``DataLoader`` on the thread that ran them (``_get_batch`` for datasets that slice many
+samples at once).
 """
 import numbers
+from time import perf_counter_ns
 
 import numpy as np
 
 from ...ndarray import ndarray as _nd
+from ...profiler.observer import flags as _flags, observer as _observer
+
+CATEGORY = "DataLoader"
 
 __all__ = ["default_batchify_fn", "load_batch"]
 
@@ -39,15 +47,45 @@ def load_batch(dataset, batchify_fn, indices):
     Without a ``batchify_fn``, a dataset that can slice many samples at once (its
     ``_get_batch``: numpy-backed datasets) is asked first, which gives the same values
     as stacking its samples one by one, faster."""
+    if _flags.recording:
+        return _load_recorded(dataset, batchify_fn, indices)
     if batchify_fn is None:
         get_batch = getattr(dataset, "_get_batch", None)
         batch = get_batch(indices) if get_batch is not None else None
         if batch is not None:
-            if isinstance(batch, tuple):
-                return [_to_nd(b) for b in batch]
-            return _to_nd(batch)
+            return _batch_to_nd(batch)
         batchify_fn = default_batchify_fn
     return batchify_fn([dataset[i] for i in indices])
+
+
+def _batch_to_nd(batch):
+    if isinstance(batch, tuple):
+        return [_to_nd(b) for b in batch]
+    return _to_nd(batch)
+
+
+def _load_recorded(dataset, batchify_fn, indices):
+    """``load_batch`` with its steps recorded as slices."""
+    record = _observer.slice
+    if batchify_fn is None:
+        get_batch = getattr(dataset, "_get_batch", None)
+        if get_batch is not None:
+            t0 = perf_counter_ns()
+            batch = get_batch(indices)
+            if batch is not None:
+                batch = _batch_to_nd(batch)
+                record("_get_batch", CATEGORY, t0, perf_counter_ns())
+                return batch
+        batchify_fn = default_batchify_fn
+    samples = []
+    for i in indices:
+        t0 = perf_counter_ns()
+        samples.append(dataset[i])
+        record("__getitem__", CATEGORY, t0, perf_counter_ns())
+    t0 = perf_counter_ns()
+    batch = batchify_fn(samples)
+    record("batchify", CATEGORY, t0, perf_counter_ns())
+    return batch
 
 
 def map_leaves(fn, batch, leaf_type):

@@ -1,13 +1,19 @@
 """``DataLoader``: iterate a Dataset in batches of NDArrays, optionally in workers."""
 import operator
 import weakref
+from time import perf_counter_ns
 
 from ... import context as _context
-from .batching import as_in_context, default_batchify_fn, load_batch
+from ...profiler.observer import flags as _flags, observer as _observer
+from .batching import CATEGORY, as_in_context, default_batchify_fn, load_batch
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker_pool import ProcessWorkers, ThreadWorkers
 
 __all__ = ["DataLoader", "default_batchify_fn"]
+
+# The slice, on the training loop's thread, for the time it waited for a worker's batch
+# (what makes an input-bound loop visible).
+WAIT_SLICE = "wait for batch"
 
 
 class DataLoader:
@@ -103,7 +109,10 @@ class DataLoader:
                 workers.submit(epoch, sent, indices)
                 sent += 1
             while received < sent:
+                t0 = perf_counter_ns()
                 batch = workers.receive(epoch, received, self._timeout)
+                if _flags.recording:
+                    _observer.slice(WAIT_SLICE, CATEGORY, t0, perf_counter_ns())
                 received += 1
                 indices = next(batches, None)
                 if indices is not None:

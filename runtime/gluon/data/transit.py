@@ -28,27 +28,28 @@ class Array:
         return Array, (self.data,)
 
 
-def encode_batch(tag, batch):
-    """``(tag, True, batch)`` as bytes, the batch's NDArrays as numpy data."""
+def encode_batch(tag, batch, events=None):
+    """``(tag, True, batch, events)`` as bytes, the batch's NDArrays as numpy data;
+    ``events``: the worker's profile flush (:mod:`...profiler.process_tracks`) or None."""
     payload = map_leaves(lambda a: Array(a.asnumpy()), batch, _nd.NDArray)
-    return pickle.dumps((tag, True, payload), _PROTOCOL)
+    return pickle.dumps((tag, True, payload, events), _PROTOCOL)
 
 
-def encode_error(tag, exc):
-    """``(tag, False, (exception or None, its type name, message, traceback text))``:
-    the exception itself when it pickles, its text in any case."""
+def encode_error(tag, exc, events=None):
+    """``(tag, False, (exception or None, its type name, message, traceback text),
+    events)``: the exception itself when it pickles, its text in any case."""
     text = "".join(traceback.format_exception(exc))
     try:
         pickled = pickle.dumps(exc, _PROTOCOL)
         pickle.loads(pickled)
     except Exception:  # noqa: BLE001 - any exception may fail to round-trip
         pickled = None
-    return pickle.dumps((tag, False, (pickled, type(exc).__name__, str(exc), text)),
+    return pickle.dumps((tag, False, (pickled, type(exc).__name__, str(exc), text), events),
                         _PROTOCOL)
 
 
 def decode(message):
-    """``(tag, ok, payload)`` from the bytes a worker sent."""
+    """``(tag, ok, payload, events)`` from the bytes a worker sent."""
     return pickle.loads(message)
 
 

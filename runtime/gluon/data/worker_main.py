@@ -1,6 +1,6 @@
 """What runs inside a DataLoader worker process (forked from the training process).
 
-The worker takes tasks ``(tag, indices)`` from its task pipe, one at a time, in the
+The worker takes tasks ``(tag, indices, mode)`` from its task pipe, one at a time, in the
 order they were sent, loads each batch with :func:`.batching.load_batch` and sends it
 back on its own result pipe (:mod:`.transit`). A sender thread writes the answers, so
 the worker goes on with its next task while the training loop has not read the last
@@ -8,13 +8,19 @@ one yet (a pipe holds 1 MiB at most: writing from the loading thread would stall
 after one batch, and prefetching would not happen). ``None`` on the task pipe, or the
 pipe's end, stops it. It also stops by itself when its parent is gone (checked every
 ``PARENT_CHECK_S`` while idle), so a parent killed by a signal leaves no worker behind.
+
+Profiling: ``mode`` is what the parent was recording when it sent the task (its
+profiler mode bits, 0 when off). The worker records the same while loading the batch,
+and every answer carries the events recorded since the previous one (a flush,
+:mod:`...profiler.process_tracks`): a worker killed mid-run loses only what it
+recorded after its last answer.
 """
 import os
 import queue
 import signal
 import threading
 
-from ...profiler import session as _session
+from ...profiler import process_tracks
 from . import transit
 from .batching import load_batch
 
@@ -32,8 +38,7 @@ def _detach_from_parent():
     process's (the engine was renewed at fork, without an observer)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    flags = _session.flags
-    flags.api = flags.mem = flags.recording = False
+    process_tracks.begin_child()
 
 
 def _send_loop(outbox, results):
@@ -62,6 +67,7 @@ def run(dataset, batchify_fn, tasks, results, parent_pid):
 
 
 def _serve(dataset, batchify_fn, tasks, outbox, parent_pid):
+    recording = 0
     while True:
         if not tasks.poll(PARENT_CHECK_S):
             if os.getppid() != parent_pid:
@@ -73,9 +79,15 @@ def _serve(dataset, batchify_fn, tasks, outbox, parent_pid):
             return
         if task is None:
             return
-        tag, indices = task
+        tag, indices, mode = task
+        if mode != recording:
+            process_tracks.set_mode(mode)
         try:
-            message = transit.encode_batch(tag, load_batch(dataset, batchify_fn, indices))
+            batch = load_batch(dataset, batchify_fn, indices)
+            events = process_tracks.flush() if mode or recording else None
+            message = transit.encode_batch(tag, batch, events)
         except Exception as e:  # noqa: BLE001 - every error goes back to the parent
-            message = transit.encode_error(tag, e)
+            events = process_tracks.flush() if mode or recording else None
+            message = transit.encode_error(tag, e, events)
+        recording = mode
         outbox.put(message)

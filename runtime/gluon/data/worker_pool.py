@@ -25,6 +25,8 @@ import threading
 import time
 
 from ... import ndarray as _nd_mod
+from ...profiler import process_tracks
+from ...profiler.observer import flags as _flags
 from . import transit, worker_main
 from .batching import load_batch
 
@@ -41,6 +43,15 @@ class WorkerTimeout(multiprocessing.TimeoutError, TimeoutError):
 def _context():
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _profiling_mode():
+    """What a worker should record for its next batch: this process's profiler mode
+    while it records, else 0."""
+    if not _flags.recording:
+        return 0
+    from ...profiler import session
+    return session.get_mode()
 
 
 def _enlarge(conn):
@@ -91,7 +102,7 @@ class _Workers:
         return seq % self.num_workers
 
     def submit(self, epoch, seq, indices):
-        self._send(self.worker_of(seq), ((epoch, seq), indices))
+        self._send(self.worker_of(seq), (epoch, seq), indices)
 
     def receive(self, epoch, seq, timeout):
         """Batch ``seq`` of iteration ``epoch`` (its payload), raising the worker's
@@ -144,8 +155,8 @@ class ThreadWorkers(_Workers):
     def describe(self, k):
         return f"DataLoader worker {k} (thread)"
 
-    def _send(self, k, task):
-        self._tasks[k].put(task)
+    def _send(self, k, tag, indices):
+        self._tasks[k].put((tag, indices))
 
     def _next_answer(self, k, seq, deadline):
         try:
@@ -174,6 +185,7 @@ class ProcessWorkers(_Workers):
         self._tasks = []
         self._results = []
         self._stopped = False
+        self._tracks = {}
 
     def start(self):
         # Nothing may run on the engine's threads while forking (MXNet waits too): a
@@ -202,11 +214,19 @@ class ProcessWorkers(_Workers):
     def describe(self, k):
         return f"DataLoader worker {k} (pid {self._procs[k].pid})"
 
-    def _send(self, k, task):
+    def _track(self, k):
+        """Worker ``k``'s process track group in this process's profile."""
+        track = self._tracks.get(k)
+        if track is None:
+            track = self._tracks[k] = process_tracks.Process(
+                f"DataLoader worker {k}", f"pid {self._procs[k].pid}")
+        return track
+
+    def _send(self, k, tag, indices):
         try:
-            self._tasks[k].send(task)
+            self._tasks[k].send((tag, indices, _profiling_mode()))
         except (BrokenPipeError, ConnectionResetError, OSError):
-            raise self._died(k, task[0][1]) from None
+            raise self._died(k, tag[1]) from None
 
     def _next_answer(self, k, seq, deadline):
         conn, proc = self._results[k], self._procs[k]
@@ -217,9 +237,11 @@ class ProcessWorkers(_Workers):
             ready = multiprocessing.connection.wait([conn, proc.sentinel], left)
             if conn in ready or (ready and conn.poll(0)):
                 try:
-                    got, ok, payload = transit.decode(conn.recv_bytes())
+                    got, ok, payload, events = transit.decode(conn.recv_bytes())
                 except (EOFError, OSError):
                     raise self._died(k, seq) from None
+                if events is not None:
+                    self._track(k).ingest(events)
                 if ok:
                     payload = transit.decode_batch(payload, self._ctx)
                 return got, ok, payload
