@@ -8,7 +8,6 @@ is written complete and ``xprof run`` exits with the script's own exit code.
 """
 import os
 import runpy
-import signal
 import sys
 import traceback
 
@@ -43,13 +42,19 @@ def _restore_process_state(saved):
 
 
 def _trimmed_traceback(exc):
-    """Print ``exc`` as Python would, without xprof's and runpy's own frames."""
+    """Print ``exc`` as Python would, without xprof's and runpy's own frames (nor, for
+    a signal's exception, those of the handler that raised it)."""
+    from xprof.runtime.engine import signals
+
     tb = exc.__traceback__
     here = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>"}
     while tb is not None and (tb.tb_frame.f_code.co_filename in here
                               or os.path.abspath(tb.tb_frame.f_code.co_filename) in here):
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    shown = traceback.TracebackException(type(exc), exc, tb)
+    while shown.stack and shown.stack[-1].filename == signals.__file__:
+        shown.stack.pop()
+    sys.stderr.write("".join(shown.format()))
 
 
 def _run_target(module, target, args):
@@ -160,13 +165,19 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def _finish(profiler_session, engine):
-    """Drain the engine and write the trace if the script did not already."""
-    try:
-        engine.get().wait_all()
-    except BaseException as e:  # noqa: BLE001 - an op error the script never synced on
-        print(f"xprof: an operation failed after the script's last sync point: "
-              f"{type(e).__name__}: {e}", file=sys.stderr)
+def _finish(profiler_session, engine, stop):
+    """Drain the engine and write the trace if the script did not already. The drain
+    is bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace
+    holds what was recorded and the message names what was still running."""
+    report = engine.drain(stop=stop)
+    if report:
+        print(f"xprof: {report}; the trace holds what was recorded", file=sys.stderr)
+    else:
+        try:
+            engine.get().wait_all()
+        except Exception as e:  # noqa: BLE001 - an op error the script never synced on
+            print(f"xprof: an operation failed after the script's last sync point: "
+                  f"{type(e).__name__}: {e}", file=sys.stderr)
     if profiler_session.state() == "run" or profiler_session.undumped_events():
         from .progress import delayed_status
         from .render import plural
@@ -266,11 +277,10 @@ def run(module, output, mode, bulk, show_stats, quiet, nproc, script_and_args):
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            pass  # KeyboardInterrupt is caught in _run_target
-        code = _run_target(module, target, args)
-        session.end_cli_session()
-        path = _finish(session, engine)
+        code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
+        with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
+            session.end_cli_session()
+            path = _finish(session, engine, stop)
     finally:
         _restore_process_state(saved)
     if not quiet:

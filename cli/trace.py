@@ -22,22 +22,25 @@ def write_atomic(path, chunks, compress, keep=lambda tmp: True):
     return write(path, chunks, compress=compress, durable=True, keep=keep)
 
 
-def _decode_chunk(raw):
-    """Events of one output chunk, read back as ``xprof validate`` would read them."""
+def _decode_chunk(raw, huge_ints):
+    """Events of one output chunk, read back as ``xprof validate`` would read them
+    (integers of 20+ digits by the standard library: orjson makes floats of them)."""
     import json
     import sys
 
     import orjson
 
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:   # integers beyond 64 bits, nesting beyond 1024
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 5000))
-        try:
-            return json.loads(raw)
-        finally:
-            sys.setrecursionlimit(limit)
+        if not huge_ints:
+            return orjson.loads(raw)
+    except orjson.JSONDecodeError:   # nesting beyond 1024
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        return json.loads(raw)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _source(profiles, align):
@@ -70,7 +73,8 @@ def checked_output(norm, top, checker, progress):
     base = len(header)
     for start, part in norm.chunks():
         raw = b",\n".join(part)
-        checker.check_batch(base + start, _decode_chunk(b"[" + raw + b"]"), digit_runs(raw)[0])
+        long_ints, huge_ints = digit_runs(raw)
+        checker.check_batch(base + start, _decode_chunk(b"[" + raw + b"]", huge_ints), long_ints)
         yield (b"" if first else b",\n") + raw
         first = False
         progress(start + len(part))
@@ -168,6 +172,9 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
         if d not in norm.categories:
             fail(f"unknown domain {d!r}; available: "
                  f"{', '.join(map(repr, sorted(norm.categories))) or 'none'}")
+    if reader.lone_surrogates:
+        norm.notes.append(f"wrote U+FFFD for the lone surrogate escapes (such as \\ud800) of "
+                          f"{render.plural(reader.lone_surrogates, 'string')}")
     for note in norm.finish(domains, since, until, name_glob):
         click.echo(f"xprof: note: {note}", err=True)
     top = Normalizer.top(reader.top)

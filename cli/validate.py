@@ -59,7 +59,7 @@ def validate(trace, fmt, max_errors):
                 tick()
     except TraceError as exc:
         fail(str(exc))
-    checker.check_top(reader.top, reader.truncated)
+    checker.check_top(reader.top, reader.truncated, reader.lone_surrogates)
     checker.finish()
     missing = checker.unnamed()
     if missing:

@@ -23,14 +23,35 @@ nd = ndarray
 _LAZY = {"sym": "symbol", "symbol": "symbol", "operator": "operator", "gluon": "gluon",
          "init": "initializer", "initializer": "initializer", "optimizer": "optimizer",
          "executor": "symbol.executor", "test_utils": "test_utils", "metric": "metric",
-         "io": "io", "lr_scheduler": "lr_scheduler"}
+         "io": "io", "lr_scheduler": "lr_scheduler", "base": "base", "util": "util",
+         "name": "name", "attribute": "attribute", "runtime": "runtime", "np": "numpy",
+         "numpy": "numpy", "kv": "kvstore", "kvstore": "kvstore", "mod": "module",
+         "module": "module", "model": "model", "rnn": "rnn", "callback": "callback",
+         "visualization": "visualization", "viz": "visualization", "contrib": "contrib",
+         "recordio": "recordio", "image": "image", "npx": "numpy"}
+# Names MXNet exposes at the top level, from the module that holds them.
+_LAZY_NAMES = {"AttrScope": ("attribute", "AttrScope"), "np_shape": ("util", "np_shape"),
+               "use_np_shape": ("util", "use_np_shape"), "is_np_shape": ("util", "is_np_shape"),
+               "set_np_shape": ("util", "set_np_shape"), "is_np_array": ("util", "is_np_array"),
+               "MXNetError": ("base", "MXNetError")}
 
 
 def __getattr__(name):
     target = _LAZY.get(name)
+    if target is None and name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        value = getattr(importlib.import_module("." + module, __name__), attr)
+        globals()[name] = value
+        return value
     if target is None:
         raise AttributeError(f"module 'xprof.runtime' has no attribute {name!r}")
-    module = importlib.import_module("." + target, __name__)
+    try:
+        module = importlib.import_module("." + target, __name__)
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{target}":
+            raise
+        raise AttributeError(f"module 'xprof.runtime' has no attribute {name!r} "
+                             f"(xprof has no mx.{name})") from None
     globals()[name] = module
     return module
 

@@ -19,6 +19,7 @@ and flow arrows from the Python slice to each sub-operator.
 import itertools
 import queue
 import threading
+import time
 import traceback
 import warnings
 from time import perf_counter_ns
@@ -207,32 +208,66 @@ def _check_shape(op_type, what, i, shape):
 
 # -- the custom-operator worker pool ------------------------------------------------------
 class _Pool:
-    """Threads that run Python forward/backward code.
+    """Threads that run Python forward/backward code, grown so that no call waits long
+    for one.
 
-    One thread runs calls in order; another is started only when a job is waiting and
-    every thread is blocked at a sync point (a forward that waits for another custom
-    op's result), up to ``CUSTOM_OP_NUM_THREADS``. Fewer threads means fewer GIL
-    hand-offs, and blocking is the only way a queued call could starve. The per-job path
-    takes no lock: ``submit`` puts the job and then reads the counts, ``_on_block``
-    changes them and then looks at the queue, so one of the two always sees the other.
+    One thread runs calls in order while it keeps up: fewer threads means fewer GIL
+    hand-offs. Another thread is started
+      * at once, when a job is queued and every thread is blocked at an engine sync point
+        (a forward waiting for another custom op's result: nested calls), and
+      * by the watchdog, when a job has sat at the head of the queue for ``PATIENCE_S``
+        with no thread taking any job: a forward blocked anywhere else (a sleep, I/O, a
+        lock, long Python code) delays the other calls by a few milliseconds, not by its
+        whole duration.
+    A thread idle for ``RETIRE_S`` ends (one is kept). The bound, ``max_threads``
+    (``CUSTOM_OP_NUM_THREADS``), is there to stop a runaway program: when it is reached,
+    every thread is blocked at a sync point and no job was taken for ``EXHAUSTED_S``, the
+    queued calls fail with an error that says so (they would otherwise wait for each
+    other for ever).
+
+    The per-job path takes no lock: ``submit`` puts the job and then reads the counts,
+    ``_on_block`` changes them and then looks at the queue, so one of the two always
+    sees the other; the watchdog reads the queue and a counter of jobs taken.
     """
+
+    PATIENCE_S = 0.002   # a queued job waits at most about this long for a thread
+    QUIET_POLLS = 50     # the watchdog sleeps after this many polls with nothing queued
+    RETIRE_S = 2.0
+    EXHAUSTED_S = 1.0
 
     def __init__(self, max_threads, max_in_flight):
         self.max_threads = max(1, max_threads)
         self.max_in_flight = max_in_flight
-        self.jobs = queue.SimpleQueue()
+        self.jobs = queue.SimpleQueue()   # (run, fail, name)
         self.lock = threading.Lock()
         self.drained = threading.Condition(self.lock)
         self.in_flight = 0  # calls handed to the pool and not completed yet
         self.waiters = 0    # callers waiting in throttle() for calls to complete
         self.threads = 0
         self.blocked = 0    # threads inside a job, waiting at a sync point
+        self.taken = 0      # jobs taken so far (the watchdog's sign of progress)
+        self.current = {}   # pool thread ident -> name of the call it runs (or None)
+        self.watchdog = None
+        self.watch_asleep = False
+        self.watch_wake = threading.Event()
+        self.exhausted = False   # at the bound, failing calls that cannot start
         self._names = itertools.count()
 
-    def submit(self, job):
-        self.jobs.put(job)
+    def submit(self, run, fail, name):
+        """Queue ``run()``; ``fail(exc)`` completes the call instead if it cannot start."""
+        self.jobs.put((run, fail, name))
         if self.threads - self.blocked <= 0:
             self._maybe_spawn()
+        elif self.watch_asleep:
+            self.watch_wake.set()
+
+    def owns_thread(self):
+        """Is the calling thread one of the pool's?"""
+        return threading.get_ident() in self.current
+
+    def running(self):
+        """Names of the calls pool threads are running now (for the drain's report)."""
+        return [name for name in list(self.current.values()) if name is not None]
 
     def started(self):
         """A call was handed to the pool (its completion calls :meth:`finished`)."""
@@ -280,9 +315,16 @@ class _Pool:
         with self.lock:
             if self.threads - self.blocked > 0 or self.threads >= self.max_threads:
                 return
-            self.threads += 1
+            self._spawn_locked()
+
+    def _spawn_locked(self):
+        self.threads += 1
         threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
                          daemon=True).start()
+        if self.watchdog is None:
+            self.watchdog = threading.Thread(target=self._watch, daemon=True,
+                                             name="xprof custom op watchdog")
+            self.watchdog.start()
 
     def _on_block(self, blocking):
         """Engine hook: a pool thread starts (True) or stops (False) waiting."""
@@ -295,15 +337,88 @@ class _Pool:
         state = _engine.thread_state
         state.on_block = self._on_block
         state.defer_wake = True   # see ThreadedEngine._wake: one wake-up per burst
-        jobs = self.jobs
+        jobs, current, me = self.jobs, self.current, threading.get_ident()
+        current[me] = None
+        get, wait_s = jobs.get, self.RETIRE_S
         while True:
             if jobs.empty():
                 _engine.get().flush_wakes()
-            jobs.get()()
+            try:
+                run, _, name = get(timeout=wait_s)
+            except queue.Empty:
+                if self._retire(me):
+                    return
+                continue
+            self.taken += 1
+            current[me] = name
+            run()
+            current[me] = None
+
+    def _retire(self, me):
+        with self.lock:
+            if self.threads <= 1 or not self.jobs.empty():
+                return False
+            self.threads -= 1
+            del self.current[me]
+            return True
+
+    def _watch(self):
+        """Start a thread for a job that no thread took for ``PATIENCE_S``; sleep while
+        nothing is queued for a while (a submit wakes it)."""
+        jobs, quiet, stalled_since = self.jobs, 0, None
+        while True:
+            if jobs.empty():
+                stalled_since = None
+                quiet += 1
+                if quiet < self.QUIET_POLLS:
+                    time.sleep(self.PATIENCE_S)
+                    continue
+                self.watch_asleep = True
+                if jobs.empty():
+                    self.watch_wake.wait()
+                self.watch_wake.clear()
+                self.watch_asleep = False
+                quiet = 0
+                continue
+            quiet = 0
+            taken = self.taken
+            time.sleep(self.PATIENCE_S)
+            if self.taken != taken or jobs.empty():
+                stalled_since = None
+                continue
+            stalled_since = stalled_since or time.monotonic()
+            self._stalled(time.monotonic() - stalled_since)
+
+    def _stalled(self, for_s):
+        """The head job waited a full period with no job taken: add a thread; at the
+        bound, with every thread blocked at a sync point for ``EXHAUSTED_S``, fail the
+        head job (its caller's wait then raises, which frees a thread), and go on
+        failing jobs while that lasts, without waiting ``EXHAUSTED_S`` again."""
+        with self.lock:
+            if self.threads < self.max_threads:
+                self._spawn_locked()
+                return
+            if self.blocked < self.threads:
+                self.exhausted = False
+                return   # at the bound, some thread is busy: it will come back
+            if for_s < self.EXHAUSTED_S and not self.exhausted:
+                return
+            self.exhausted = True
+        try:
+            _, fail, name = self.jobs.get_nowait()
+        except queue.Empty:
+            return
+        running = ", ".join(sorted(set(self.running()))) or "none"
+        fail(RuntimeError(
+            f"custom operator {name!r} could not start: all {self.max_threads} "
+            f"custom-operator threads wait at sync points (running: {running}; calls "
+            f"that wait for nested calls?); raise XPROF_CUSTOM_OP_NUM_THREADS "
+            f"(now {self.max_threads})"))
 
 
-_pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 16),
+_pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),
               _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
+_engine.report_running(_pool.running)
 
 
 class Call:
@@ -350,7 +465,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
         _pool.started()
         _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
-                                      complete))
+                                      complete), complete, name)
 
     if not inline:
         _pool.throttle()
@@ -373,6 +488,9 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
             body(out_handles)
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
         _observer.call_ends(call)
+        if not isinstance(e, Exception) and not _pool.owns_thread():
+            on_complete(None)   # Ctrl-C in a forward run inline: the program's, not the op's
+            raise
         on_complete(e)
         return
     _observer.call_ends(call)

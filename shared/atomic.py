@@ -1,6 +1,7 @@
 """Write a file so that it is never seen half-written: temp file in the same folder, then
 rename. A reader (or a crash, or a failed run) finds either the old complete file or
-the new one."""
+the new one; the temp file of a writer that was killed mid-write (SIGKILL, a crash) is
+removed by the next write to the same path."""
 import os
 import tempfile
 
@@ -16,6 +17,45 @@ def _umask():
 FILE_MODE = 0o666 & ~_umask()
 
 
+# A temp file is named ``.xprof-<pid>-<target name>.<random>.tmp``: the next write to
+# the same path knows which leftovers are its own and whether their writer still runs.
+_PREFIX, _SUFFIX = ".xprof-", ".tmp"
+_TAG_CHARS = 100   # of the target's name (a file name has at most 255 bytes)
+
+
+def _alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True   # someone else's process, or not knowable: leave its file alone
+    return True
+
+
+def remove_stale(folder, tag):
+    """Remove temp files for the target named ``tag`` in ``folder`` that a writer left
+    behind when it was killed mid-write (its process no longer exists)."""
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
+                continue
+            pid, _, rest = name[len(_PREFIX):-len(_SUFFIX)].partition("-")
+            if not pid.isdigit() or rest.rpartition(".")[0] != tag or _alive(int(pid)):
+                continue
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass   # removed by another writer meanwhile, or not ours to remove
+
+
 def write_atomic(path, data, compress=False, durable=False, keep=None):
     """Write ``data`` (bytes, or an iterable of byte chunks) to ``path`` atomically.
 
@@ -25,8 +65,11 @@ def write_atomic(path, data, compress=False, durable=False, keep=None):
     the old one stays. Returns whether ``path`` was replaced.
     """
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=folder)
+    folder, name = os.path.split(os.path.abspath(path))
+    tag = name[:_TAG_CHARS]
+    remove_stale(folder, tag)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_PREFIX}{os.getpid()}-{tag}.", suffix=_SUFFIX,
+                               dir=folder)
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as raw:

@@ -38,6 +38,7 @@ from array import array
 import math
 
 from . import slices
+from .tracefile import short_repr
 
 ERROR = "error"
 WARNING = "warning"
@@ -45,6 +46,8 @@ WARNING = "warning"
 _MAX_SAFE = 2 ** 53
 _U32 = 2 ** 32
 _INF = math.inf
+# Perfetto keeps times as int64 nanoseconds: ts and dur (in us) must stay below 2^63 ns
+_TIME_MAX = 2 ** 63 / 1000
 
 FULL_PHASES = frozenset("BEXiICbnestfM")
 ONE_VIEWER = {
@@ -70,9 +73,10 @@ _METADATA_OTHER = ("process_labels", "process_uptime_seconds", "num_cpus",
 # Rules whose every violation `xprof trace` repairs (normalize.py): pids and tids are
 # renumbered to small integers (strings, out of range, missing pid), integer ids too,
 # B/E pairs become X events (their names/cats come from the B), a truncated array is
-# written whole, displayTimeUnit is set to ms.
+# written whole, displayTimeUnit is set to ms, lone surrogates are written as U+FFFD,
+# an async end moves to the process of its begin.
 RULES_TRACE_REPAIRS = frozenset({"pid", "pid-missing", "tid", "id-beyond-2^53", "e-name", "e-cat",
-                                 "truncated", "display-time-unit"})
+                                 "truncated", "display-time-unit", "lone-surrogate", "async-e-pid"})
 # flow_kind of an f that binds to the next slice (slices.binds_to_next): "F"
 _TO_NEXT = ord("F")
 # phases whose event lives on a thread track and therefore needs a tid
@@ -124,15 +128,22 @@ class _Thread:
 
 def _hashable(value):
     """pid/tid/cat values as dict keys even when malformed (lists, objects)."""
-    return value if value is None or type(value) in (int, str, float, bool) else repr(value)
+    return value if value is None or type(value) in (int, str, float, bool) else short_repr(value)
 
 
 def _describe(value):
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {short_repr(value)}"
     if value is None:
         return "null"
-    return repr(value)
+    return short_repr(value)
+
+
+def _short(value):
+    """A number for a message: huge integers as their digit count, not 400 digits."""
+    if type(value) is int and abs(value) > 10 ** 30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return _describe(value)
 
 
 def _id_key(ev):
@@ -175,9 +186,9 @@ class Checker:
         else:
             self.warnings += 1
         if not isinstance(name, str):
-            name = "" if name is None else repr(name)
+            name = "" if name is None else short_repr(name)
         if not isinstance(ph, str):
-            ph = "" if ph is None else repr(ph)
+            ph = "" if ph is None else short_repr(ph)
         self.violations.append(Violation(index, ph, name, severity, message, rule))
 
     def _err(self, rule, index, ev, message):
@@ -212,7 +223,7 @@ class Checker:
             name = get("name")
             cat = get("cat")
             args = get("args")
-            if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _INF
+            if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _TIME_MAX
                     and type(pid) is int and 0 <= pid < _U32
                     and (name is None or type(name) is str)
                     and (cat is None or type(cat) is str)
@@ -222,7 +233,7 @@ class Checker:
             if ph == "X":
                 dur = get("dur")
                 tid = get("tid")
-                if ((type(dur) is float or type(dur) is int) and 0 <= dur < _INF
+                if ((type(dur) is float or type(dur) is int) and 0 <= dur < _TIME_MAX
                         and type(tid) is int and 0 <= tid < _U32):
                     if pid == last_pid and tid == last_tid:
                         thread = last_thread
@@ -246,7 +257,7 @@ class Checker:
             elif ph == "b" or ph == "e" or ph == "n":
                 id_ = get("id")
                 if (type(id_) is int or type(id_) is str) and cat and name and "id2" not in ev:
-                    async_step(i, ph, ts, name, cat, id_)
+                    async_step(i, ph, ts, name, cat, id_, pid)
                     continue
             elif ph == "s" or ph == "f" or ph == "t":
                 id_ = get("id")
@@ -298,7 +309,7 @@ class Checker:
             self._metadata(i, ev)
             return
         ts = ev.get("ts")
-        if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _INF):
+        if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _TIME_MAX):
             self._check_ts(i, ev)
             ts = None
         pid = ev.get("pid")
@@ -324,11 +335,15 @@ class Checker:
                 thread = self._threads[key] = _Thread()
         if ph == "X":
             dur = ev.get("dur")
-            if not ((type(dur) is float or type(dur) is int) and 0 <= dur < _INF):
+            if not ((type(dur) is float or type(dur) is int) and 0 <= dur < _TIME_MAX):
                 if dur is None:
                     self._err("dur", i, ev, "dur is missing (required on X events)")
                 else:
-                    self._err("dur", i, ev, f"dur must be a finite number >= 0, got {_describe(dur)}")
+                    if type(dur) in (int, float) and _TIME_MAX <= dur < _INF:
+                        self._err("dur", i, ev, f"dur {_short(dur)} is beyond 2^63 ns "
+                                                f"({_TIME_MAX:.4g} us), which no viewer holds")
+                    else:
+                        self._err("dur", i, ev, f"dur must be a finite number >= 0, got {_short(dur)}")
             elif ts is not None:
                 thread.x_ts.append(ts)
                 thread.x_dur.append(dur)
@@ -353,7 +368,7 @@ class Checker:
             if not name:
                 self._err("async-name", i, ev, "async event needs a name")
             if not problem and type(cat) is str and type(name) is str:
-                self._async_step(i, ph, ts, name, cat, key)
+                self._async_step(i, ph, ts, name, cat, key, _hashable(pid))
         else:  # s t f
             key, problem = _id_key(ev)
             if problem:
@@ -374,8 +389,11 @@ class Checker:
             self._err("ts", i, ev, "ts is missing (required except on M events)")
         elif type(ts) not in (int, float):
             self._err("ts", i, ev, f"ts must be a number, got {_describe(ts)}")
+        elif 0 <= ts and ts >= _TIME_MAX and ts < _INF:
+            self._err("ts", i, ev, f"ts {_short(ts)} is beyond 2^63 ns ({_TIME_MAX:.4g} us), "
+                                   f"which no viewer holds")
         elif not 0 <= ts < _INF:
-            self._err("ts", i, ev, f"ts must be a finite number >= 0, got {ts!r}")
+            self._err("ts", i, ev, f"ts must be a finite number >= 0, got {_short(ts)}")
 
     def _check_pid(self, i, ev, field):
         v = ev.get(field)
@@ -430,24 +448,28 @@ class Checker:
             if type(value) not in (int, float) or not -_INF < value < _INF:
                 self._err("counter-value", i, ev, f"counter value args.{key} must be a finite number, got {_describe(value)}")
 
-    def _async_step(self, i, ph, ts, name, cat, id_key):
-        """Pair b/e per (cat, id) as a stack; e must carry the open b's name."""
+    def _async_step(self, i, ph, ts, name, cat, id_key, pid):
+        """Pair b/e per (cat, id) as a stack; e must carry the open b's name and pid."""
         if ph == "n":
             return
         key = (cat, id_key)
         stack = self._async.get(key)
         if ph == "b":
             if stack is None:
-                self._async[key] = [(name, ts, i)]
+                self._async[key] = [(name, ts, i, pid)]
             else:
-                stack.append((name, ts, i))
+                stack.append((name, ts, i, pid))
             return
         if not stack:
             self._add("async-e-without-b", i, ph, name, ERROR, f"async end (e) without an open b for cat {cat!r} id {id_key!r}")
             return
-        b_name, b_ts, b_index = stack.pop()
+        b_name, b_ts, b_index, b_pid = stack.pop()
         if not stack:
             del self._async[key]
+        if pid != b_pid:
+            self._add("async-e-pid", i, ph, name, ERROR,
+                      f"async end on pid {pid!r} but its b (event {b_index}) is on pid {b_pid!r}; "
+                      f"Perfetto keeps async tracks per process and leaves both ends unpaired")
         if name != b_name:
             self._add("async-e-name", i, ph, name, ERROR, f"async end name {name!r} differs from the open b's name "
                                           f"{b_name!r} (event {b_index}); the viewers pair them differently")
@@ -512,8 +534,14 @@ class Checker:
 
         self.violations = [label(v) if v[0] in labels and not v[2] else v for v in self.violations]
 
-    def check_top(self, top, truncated=False):
-        """Checks on the top-level object (``displayTimeUnit``) and the array's end."""
+    def check_top(self, top, truncated=False, lone_surrogates=0):
+        """Checks on the top-level object (``displayTimeUnit``), the array's end, and the
+        reader's count of strings with lone surrogate escapes (replaced by U+FFFD)."""
+        if lone_surrogates:
+            self._add("lone-surrogate", -1, "", "", ERROR,
+                      f"{lone_surrogates} string{'' if lone_surrogates == 1 else 's'} hold a lone "
+                      f"surrogate escape (such as \\ud800 without its pair): not Unicode; the "
+                      f"readers show U+FFFD instead, viewers replace or reject it")
         if truncated:
             self._add("truncated", -1, "", "", ERROR, "the trace array is truncated (no closing ']'): "
                                           "Perfetto loads it, catapult does not")
@@ -529,7 +557,7 @@ class Checker:
             thread.stack = []
             self._nesting(key, thread)
         for stack in self._async.values():
-            for name, _, index in stack:
+            for name, _, index, _ in stack:
                 self._add("async-b-never-ended", index, "b", name, ERROR, "async b never ended (no matching e)")
         self._async = {}
         for key, (index, _, name) in self._flows_open.items():
@@ -593,20 +621,19 @@ def _thread_label(key):
 
 
 def _find_big_int(value, path):
-    """Path of the first integer beyond 2**53 inside value, or None."""
-    t = type(value)
-    if t is int:
-        return path if abs(value) > _MAX_SAFE else None
-    if t is dict:
-        for k, v in value.items():
-            found = _find_big_int(v, f"{path}.{k}")
-            if found is not None:
-                return found
-    elif t is list:
-        for n, v in enumerate(value):
-            found = _find_big_int(v, f"{path}[{n}]")
-            if found is not None:
-                return found
+    """Path of the first integer beyond 2**53 inside value, or None (iterative: values may
+    nest a thousand levels deep)."""
+    stack = [(value, path)]
+    while stack:
+        value, path = stack.pop()
+        t = type(value)
+        if t is int:
+            if abs(value) > _MAX_SAFE:
+                return path
+        elif t is dict:
+            stack.extend(reversed([(v, f"{path}.{k}") for k, v in value.items()]))
+        elif t is list:
+            stack.extend(reversed([(v, f"{path}[{n}]") for n, v in enumerate(value)]))
     return None
 
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 from xprof.shared.names import DEVICE_STORAGE
 from xprof.shared.stats import Stats
 
+from .tracefile import short_repr
+
 _INF = float("inf")
 MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
@@ -42,11 +44,28 @@ def _key(value):
         hash(value)
         return value
     except TypeError:
-        return repr(value)
+        return short_repr(value)
+
+
+# Times (us) beyond 2^63 ns fit no viewer (Perfetto keeps int64 ns) and no exact sum:
+# such events are skipped like other malformed ones.
+_TIME_MAX = 2 ** 63 / 1000
 
 
 def _num(value):
-    return type(value) is int or (type(value) is float and -_INF < value < _INF)
+    """A usable time: a number within +-2^63 ns."""
+    return (type(value) is int or type(value) is float) and -_TIME_MAX < value < _TIME_MAX
+
+
+def _level(value):
+    """A counter value as a number the aggregate can hold (floats beyond 2^53), else None."""
+    if type(value) is float:
+        return value if -_INF < value < _INF else None
+    if type(value) is int:
+        if -(2 ** 53) <= value <= 2 ** 53:
+            return value
+        return float(value) if -1e308 < value < 1e308 else None
+    return None
 
 
 def _label(value, default):
@@ -102,7 +121,8 @@ class StatsCollector:
         memory = cat == MEMORY_CATEGORY or name.startswith("Memory:")
         single = len(args) == 1
         for key, value in args.items():
-            if _num(value):
+            value = _level(value)
+            if value is not None:
                 series = name if single and key == name else f"{name}.{key}"
                 self.stats.add_counter(cat, series, value, memory)
 

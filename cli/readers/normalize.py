@@ -54,6 +54,7 @@ import orjson
 from xprof.shared.names import CUSTOM_OPERATOR
 
 from .slices import SliceTree, binds_to_next, to_ns
+from .tracefile import short_repr
 
 CUSTOM_OP = CUSTOM_OPERATOR
 LANE_SUFFIX = " · " + CUSTOM_OPERATOR
@@ -72,7 +73,7 @@ def _key(value):
         hash(value)
         return ("s", value) if isinstance(value, str) else ("v", value)
     except TypeError:
-        return ("r", repr(value))
+        return ("r", short_repr(value))
 
 
 def _num(value):
@@ -308,11 +309,14 @@ class Normalizer:
                 elif ph != "C":
                     flags |= _THREAD_BOUND
             idv = ev.get("id")
-            if type(idv) is int:
+            if idv is not None and type(idv) is not str and "id" in ev:
+                # integers (JavaScript rounds them beyond 2^53) and ids no viewer takes
+                # (1.5, [1], true) get small integers; strings stay
                 del ev["id"]
-                code = int_ids.get(idv)
+                ik = _key(idv)
+                code = int_ids.get(ik)
                 if code is None:
-                    code = int_ids[idv] = len(int_ids)
+                    code = int_ids[ik] = len(int_ids)
                 self._id_item.append(item)
                 self._id_code.append(code)
             name = ev.get("name")
@@ -385,9 +389,17 @@ class Normalizer:
         del ts, sec, c
         self.order = order = kept[order]
         del kept
-        thread = _np(self.cols["thread"])[order]
-        self.cols = None  # the columns are done with; the bodies stay for chunks()
+        threads = _np(self.cols["thread"]).copy()
         pid_of_thread = _np(self._thread_pid)
+        elsewhere = pairs[pid_of_thread[threads[pairs[:, 1]]] != pid_of_thread[threads[pairs[:, 0]]]]
+        moved = len(elsewhere)
+        if moved:  # an async pair lives on one process track: the e follows its b
+            threads[elsewhere[:, 1]] = threads[elsewhere[:, 0]]
+            notes.append(f"moved {moved} async end{'' if moved == 1 else 's'} to the process of "
+                         f"{'its' if moved == 1 else 'their'} begin (Perfetto pairs async events per process)")
+        thread = threads[order]
+        del threads
+        self.cols = None  # the columns are done with; the bodies stay for chunks()
         pid_codes = pid_of_thread[thread] if len(thread) else thread
         self.pid_out = _first_rank(pid_codes, 0)
         self._pid_tracks = _unique_in_order(pid_codes)

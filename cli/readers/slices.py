@@ -25,9 +25,18 @@ import numpy as np
 OUTSIDE = -1  # parent of a top-level slice
 
 
+_NS_LIMIT = 2.0 ** 62
+
+
 def to_ns(ts_us):
-    """Microseconds (array or list) as int64 nanoseconds, as Perfetto rounds them."""
-    return np.rint(np.asarray(ts_us, dtype=np.float64) * 1000).astype(np.int64)
+    """Microseconds (array or list) as int64 nanoseconds, as Perfetto rounds them.
+
+    Times beyond what int64 ns hold (the checker reports them) are clipped, so
+    they sort last instead of wrapping around.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        ns = np.rint(np.asarray(ts_us, dtype=np.float64) * 1000)
+    return np.clip(np.nan_to_num(ns, nan=0.0), -_NS_LIMIT, _NS_LIMIT).astype(np.int64)
 
 
 def binds_to_next(ph, bp):

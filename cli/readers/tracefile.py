@@ -27,10 +27,12 @@ import gzip
 import json
 import os
 import re
+import zlib
 
 import orjson
 
 DEFAULT_CHUNK = 1 << 20
+_MAX_DEPTH = 1000  # about where the standard library's decoder gives up (recursion limit)
 GZIP_MAGIC = b"\x1f\x8b"
 
 _WS = re.compile(rb"[ \t\r\n]*")
@@ -43,11 +45,16 @@ _RUN20 = b"0" * 20  # 2**64 has 20 digits
 _CUT_TOKEN = re.compile(r"[^\s,:\]\}]{0,40}")
 
 
+# What reading a (possibly gzipped) file can raise besides TraceError: I/O errors, a cut
+# gzip stream (EOFError), a corrupt one (zlib.error; BadGzipFile is an OSError).
+READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
 class TraceError(Exception):
     """The input cannot be read as a trace at all (CLI exit code 2).
 
     ``kind`` is one of ``missing``, ``unreadable``, ``not_json``, ``not_trace``,
-    ``corrupt``; ``offset`` is the byte offset (in the decompressed stream).
+    ``corrupt``, ``not_utf8``, ``too_deep``; ``offset`` is the byte offset (in the decompressed stream).
     """
 
     def __init__(self, message, kind="corrupt", offset=None):
@@ -125,6 +132,7 @@ class TraceReader:
         self._base = 0  # stream offset of self._data[0]
         self._eof = False
         self._decoder = codecs.getincrementaldecoder("utf-8")
+        self.lone_surrogates = 0  # strings whose lone \ud800-style escapes became U+FFFD
 
     # -- progress -------------------------------------------------------
     def total_bytes(self):
@@ -152,7 +160,7 @@ class TraceReader:
         self._file = open_binary(self.path)
         try:
             yield from self._document()
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except READ_ERRORS as exc:
             raise TraceError(f"{self.path}: read error: {exc}", "unreadable") from None
         finally:
             self._file.close()
@@ -313,10 +321,13 @@ class TraceReader:
         long_ints, huge_ints = digit_runs(raw)
         try:
             if huge_ints:
-                items = _DECODER.decode("[" + raw.decode("utf-8") + "]")
+                text = raw.decode("utf-8")
+                items = _DECODER.decode("[" + text + "]")
+                if "\\ud" in text or "\\uD" in text:
+                    items = _replace_lone_surrogates(items, self)
             else:
                 items = orjson.loads(b"[" + raw + b"]")
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return None  # cut inside a string or nested object, or odd JSON: go slow
         self._pos = cut
         return items, long_ints
@@ -329,7 +340,14 @@ class TraceReader:
         text is definitely not JSON (not just cut short by the buffer end).
         """
         data, start = self._data, self._pos
-        text = self._decoder().decode(data[start:], final=self._eof)
+        try:
+            text = self._decoder().decode(data[start:], final=self._eof)
+        except UnicodeDecodeError as exc:
+            off = self._base + start + exc.start
+            raise TraceError(f"{self.path}: not UTF-8 text: byte {data[start + exc.start]:#04x} at "
+                             f"offset {off} ({exc.reason}); a JSON trace is UTF-8", "not_utf8",
+                             off) from None
+        surrogates = "\\ud" in text or "\\uD" in text
         ascii_only = len(text) == len(data) - start
         items = []
         i = 0
@@ -345,9 +363,16 @@ class TraceReader:
                     off = self._base + start + len(text[:exc.pos].encode("utf-8"))
                     err = self._corrupt(exc.msg, off)
                 break  # cut short by the buffer end (or truncated at EOF)
+            except RecursionError:
+                off = self._base + start + len(text[:i].encode("utf-8"))
+                raise TraceError(f"{self.path}: an event at byte {off} nests deeper than the "
+                                 f"{_MAX_DEPTH:,} levels of arrays and objects the reader "
+                                 f"supports", "too_deep", off) from None
             except ValueError as exc:  # NaN / Infinity
                 err = self._corrupt(str(exc), self._base + start + len(text[:i].encode("utf-8")))
                 break
+            if surrogates:
+                value = _replace_lone_surrogates(value, self)
             if end >= n and not self._eof and not isinstance(value, (dict, list, str)):
                 break  # a number at the buffer end may continue in the next chunk
             items.append(value)
@@ -369,6 +394,70 @@ class TraceReader:
             return items, start, err
         consumed = last_end if ascii_only else len(text[:last_end].encode("utf-8"))
         return items, start + consumed, None
+
+
+def _fix(text):
+    """``text`` with every lone surrogate (a ``\\ud800`` escape without its pair) as U+FFFD."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _has_lone(text):
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _replace_lone_surrogates(value, reader):
+    """Replace lone surrogates in every string and key of ``value`` (iteratively: values may
+    nest deeply) and count them on ``reader.lone_surrogates``.
+
+    Why: JSON allows the escape, but such a string is not Unicode: it cannot be printed,
+    written as UTF-8 or compared with what a viewer shows (they replace it too).
+    """
+    def fix(s):
+        if type(s) is str and _has_lone(s):
+            reader.lone_surrogates += 1
+            return _fix(s)
+        return s
+
+    if type(value) is str:
+        return fix(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for k in list(node):
+                v = node[k]
+                if type(v) in (dict, list):
+                    stack.append(v)
+                nk = fix(k)
+                nv = fix(v)
+                if nk is not k:
+                    del node[k]
+                    node[nk] = nv
+                elif nv is not v:
+                    node[k] = nv
+        elif type(node) is list:
+            for n, v in enumerate(node):
+                if type(v) in (dict, list):
+                    stack.append(v)
+                elif type(v) is str:
+                    node[n] = fix(v)
+    return value
+
+
+_REPR = None
+
+
+def short_repr(value):
+    """``repr`` for messages and keys of malformed values: bounded in depth and length, so a
+    value nested a thousand levels deep or a 4,000-digit integer cannot raise."""
+    global _REPR
+    if _REPR is None:
+        import reprlib
+
+        _REPR = reprlib.Repr()
+        _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 80, 80, 40
+        _REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = 6
+    return _REPR.repr(value)
 
 
 def digit_runs(raw):

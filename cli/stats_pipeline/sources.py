@@ -25,7 +25,7 @@ from ..errors import fail
 from ..progress import byte_progress
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
-from ..readers.tracefile import TraceError, TraceReader, open_binary
+from ..readers.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
 from .by_process import ByProcess
 from .report import Report
 
@@ -112,5 +112,5 @@ def read_report(path, options=None):
         return source.read(path, options)
     except TraceError as exc:
         fail(str(exc))
-    except (OSError, EOFError) as exc:   # EOFError: a cut gzip stream
+    except READ_ERRORS as exc:   # EOFError: a cut gzip stream; zlib.error: a corrupt one
         fail(f"{path}: read error: {exc}")

@@ -9,8 +9,11 @@ the engine variable itself.
 import atexit
 import gc
 import os
+import signal
+import sys
 
 from .. import _env
+from . import signals
 from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, MODE_SYMBOLIC, Engine,
                    Var, attribution, thread_state)
 from .naive import NaiveEngine
@@ -76,6 +79,7 @@ def _tune_native(num_workers):
 
 _engine = _make(_env.get("ENGINE_TYPE", "ThreadedEngine"))
 _tune_native(getattr(_engine, "num_workers", 1))
+signals.install_sigint()   # Ctrl-C never lands inside the engine's bookkeeping
 _hooks = []  # callables(engine) run when the engine is replaced (profiler re-attaches)
 
 
@@ -123,10 +127,59 @@ def _renew_in_child():
 os.register_at_fork(after_in_child=_renew_in_child)
 
 
+_reporters = []    # callables() -> names of work running outside the engine's workers
+_gave_up = False   # a drain stopped waiting: later ones do not wait again for that work
+
+
+def report_running(reporter):
+    """Add ``reporter()``, names of work in progress outside the engine's own threads
+    (the custom-op pool's calls), to what :func:`drain` reports."""
+    _reporters.append(reporter)
+
+
+def exit_timeout():
+    """Seconds the exit drain waits for pending ops (``XPROF_ENGINE_EXIT_TIMEOUT``)."""
+    return _env.get_int("ENGINE_EXIT_TIMEOUT", 30)
+
+
+def drain(timeout=None, stop=None):
+    """Wait for every pushed op: at most ``timeout`` seconds (default
+    :func:`exit_timeout`), and only until a signal arrives (the second Ctrl-C or
+    SIGTERM at exit; ``stop``: a :func:`signals.stop_on_signal` object the caller keeps
+    active around more than the drain). Return None when the engine is idle, else one
+    line that says why the wait stopped and what is still running. Errors of the ops
+    stay for the sync points. Once a drain has given up, later ones (the exit hooks
+    after the CLI's) do not wait for the same stuck work again.
+    """
+    global _gave_up
+    if stop is None:
+        with signals.stop_on_signal() as stop:
+            return drain(timeout, stop)
+    timeout = exit_timeout() if timeout is None else timeout
+    if _engine.wait_idle(0 if _gave_up else timeout, stop):
+        return None
+    _gave_up = True
+    if stop.signum is None:
+        why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
+    else:
+        why = "on " + ("Ctrl-C" if stop.signum == signal.SIGINT else "SIGTERM")
+    names, others = _engine.running()
+    for reporter in _reporters:
+        names += [f"{name} (custom operator)" for name in reporter()]
+    if not names:
+        return f"stopped waiting for the engine {why}; {others} operation(s) still pending"
+    more = f" ({others} more pending)" if others > 0 else ""
+    return (f"stopped waiting for the engine {why}; still running: "
+            f"{', '.join(dict.fromkeys(names))}{more}")
+
+
 def _shutdown_at_exit():
     # Bounded: interpreter exit never hangs on a stuck op; queued work gets a fair chance
     # to finish so that profiles written at exit are complete.
-    _engine.shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
+    report = None if _gave_up else drain()   # (a drain that gave up has said so)
+    if report:
+        print("xprof: " + report, file=sys.stderr)
+    _engine.shutdown(timeout=0)
 
 
 atexit.register(_shutdown_at_exit)

@@ -151,6 +151,17 @@ class Engine:
     def flush_wakes(self):
         """Wake workers for work made ready by this thread while it deferred wake-ups."""
 
+    def wait_idle(self, timeout, stop=None):
+        """Wait up to ``timeout`` seconds for every pushed op to finish (their errors
+        stay for the sync points), and only until ``stop.signum`` is set; return True
+        if none is left."""
+        raise NotImplementedError
+
+    def running(self):
+        """``(names, others)``: names of the ops running or ready to run, and how many
+        more are pending (waiting for inputs)."""
+        raise NotImplementedError
+
     def shutdown(self, timeout=None):
         """Stop accepting work; used at interpreter exit."""
 
@@ -158,7 +169,8 @@ class Engine:
     def _call(self, fn, args, reads, mode, name, tag, attrs, t_push):
         """Run ``fn(*args)`` unless an input (in ``reads``) carries an error; time it for
         the observer when profiling wants this op's mode (``t_push`` None: pushed and
-        run at once). Return the error, or None."""
+        run at once). Return the error, or None; raise an interrupt (an exception that
+        is not an ``Exception``) raised on a thread that is not an engine worker."""
         if not mode & ALWAYS_RUN:  # bookkeeping ops inspect their inputs' errors
             for v in reads:
                 if v.exc is not None:
@@ -182,6 +194,12 @@ class Engine:
             except BaseException as e:  # noqa: BLE001
                 exc = e
         if exc is not None:
+            if not isinstance(exc, Exception) and \
+                    threading.get_ident() not in self.worker_idents:
+                # KeyboardInterrupt, SystemExit on the pushing thread: not the op's error
+                # but the program's; the caller releases the op's variables and lets it
+                # go on (an engine worker keeps it for the sync point: it must survive)
+                raise exc
             exc._xprof_reported = False
         return exc
 

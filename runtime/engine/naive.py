@@ -6,6 +6,7 @@ sync point, exactly as under :class:`ThreadedEngine`, so user code behaves the s
 import functools
 import threading
 
+from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
 
 
@@ -38,7 +39,12 @@ class NaiveEngine(Engine):
         # Ops pushed by several Python threads at once run one at a time, in the order
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
-            self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
+            try:
+                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+            except BaseException:   # an interrupt of this thread: abandoned, not failed
+                self._finish(writes, None)
+                raise
+            self._finish(writes, exc)
 
     @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
@@ -65,6 +71,9 @@ class NaiveEngine(Engine):
         except BaseException as e:  # noqa: BLE001
             if state["done"]:
                 raise
+            if not isinstance(e, Exception):   # an interrupt: the program's, not the op's
+                on_complete(None)
+                raise
             on_complete(e)
         if not state["done"]:
             raise RuntimeError(f"async op {name} did not complete under NaiveEngine")
@@ -72,6 +81,7 @@ class NaiveEngine(Engine):
 
     def _finish(self, writes, exc):
         if exc is not None:
+            exc = as_mxnet_error(exc)
             if not hasattr(exc, "_xprof_reported"):
                 exc._xprof_reported = False
             if not getattr(exc, "_xprof_listed", False):
@@ -95,3 +105,9 @@ class NaiveEngine(Engine):
 
     def pending(self):
         return 0
+
+    def wait_idle(self, timeout, stop=None):
+        return True   # every op ran inside its push
+
+    def running(self):
+        return [], 0

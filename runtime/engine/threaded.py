@@ -15,6 +15,7 @@ import time
 from collections import deque
 from time import perf_counter_ns
 
+from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, thread_state
 
 _READ, _WRITE, _WAITER = 0, 1, 2
@@ -70,6 +71,7 @@ class ThreadedEngine(Engine):
         self._stopping = False
         self._workers = []
         self.worker_idents = {}   # thread ident -> worker index (for the profiler)
+        self._running = [None] * num_workers   # the op each worker runs (or ran last)
 
     # -- workers --------------------------------------------------------------------
     def _start_workers(self):
@@ -87,7 +89,7 @@ class ThreadedEngine(Engine):
         notify, which measured ~15 us per hand-off here; a bare lock is a few hundred ns.
         """
         self.worker_idents[threading.get_ident()] = index
-        lock, ready, sleepers = self._lock, self._ready, self._sleepers
+        lock, ready, sleepers, running = self._lock, self._ready, self._sleepers, self._running
         wake = threading.Lock()
         wake.acquire()
         nxt = None
@@ -104,6 +106,7 @@ class ThreadedEngine(Engine):
                     lock.acquire()
                 nxt = self._pop()
                 lock.release()
+            running[index] = nxt
             nxt = self._execute(nxt, True)
 
     def _push_ready(self, op):
@@ -228,7 +231,11 @@ class ThreadedEngine(Engine):
 
     def _run_inline(self, fn, args, reads, writes, name, tag, attrs, mode, observer):
         """Run a granted op on this thread and release its variables."""
-        exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+        try:
+            exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+        except BaseException:   # an interrupt of this thread: abandoned, not failed
+            self._release_vars(reads, writes, None, False)
+            raise
         self._release_vars(reads, writes, exc, False)
 
     # -- run and complete -------------------------------------------------------------
@@ -255,12 +262,20 @@ class ThreadedEngine(Engine):
                 except BaseException as e:  # noqa: BLE001
                     if done.called:
                         raise
+                    done.called = True
+                    if not on_worker and not isinstance(e, Exception):
+                        self._release(op, None)   # an interrupt of this thread
+                        raise
                     exc = e
                     exc._xprof_reported = False
             return self._release(op, exc, on_worker)
         if exc is None:
-            exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
-                             op.t_push)
+            try:
+                exc = self._call(op.fn, op.args, (), op.mode, op.name, op.tag, op.attrs,
+                                 op.t_push)
+            except BaseException:   # an interrupt of this (pushing) thread
+                self._release(op, None)
+                raise
         return self._release(op, exc, on_worker)
 
     def _release(self, op, exc, on_worker=False):
@@ -274,6 +289,8 @@ class ThreadedEngine(Engine):
         the op was a heavy one (only workers run those), so this worker leaves it."""
         ready = None
         first = None
+        if exc is not None:
+            exc = as_mxnet_error(exc)
         with self._lock:
             if heavy:
                 self._heavy_running -= 1
@@ -414,27 +431,45 @@ class ThreadedEngine(Engine):
     def pending(self):
         return self._pending
 
+    def wait_idle(self, timeout, stop=None):
+        """Wait up to ``timeout`` seconds for every pushed op to finish, leaving their
+        errors to the sync points, and only until ``stop.signum`` is set (polled every
+        10 ms); True if the engine is idle."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._idle_waiters += 1
+            try:
+                while self._pending:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or (stop is not None and stop.signum is not None):
+                        return False
+                    if not self._idle_cv.wait(min(left, _KICK_S)):
+                        self._kick_locked()
+            finally:
+                self._idle_waiters -= 1
+        return True
+
+    def running(self):
+        """Profile names of the ops workers run now and of the ready ones waiting for a
+        worker (bookkeeping ops left out), and how many other ops are pending: what a
+        drain that gave up reports."""
+        with self._lock:
+            ops = [op for op in self._running if op is not None and op.args is not None]
+            ops += [entry[2] for entry in sorted(self._ready)]
+            pending = self._pending
+        names = [op.name if op.tag is None else f"{op.tag.name}::{op.name}"
+                 for op in ops if not op.mode & ALWAYS_RUN]
+        return names, pending - len(names)
+
     def shutdown(self, timeout=None):
         """Wait up to ``timeout`` seconds for queued work, then stop the workers.
         Idempotent: a second call (the engine's own exit hook after the profiler's)
         returns at once."""
-        deadline_ok = True
         with self._lock:
             if self._stopping:
                 return not self._pending
-            if self._pending and timeout:
-                self._idle_waiters += 1
-                deadline = time.monotonic() + timeout
-                try:
-                    while self._pending:
-                        left = deadline - time.monotonic()
-                        if left <= 0:
-                            deadline_ok = False
-                            break
-                        if not self._idle_cv.wait(min(left, _KICK_S)):
-                            self._kick_locked()
-                finally:
-                    self._idle_waiters -= 1
+        deadline_ok = not timeout or self.wait_idle(timeout)
+        with self._lock:
             self._stopping = True
             for wake in self._sleepers:
                 wake.release()

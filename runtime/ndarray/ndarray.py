@@ -22,6 +22,7 @@ from time import perf_counter_ns
 import numpy as np
 
 from .. import engine as _engine
+from ..base import as_mxnet_error as _as_mxnet_error
 from ..context import Context, current_context
 from ..engine.base import ALWAYS_RUN, MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
@@ -66,6 +67,11 @@ def push_fn(fn, args, *, reads, writes, name, mode=MODE_IMPERATIVE, cost=0, attr
     if is_async:
         return _push_async(fn, args, reads, writes, name, prio, mode, cost)
     return _push(fn, args, reads, writes, name, prio, mode, cost, attrs)
+
+py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
+# Storage types as MXNet numbers them; xprof stores only 'default' (dense).
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
@@ -589,8 +595,11 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
         out_shapes = (x.shape,)
         out_dtypes = (x._dtype,)
     else:
-        out_shapes, out_dtypes = op.infer([x.shape for x in inputs],
-                                          [x._dtype for x in inputs], **params)
+        try:
+            out_shapes, out_dtypes = op.infer([x.shape for x in inputs],
+                                              [x._dtype for x in inputs], **params)
+        except (ValueError, TypeError, IndexError, KeyError) as e:   # bad input: MXNetError too
+            raise _as_mxnet_error(e).with_traceback(e.__traceback__) from None
     if outs is None:
         if ctx is None:
             ctx = inputs[0].context if inputs else current_context()

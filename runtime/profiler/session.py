@@ -20,6 +20,7 @@ from xprof.shared.atomic import write_atomic
 
 from .. import _env
 from .. import engine as _engine_mod
+from ..engine import signals as _signals
 from . import chrome, columns, config, memory, observer as _observer_mod, ranks, recorder as R, records
 from xprof.shared import stats as _stats
 
@@ -370,8 +371,10 @@ def _at_exit():
         return
     if _state != "run" and undumped_events() == 0:
         return
+    report = _engine_mod.drain()   # bounded; a second Ctrl-C or SIGTERM ends it
+    if report:
+        print(f"xprof: {report}; the profile holds what was recorded", file=sys.stderr)
     try:
-        _engine_mod.get().shutdown(timeout=_env.get_int("ENGINE_EXIT_TIMEOUT", 30))
         with _lock:
             _write_trace()
             _finish()
@@ -382,59 +385,10 @@ def _at_exit():
 atexit.register(_at_exit)
 
 
-_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# the engines' blocking sync points (their names): exception-safe places to stop waiting.
-# A waiting thread calls _kick/_kick_locked every 10 ms; a signal can only land at their
-# entry (their body is C calls: nothing is popped yet), so they are safe places too.
-_SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked"))
-
-
-def _exit_frame(frame):
-    """Where SystemExit may be raised for a signal that interrupted the main thread at
-    ``frame``: ``frame`` itself, or the frame that called into the runtime.
-
-    Not inside the runtime's own code: the engine takes its lock with a bare
-    ``acquire()`` and counts pending ops, so an exception there leaves it wedged and the
-    exit path (engine shutdown, then the dump) hangs. Not inside a ``__del__`` either:
-    an exception there is printed and swallowed, and the process would keep running.
-    A blocking sync point (see ``_SAFE_WAITS``) is exception-safe, and may wait for a
-    long time (for ever on a stuck op), so the exit happens there at once.
-    """
-    target, innermost = frame, None
-    f = frame
-    while f is not None:
-        code = f.f_code
-        if code.co_name == "__del__" or code.co_filename.startswith(_RUNTIME_DIR):
-            if innermost is None:
-                innermost = code.co_name
-            target = f.f_back
-        f = f.f_back
-    if innermost in _SAFE_WAITS or target is None:
-        return frame
-    return target
-
-
-def _no_trace(frame, event, arg):
-    return None
-
-
 def _on_sigterm(signum, frame):
-    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run. If the
-    # signal landed inside the runtime, the exit is raised as soon as control is back in
-    # the calling frame (its next bytecode), through that frame's trace hook.
-    code = 128 + signum
-    target = _exit_frame(frame)
-    if target is frame or sys.gettrace() is not None:
-        sys.exit(code)
-
-    def exit_now(f, event, arg):
-        sys.settrace(None)
-        f.f_trace = None
-        sys.exit(code)
-
-    target.f_trace = exit_now
-    target.f_trace_opcodes = True
-    sys.settrace(_no_trace)
+    # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run, at a point
+    # where the exception cannot wedge the engine (see engine/signals.py).
+    _signals.raise_at_safe_point(frame, lambda: SystemExit(128 + signum))
 
 
 def _install_signal_handler():

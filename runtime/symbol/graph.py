@@ -7,10 +7,10 @@ one per-process counter per op name (``fullyconnected0``). Shared by :mod:`.symb
 (composition), :mod:`.inference`, :mod:`.serialization` and :mod:`.executor`.
 """
 import inspect
-import threading
 
 import numpy as np
 
+from .. import name as _names
 from ..ops.params import active_args
 
 
@@ -28,21 +28,14 @@ CUSTOM = _CustomMarker()
 
 
 # -- names -----------------------------------------------------------------------------
-_name_lock = threading.Lock()
-_name_counts = {}
-
-
-def _auto_name(hint):
-    with _name_lock:
-        n = _name_counts.get(hint, 0)
-        _name_counts[hint] = n + 1
-    return f"{hint}{n}"
+def _auto_name(hint, name=None):
+    """``name`` (with the current ``mx.name.Prefix``) or ``<hint><n>`` (see :mod:`..name`)."""
+    return _names.current().get(name, hint)
 
 
 def reset_names():
     """Restart the automatic node-name counters (``fullyconnected0`` again)."""
-    with _name_lock:
-        _name_counts.clear()
+    _names.reset_default()
 
 
 # -- nodes -----------------------------------------------------------------------------

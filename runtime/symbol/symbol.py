@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..ops import registry as _registry
+from .. import attribute as _attribute
 from . import serialization as _serialization
 from .executor import Executor
 from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
@@ -397,11 +398,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """A placeholder symbol: an argument (or auxiliary state) bound at ``bind`` time."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"Variable: name {name!r} must be a non-empty string")
-    attrs = {}
-    if attr is not None:
-        if not isinstance(attr, dict):
-            raise ValueError(f"Variable {name!r}: attr={attr!r} must be a dict of strings")
-        attrs.update({k: str(v) for k, v in attr.items()})
+    if attr is not None and not isinstance(attr, dict):
+        raise ValueError(f"Variable {name!r}: attr={attr!r} must be a dict of strings")
+    attrs = {k: str(v) for k, v in _attribute.current().get(attr).items()}
     if shape is not None:
         attrs["__shape__"] = str(_check_shape(shape, f"Variable {name!r}"))
     if lr_mult is not None:
@@ -460,11 +459,9 @@ def _split_kwargs(kwargs):
 
 
 def _node_attr(attr, opname):
-    if attr is None:
-        return {}
-    if not isinstance(attr, dict):
+    if attr is not None and not isinstance(attr, dict):
         raise ValueError(f"{opname}: attr={attr!r} must be a dict of strings")
-    return {k: str(v) for k, v in attr.items()}
+    return {k: str(v) for k, v in _attribute.current().get(attr).items()}
 
 
 def _compose(op, args, kwargs, name, attr):
@@ -478,7 +475,7 @@ def _compose(op, args, kwargs, name, attr):
                                  + (", ".join(sorted(allowed)) or "none"))
     if name is not None and (not isinstance(name, str) or not name):
         raise ValueError(f"{op.name}: name {name!r} must be a non-empty string")
-    node_name = name or _auto_name(op.name.lower())
+    node_name = _auto_name(op.name.lower(), name)
     entries = []
     if op.variadic:
         if inputs_kw:
@@ -530,7 +527,7 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
                          + (", ".join(_operator.get_all_registered_operators()) or "none"))
     inputs_kw, params = _split_kwargs(kwargs)
     prop = _operator.make_prop(op_type, params)
-    node_name = name or _auto_name("custom")
+    node_name = _auto_name("custom", name)
     arg_names = list(prop.list_arguments())
     if len(args) > len(arg_names):
         raise ValueError(f"Custom {op_type!r}: {len(args)} positional inputs, but it takes "

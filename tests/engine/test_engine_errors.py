@@ -112,9 +112,10 @@ def test_error_in_op_does_not_break_other_threads(threaded_engine):
     assert done.is_set()
 
 
-def test_base_exception_subclass_is_kept(engine):
-    """Non-Exception errors (KeyboardInterrupt raised by an op) are deferred too and
-    never kill a worker thread."""
+def test_interrupt_raised_by_an_op_on_a_worker_is_kept(threaded_engine):
+    """A non-Exception error (KeyboardInterrupt raised by an op) on a worker thread is
+    deferred to the sync point and never kills the worker."""
+    engine = threaded_engine
     v = engine.new_variable()
 
     def interrupt():
@@ -128,3 +129,23 @@ def test_base_exception_subclass_is_kept(engine):
     engine.push(ok.append, (1,), [], [v], "ok", cost=HEAVY)
     engine.wait_for_var(v)
     assert ok == [1]
+
+
+@pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit])
+def test_interrupt_of_the_pushing_thread_is_raised_at_once(engine, exc_type):
+    """An interrupt raised in an op run on the pushing thread (every op under
+    NaiveEngine, a cheap ready op under ThreadedEngine) is the program's, not the op's:
+    it leaves push at once, is never stored, and the engine keeps working."""
+    v = engine.new_variable()
+
+    def interrupt():
+        raise exc_type("now")
+
+    with pytest.raises(exc_type):
+        engine.push(interrupt, (), [], [v], "kbi")
+    engine.wait_for_var(v)   # nothing stored on the variable ...
+    engine.wait_all()        # ... nor listed for the next waitall
+    ok = []
+    engine.push(ok.append, (1,), [v], [engine.new_variable()], "ok")
+    engine.wait_all()
+    assert ok == [1] and engine.pending() == 0

@@ -192,16 +192,21 @@ def test_no_profile_without_autostart(tmp_path):
 
 
 # -- where SIGTERM turns into SystemExit --------------------------------------------------
-def test_exit_frame_is_outside_the_runtime(on_engine):
-    from xprof.runtime.profiler import session
+def test_sigterm_in_user_code_called_by_the_runtime_raises_there(on_engine):
+    """A forward is the user's code: the exit is raised where the signal landed (the
+    engine then re-raises it to the pusher); inside the runtime's own code it waits
+    until control is back in the user's frame."""
+    from xprof.runtime.engine import signals
 
     here = sys._getframe()
-    assert session._exit_frame(here) is here
+    assert signals.safe_frame(here) is here
     seen = {}
 
     class Probe(mx.operator.CustomOp):
         def forward(self, is_train, req, in_data, out_data, aux):
-            seen["target"] = session._exit_frame(sys._getframe())
+            me = sys._getframe()
+            seen["forward"] = signals.safe_frame(me) is me
+            seen["caller"] = signals.safe_frame(me.f_back)   # the runtime's frame
             self.assign(out_data[0], req[0], in_data[0])
 
     class ProbeProp(mx.operator.CustomOpProp):
@@ -211,7 +216,8 @@ def test_exit_frame_is_outside_the_runtime(on_engine):
     mx.operator.register("SigtermProbe")(ProbeProp)
     on_engine("NaiveEngine")   # forward runs inline, called from inside the runtime
     mx.nd.Custom(mx.nd.ones((1,)), op_type="SigtermProbe").wait_to_read()
-    assert seen["target"] is here, "exit must wait until control is back in user code"
+    assert seen["forward"]
+    assert seen["caller"] is here, "inside the runtime, exit waits for the user's frame"
 
 
 _DEFERRED_SCRIPT = r'''
@@ -221,8 +227,9 @@ from xprof.runtime.profiler import session
 
 class Sig(mx.operator.CustomOp):
     def forward(self, is_train, req, in_data, out_data, aux):
-        # what the signal handler does when SIGTERM lands inside the runtime
-        session._on_sigterm(signal.SIGTERM, sys._getframe())
+        # what the signal handler does when SIGTERM lands inside the runtime (in the
+        # runtime's frame that called forward)
+        session._on_sigterm(signal.SIGTERM, sys._getframe(1))
         print("forward continues", flush=True)
         self.assign(out_data[0], req[0], in_data[0] + 1)
 

@@ -1,0 +1,226 @@
+"""MXNet 1.9.1's own unit tests run against xprof.runtime with only the import changed.
+
+Usage::
+
+    python benchmarks/mxnet_unittests.py /path/to/mxnet/tests/python/unittest \
+        [--files test_ndarray,test_io] [--timeout 60] [--json out.json] [--failures]
+
+The unit-test directory (and its sibling ``../common``) is copied into a temporary
+directory next to a ``conftest.py`` that installs an import alias: ``import mxnet``,
+``import mxnet.ndarray as nd`` or ``from mxnet.gluon import nn`` give the matching module
+of ``xprof.runtime`` (``mxnet.X.Y`` is ``xprof.runtime.X.Y``, the same module object). The
+test files themselves are not changed. Each file runs in its own pytest process (a crash
+or a hang costs one file), each test under a SIGALRM timeout.
+
+Counting: a test is collected when pytest collects it; a file that cannot be imported
+counts every module-level ``test_*`` function it defines as failed, so the denominator
+does not shrink when a file breaks. The pass rate is passed / (collected - skipped).
+
+The tests need ``pytest``, ``nose`` (for ``nose.tools``) and ``scipy`` in the running
+interpreter, and the MXNet sources (``git archive`` of tag 1.9.1 of apache/mxnet); this
+is a measurement, not part of xprof's CI.
+"""
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+FILES = ("test_ndarray", "test_autograd", "test_symbol", "test_executor", "test_gluon",
+         "test_gluon_trainer", "test_gluon_data", "test_loss", "test_init", "test_optimizer",
+         "test_metric", "test_engine", "test_exc_handling", "test_thread_local",
+         "test_operator", "test_profiler", "test_module", "test_io", "test_kvstore",
+         "test_gluon_rnn")
+
+CONFTEST = '''
+"""Written by xprof's benchmarks/mxnet_unittests.py: ``mxnet`` is ``xprof.runtime``."""
+import importlib
+import importlib.abc
+import importlib.util
+import signal
+import sys
+
+import pytest
+
+import xprof.runtime as _xr
+
+PREFIX = "xprof.runtime"
+
+
+class _MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``mxnet.X`` imports ``xprof.runtime.X`` and is the same module object."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "mxnet" and not name.startswith("mxnet."):
+            return None
+        real = importlib.import_module(PREFIX + name[len("mxnet"):])
+        return importlib.util.spec_from_loader(name, self, is_package=hasattr(real, "__path__"))
+
+    def create_module(self, spec):
+        real = importlib.import_module(PREFIX + spec.name[len("mxnet"):])
+        self._saved = (real, real.__spec__)
+        return real
+
+    def exec_module(self, module):
+        real, spec = self._saved
+        real.__spec__ = spec          # keep the real module's identity
+
+
+sys.meta_path.insert(0, _MXNetAlias())
+sys.modules["mxnet"] = _xr
+
+TIMEOUT = int(__import__("os").environ.get("MXU_TIMEOUT", "60"))
+
+
+class TestTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise TestTimeout(f"test took more than {TIMEOUT} s")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(TIMEOUT)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+'''
+
+
+def count_tests(path):
+    """Module-level ``test_*`` functions and ``Test*`` classes' methods defined in a file."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except SyntaxError:
+        return 0
+    n = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            n += 1
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            n += sum(1 for b in node.body if isinstance(b, ast.FunctionDef)
+                     and b.name.startswith("test"))
+    return n
+
+
+def first_line(text):
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line.startswith("E "):
+            return line[2:].strip()[:200]
+    return (text or "").strip().splitlines()[-1][:200] if text and text.strip() else ""
+
+
+def run_file(workdir, name, timeout, file_timeout):
+    xml = os.path.join(workdir, name + ".xml")
+    env = dict(os.environ, MXU_TIMEOUT=str(timeout), MXNET_TEST_SEED=os.environ.get(
+        "MXNET_TEST_SEED", "1234"), PYTHONDONTWRITEBYTECODE="1")
+    cmd = [sys.executable, "-m", "pytest", name + ".py", "-q", "-p", "no:cacheprovider",
+           "--junitxml", xml, "-o", "junit_family=xunit1", "-W", "ignore"]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True,
+                              timeout=file_timeout)
+        out = proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as e:
+        out = f"file timed out after {file_timeout} s\n{e.stdout or ''}"
+    seconds = time.perf_counter() - t0
+    res = {"file": name, "collected": 0, "passed": 0, "failed": 0, "skipped": 0,
+           "seconds": round(seconds, 1), "failures": {}}
+    defined = count_tests(os.path.join(workdir, name + ".py"))
+    cases = []
+    if os.path.exists(xml):
+        try:
+            cases = ET.parse(xml).getroot().iter("testcase")
+        except ET.ParseError:
+            cases = []
+    collection_error = None
+    for case in cases:
+        kids = {c.tag: c for c in case}
+        test = case.get("name")
+        if not case.get("classname") and "error" in kids:     # collection error
+            collection_error = first_line(kids["error"].get("message", "") + "\n" +
+                                          (kids["error"].text or ""))
+            continue
+        res["collected"] += 1
+        if "skipped" in kids:
+            res["skipped"] += 1
+        elif "failure" in kids or "error" in kids:
+            res["failed"] += 1
+            k = kids.get("failure", kids.get("error"))
+            res["failures"][test] = first_line(k.text) or k.get("message", "")[:200]
+        else:
+            res["passed"] += 1
+    if res["collected"] == 0 and defined:
+        res["collected"] = res["failed"] = defined
+        res["failures"]["<import>"] = collection_error or first_line(out) or "no result"
+    return res
+
+
+def rate(passed, collected, skipped):
+    run = collected - skipped
+    return 100.0 * passed / run if run else 0.0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("unittest_dir", help="MXNet's tests/python/unittest (tag 1.9.1)")
+    ap.add_argument("--files", default=",".join(FILES),
+                    help="comma-separated test files (without .py); default: the 20 of issue 17")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")
+    ap.add_argument("--file-timeout", type=int, default=1500, help="seconds per file")
+    ap.add_argument("--json", help="write the per-file results (with failures) here")
+    ap.add_argument("--failures", action="store_true",
+                    help="print each failing test's first error line")
+    args = ap.parse_args(argv)
+    src = os.path.abspath(args.unittest_dir)
+    if not os.path.isfile(os.path.join(src, "common.py")):
+        ap.error(f"{src!r} is not MXNet's tests/python/unittest (no common.py)")
+    tmp = tempfile.mkdtemp(prefix="mxu-")
+    try:
+        work = os.path.join(tmp, "unittest")
+        shutil.copytree(src, work)
+        common = os.path.join(os.path.dirname(src), "common")
+        if os.path.isdir(common):
+            shutil.copytree(common, os.path.join(tmp, "common"))
+        with open(os.path.join(work, "conftest.py"), "w") as f:
+            f.write(CONFTEST)
+        results = []
+        for name in [f.strip() for f in args.files.split(",") if f.strip()]:
+            if not os.path.isfile(os.path.join(work, name + ".py")):
+                ap.error(f"no {name}.py in {src!r}")
+            r = run_file(work, name, args.timeout, args.file_timeout)
+            results.append(r)
+            print(f"{name:22s} collected {r['collected']:4d}  passed {r['passed']:4d}  "
+                  f"failed {r['failed']:4d}  skipped {r['skipped']:3d}  "
+                  f"{rate(r['passed'], r['collected'], r['skipped']):5.1f}%  "
+                  f"({r['seconds']} s)", flush=True)
+            if args.failures:
+                for test, why in r["failures"].items():
+                    print(f"    {test}: {why}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    tot = {k: sum(r[k] for r in results) for k in ("collected", "passed", "failed", "skipped")}
+    print(f"{'TOTAL':22s} collected {tot['collected']:4d}  passed {tot['passed']:4d}  "
+          f"failed {tot['failed']:4d}  skipped {tot['skipped']:3d}  "
+          f"{rate(tot['passed'], tot['collected'], tot['skipped']):5.1f}% of the tests run")
+    if args.json:
+        tmpname = args.json + ".tmp"
+        with open(tmpname, "w") as f:
+            json.dump({"total": tot, "files": results}, f, indent=1)
+        os.replace(tmpname, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Where the exception of a signal (Ctrl-C, the profiler's SIGTERM) is raised: a safe point.
+
+Python raises ``KeyboardInterrupt`` for SIGINT at whatever bytecode the main thread runs
+next. Inside the engine's own bookkeeping (a lock taken with a bare ``acquire()``, pending
+counts, variable queues half updated) that leaves the engine wedged, and every later
+sync point, the drain at exit included, waits for ever. So the handlers here raise:
+
+* at once, where the signal landed, when the main thread runs code of the user's (or of
+  a library the user called), or waits at one of the runtime's blocking sync points
+  (``SAFE_WAITS``: exception-safe, and possibly waiting for ever on a stuck op);
+* otherwise (inside the runtime, or a ``__del__``, whose exceptions are printed and
+  swallowed) as soon as control is back in the nearest frame of the user's that called
+  into the runtime: its next bytecode, through that frame's trace hook. A runtime call
+  returns within microseconds, so a tight loop of inline ops stops at once.
+
+An op's kernel run inline on the main thread is runtime code, so an interrupt that lands
+in it is raised right after the op completed; an op function of the user's (a custom
+operator's ``forward`` under ``NaiveEngine``) is interrupted where it was, and the engine
+then re-raises the interrupt to the pushing thread instead of keeping it as the op's
+error (see ``Engine._call``).
+
+While a drain at exit waits for stuck work, :func:`stop_on_signal` makes SIGINT and
+SIGTERM set a flag the wait polls instead of raising: the second Ctrl-C then ends the
+wait, and no exception pops up in the middle of the code around it (the dump after it).
+
+``install_sigint()`` replaces Python's default SIGINT handler (and nothing else: a
+handler the program installed is kept). When a tracer is active (a debugger, coverage)
+the exception is raised at once: the hook used to defer it is the tracer's.
+"""
+import contextlib
+import os
+import signal
+import sys
+import sysconfig
+import threading
+
+_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Code that is neither the runtime's nor the user's: the standard library and installed
+# packages. A signal landing there belongs to whoever called it.
+_LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in
+                              (sysconfig.get_paths().get(k) for k in
+                               ("stdlib", "platstdlib", "purelib", "platlib")) if p}))
+# The runtime's blocking waits (function names): exception-safe places to stop waiting.
+# A thread blocked in one calls _kick/_kick_locked every 10 ms; their bodies are C calls
+# with nothing popped yet, so they are safe too. ``throttle`` is the custom-op
+# backpressure wait, ``shutdown`` the bounded drain at exit.
+SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked",
+                        "wait_idle", "throttle", "shutdown"))
+
+
+def _where(code):
+    """'runtime', 'library' or 'user' for a code object (``__del__``: 'runtime')."""
+    name = code.co_filename
+    if code.co_name == "__del__" or name.startswith(_RUNTIME_DIR):
+        return "runtime"
+    if name.startswith(_LIBRARY_DIRS) or name.startswith("<frozen"):
+        return "library"
+    return "user"
+
+
+def safe_frame(frame):
+    """The frame where an exception for a signal that interrupted the main thread at
+    ``frame`` may be raised: ``frame`` itself (raise now), or the nearest user frame
+    outside the runtime code that was interrupted (raise when control is back there).
+    """
+    f = frame
+    while f is not None:
+        where = _where(f.f_code)
+        if where == "user":
+            return frame
+        if where == "runtime":
+            if f.f_code.co_name in SAFE_WAITS:
+                return frame
+            break
+        f = f.f_back
+    else:
+        return frame
+    while f is not None and _where(f.f_code) != "user":
+        f = f.f_back
+    return frame if f is None else f
+
+
+def _no_trace(frame, event, arg):
+    return None
+
+
+def raise_at_safe_point(frame, make_exc):
+    """Raise ``make_exc()`` now if ``frame`` is a safe point, else arrange for it to be
+    raised at the next bytecode of the frame :func:`safe_frame` picks."""
+    target = safe_frame(frame)
+    if target is frame or sys.gettrace() is not None:
+        raise make_exc()
+
+    def raise_now(f, event, arg):
+        sys.settrace(None)
+        f.f_trace = None
+        raise make_exc()
+
+    target.f_trace = raise_now
+    target.f_trace_opcodes = True
+    sys.settrace(_no_trace)
+
+
+def _on_sigint(signum, frame):
+    raise_at_safe_point(frame, KeyboardInterrupt)
+
+
+def install_sigint():
+    """Use :func:`_on_sigint` for SIGINT if Python's default handler is installed (on the
+    main thread only: that is where handlers run)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _on_sigint)
+    except (ValueError, OSError):
+        pass
+
+
+class _Stop:
+    """Set by a signal while :func:`stop_on_signal` is active: ``signum`` of the first."""
+
+    __slots__ = ("signum",)
+
+    def __init__(self):
+        self.signum = None
+
+
+@contextlib.contextmanager
+def stop_on_signal():
+    """Inside it (on the main thread), SIGINT and SIGTERM only record themselves on the
+    yielded object (a plain attribute: safe to set from a handler at any bytecode)."""
+    stop = _Stop()
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        def record(signum, frame):
+            if stop.signum is None:
+                stop.signum = signum
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                saved[sig] = signal.signal(sig, record)
+            except (ValueError, OSError):
+                pass
+    try:
+        yield stop
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
