@@ -18,7 +18,7 @@ of them are named), the second yields its events rewritten:
   first instant event named ``marker`` of every input at the same time.
 
 :class:`MergedTrace` reads like a :class:`.tracefile.TraceReader` (``batches()``,
-``top``, ``truncated``), so ``xprof trace`` treats a merge as one more input.
+``top``, ``truncated``, ``lone_surrogates``, progress in bytes), so ``xprof trace`` treats a merge as one more input.
 """
 from __future__ import annotations
 
@@ -94,7 +94,17 @@ class MergedTrace:
         self.marker = marker
         self.top = {}
         self.truncated = False
+        self.lone_surrogates = 0   # as the readers of the second pass counted them
         self.inputs = []
+        self._reading = None
+        self._done_bytes = 0
+
+    # -- progress, as a TraceReader's: bytes of the second pass over every input --------
+    def total_bytes(self):
+        return sum(os.path.getsize(p) for p in self.paths if os.path.exists(p))
+
+    def bytes_read(self):
+        return self._done_bytes + (self._reading.bytes_read() if self._reading else 0)
 
     # -- first pass --------------------------------------------------------------------
     def _scan(self, path):
@@ -184,7 +194,8 @@ class MergedTrace:
                 next_pid += 1
             yield self._process_metadata(info, pids), False
             ids = {}
-            for batch, maybe_big in TraceReader(info.path).batches():
+            reader = self._reading = TraceReader(info.path)
+            for batch, maybe_big in reader.batches():
                 out = []
                 for ev in batch:
                     if type(ev) is not dict:
@@ -204,6 +215,9 @@ class MergedTrace:
                         next_id = _renumber(ev, ph, pid, ids, next_id)
                     out.append(ev)
                 yield out, maybe_big
+            self.lone_surrogates += reader.lone_surrogates
+            self._done_bytes += reader.total_bytes()
+            self._reading = None
 
     def _keep_metadata(self, ev, info):
         """Rewrite a metadata event for the merge; False drops it."""
