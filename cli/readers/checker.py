@@ -380,8 +380,8 @@ class Checker:
                 thread.flow_ts.append(ts)
                 thread.flow_index.append(i)
                 thread.flow_kind.append(_TO_NEXT if slices.binds_to_next(ph, bp) else ord(ph))
-            if not problem:
-                self._flow_step(i, ph, name, cat, key)
+            if not problem:  # malformed cat/name compared by bounded reprs (they may nest deeply)
+                self._flow_step(i, ph, _hashable(name), _hashable(cat), key)
 
     def _check_ts(self, i, ev):
         ts = ev.get("ts")
@@ -405,7 +405,7 @@ class Checker:
         elif type(v) is not int:
             self._err(f"{field}", i, ev, f"{field} must be an integer in [0, 2^32), got {_describe(v)}")
         elif not 0 <= v < _U32:
-            self._err(f"{field}", i, ev, f"{field} {v} is outside [0, 2^32)"
+            self._err(f"{field}", i, ev, f"{field} {_short(v)} is outside [0, 2^32)"
                              + (" and beyond 2^53 (JavaScript rounds it)" if abs(v) > _MAX_SAFE else ""))
 
     def _check_big_ints(self, i, ev):
@@ -494,8 +494,8 @@ class Checker:
             return
         if cat != opened[1] or name != opened[2]:
             self._add("flow-cat-name", i, ph, name, ERROR,
-                      f"flow {ph} has cat/name {cat!r}/{name!r} but its s (event {opened[0]}) has "
-                      f"{opened[1]!r}/{opened[2]!r}; Perfetto keys flows by id, cat and name")
+                      f"flow {ph} has cat/name {short_repr(cat)}/{short_repr(name)} but its s (event {opened[0]}) has "
+                      f"{short_repr(opened[1])}/{short_repr(opened[2])}; Perfetto keys flows by id, cat and name")
         if ph == "f":
             del self._flows_open[key]
             self._flows_done.add(key)

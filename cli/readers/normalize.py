@@ -209,7 +209,9 @@ class Normalizer:
             c["cat"].append, c["name"].append)
         a_kind, a_flags, a_end_at = self._kind.append, self._flags.append, self._body_end.append
         cats, names, open_b, threads = self._cats, self._names, self._open_b, self._threads
-        flow_ids, int_ids = self._flow_ids, self._int_ids
+        flow_ids, int_ids, open_async = self._flow_ids, self._int_ids, self._open_async
+        a_flow_item, a_flow_code = self._flow_item.append, self._flow_code.append
+        a_id_item, a_id_code = self._id_item.append, self._id_code.append
         blob = bytearray()
         size = self._size
         item = len(self._kind)
@@ -279,25 +281,37 @@ class Normalizer:
                 flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
             elif ph == "s" or ph == "t" or ph == "f":
                 kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
-                fk = _key(ev.get("id", ev.get("id2")))
-                code = flow_ids.get(fk)
+                fk = ev.get("id", ev.get("id2"))
+                try:
+                    code = flow_ids.get(fk)
+                except TypeError:   # an object or array as id: keyed by its repr
+                    fk = _key(fk)
+                    code = flow_ids.get(fk)
                 if code is None:
                     code = flow_ids[fk] = len(flow_ids)
-                self._flow_item.append(item)
-                self._flow_code.append(code)
+                a_flow_item(item)
+                a_flow_code(code)
                 flags |= _THREAD_BOUND
             elif ph == "b" or ph == "e":
                 kind = _ASYNC_B if ph == "b" else _ASYNC_E
                 flags |= _THREAD_BOUND
-                akey = (_key(cat), _key(ev.get("id", ev.get("id2"))))
+                akey = (cat, ev.get("id", ev.get("id2")))
+                try:
+                    hash(akey)
+                except TypeError:
+                    akey = (_key(cat), _key(akey[1]))
                 if ph == "b":
-                    self._open_async.setdefault(akey, []).append(item)
+                    stack = open_async.get(akey)
+                    if stack is None:
+                        open_async[akey] = [item]
+                    else:
+                        stack.append(item)
                 else:
-                    stack = self._open_async.get(akey)
+                    stack = open_async.get(akey)
                     if stack:
                         begin = stack.pop()
                         if not stack:
-                            del self._open_async[akey]
+                            del open_async[akey]
                         self._pairs.append(begin)
                         self._pairs.append(item)
             else:
@@ -313,12 +327,16 @@ class Normalizer:
                 # integers (JavaScript rounds them beyond 2^53) and ids no viewer takes
                 # (1.5, [1], true) get small integers; strings stay
                 del ev["id"]
-                ik = _key(idv)
-                code = int_ids.get(ik)
+                try:  # keyed like the async and flow pairing above (1 and 1.0 are one id)
+                    ik = idv
+                    code = int_ids.get(ik)
+                except TypeError:
+                    ik = _key(idv)
+                    code = int_ids.get(ik)
                 if code is None:
                     code = int_ids[ik] = len(int_ids)
-                self._id_item.append(item)
-                self._id_code.append(code)
+                a_id_item(item)
+                a_id_code(code)
             name = ev.get("name")
             if type(name) is str:
                 nc = names.get(name)

@@ -15,6 +15,7 @@ garbage collector, and the readers turn the list into numpy columns at once.
 import collections
 import itertools
 import threading
+import weakref
 
 from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 
@@ -24,9 +25,9 @@ class ThreadBuffer:
     counter samples, which get no thread track in the trace)."""
 
     __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
-                 "process")
+                 "thread", "process")
 
-    def __init__(self, tid, name, sort_index, track=True):
+    def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
         self.name = name
         self.sort_index = sort_index
@@ -34,7 +35,16 @@ class ThreadBuffer:
         self.slices = []
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
+        self.thread = None if thread is None else weakref.ref(thread)   # the recorder
         self.process = None     # another process's track group (process_tracks.Process)
+
+    def released(self):
+        """May this buffer go: its thread has ended and it holds no event (they were
+        written by a finished dump, or it never recorded any)?"""
+        if self.thread is None or self.events or self.slices:
+            return False
+        thread = self.thread()
+        return thread is None or not thread.is_alive()
 
 
 _key_lock = threading.Lock()
@@ -86,17 +96,37 @@ def _describe(thread):
 def register_thread(thread=None):
     thread = thread or threading.current_thread()
     name, sort_index = _describe(thread)
-    return register_buffer(name, sort_index)
+    return register_buffer(name, sort_index, thread=thread)
 
 
-def register_buffer(name, sort_index=1000, track=True):
-    """A new buffer; ``track=False`` for events that belong to no thread."""
+_sweep_at = 64   # registering this many buffers releases the ended threads' empty ones
+
+
+def register_buffer(name, sort_index=1000, track=True, thread=None):
+    """A new buffer; ``track=False`` for events that belong to no thread. ``thread``:
+    the thread that records into it, whose end lets :func:`release_ended` drop it."""
     with _buffers_lock:
-        buf = ThreadBuffer(next(_tids), name, sort_index, track)
+        buf = ThreadBuffer(next(_tids), name, sort_index, track, thread)
         if sort_index == 1000:
             buf.sort_index = 1000 + buf.tid
         buffers.append(buf)
+        if len(buffers) >= _sweep_at:   # amortized: the sweep is O(buffers)
+            _release_ended_locked()
     return buf
+
+
+def release_ended():
+    """Drop the buffers of threads that have ended once they hold no event (a finished
+    dump wrote them): a program that keeps starting short-lived threads does not keep
+    a buffer for each. Buffers with events stay until a dump has them."""
+    with _buffers_lock:
+        _release_ended_locked()
+
+
+def _release_ended_locked():
+    global _sweep_at
+    buffers[:] = [b for b in buffers if not b.released()]
+    _sweep_at = max(64, 2 * len(buffers))
 
 
 class _Local(threading.local):
@@ -141,3 +171,4 @@ def clear(upto=None):
         del buf.events[:n]
         del buf.slices[:m]
         buf.converted = None
+    release_ended()

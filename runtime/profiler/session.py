@@ -189,7 +189,8 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
             if not isinstance(_retained, _stats.Stats):   # aggregated on first use
                 _retained = aggregate_lists(*_retained)
             st = _stats.Stats().merge(_retained).merge(st)
-        if reset:
+        if reset:   # (rebuilt: no mark keeps a released buffer alive)
+            _stats_mark.clear()
             for buf, n, m in snap:
                 _stats_mark[buf] = (n, m)
             _retained = None
@@ -215,8 +216,17 @@ def _since(snap, marks):
     parts = []
     for buf, n, m in snap:
         e0, s0 = marks.get(buf, (0, 0))
-        parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // 3:]))
+        if n > e0 or m > s0:   # (a finished session keeps these: none for idle threads)
+            parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // 3:]))
     return parts
+
+
+def _folded(parts):
+    """``parts`` (see :func:`_since`) as one ``(event tuples, slice rows)`` part."""
+    if len(parts) <= 1:
+        return parts
+    return [([ev for events, _ in parts for ev in events],
+             np.concatenate([rows for _, rows in parts]))]
 
 
 def aggregate_lists(parts, base_ns):
@@ -305,8 +315,9 @@ def _finish():
     _apply()
     snap = [(buf, n, m) for buf, (n, m) in (_dumped_upto or {}).items()]
     # Keep the finished session's events (not their statistics: most programs never
-    # call dumps() after dump(), so aggregating here would be wasted time).
-    _retained = (_since(snap, _stats_mark), _base_ns)
+    # call dumps() after dump(), so aggregating here would be wasted time), folded into
+    # one part: no list and table per thread (10,000 short-lived threads).
+    _retained = (_folded(_since(snap, _stats_mark)), _base_ns)
     R.clear(snap)
     _stats_mark.clear()
     memory.reset()

@@ -54,7 +54,8 @@ def _structure(doc, rng):
     return text.replace('"LONE_SURROGATE"', '"\\ud800"')
 
 
-def _bytes(data, rng):
+def mutate_bytes(data, rng):
+    """One byte-level change of ``data`` (any file: traces, oneDNN logs)."""
     n = len(data)
     choice = rng.randrange(7)
     at = rng.randrange(max(n, 1))
@@ -83,5 +84,5 @@ def mutate(sources, rng):
     """``(kind, bytes)``: one mutation of one of ``sources`` (a list of ``(bytes, doc)``)."""
     data, doc = rng.choice(sources)
     if rng.random() < 0.5:
-        return "bytes", _bytes(data, rng)
+        return "bytes", mutate_bytes(data, rng)
     return "structure", _structure(json.loads(json.dumps(doc)), rng).encode("utf-8", "surrogatepass")

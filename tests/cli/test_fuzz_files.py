@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_helpers import TRACES, cli
-from mutations import mutate
+from cli_helpers import ONEDNN, TRACES, cli
+from mutations import mutate, mutate_bytes
 
 CASES = 300 if settings.default.derandomize else 3000
 TIMEOUT_S = 30
@@ -95,6 +95,36 @@ def test_mutated_traces_never_traceback_or_hang(sources, seed):
     if results["trace"].exit_code == 0:
         check = _run("validate", out)
         assert check.exit_code == 0, f"seed {seed}: xprof trace wrote an invalid trace:\n{check.stdout}"
+
+
+@settings(max_examples=CASES // 3, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_mutated_onednn_logs_never_traceback(tmp_path_factory, seed):
+    rng = random.Random(seed)
+    data = rng.choice(sorted(ONEDNN.glob("*.log"))).read_bytes()
+    for _ in range(rng.randrange(1, 4)):
+        data = mutate_bytes(data, rng)
+    path = tmp_path_factory.getbasetemp() / "fuzz-in.log"
+    path.write_bytes(data)
+    for args in (("stats", path), ("stats", path, "--format", "csv"), ("validate", path)):
+        res = _run(*args)
+        assert "Traceback" not in res.stdout + res.stderr, f"seed {seed}"
+        assert res.exit_code in (0, 1, 2), f"seed {seed}"
+        if res.exit_code == 2:
+            assert _one_line_error(res), f"seed {seed}: {res.stderr!r}"
+
+
+def test_nesting_600_deep_is_read_alike_by_all_three(tmp_path):
+    deep = b'{"a":[' * 300 + b"1" + b"]}" * 300
+    path = tmp_path / "deep.json"
+    path.write_bytes(b'{"traceEvents": [{"name": "a", "ph": "X", "ts": 1, "dur": 1, "pid": 0, "tid": 0, '
+                     b'"args": {"deep": ' + deep + b"}}]}")
+    assert cli("validate", path).exit_code == 0
+    assert cli("stats", path).exit_code == 0
+    res = cli("trace", path, "-o", tmp_path / "o.json")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert cli("validate", tmp_path / "o.json").exit_code == 0
 
 
 @pytest.mark.parametrize("name, text, code, fragment", [
