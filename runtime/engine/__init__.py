@@ -118,10 +118,14 @@ def _renew_in_child():
 
     fork copies only the forking thread: the inherited engine has no worker threads and
     its locks may be held by threads that do not exist in the child, so it is replaced
-    without draining. Its observer is not carried over: the child records only when it
-    is told to (a profiled DataLoader worker installs its own)."""
+    without draining. The engine-change hooks run as for any swap (the NDArray layer
+    binds the new engine's push and wait functions; without that it would keep pushing
+    to the inherited engine and block on its locks). Recording in the child is the
+    child's business (a profiled DataLoader worker sets its own mode)."""
     global _engine
     _engine = _make(_engine.name)
+    for hook in _hooks:
+        hook(_engine)
 
 
 os.register_at_fork(after_in_child=_renew_in_child)
