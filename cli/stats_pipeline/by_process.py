@@ -1,8 +1,8 @@
 """``xprof stats --by-process``: a Time table per process, and for a job of several
 ranks the spread of each operator's total over the ranks.
 
-The collector (:class:`ByProcess`, fed every batch like the others in
-``sources.TRACE_COLLECTORS``) keeps one :class:`~..readers.chrome.StatsCollector`
+The collector (:class:`ByProcess`, given to ``read_report`` only when ``--by-process``
+is asked, so plain ``xprof stats`` pays nothing for it) keeps one :class:`~..readers.chrome.StatsCollector`
 per process; MXNet's mirrored async rows are dropped against the synchronous rows of
 *every* process (the mirror lives in a process of its own). A process belongs to rank
 R when its ``process_labels`` say ``rank R`` (what ``xprof trace`` gives a ranked
@@ -36,10 +36,6 @@ class ByProcess:
     """Per-process aggregates (only collected when ``--by-process`` is asked)."""
 
     name = "by_process"
-
-    @staticmethod
-    def wanted(options):
-        return options is not None and options.by_process
 
     def __init__(self):
         self._collectors = {}     # pid key -> StatsCollector, in order of appearance

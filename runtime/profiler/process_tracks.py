@@ -23,9 +23,8 @@ import threading
 import time
 from time import perf_counter_ns
 
-from .. import engine as _engine_mod
-from . import config, memory, records, recorder as R
-from .observer import flags, observer
+from . import memory, records, recorder as R, state as _state
+from .observer import flags
 
 SAME_CLOCK_NS = 1_000_000    # offsets closer than 1 ms: one clock (jitter of two calls)
 _TIME_FIELDS = frozenset(("t", "t0", "t1", "t_push", "call_t0"))
@@ -54,21 +53,22 @@ def begin_child():
     memory._last_sample.clear()
     memory.rows.clear()
     memory.samples = R.register_buffer("memory counters", track=False)
+    _state.state.lock = threading.RLock()
     _sent_keys.clear()
     set_mode(0)
 
 
 def set_mode(mode):
     """Record what the parent records: ``mode`` is its profiler mode bits
-    (:mod:`.config`), 0 when it is not recording."""
-    eng = _engine_mod.get()
-    mask = mode & (config.MODE_SYMBOLIC | config.MODE_IMPERATIVE)
-    eng.profile_mask = mask
-    eng.observer = observer if mask else None
-    observer.mask = mask
-    flags.api = bool(mode & config.MODE_API)
-    flags.mem = bool(mode & config.MODE_MEMORY)
-    flags.recording = bool(mode)
+    (:mod:`.config`), 0 when it is not recording. The child's profiler state says so
+    and the engine follows it as in any process (:func:`.state.attach_engine`); no
+    listener is told (the child never dumps: the parent writes its events)."""
+    st = _state.state
+    if mode:
+        st.mode = mode
+    st.state, st.paused = ("run" if mode else "stop"), False
+    _state.attach_engine(st)
+    memory.keep_rows = False          # the allocation CSV is the parent's
 
 
 def flush():
