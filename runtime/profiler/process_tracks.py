@@ -23,7 +23,8 @@ import threading
 import time
 from time import perf_counter_ns
 
-from . import memory, records, recorder as R, state as _state
+from . import memory, records, recorder as R
+from .state import attach_engine, state as _profiler_state
 from .observer import flags
 
 SAME_CLOCK_NS = 1_000_000    # offsets closer than 1 ms: one clock (jitter of two calls)
@@ -53,7 +54,7 @@ def begin_child():
     memory._last_sample.clear()
     memory.rows.clear()
     memory.samples = R.register_buffer("memory counters", track=False)
-    _state.state.lock = threading.RLock()
+    _profiler_state.lock = threading.RLock()
     _sent_keys.clear()
     set_mode(0)
 
@@ -61,13 +62,13 @@ def begin_child():
 def set_mode(mode):
     """Record what the parent records: ``mode`` is its profiler mode bits
     (:mod:`.config`), 0 when it is not recording. The child's profiler state says so
-    and the engine follows it as in any process (:func:`.state.attach_engine`); no
+    and the engine follows it as in any process (``state.attach_engine``); no
     listener is told (the child never dumps: the parent writes its events)."""
-    st = _state.state
+    st = _profiler_state
     if mode:
         st.mode = mode
     st.state, st.paused = ("run" if mode else "stop"), False
-    _state.attach_engine(st)
+    attach_engine(st)
     memory.keep_rows = False          # the allocation CSV is the parent's
 
 

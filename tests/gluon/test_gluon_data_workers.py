@@ -283,7 +283,7 @@ class EngineSeen(gluon.data.Dataset):
         from xprof.runtime.ndarray import ndarray
         a = mx.nd.ones((200, 200)) * (i + 1)          # an op too big to run inline
         total = mx.nd.dot(a, a).asnumpy()[0, 0]
-        return np.float32(total if ndarray._push.__self__ is engine.get() else -1)
+        return np.float32(total if ndarray.engine_push.__self__ is engine.get() else -1)
 
 
 def test_worker_processes_push_to_their_own_engine():
