@@ -284,7 +284,8 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
         from xprof.runtime import engine
         from xprof.runtime.profiler import session
 
-        output = os.path.abspath(output)
+        from xprof.runtime.profiler import ranks
+        output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))

@@ -39,7 +39,8 @@ def world_size(environ=None):
 
 def filename_for_rank(filename, r):
     """The file a process of rank ``r`` writes for the configured ``filename``
-    (``filename`` itself when ``r`` is None; ``{rank}`` is then 0)."""
+    (``filename`` itself when ``r`` is None; ``{rank}`` is then 0). A name that is
+    already rank ``r``'s is kept."""
     if "{rank}" in filename:
         return filename.replace("{rank}", str(r or 0))
     if r is None:
@@ -52,6 +53,8 @@ def filename_for_rank(filename, r):
             break
     else:
         stem, ext = os.path.splitext(base)
+    if stem.endswith(f".rank{r}"):
+        return filename      # already this rank's (idempotent)
     return os.path.join(folder, f"{stem}.rank{r}{ext}")
 
 

@@ -26,6 +26,8 @@ def test_rank_from_launcher_environment(env, rank, size):
     ("trace", 5, "trace.rank5"),
     ("run-{rank}.json", 7, "run-7.json"),
     ("run-{rank}.json", None, "run-0.json"),
+    ("profile.rank2.json", 2, "profile.rank2.json"),
+    ("profile.rank2.json", 3, "profile.rank2.rank3.json"),
 ])
 def test_file_name_for_rank(name, r, out):
     assert ranks.filename_for_rank(name, r) == out
