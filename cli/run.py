@@ -234,9 +234,12 @@ class _RunCommand(click.Command):
 @click.option("--open", "open_view", is_flag=True,
               help="Then open the trace in the Perfetto UI (xprof view; Ctrl-C ends it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
+@click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
+                   "each writes its own file, e.g. profile.rank0.json.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
+def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, nproc,
         script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
@@ -245,6 +248,7 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
       xprof run sample_scripts/custom_add_one.py
       xprof run -o step.json --stats train.py --epochs 1
       xprof run -m mypackage.train
+      xprof run --nproc 4 train.py
     """
     from .errors import fail
 
@@ -268,6 +272,10 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
     _check_writable(output, out_dir)
+    if nproc is not None:
+        from .launch import copy_arguments, run_copies
+        ctx = click.get_current_context()
+        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc", "open_view"}), output, quiet))
 
     saved = _save_process_state()
     _configure_env(bulk)
@@ -276,7 +284,8 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
         from xprof.runtime import engine
         from xprof.runtime.profiler import session
 
-        output = os.path.abspath(output)
+        from xprof.runtime.profiler import ranks
+        output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))

@@ -44,7 +44,11 @@ def load_stats(path):
 @click.option("--group-by", type=click.Choice(GROUP_BY), default="name", show_default=True,
               help="Rows of operator events: by name, by layer (args.name: one row per "
                    "layer), or by input shapes (args 'Input Dims').")
-def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by):
+@click.option("--by-process", is_flag=True,
+              help="Also a Time table per process and, for several ranks, each op's "
+                   "spread over the ranks (min/median/max of its total, slowest rank).")
+def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by,
+          by_process):
     """Aggregate PROFILE (default profile.json) per domain and name.
 
     PROFILE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not) or
@@ -66,6 +70,7 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
       xprof stats profile.json --flat --sort-by self --top 10
       xprof stats profile.json --group-by layer --domain operator
       xprof stats dnnl_verbose.log
+      xprof stats merged.json --by-process
     """
     import gc
 
@@ -77,5 +82,5 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
 
         fail("--include-waits only applies to --flat")
     options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
-                                     include_waits, group_by)
+                                     include_waits, group_by, by_process)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

@@ -20,7 +20,8 @@ the only arg key equals the event name (our memory counters) and
 MXNet 1.x writes every operator twice: a ``B``/``E`` slice on the device
 thread and an async ``b``/``e`` mirror on a process named after the domain.
 Counting both would double every row, so async pairs on a process whose
-``process_name`` equals their category are dropped when the same (domain,
+``process_name`` equals their category (after a merge: ends with ``: <category>``)
+are dropped when the same (domain,
 name) also has synchronous slices; rows that exist only as async pairs (the
 C API calls, a custom op's ``pure_python`` rows) are kept.
 """
@@ -72,6 +73,13 @@ def _level(value):
 def _label(value, default):
     """A usable row/domain label: a non-empty string, else the default."""
     return value if type(value) is str and value else default
+
+
+def _names_domain(process_name, domain):
+    """Whether a process is named after ``domain`` (MXNet's mirror processes), also
+    with the ``<file or rank>: `` prefix ``xprof trace`` gives merged processes."""
+    return process_name is not None and (process_name == domain
+                                         or process_name.endswith(": " + domain))
 
 
 class StatsCollector:
@@ -209,14 +217,17 @@ class StatsCollector:
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)
 
-    def finish(self):
-        """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats."""
+    def finish(self, sync_time=None):
+        """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats.
+
+        ``sync_time``: the synchronous rows a mirror duplicates (default this
+        collector's own; ``xprof stats --by-process`` passes every process's)."""
         self._self_times()
-        time = self.stats.time
+        time = self.stats.time if sync_time is None else sync_time
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)
             for domain, names in per_pid.time.items():
-                if domain == mirror_domain and domain in time:
+                if _names_domain(mirror_domain, domain) and domain in time:
                     names = {n: e for n, e in names.items() if n not in time[domain]}
                     if not names:
                         continue

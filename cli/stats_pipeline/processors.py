@@ -16,6 +16,7 @@ from xprof.shared import stats as shared_stats
 from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
 from .flat import flatten
+from . import by_process
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Options:
     flat: bool = False             # one ranking across domains (flat.py)
     include_waits: bool = False    # keep the API domain's sync waits in --flat
     group_by: str = "name"         # row of an operator event (readers/grouping.py)
+    by_process: bool = False       # per-process tables and rank spread (by_process.py)
 
 
 def order(report, options):
@@ -83,7 +85,7 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select, flatten]
+PIPELINE = [order, check_domains, select, flatten, by_process.sections]
 
 
 def process(report, options):

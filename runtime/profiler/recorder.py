@@ -25,7 +25,7 @@ class ThreadBuffer:
     counter samples, which get no thread track in the trace)."""
 
     __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
-                 "thread")
+                 "thread", "process")
 
     def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
@@ -36,6 +36,7 @@ class ThreadBuffer:
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
         self.thread = None if thread is None else weakref.ref(thread)   # the recorder
+        self.process = None     # another process's track group (process_tracks.Process)
 
     def released(self):
         """May this buffer go: its thread has ended and it holds no event (they were

@@ -19,7 +19,7 @@ from xprof.shared import stats as _stats
 from xprof.shared.atomic import write_atomic
 
 from .. import engine as _engine_mod
-from . import aggregate as _agg, chrome, config, exits, memory, recorder as R
+from . import aggregate as _agg, chrome, config, exits, memory, ranks, recorder as R
 from .flusher import ContinuousDump
 from .handover import handover
 from .observer import flags  # noqa: F401 - the hot-path switches, re-exported
@@ -162,11 +162,16 @@ def aggregate(snap, marks=None):
 
 
 def _other_data():
-    return {"xprof_version": _version(), "command": " ".join(sys.argv),
+    data = {"xprof_version": _version(), "command": " ".join(sys.argv),
             "start_time": datetime.datetime.fromtimestamp(
                 _st.start_wall, datetime.timezone.utc).isoformat(),
             "clock": "perf_counter_ns", "os_pid": os.getpid(),
             "engine": _engine_mod.engine_type()}
+    rank = ranks.rank()
+    if rank is not None:
+        data["rank"] = rank
+        data["world_size"] = ranks.world_size()
+    return data
 
 
 def _version():
@@ -176,7 +181,9 @@ def _version():
 
 def _process_name():
     script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
-    return f"xprof: {script} (pid {os.getpid()})"
+    name = f"xprof: {script} (pid {os.getpid()})"
+    rank = ranks.rank()
+    return name if rank is None else f"{ranks.process_label(rank)}: {name}"
 
 
 def encode(snap, base_ns):
@@ -188,7 +195,7 @@ def _write_trace():
     if _st.mode & config.MODE_MEMORY:   # not from a past session's arrays when memory is off
         memory.sample_all()
     snap = R.snapshot()
-    path = _st.cfg["filename"]
+    path = ranks.filename_for_rank(_st.cfg["filename"], ranks.rank())
     write_atomic(path, encode(snap, _st.base_ns))
     prefix = _st.memory_prefix()
     if prefix and memory.rows:

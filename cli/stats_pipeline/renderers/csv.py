@@ -5,7 +5,9 @@ name, count, total, self, percent (of the profile's wall time; total, self and
 percent are empty for Memory and Counter rows, which have no meaningful sum),
 min, max, avg, unit (ms, kB, or empty for counters). Custom Operator Calls:
 the op type in the domain column, one row named Latency and one per part
-(Queued, Python, Blocked, Tail, Sub-operators: the average per call in avg).
+(Queued, Python, Blocked, Tail, Sub-operators: the average per call in avg). ``Time by process``
+rows are Time rows (domain: ``<process> / <domain>``); ``Rank spread`` rows have count =
+ranks that ran the op, min/max/avg of its total time over the ranks, total empty.
 """
 from __future__ import annotations
 
@@ -62,8 +64,13 @@ def _flat_rows(rows):
 
 
 # section -> lines (domain, name, cells after section, domain, name) of its document part
+def _spread_rows(row):
+    return [row["Ranks"], "", "", "", row["Min"], row["Max"], row["Avg"], "ms"]
+
+
 SECTIONS = {"Time": _per_row(_time_rows), "Memory": _level_rows("kB"), "Counter": _level_rows(""),
-            "Custom Operator Calls": _call_rows, "Flat": _flat_rows}
+            "Custom Operator Calls": _call_rows, "Flat": _flat_rows,
+            "Time by process": _per_row(_time_rows), "Rank spread": _per_row(_spread_rows)}
 
 
 def text(doc_sections):

@@ -20,7 +20,12 @@ SECTIONS = {
     "Memory": [("Count", None, 0), ("Min (kB)", "Min", 3), ("Max (kB)", "Max", 3),
                ("Avg (kB)", "Avg", 3)],
     "Counter": [("Count", None, 0), ("Min", "Min", 4), ("Max", "Max", 4), ("Avg", "Avg", 4)],
+    "Rank spread": [("Ranks", "Ranks", None), ("Min (ms)", "Min", 4),
+                    ("Median (ms)", "Median", 4), ("Max (ms)", "Max", 4),
+                    ("Avg (ms)", "Avg", 4), ("Slowest", "Slowest", None)],
 }
+SECTIONS["Time by process"] = SECTIONS["Time"]
+_PLAIN_TEXT_SECTIONS = ("Time", "Memory", "Counter")   # written by render_text
 
 
 def rich_tables(doc_sections, console):
@@ -41,54 +46,14 @@ def rich_tables(doc_sections, console):
             for header, _, _ in columns:
                 table.add_column(header, justify="right")
             for name, row in rows.items():
-                table.add_row(name, *(str(row["Count"]) if key is None else _num(row.get(key), digits)
-                                      for _, key, digits in columns))
+                table.add_row(name, *_cells(row, columns))
             console.print(table)
             shown = True
     if not shown:
         console.print("No profiling records.")
 
 
-def _num(value, digits):
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _calls_table(calls):
-    """``Custom Operator Calls``: the cells of the text table (``callstats.table_cells``)."""
-    from rich.table import Table
-
-    headers, rows = callstats.table_cells(calls)
-    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
-    table.add_column(headers[0], overflow="fold")
-    for header in headers[1:]:
-        table.add_column(header, justify="right")
-    for cells in rows:
-        table.add_row(*cells)
-    return table
-
-
-def _flat_table(rows):
-    """``--flat``: one table ranked across domains (``flat.table_cells``)."""
-    from rich.table import Table
-
-    headers, cells = flat.table_cells(rows)
-    table = Table(title=flat.SECTION, title_justify="left", title_style="bold")
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i < 2 else "right",
-                         overflow="fold" if i == 0 else None)
-    for row in cells:
-        table.add_row(*row)
-    return table
-
-
-# sections that are one table of their own, not one per domain
-WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table, flat.SECTION: _flat_table}
-
-
-def plain_text(report):
-    if flat.SECTION in report.doc:
-        return flat.text(report.doc[flat.SECTION])
-    return shared_stats.render_text(report.stats, report.sort_by, report.ascending)
+                table.add_row(name, *_cells(row, columns))
 
 
 def render(report, out):
