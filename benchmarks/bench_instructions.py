@@ -10,7 +10,8 @@ and the clock's vDSO call are not in them), so use this to compare two versions 
 code, and the timing benchmarks for the figures the issues ask for.
 
 Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
-NaiveEngine, profiling off, each mode alone, and everything on.
+NaiveEngine, profiling off, each mode alone, everything on, and everything on but the
+custom-op call span (the span's own cost is the difference of the last two).
 Needs valgrind (skipped with a message otherwise).
 Run: python benchmarks/bench_instructions.py [N1] [N2]
 """
@@ -26,7 +27,9 @@ from _util import PROFILE_MODES
 N1 = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
 
-MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True)}
+MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True),
+         # everything on but the custom-op call span (issue #13: its cost per call)
+         "all, no call span": dict(profile_all=True, aggregate_stats=True, _no_span=True)}
 
 CHILD = r'''
 import os, sys
@@ -36,6 +39,8 @@ from _util import register_add_one
 engine.set_engine_type("NaiveEngine")
 case, n, kwargs, path = sys.argv[1], int(sys.argv[2]), eval(sys.argv[3]), sys.argv[4]
 register_add_one(mx)
+from xprof.runtime.profiler.observer import observer
+observer.call_spans = not kwargs.pop("_no_span", False) if kwargs else True
 x = mx.nd.ones((100, 100))
 step = (lambda: x + 1) if case == "x + 1" else (lambda: mx.nd.Custom(x, op_type="MyAddOne"))
 step(); mx.nd.waitall()

@@ -13,8 +13,10 @@ import click
 
 from . import explain as _explain
 from . import stats as _stats
+from . import report as _report
 from . import trace as _trace
 from . import validate as _validate
+from . import view as _view
 
 
 # click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
@@ -72,6 +74,8 @@ def main():
       xprof stats profile.json --top 10
       xprof trace profile.json -o clean.json.gz
       xprof explain profile.json
+      xprof view profile.json
+      xprof report profile.json -o report.html
     """
 
 
@@ -79,6 +83,8 @@ main.add_command(_validate.validate)
 main.add_command(_stats.stats)
 main.add_command(_trace.trace)
 main.add_command(_explain.explain)
+main.add_command(_view.view)
+main.add_command(_report.report)
 
 from . import run as _run  # noqa: E402
 

@@ -166,9 +166,10 @@ def _check_writable(output, out_dir):
 
 
 def _finish(profiler_session, engine, stop):
-    """Drain the engine and write the trace if the script did not already. The drain
-    is bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace
-    holds what was recorded and the message names what was still running."""
+    """Drain the engine, then write what is left: the script's own session (as its exit
+    would) and the run's complete profile. Returns {path: what it holds}. The drain is
+    bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
+    what was recorded and the message names what was still running."""
     report = engine.drain(stop=stop)
     if report:
         print(f"xprof: {report}; the trace holds what was recorded", file=sys.stderr)
@@ -178,14 +179,19 @@ def _finish(profiler_session, engine, stop):
         except Exception as e:  # noqa: BLE001 - an op error the script never synced on
             print(f"xprof: an operation failed after the script's last sync point: "
                   f"{type(e).__name__}: {e}", file=sys.stderr)
-    if profiler_session.state() == "run" or profiler_session.undumped_events():
-        from .progress import delayed_status
-        from .render import plural
+    from .progress import delayed_status
+    from .render import plural
 
-        label = f"xprof: writing the profile ({plural(profiler_session.undumped_events(), 'event')})"
+    label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
+    try:
         with delayed_status(label):
-            return profiler_session.dump(finished=True)
-    return None
+            return profiler_session.finish_cli_run()
+    except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
+        from .errors import fail
+
+        target = profiler_session.get_config().get("filename")
+        fail(f"could not write the profile {target!r}: {e.strerror or e}; "
+             f"the previous file (if any) is unchanged")
 
 
 class _RunCommand(click.Command):
@@ -223,10 +229,18 @@ class _RunCommand(click.Command):
 @click.option("--bulk", is_flag=True, help="Keep bulk execution on (coarser events).")
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
+@click.option("--report", "write_html", is_flag=True,
+              help="Also write the HTML report (xprof report) next to the trace.")
+@click.option("--open", "open_view", is_flag=True,
+              help="Then open the trace in the Perfetto UI (xprof view; Ctrl-C ends it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
+@click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
+                   "each writes its own file, e.g. profile.rank0.json.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
+def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, nproc,
+        script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -234,6 +248,7 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
       xprof run sample_scripts/custom_add_one.py
       xprof run -o step.json --stats train.py --epochs 1
       xprof run -m mypackage.train
+      xprof run --nproc 4 train.py
     """
     from .errors import fail
 
@@ -257,6 +272,10 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
     _check_writable(output, out_dir)
+    if nproc is not None:
+        from .launch import copy_arguments, run_copies
+        ctx = click.get_current_context()
+        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc", "open_view"}), output, quiet))
 
     saved = _save_process_state()
     _configure_env(bulk)
@@ -265,26 +284,23 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
         from xprof.runtime import engine
         from xprof.runtime.profiler import session
 
-        output = os.path.abspath(output)
+        from xprof.runtime.profiler import ranks
+        output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
         code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
-            session.end_cli_session()
-            path = _finish(session, engine, stop)
+            files = _finish(session, engine, stop)
     finally:
         _restore_process_state(saved)
     if not quiet:
         if session.script_configured():
-            cfg = session.get_config()
-            click.echo(f"xprof: the script configured the profiler itself; its settings "
-                       f"were kept (trace file {cfg['filename']!r})", err=True)
-            if session.handed_over():
-                click.echo(f"xprof: what ran before the script's own profiling is in "
-                           f"{session.handed_over()}", err=True)
-            path = path or cfg["filename"]
-        _report(path or output, show_stats)
+            click.echo("xprof: the script configured the profiler itself; recording "
+                       "followed its own calls", err=True)
+        _report(output, files, show_stats)
+    if write_html or open_view or not quiet:
+        _after_run(output, write_html, open_view, quiet)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
@@ -293,6 +309,37 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     sys.exit(code)
 
 
-def _report(path, show_stats):
+def _shown(path):
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def _after_run(path, write_html, open_view, quiet):
+    """The report (``--report``), the command that views the trace, the view (``--open``)."""
+    import shlex
+
+    from .errors import XprofError
+
+    if write_html:
+        from .report import default_output, write_report
+        try:
+            out = default_output(path)
+            write_report(path, out)
+            if not quiet:
+                click.echo(f"xprof: report written to {_shown(out)}", err=True)
+        except XprofError as e:
+            click.echo(f"xprof: no report: {e.format_message()}", err=True)
+    if not quiet:
+        click.echo(f"xprof: view it with: xprof view {shlex.quote(_shown(path))}", err=True)
+    if open_view:
+        from .view import serve
+        try:
+            serve(path, echo=lambda line: click.echo(line, err=True))
+        except XprofError as e:
+            click.echo(f"xprof: cannot open the view: {e.format_message()}", err=True)
+
+
+def _report(output, files, show_stats):
     from .summary import print_summary
-    print_summary(path, show_stats)
+    print_summary(output, show_stats, files)

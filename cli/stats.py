@@ -13,6 +13,8 @@ from xprof.shared.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
 # Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
 FORMATS = ("table", "json", "csv")
+# Same as readers/grouping.GROUP_BY.
+GROUP_BY = ("name", "layer", "shape")
 
 
 def load_stats(path):
@@ -33,7 +35,20 @@ def load_stats(path):
               help="At most N rows per domain.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="json: the profiler.dumps() schema; csv: one row per entry.")
-def stats(profile, sort_by, ascending, domains, top, fmt):
+@click.option("--flat", is_flag=True,
+              help="One table of all time rows ranked by --sort-by, the domain as a column "
+                   "(--top N: the first N rows).")
+@click.option("--include-waits", is_flag=True,
+              help="With --flat, keep the API domain's sync waits (waitall, wait_to_read, "
+                   "asnumpy, ...), left out by default.")
+@click.option("--group-by", type=click.Choice(GROUP_BY), default="name", show_default=True,
+              help="Rows of operator events: by name, by layer (args.name: one row per "
+                   "layer), or by input shapes (args 'Input Dims').")
+@click.option("--by-process", is_flag=True,
+              help="Also a Time table per process and, for several ranks, each op's "
+                   "spread over the ranks (min/median/max of its total, slowest rank).")
+def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by,
+          by_process):
     """Aggregate PROFILE (default profile.json) per domain and name.
 
     PROFILE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not) or
@@ -41,19 +56,31 @@ def stats(profile, sort_by, ascending, domains, top, fmt):
     in ms, memory in kB.
 
     \b
-    CSV columns: section,domain,name,count,total,min,max,avg,unit
-    (total is empty for Memory and Counter rows).
+    CSV columns: section,domain,name,count,total,self,percent,min,max,avg,unit
+    (total, self and percent are empty for Memory and Counter rows).
+
+    \b
+    Time rows: Self = time not spent in slices nested inside on the same
+    thread; % = share of the profile's wall time (first to last slice).
 
     \b
     Example:
       xprof stats profile.json --sort-by avg --top 10
       xprof stats trace.json.gz --domain operator --format csv > ops.csv
+      xprof stats profile.json --flat --sort-by self --top 10
+      xprof stats profile.json --group-by layer --domain operator
       xprof stats dnnl_verbose.log
+      xprof stats merged.json --by-process
     """
     import gc
 
     from . import stats_pipeline
 
     gc.disable()  # see validate: no cycles among the decoded events
-    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top)
+    if include_waits and not flat:
+        from .errors import fail
+
+        fail("--include-waits only applies to --flat")
+    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
+                                     include_waits, group_by, by_process)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

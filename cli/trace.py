@@ -43,6 +43,21 @@ def _decode_chunk(raw, huge_ints):
         sys.setrecursionlimit(limit)
 
 
+def _source(profiles, align):
+    """The input: one trace file, or the merge of several (cli/readers/merge.py)."""
+    from .errors import fail
+    from .readers.merge import MergedTrace
+    from .readers.tracefile import TraceReader
+
+    if len(profiles) <= 1 and align is None:
+        return TraceReader(profiles[0] if profiles else "profile.json")
+    kind, _, marker = (align or "start").partition(":")
+    try:
+        return MergedTrace(profiles or ["profile.json"], kind, marker or None)
+    except ValueError as e:
+        fail(str(e))
+
+
 def checked_output(norm, top, checker, progress):
     """The output's bytes (head, events, tail), each chunk checked by ``checker`` on the way."""
     import orjson
@@ -80,8 +95,21 @@ class _Counting:
         return self.done
 
 
-@click.command("trace")
-@click.argument("profile", default="profile.json", metavar="[PROFILE]")
+class _TraceCommand(click.Command):
+    """``--align marker NAME`` is one option with two words: it is read as
+    ``--align marker:NAME``."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        for i, arg in enumerate(args[:-2]):
+            if arg == "--align" and args[i + 1] == "marker":
+                args[i + 1:i + 3] = ["marker:" + args[i + 2]]
+                break
+        return super().parse_args(ctx, args)
+
+
+@click.command("trace", cls=_TraceCommand)
+@click.argument("profiles", nargs=-1, metavar="[PROFILE]...")
 @click.option("-o", "--output", required=True, metavar="OUT",
               help="Output file; gzipped when it ends in .gz.")
 @click.option("--domain", "domains", multiple=True, metavar="NAME",
@@ -93,8 +121,13 @@ class _Counting:
 @click.option("--name", "name_glob", default=None, metavar="GLOB",
               help="Only events whose name matches GLOB (fnmatch, e.g. 'conv*').")
 @click.option("--force", is_flag=True, help="Write the output even if it fails validation.")
-def trace(profile, output, domains, since, until, name_glob, force):
-    """Normalize PROFILE (default profile.json) into OUT.
+@click.option("--align", default=None, metavar="start|clock|marker NAME",
+              help="Merging several profiles: put each one's first event at 0 (start, "
+                   "the default), place them by their recorded wall clock (clock), or "
+                   "line up the instant event NAME present in every file (marker NAME).")
+def trace(profiles, output, domains, since, until, name_glob, force, align):
+    """Normalize PROFILE (default profile.json) into OUT; several PROFILEs are merged
+    into one timeline (each input's processes named after its file or rank).
 
     Sorted by time, small pid/tid numbers with process and thread names,
     Custom Operator events on their own named tracks (flow arrows kept),
@@ -107,6 +140,7 @@ def trace(profile, output, domains, since, until, name_glob, force):
     Example:
       xprof trace profile.json -o clean.json
       xprof trace mxnet_profile.json -o ops.json.gz --domain operator --since 5 --until 20
+      xprof trace profile.rank0.json profile.rank1.json -o merged.json --align clock
     """
     import gc
 
@@ -115,7 +149,7 @@ def trace(profile, output, domains, since, until, name_glob, force):
     from .progress import byte_progress
     from .readers.checker import Checker
     from .readers.normalize import Normalizer
-    from .readers.tracefile import TraceError, TraceReader
+    from .readers.tracefile import TraceError
     from .validate import _labels
 
     if since is not None and until is not None and since > until:
@@ -125,7 +159,7 @@ def trace(profile, output, domains, since, until, name_glob, force):
     if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
         fail(f"--output {output!r}: folder {os.path.dirname(os.path.abspath(output))!r} does not exist")
     gc.disable()
-    reader = TraceReader(profile)
+    reader = _source(profiles, align)
     norm = Normalizer()
     try:
         with byte_progress(reader, "reading") as tick:

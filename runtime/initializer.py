@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 __all__ = ["InitDesc", "Initializer", "Zero", "Zeros", "One", "Ones", "Constant",
-           "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Mixed", "register",
-           "create"]
+           "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Mixed", "LSTMBias",
+           "register", "create"]
 
 _REGISTRY = {}
 
@@ -275,6 +275,26 @@ class Orthogonal(Initializer):
         u, _, v = np.linalg.svd(tmp, full_matrices=False)
         q = u if u.shape == tmp.shape else v
         arr[:] = (self.scale * q.reshape(arr.shape)).astype(arr.dtype)
+
+
+@register
+class LSTMBias(Initializer):
+    """An LSTM bias (gates i, f, g, o stacked): zeros, except ``forget_bias`` for the
+    forget gate's quarter, so a fresh LSTM starts out remembering."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = float(forget_bias)
+
+    def _init_weight(self, name, arr):
+        if len(arr.shape) != 1 or arr.shape[0] % 4:
+            raise ValueError(f"LSTMBias: {str(name)!r} has shape {arr.shape}; an LSTM bias "
+                             f"is 1-D with a multiple of 4 entries")
+        n = arr.shape[0] // 4
+        _fill(arr, 0.0)
+        arr[n:2 * n] = self.forget_bias
+
+    _init_bias = _init_weight
 
 
 class Mixed:

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import MODE_IMPERATIVE, attribution
+from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution
 from .ndarray import ndarray as _nd
 from .profiler.observer import flags as _flags, observer as _observer
 
@@ -220,10 +220,10 @@ class _Pool:
         lock, long Python code) delays the other calls by a few milliseconds, not by its
         whole duration.
     A thread idle for ``RETIRE_S`` ends (one is kept). The bound, ``max_threads``
-    (``CUSTOM_OP_NUM_THREADS``), is there to stop a runaway program: when it is reached,
-    every thread is blocked at a sync point and no job was taken for ``EXHAUSTED_S``, the
-    queued calls fail with an error that says so (they would otherwise wait for each
-    other for ever).
+    (``CUSTOM_OP_NUM_THREADS``), is there to stop a runaway program: when it is reached
+    and no job was taken for ``EXHAUSTED_S`` with every thread blocked at a sync point
+    (they would otherwise wait for each other for ever), or for ``BUSY_S`` whatever the
+    threads wait for, the queued calls fail with an error that says so.
 
     The per-job path takes no lock: ``submit`` puts the job and then reads the counts,
     ``_on_block`` changes them and then looks at the queue, so one of the two always
@@ -234,6 +234,7 @@ class _Pool:
     QUIET_POLLS = 50     # the watchdog sleeps after this many polls with nothing queued
     RETIRE_S = 2.0
     EXHAUSTED_S = 1.0
+    BUSY_S = 10.0
 
     def __init__(self, max_threads, max_in_flight):
         self.max_threads = max(1, max_threads)
@@ -390,30 +391,32 @@ class _Pool:
             self._stalled(time.monotonic() - stalled_since)
 
     def _stalled(self, for_s):
-        """The head job waited a full period with no job taken: add a thread; at the
-        bound, with every thread blocked at a sync point for ``EXHAUSTED_S``, fail the
-        head job (its caller's wait then raises, which frees a thread), and go on
-        failing jobs while that lasts, without waiting ``EXHAUSTED_S`` again."""
+        """The head job waited a full period with no job taken: add a thread. At the
+        bound, fail the head job once every thread has been blocked at a sync point for
+        ``EXHAUSTED_S`` (they may be waiting for the queued calls: its caller's wait
+        raises, which frees a thread; go on failing while that lasts), or once no call
+        could start for ``BUSY_S`` whatever the threads wait for."""
         with self.lock:
             if self.threads < self.max_threads:
                 self._spawn_locked()
                 return
-            if self.blocked < self.threads:
+            at_sync = self.blocked >= self.threads
+            if not at_sync:
                 self.exhausted = False
-                return   # at the bound, some thread is busy: it will come back
-            if for_s < self.EXHAUSTED_S and not self.exhausted:
+            if for_s < (self.EXHAUSTED_S if at_sync else self.BUSY_S) and not self.exhausted:
                 return
-            self.exhausted = True
+            self.exhausted = at_sync
         try:
             _, fail, name = self.jobs.get_nowait()
         except queue.Empty:
             return
         running = ", ".join(sorted(set(self.running()))) or "none"
+        why = ("wait at sync points (calls that wait for nested calls?)" if at_sync else
+               f"have been busy for {for_s:.0f} s")
         fail(RuntimeError(
             f"custom operator {name!r} could not start: all {self.max_threads} "
-            f"custom-operator threads wait at sync points (running: {running}; calls "
-            f"that wait for nested calls?); raise XPROF_CUSTOM_OP_NUM_THREADS "
-            f"(now {self.max_threads})"))
+            f"custom-operator threads {why}; running: {running}; raise "
+            f"XPROF_CUSTOM_OP_NUM_THREADS (now {self.max_threads})"))
 
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),
@@ -425,12 +428,16 @@ class Call:
     """Attribution tag of one custom-operator call (read by the engine and profiler):
     ``mode`` is the profile mode its sub-operators carry; ``prefix`` and ``pure_key``
     the call's event names (built once per op type by the observer); ``tid``,
-    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``."""
+    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``. The call's
+    span: ``t_span`` (``observer.call_pushed``, 0 = no span), ``t_return``
+    (``call_ends``), ``blocked`` (``call_waited``, on the call's thread), ``subs`` (its
+    sub-operators' run times, appended by the workers that ran them)."""
 
     __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
-                 "t_push", "pusher", "t_ready", "reads", "writes")
+                 "t_push", "pusher", "t_ready", "reads", "writes",
+                 "t_span", "t_return", "blocked", "subs")
 
-    def __init__(self, name, mode, pushed=None, reads=(), writes=()):
+    def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -448,6 +455,11 @@ class Call:
             self.t_ready = perf_counter_ns()
             self.reads = tuple(map(id, reads))
             self.writes = tuple(map(id, writes))
+        # the call's span (Custom Operator Calls): from t_span (0: no span) to its
+        # outputs being ready
+        self.t_span = t_span
+        self.t_return = self.blocked = 0
+        self.subs = []
 
 
 def _handle(src, data=None):
@@ -466,7 +478,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     pushed = _observer.pushed_by() if _flags.recording else None
 
     def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs)
+        call = Call(name, mode, pushed, reads, outputs, t_span)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return
@@ -481,8 +493,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
     if not inline:
         _pool.throttle()
-    _nd.push_fn(dispatch, (), reads=list(reads), writes=list(outputs), name="Custom",
-                is_async=True, always_run=True)
+    t_span = _observer.call_pushed()
+    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
 def _execute(call, body, outputs, write_reqs, check_names, on_complete):
@@ -490,7 +502,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
 
     pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
     the call by ``attribution``) -> ``observer.call_ends`` -> the dependency-only op
-    ``CustomOperatorWait`` completes the call when they are done."""
+    ``CustomOperatorWait`` completes the call when they are done (``observer.call_done``:
+    the call's span, pushed -> outputs ready)."""
     out_handles = [_handle(o, o._data if o._data is not None else np.empty(o.shape, o._dtype))
                    for o in outputs]
     placeholders = [h._data for h in out_handles]
@@ -500,6 +513,7 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
             body(out_handles)
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
         _observer.call_ends(call)
+        _observer.call_done(call)
         if not isinstance(e, Exception) and not _pool.owns_thread():
             on_complete(None)   # Ctrl-C in a forward run inline: the program's, not the op's
             raise
@@ -522,11 +536,12 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
                                   f"output {i} ({check_names[i]!r}) whose req is 'write'",
                                   RuntimeWarning, stacklevel=1)
                 o._data = h._data
+        _observer.call_done(call)
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.
-    _nd.push_fn(finish, (out_handles,), reads=list(out_handles), writes=[],
-                name="CustomOperatorWait", always_run=True)
+    _nd.engine_push(finish, (out_handles,), list(out_handles), [], "CustomOperatorWait",
+                    mode=ALWAYS_RUN)
 
 
 # -- forward / backward entry points ------------------------------------------------------

@@ -10,27 +10,26 @@ a test reproducible. Sparse storage is not supported (``rand_ndarray(stype='csr'
 raises).
 """
 import contextlib
+import json  # noqa: F401 - exported by the star import, as in MXNet
 import numbers
 import os
+import random  # noqa: F401
 import sys
+import time  # noqa: F401
+from functools import reduce  # noqa: F401
 
 import numpy as np
+import numpy.random as rnd  # noqa: F401
+import numpy.testing as npt  # noqa: F401
 
+from .. import runtime as mx  # noqa: F401 - ``mx`` for star-importing tests
 from . import ndarray as _nd
 from .context import Context, current_context
-from .ndarray import NDArray
+from .ndarray import NDArray, array  # noqa: F401
+from .symbol import Symbol  # noqa: F401
 
-__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols",
-           "default_atols", "default_numeric_eps", "effective_dtype", "get_tolerance",
-           "get_tols", "get_rtol", "get_atol", "same", "almost_equal", "assert_almost_equal",
-           "assert_allclose", "assert_almost_equal_ignore_nan", "assert_exception",
-           "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray",
-           "random_arrays", "random_sample", "np_reduce", "same_array", "environment",
-           "check_numeric_gradient", "check_symbolic_forward", "check_symbolic_backward",
-           "check_consistency", "compare_ndarray_tuple", "compare_optimizer",
-           "discard_stderr", "use_np", "numeric_grad", "simple_forward", "list_gpus",
-           "download", "get_mnist", "get_mnist_ubyte", "get_cifar10", "get_bz2_data",
-           "create_vector", "assign_each", "assign_each2", "set_env_var", "is_cd_run"]
+# No ``__all__``: as in MXNet, ``from mxnet.test_utils import *`` also gives the module's
+# imports (``np``, ``mx``, ``NDArray``, ``rnd``...), which MXNet users' tests rely on.
 
 
 # -- contexts and tolerances -----------------------------------------------------------------

@@ -19,3 +19,7 @@ HANDOVER = "script took over the profiler"
 
 # Categories whose slices are operators (the end-of-run summary's top list).
 OPERATOR_CATEGORIES = (OPERATOR, CUSTOM_OPERATOR)
+
+# The args key of an operator slice's input shapes (PyTorch's name for it, so
+# ``xprof stats --group-by shape`` reads both): a list of shapes, each a list of ints.
+INPUT_DIMS = "Input Dims"

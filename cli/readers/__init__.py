@@ -14,3 +14,12 @@ def stats_module():
 
     return stats
 
+
+def hashable(value, describe=repr):
+    """A hashable stand-in for a pid/tid/id of any JSON type (others become
+    ``describe(value)``)."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return describe(value)

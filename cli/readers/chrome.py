@@ -20,15 +20,22 @@ the only arg key equals the event name (our memory counters) and
 MXNet 1.x writes every operator twice: a ``B``/``E`` slice on the device
 thread and an async ``b``/``e`` mirror on a process named after the domain.
 Counting both would double every row, so async pairs on a process whose
-``process_name`` equals their category are dropped when the same (domain,
+``process_name`` equals their category (after a merge: ends with ``: <category>``)
+are dropped when the same (domain,
 name) also has synchronous slices; rows that exist only as async pairs (the
 C API calls, a custom op's ``pure_python`` rows) are kept.
 """
 from __future__ import annotations
 
+from array import array
+
 from xprof.shared.names import DEVICE_STORAGE
+from xprof.shared.selftime import inner_by_row
 from xprof.shared.stats import Stats
 
+from . import hashable
+from .callspans import is_call_begin
+from .grouping import row_name
 from .tracefile import short_repr
 
 _INF = float("inf")
@@ -39,11 +46,7 @@ NO_NAME = "(unnamed)"
 
 def _key(value):
     """A hashable stand-in for a pid/tid/id of any JSON type."""
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return short_repr(value)
+    return hashable(value, short_repr)
 
 
 # Times (us) beyond 2^63 ns fit no viewer (Perfetto keeps int64 ns) and no exact sum:
@@ -72,15 +75,40 @@ def _label(value, default):
     return value if type(value) is str and value else default
 
 
+def _names_domain(process_name, domain):
+    """Whether a process is named after ``domain`` (MXNet's mirror processes), also
+    with the ``<file or rank>: `` prefix ``xprof trace`` gives merged processes."""
+    return process_name is not None and (process_name == domain
+                                         or process_name.endswith(": " + domain))
+
+
 class StatsCollector:
     """Feed batches of events with :meth:`feed`; :meth:`finish` returns a Stats."""
 
-    def __init__(self):
+    def __init__(self, group_by="name"):
         self.stats = Stats()
+        self._group_by = None if group_by == "name" else group_by   # see grouping.py
         self._sync_stacks = {}   # (pid, tid) -> [(ts, name, cat)]
         self._async_open = {}    # (cat, id, name) -> [(ts, pid)]
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
+        self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
+        self._rows = {}          # (domain, name) -> row id
+        self._first = self._last = None   # ns: the profile's span (slices only)
+
+    def _slice(self, thread, cat, name, ts, dur):
+        """Keep one thread-bound slice for self time and the wall-time span."""
+        t0, t1 = self._widen(ts, ts + dur)
+        cols = self._threads.get(thread)
+        if cols is None:
+            cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
+        row = self._rows.get((cat, name))
+        if row is None:
+            row = self._rows[(cat, name)] = len(self._rows)
+        cols[0].append(t0)
+        cols[1].append(t1)
+        cols[2].append(row)
+        cols[3].append(round(dur * 1_000_000))   # ps, exactly as Stats.add_time sums it
 
     def feed(self, events):
         add_time = self.stats.add_time
@@ -91,8 +119,14 @@ class StatsCollector:
             ph = get("ph")
             if ph == "X":
                 dur = get("dur")
+                ts = get("ts")
                 if _num(dur) and dur >= 0:
-                    add_time(_label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME), dur)
+                    cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
+                    if self._group_by:
+                        name = row_name(name, get("args"), self._group_by)
+                    add_time(cat, name, dur)
+                    if _num(ts):
+                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
             elif ph == "C":
                 self._counter(ev)
             elif ph == "B" or ph == "E":
@@ -127,16 +161,22 @@ class StatsCollector:
         if ph == "B":
             if stack is None:
                 stack = self._sync_stacks[thread] = []
-            stack.append((ts, _label(ev.get("name"), NO_NAME), _label(ev.get("cat"), NO_CATEGORY)))
+            name = _label(ev.get("name"), NO_NAME)
+            if self._group_by:
+                name = row_name(name, ev.get("args"), self._group_by)
+            stack.append((ts, name, _label(ev.get("cat"), NO_CATEGORY)))
         elif stack:
             begin, name, cat = stack.pop()
             if ts >= begin:
                 self.stats.add_time(cat, name, ts - begin)
+                self._slice(thread, cat, name, begin, ts - begin)
 
     def _async(self, ev, ph):
         ts = ev.get("ts")
         if not _num(ts):
             return
+        if ph == "b" and is_call_begin(ev):
+            return   # a custom-op call span: the Custom Operator Calls section, not a Time row
         ident = ev.get("id", ev.get("id2"))
         cat = _label(ev.get("cat"), NO_CATEGORY)
         name = _label(ev.get("name"), NO_NAME)
@@ -151,18 +191,43 @@ class StatsCollector:
             if not stack:
                 del self._async_open[key]
             if ts >= begin:
+                self._widen(begin, ts)
                 per_pid = self._async_by_pid.get(pid)
                 if per_pid is None:
                     per_pid = self._async_by_pid[pid] = Stats()
                 per_pid.add_time(cat, name, ts - begin)
 
-    def finish(self):
-        """Merge async pairs (minus MXNet's mirrored duplicates) and return the Stats."""
-        time = self.stats.time
+    def _widen(self, ts, end):
+        t0, t1 = round(ts * 1000), round(end * 1000)
+        if self._first is None or t0 < self._first:
+            self._first = t0
+        if self._last is None or t1 > self._last:
+            self._last = t1
+        return t0, t1
+
+    def _self_times(self):
+        """Each row's time in slices nested directly inside its slices, thread by thread."""
+        names = [None] * len(self._rows)
+        for key, row in self._rows.items():
+            names[row] = key
+        for starts, ends, rows, durs in self._threads.values():
+            for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
+                self.stats.add_inner_ps(*names[row], ps)
+        self._threads = {}
+        if self._first is not None:
+            self.stats.add_span_ns(self._first, self._last)
+
+    def finish(self, sync_time=None):
+        """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats.
+
+        ``sync_time``: the synchronous rows a mirror duplicates (default this
+        collector's own; ``xprof stats --by-process`` passes every process's)."""
+        self._self_times()
+        time = self.stats.time if sync_time is None else sync_time
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)
             for domain, names in per_pid.time.items():
-                if domain == mirror_domain and domain in time:
+                if _names_domain(mirror_domain, domain) and domain in time:
                     names = {n: e for n, e in names.items() if n not in time[domain]}
                     if not names:
                         continue

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 from .processors import Options, process
 from .renderers import render
+from .by_process import ByProcess
 from .sources import read_report
+
+__all__ = ["Options", "run"]
 
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
-    render(fmt, process(read_report(path), options), out)
+    extra = [ByProcess()] if options.by_process else []
+    render(fmt, process(read_report(path, options, extra), options), out)

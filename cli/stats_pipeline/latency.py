@@ -19,7 +19,7 @@ NAME = "latency"
 class LatencyCollector:
     """Per op with ``args.dep``: name, category, dependency/queue/run ns."""
 
-    def __init__(self):
+    def __init__(self, options=None):   # (every trace collector is built with the Options)
         self.names = {}
         self.cat_of = {}
         self.chunks = []
@@ -98,7 +98,7 @@ def text(rows):
     return shared_latency.render_text(rows)
 
 
-def rich_table(rows, console):
+def rich_table(rows):
     from rich.table import Table
 
     parts = shared_latency.PARTS
@@ -111,4 +111,4 @@ def rich_table(rows, console):
     for name, r in rows.items():
         table.add_row(name, str(r["Count"]),
                       *(f"{r[p][s]:.4f}" for p in parts for s in ("Avg", "P95")))
-    console.print(table)
+    return table

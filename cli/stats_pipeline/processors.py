@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 from ..errors import fail
 from xprof.shared import stats as shared_stats
-from . import latency
+from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
+
+from .flat import flatten
+from . import by_process, latency
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,10 @@ class Options:
     ascending: bool = False
     domains: frozenset = frozenset()
     top: int | None = None
+    flat: bool = False             # one ranking across domains (flat.py)
+    include_waits: bool = False    # keep the API domain's sync waits in --flat
+    group_by: str = "name"         # row of an operator event (readers/grouping.py)
+    by_process: bool = False       # per-process tables and rank spread (by_process.py)
 
 
 def order(report, options):
@@ -53,6 +60,13 @@ def select(report, options):
         return report
     Stats = shared_stats.Stats
     st, doc, picked = report.stats, report.doc, Stats()
+    picked.inner, picked.span = st.inner, st.span
+    calls = doc.get(CALLS)
+    if calls is not None:   # custom-op calls belong to the Custom Operator domain
+        if options.domains and CUSTOM_OPERATOR not in options.domains:
+            del doc[CALLS]
+        else:
+            picked.calls = st.calls
     for section, table, dst in (("Time", st.time, picked.time),
                                 ("Memory", st.memory, picked.memory),
                                 ("Counter", st.counter, picked.counter)):
@@ -71,7 +85,7 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select, latency.add_section]
+PIPELINE = [order, check_domains, select, latency.add_section, flatten, by_process.sections]
 
 
 def process(report, options):

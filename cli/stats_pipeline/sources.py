@@ -8,11 +8,12 @@ Two kinds of input, told apart by content (never by file name):
 * a oneDNN verbose log (``dnnl_verbose,`` / ``onednn_verbose,`` lines).
 
 A new input format: a class with ``claims(head)`` (the first 64 KiB of the
-decompressed file) and ``read(path)`` returning a Report, put in
+decompressed file) and ``read(path, options)`` returning a Report, put in
 :data:`SOURCES` before :class:`ChromeTrace` (the fallback).
 
 A new analysis that needs the trace's events (not only the aggregate): a
-collector class with ``feed(events)`` and ``finish(report)`` (store what it
+collector class (built with the :class:`~.processors.Options`) with ``feed(events)`` and
+``finish(report)`` (store what it
 found in ``report.extra[<its name>]``), appended to :data:`TRACE_COLLECTORS`;
 a processor then turns it into a section.  One pass over the file serves
 every collector.
@@ -23,10 +24,12 @@ import click
 
 from ..errors import fail
 from ..progress import byte_progress
+from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from ..readers.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
 from .latency import LatencyCollector
+from .processors import Options
 from .report import Report
 
 _BOM_AND_SPACE = b"\xef\xbb\xbf \t\r\n"
@@ -39,8 +42,8 @@ def _is_json(head):
 class StatsTotals:
     """The aggregate tables (Time, Memory, Counter): the collector every trace feeds."""
 
-    def __init__(self):
-        self._collector = StatsCollector()
+    def __init__(self, options):
+        self._collector = StatsCollector(options.group_by)
 
     def feed(self, events):
         self._collector.feed(events)
@@ -49,8 +52,21 @@ class StatsTotals:
         report.stats = self._collector.finish()
 
 
+class CustomOpCalls:
+    """The ``Custom Operator Calls`` breakdown (call spans, else derived from the rows)."""
+
+    def __init__(self, options):
+        self._collector = CallSpanCollector()
+
+    def feed(self, events):
+        self._collector.feed(events)
+
+    def finish(self, report):
+        self._collector.finish(report.stats)   # after StatsTotals: derives from its rows
+
+
 # Collectors fed every batch of a Chrome trace, in this order.
-TRACE_COLLECTORS = [StatsTotals, LatencyCollector]
+TRACE_COLLECTORS = [StatsTotals, CustomOpCalls, LatencyCollector]
 
 
 class OneDNNLog:
@@ -61,7 +77,7 @@ class OneDNNLog:
         return not _is_json(head) and looks_like_onednn(head)
 
     @staticmethod
-    def read(path):
+    def read(path, options, collectors=()):
         with open_binary(path) as f:
             return Report(path=path, stats=read_onednn(f).stats)
 
@@ -74,20 +90,20 @@ class ChromeTrace:
         return True
 
     @staticmethod
-    def read(path):
+    def read(path, options, collectors=()):
         with open_binary(path) as f:
             head = f.read(1 << 16)
         if not _is_json(head):
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make() for make in TRACE_COLLECTORS]
+        collectors = [make(options) for make in TRACE_COLLECTORS] + list(collectors)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
                 for collector in collectors:
                     collector.feed(batch)
                 tick()
-        report = Report(path=path, stats=None, truncated=reader.truncated)
+        report = Report(path=path, stats=None, truncated=reader.truncated, top=reader.top)
         for collector in collectors:
             collector.finish(report)
         if reader.truncated:
@@ -100,13 +116,17 @@ class ChromeTrace:
 SOURCES = [OneDNNLog, ChromeTrace]
 
 
-def read_report(path):
-    """The Report of ``path`` (exit 2 with one line when it cannot be read)."""
+def read_report(path, options=None, collectors=()):
+    """The Report of ``path`` (exit 2 with one line when it cannot be read).
+
+    ``options``: what ``xprof stats`` asked for (``--group-by`` shapes the rows);
+    ``collectors``: more collector instances fed the same pass, for a caller that needs
+    more than ``xprof stats`` does (``xprof report``'s overview), at no cost to stats."""
     try:
         with open_binary(path) as f:
             head = f.read(1 << 16)
         source = next(s for s in SOURCES if s.claims(head))
-        return source.read(path)
+        return source.read(path, options or Options(), collectors)
     except TraceError as exc:
         fail(str(exc))
     except READ_ERRORS as exc:   # EOFError: a cut gzip stream; zlib.error: a corrupt one

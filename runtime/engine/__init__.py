@@ -113,6 +113,24 @@ def set_engine_type(kind):
     return new
 
 
+def _renew_in_child():
+    """A child made by ``fork`` (a DataLoader worker) gets a new engine of the same kind.
+
+    fork copies only the forking thread: the inherited engine has no worker threads and
+    its locks may be held by threads that do not exist in the child, so it is replaced
+    without draining. The engine-change hooks run as for any swap (the NDArray layer
+    binds the new engine's push and wait functions; without that it would keep pushing
+    to the inherited engine and block on its locks). Recording in the child is the
+    child's business (a profiled DataLoader worker sets its own mode)."""
+    global _engine
+    _engine = _make(_engine.name)
+    for hook in _hooks:
+        hook(_engine)
+
+
+os.register_at_fork(after_in_child=_renew_in_child)
+
+
 _reporters = []    # callables() -> names of work running outside the engine's workers
 _gave_up = False   # a drain stopped waiting: later ones do not wait again for that work
 

@@ -201,6 +201,9 @@ class Engine:
             if tag is None and attrs is None:
                 observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
                                 reads, writes)
+            elif tag is None and type(attrs) is tuple:   # input shapes only: kept on the record
+                observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
+                                reads, writes, attrs)
             else:
                 observer.op_with(name, tag, attrs, t0 if t_push is None else t_push, t0,
                                  perf_counter_ns(), t_ready, reads, writes)

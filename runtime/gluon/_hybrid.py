@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from .. import autograd
+from ..engine.base import ALWAYS_RUN
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
 
@@ -150,6 +151,8 @@ def _infer_deferred(block, symbol, input_names, inputs, params):
     arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     inferred = dict(zip(symbol.list_arguments(), arg_shapes))
     inferred.update(zip(symbol.list_auxiliary_states(), aux_shapes))
+    if any(p._data is None and not inferred.get(n) for n, p in params.items()):
+        _run_once_imperatively(block, inputs)
     for name, p in params.items():
         if p._data is None:
             s = inferred.get(name)
@@ -159,6 +162,25 @@ def _infer_deferred(block, symbol, input_names, inputs, params):
                                  f"{[a.shape for a in inputs]}")
             p.shape = s
             p._finish_deferred_init()
+
+
+def _run_once_imperatively(block, inputs):
+    """Deferred shapes the graph cannot infer backwards (the fused RNN layer packs its
+    weights into one vector): one forward without the graph, outside autograd, lets
+    each child infer its own from its real inputs (``HybridBlock.infer_shape``)."""
+    paused, todo = [], [block]
+    while todo:
+        b = todo.pop()
+        todo.extend(b._children.values())
+        if getattr(b, "_active", False):
+            b._active = False
+            paused.append(b)
+    try:
+        with autograd.pause():
+            block(*inputs)
+    finally:
+        for b in paused:
+            b._active = True
 
 
 def infer_param_shapes(block, args):
@@ -181,7 +203,7 @@ def _share(src, dst):
 
 
 def _push_share(src, dst):
-    _nd.push_fn(_share, (src, dst), reads=[src], writes=[dst], name="_share", always_run=True)
+    _nd.engine_push(_share, (src, dst), [src], [dst], "_share", mode=ALWAYS_RUN)
 
 
 class _Bound:

@@ -13,6 +13,9 @@ import gc
 import numpy as np
 import orjson
 
+from xprof.shared import callstats
+from xprof.shared.names import INPUT_DIMS
+
 from . import columns, deps, recorder as R, records
 
 PID = 0
@@ -42,10 +45,10 @@ _MID = b'e-3,"dur":'
 _END = b"e-3}"
 
 
-def _head(name, cat, tid, args_json=None):
+def _head(name, cat, tid, args_json=None, pid=PID):
     """A complete event up to its ``"ts":`` member (``args_json``: its args, as JSON)."""
     head = b'{"name":' + orjson.dumps(name) + b',"cat":' + orjson.dumps(cat) + \
-        b',"ph":"X","pid":%d,"tid":%d,' % (PID, tid)
+        b',"ph":"X","pid":%d,"tid":%d,' % (pid, tid)
     if args_json is not None:
         head += b'"args":' + args_json + b","
     return head + _TS
@@ -151,11 +154,13 @@ class _Thread:
     built so far, slices kept as tuples (with args, sub-operators) as ``key, t0, t1``
     under keys numbered after the recorder's, and the flow-arrow counter."""
 
-    __slots__ = ("tid", "base", "add", "extra", "local_keys", "heads", "n_keys", "flows",
-                 "vars")
+    __slots__ = ("tid", "pid", "base", "add", "extra", "local_keys", "heads", "n_keys",
+                 "flows", "calls", "vars")
 
-    def __init__(self, tid, base, add, n_keys, flows, var_numbers=None):
+    def __init__(self, tid, base, add, n_keys, flows, calls=0, pid=PID, var_numbers=None):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
+        self.calls = calls     # ids of custom-op call spans given out so far
+        self.pid = pid
         self.vars = var_numbers   # id() -> the trace's variable number (deps.collect)
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
@@ -165,7 +170,7 @@ class _Thread:
         k = self.local_keys.get(ident)
         if k is None:
             k = self.local_keys[ident] = self.n_keys + len(self.heads)
-            self.heads.append(_head(ident[0], ident[1], self.tid, args_json))
+            self.heads.append(_head(ident[0], ident[1], self.tid, args_json, self.pid))
         return k
 
     def us(self, t):
@@ -192,7 +197,7 @@ def _declared(kind):
     extra = [(key, fields.index(field) + 1) for field, key in kind.keys.items()]
 
     def encode(th, ev):
-        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": PID,
+        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": th.pid,
                "tid": th.tid}
         for key, at in extra:
             obj[key] = ev[at]
@@ -204,17 +209,24 @@ def _dep_slice(th, name, cat, t0, t1, args):
     """A complete slice with its dependency record as its own event (its args differ
     from every other op's, so it is no row of the shared-head matrix)."""
     th.add({"name": name, "cat": cat, "ph": "X", "ts": th.us(t0), "dur": (t1 - t0) / 1000.0,
-            "pid": PID, "tid": th.tid, "args": args})
+            "pid": th.pid, "tid": th.tid, "args": args})
 
 
 def _op_dep(th, ev):
-    """Nothing per event: a thread's op records are written in bulk (deps.Columns, a
-    row of the thread's matrix each, with the args tail of :func:`_dep_tails`)."""
+    """Nothing per event for most: a thread's op records are written in bulk
+    (deps.Columns, a row of the thread's matrix each, with the args tail of
+    :func:`_dep_tails`). One with input shapes (``dims``, operator profiling's
+    ``args.inputDims``) is its own event, its args both ``inputDims`` and ``dep``."""
+    dims = ev[10]
+    if dims is not None:
+        _, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, _ = ev
+        th_dep = deps.dep_args(t0, t_push, t_ready, pusher, th.tid, reads, writes, th.vars)
+        _dep_slice(th, name, cat, t0, t1, {INPUT_DIMS: dims, "dep": th_dep})
 
 
 def _sync(th, ev):
     _, name, cat, t0, t1, ids = ev
-    th.add({"name": name, "cat": cat, "ph": "i", "s": "t", "ts": th.us(t1), "pid": PID,
+    th.add({"name": name, "cat": cat, "ph": "i", "s": "t", "ts": th.us(t1), "pid": th.pid,
             "tid": th.tid, "args": {"wait": "all" if ids is None else [th.vars[i] for i in ids],
                                     "waited": t1 - t0}})
 
@@ -230,22 +242,50 @@ def _sub_operator(th, ev):
     if call_tid is not None and t_push >= call_t0 >= th.base:
         th.flows += 1
         th.add({"name": call_name, "cat": cat, "ph": "s", "id": th.flows,
-                "ts": th.us(t_push), "pid": PID, "tid": call_tid})
+                "ts": th.us(t_push), "pid": th.pid, "tid": call_tid})
         th.add({"name": call_name, "cat": cat, "ph": "f", "bp": "e", "id": th.flows,
-                "ts": th.us(t0), "pid": PID, "tid": th.tid})
+                "ts": th.us(t0), "pid": th.pid, "tid": th.tid})
+
+
+def _call_span(th, ev):
+    """A custom-op call: an async ``b``/``e`` pair (one id per call) from its push to its
+    outputs being ready, the split as integer-ns args on ``b`` (read back by
+    ``cli/readers/callspans.py``; Tail last, so the four add up to ``e.ts - b.ts``)."""
+    latency, queued, python, blocked, tail, sub = records.call_split(ev)
+    name, cat = ev[1], ev[2]
+    th.calls += 1
+    th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[3]),
+            "pid": th.pid, "tid": th.tid,
+            "args": dict(zip(callstats.ARG_KEYS, (queued, python, blocked, tail, sub)))})
+    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[3] + latency),
+            "pid": th.pid, "tid": th.tid})
 
 
 def _counter(th, ev):
     _, name, cat, t, value = ev
-    th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": PID,
+    th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": th.pid,
             "args": {name: value}})
 
 
 _OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from its call
         records.COUNTER: _counter,              # a process-wide series: args {name: value}
         records.OP_DEP: _op_dep,                # a slice with args.dep (numbered variables)
-        records.SYNC: _sync}                    # an instant with args.wait, args.waited
+        records.SYNC: _sync,                    # an instant with args.wait, args.waited
+        records.CALL_SPAN: _call_span}          # a b/e pair with the call's split
 ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
+
+
+def _process_meta(process, pid):
+    """Name, labels and place of another process's track group (a DataLoader worker),
+    after this process's own."""
+    meta = [{"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"name": process.name}},
+            {"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"sort_index": pid}}]
+    if process.labels:
+        meta.append({"name": "process_labels", "ph": "M", "pid": pid, "tid": 0,
+                     "args": {"labels": process.labels}})
+    return meta
 
 
 def _encode(snapshot, base_ns, process_name, other_data):
@@ -253,26 +293,32 @@ def _encode(snapshot, base_ns, process_name, other_data):
              "args": {"name": process_name}}]
     objs = []
     records_ = []        # per thread, a matrix of slices each beginning with a comma
-    flows = 0
+    flows = calls = 0
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot: every key its slices use
+    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in R.shaped_key_args().items()}
     T, encoders = records.T, ENCODERS
     dep_cols, numbers = deps.collect(snapshot, base_ns)
+    pids = {None: PID}   # this process, then other processes' track groups (1, 2, ...)
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
         tid = buf.tid
+        pid = pids.get(buf.process)
+        if pid is None:
+            pid = pids[buf.process] = len(pids)
+            meta += _process_meta(buf.process, pid)
         if buf.track:
-            meta.append({"name": "thread_name", "ph": "M", "pid": PID, "tid": tid,
+            meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"name": buf.name}})
-            meta.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid,
+            meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
-        th = _Thread(tid, base_ns, objs.append, n_keys, flows, numbers)
+        th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls, pid, numbers)
         for ev in buf.events[:n]:
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             encoders[ev[0]](th, ev)
-        flows = th.flows
+        flows, calls = th.flows, th.calls
         rows = columns.table(buf, m)
         if th.extra:
             rows = np.concatenate((rows, np.array(th.extra, dtype=np.int64).reshape(
@@ -291,7 +337,9 @@ def _encode(snapshot, base_ns, process_name, other_data):
             heads = th.heads
             records_.append(_slice_records(
                 key, start, dur,
-                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid), tail))
+                lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid,
+                                                                       shaped.get(k), pid=pid),
+                tail))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

@@ -52,7 +52,7 @@ def collect(snapshot, base_ns):
     """``({buffer: Columns}, {id(): number})``: the plain op records of each buffer of
     the snapshot (begun at or after ``base_ns``), their variables numbered from 1 for
     the whole trace, and the numbers of the variables other records name
-    (sub-operators, sync points). An ``id()`` is unique among live objects only, so two
+    (sub-operators, sync points, ops with input shapes). An ``id()`` is unique among live objects only, so two
     variables that never lived at the same time may share a number; their ops never
     overlapped either, so the edge a reader draws between them is never the one an op
     waited for."""
@@ -62,8 +62,12 @@ def collect(snapshot, base_ns):
         for ev in buf.events[:n]:
             kind = ev[0]
             if kind == OP_DEP:
-                if ev[3] >= base_ns:
+                if ev[3] < base_ns:
+                    continue
+                if ev[10] is None:
                     evs.append(ev)
+                else:   # with input shapes: its own event (chrome._op_dep)
+                    others.extend(ev[8] + ev[9])
             elif kind == SUB and len(ev) > 9:
                 others.extend(ev[10] + ev[11])
             elif kind == SYNC and ev[5] is not None:
@@ -96,7 +100,8 @@ def latency_values(parts, base_ns):
     """``[(name, dependency ns, queue ns, run ns)]`` of the ops in ``[(event tuples,
     slice rows)]`` (the parts ``dumps()`` aggregates) that began at or after ``base_ns``."""
     out = []
-    for events, _ in parts:
+    for part in parts:   # (events, rows) or a folded (events, rows, threads)
+        events = part[0]
         ops = [ev for ev in events if ev[0] == OP_DEP and ev[3] >= base_ns]
         if ops:
             c = Columns(ops)

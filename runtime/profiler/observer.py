@@ -22,6 +22,7 @@ name's slice key on first use. Only this module knows what they are.
 """
 from time import perf_counter_ns
 
+from ..engine.base import thread_state as _thread_state
 from . import recorder as R, records
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
@@ -30,10 +31,11 @@ OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, reco
 class Flags:
     """Checked by the NDArray layer on every call; plain attributes for speed."""
 
-    __slots__ = ("api", "mem", "recording")
+    __slots__ = ("api", "mem", "recording", "shapes")
 
     def __init__(self):
         self.api = self.mem = self.recording = False
+        self.shapes = False   # operator slices carry their input shapes (operator modes on)
 
 
 flags = Flags()
@@ -53,13 +55,16 @@ class CallNames:
 class Observer:
     """See the module docstring. One instance, :data:`observer`."""
 
-    __slots__ = ("op_keys", "api_keys", "sink", "mask", "_call_names")
+    __slots__ = ("op_keys", "shaped_keys", "api_keys", "sink", "mask", "call_spans",
+                 "_call_names")
 
     def __init__(self):
         self.op_keys = R.key_ids(OPERATOR)
+        self.shaped_keys = R.shaped_keys   # (name, input shapes) -> key (the engine inlines)
         self.api_keys = R.key_ids(API)
         self.sink = R.local   # the calling thread's buffer: .add (a record), .add_slice
         self.mask = 0         # op modes being profiled (set with the engine's mask)
+        self.call_spans = True   # record a span per custom-op call (benchmarks turn it off)
         self._call_names = {}
 
     # -- the engine ------------------------------------------------------------------------
@@ -67,20 +72,23 @@ class Observer:
         """A plain op ran on this thread from ``t0`` to ``t1`` (the engine inlines this)."""
         self.sink.add_slice((self.op_keys[name], t0, t1))
 
-    def op_dep(self, name, t0, t1, t_push, t_ready, pusher, reads, writes):
+    def op_dep(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
         """A plain op ran on this thread from ``t0`` to ``t1``, with its dependency
         record: pushed at ``t_push`` by the thread with track ``pusher`` (None for
         both: pushed and run at once here), ready at ``t_ready``, reading and writing
         the engine variables ``reads``/``writes`` (kept as ``id()``s only: a record never
-        keeps an array alive)."""
+        keeps an array alive); ``dims``: its input shapes (``ndarray.with_shapes``), or
+        None."""
         self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                       tuple(map(id, reads)), tuple(map(id, writes))))
+                       tuple(map(id, reads)), tuple(map(id, writes)), dims))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
-        """An op with attributes (``attrs``), or a custom operator's sub-operator
-        (``tag``: its :class:`Call`), pushed at ``t_push``, ready at ``t_ready``, ran
-        from ``t0`` to ``t1``."""
+        """An op with attributes (``attrs``: a dict, or only its input shapes as a
+        tuple of shapes, see ``ndarray.with_shapes``), or a custom operator's
+        sub-operator (``tag``: its :class:`Call`), pushed at ``t_push``, ready at
+        ``t_ready``, ran from ``t0`` to ``t1``."""
         if tag is None:
+            # (shapes only, a tuple, the engine records with op_dep and its dims)
             self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
         else:
             # the call's fields, not the call: a tuple of plain values is untracked by
@@ -90,6 +98,7 @@ class Observer:
             self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
                            t_push, tag.tid, tag.t_start, tag.name, t_ready,
                            tuple(map(id, reads)), tuple(map(id, writes))))
+            tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
     def sync(self, name, t0, var=None):
         """A sync point on this thread waited from ``t0`` to now for ``var`` (None: for
@@ -114,6 +123,11 @@ class Observer:
             names = self._call_names[name] = CallNames(name)
         return names
 
+    def call_pushed(self):
+        """A custom-operator call is being pushed (on the caller's thread): the push
+        time its span starts at, or 0 when no span will be recorded."""
+        return perf_counter_ns() if flags.recording and self.call_spans else 0
+
     def call_begins(self, call):
         """A custom-operator call's Python code starts on this (pool) thread. Stamps
         the call with this thread's track and the start time its sub-operators'
@@ -122,16 +136,33 @@ class Observer:
         call.profiled = flags.recording and bool(self.mask & call.mode)
         call.t_start = perf_counter_ns()
 
+    @staticmethod
+    def call_waited(t0):
+        """This thread waited at a sync point (``wait_to_read``, ``asnumpy``,
+        ``asscalar``, ``waitall``) from ``t0`` to now: inside a profiled custom-op
+        call's Python code, that is the call's Blocked time."""
+        call = _thread_state.tag
+        if call is not None and call.profiled:
+            call.blocked += perf_counter_ns() - t0
+
     def call_ends(self, call):
         """The call's Python code returned (or raised): its ``<op>::pure_python`` slice."""
-        t1 = perf_counter_ns()
+        t1 = call.t_return = perf_counter_ns()
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,
                                CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
-                               call.pusher, call.reads, call.writes))
+                               call.pusher, call.reads, call.writes, None))
             else:
                 self.sink.add_slice((call.pure_key, call.t_start, t1))
+
+    def call_done(self, call):
+        """The call's outputs are ready (or it failed): its span, from the push to now,
+        on the thread that completed it (see ``records.call_span``)."""
+        if call.profiled and call.t_span:
+            self.sink.add((records.CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
+                           call.t_start, call.t_return, perf_counter_ns(), call.blocked,
+                           sum(call.subs)))
 
     # -- profiling objects (mx.profiler.Event, Task, Frame, Counter, Marker) ---------------
     def slice(self, name, cat, t0, t1):

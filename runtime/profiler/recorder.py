@@ -25,7 +25,7 @@ class ThreadBuffer:
     counter samples, which get no thread track in the trace)."""
 
     __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
-                 "thread")
+                 "thread", "process")
 
     def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
@@ -36,6 +36,7 @@ class ThreadBuffer:
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.track = track
         self.thread = None if thread is None else weakref.ref(thread)   # the recorder
+        self.process = None     # another process's track group (process_tracks.Process)
 
     def released(self):
         """May this buffer go: its thread has ended and it holds no event (they were
@@ -64,11 +65,24 @@ def key_ids(cat):
     return ids
 
 
+# (name, input shapes) -> key of an operator slice that carries its input shapes: the
+# shapes are part of the key, so the per-event record stays ``key, t0, t1``
+# (``shaped_key_args`` gives the trace encoder each key's shapes)
+shaped_keys = collections.defaultdict(_next_key)
+SHAPED_CAT = "operator"
+
+
+def shaped_key_args():
+    """key -> input shapes (a tuple of shape tuples) of every shaped key given out."""
+    return {key: dims for (_, dims), key in shaped_keys.copy().items()}
+
+
 def key_table():
     """key -> (name, cat) of every key given out so far, as a list indexed by key.
     Read it after taking a snapshot: every key the snapshot's slices use is in it."""
     pairs = [(key, name, cat) for cat, ids in list(_ids_by_cat.items())
              for name, key in ids.copy().items()]
+    pairs += [(key, name, SHAPED_CAT) for (name, _), key in shaped_keys.copy().items()]
     table = [None] * (max((p[0] for p in pairs), default=-1) + 1)
     for key, name, cat in pairs:
         table[key] = (name, cat)
@@ -98,7 +112,7 @@ def register_thread(thread=None):
     return register_buffer(name, sort_index, thread=thread)
 
 
-_sweep_at = 64   # registering this many buffers releases the ended threads' empty ones
+_sweep = [64]   # registering this many buffers releases the ended threads' empty ones
 
 
 def register_buffer(name, sort_index=1000, track=True, thread=None):
@@ -109,7 +123,7 @@ def register_buffer(name, sort_index=1000, track=True, thread=None):
         if sort_index == 1000:
             buf.sort_index = 1000 + buf.tid
         buffers.append(buf)
-        if len(buffers) >= _sweep_at:   # amortized: the sweep is O(buffers)
+        if len(buffers) >= _sweep[0]:   # amortized: the sweep is O(buffers)
             _release_ended_locked()
     return buf
 
@@ -123,9 +137,8 @@ def release_ended():
 
 
 def _release_ended_locked():
-    global _sweep_at
     buffers[:] = [b for b in buffers if not b.released()]
-    _sweep_at = max(64, 2 * len(buffers))
+    _sweep[0] = max(64, 2 * len(buffers))
 
 
 class _Local(threading.local):

@@ -3,7 +3,7 @@
 This module is the one place that says what a record holds. The observer
 (:mod:`.observer`) builds records with the constructors below, the encoder
 (:mod:`.chrome`) writes each kind through the table it keys by :data:`KINDS`, and the
-aggregator (:func:`.session.aggregate_lists`) counts each kind by its ``stats`` rule.
+aggregator (:func:`.aggregate.aggregate_lists`) counts each kind by its ``stats`` rule.
 Nothing else reads a record's fields by position.
 
 Two shapes, both plain values (nothing for the garbage collector to walk):
@@ -33,8 +33,8 @@ SLICE_FIELDS = ("key", "t0", "t1")
 SLICE_WIDTH = len(SLICE_FIELDS)
 
 # Kind codes (small ints: compared on every record at dump time).
-SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END, OP_DEP, SYNC = \
-    range(1, 9)
+SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END, OP_DEP, SYNC, \
+    CALL_SPAN = range(1, 10)
 
 # Stats rules: how the aggregator counts a kind (the field right after T is the second
 # field the rule reads).
@@ -43,6 +43,8 @@ SAMPLE = "sample"            # a counter value: fields t, value
 OPEN = "open"                # async begin: fields t, id; pairs with CLOSE by (cat, name, id)
 CLOSE = "close"              # async end: fields t, id; a duration from its OPEN
 NONE = None                  # not in the statistics (instants)
+CALL = "call"                # a custom-op call: the Custom Operator Calls section
+                             # (xprof.shared.callstats), never a Time row
 
 
 class Kind:
@@ -73,9 +75,11 @@ KINDS = {k.code: k for k in (
     # An engine op with its dependency record (docs/dependencies.md): pushed at t_push by
     # the thread with track `pusher` (None: pushed and run at once by this thread),
     # ready (every dependency satisfied) at t_ready, variables read and written as
-    # tuples of id()s (numbered densely per trace by the encoder).
+    # tuples of id()s (numbered densely per trace by the encoder); dims: its input
+    # shapes (a tuple of shape tuples, args.inputDims) or None.
     Kind(OP_DEP, "op with dependencies",
-         ("name", "cat", "t0", "t1", "t_push", "t_ready", "pusher", "reads", "writes"),
+         ("name", "cat", "t0", "t1", "t_push", "t_ready", "pusher", "reads", "writes",
+          "dims"),
          SPAN, "X"),
     # A sync point (WaitForVar / WaitForAll): the variables waited for (None: all). An
     # instant at its end with the wait's length in args (not a slice: the statistics of
@@ -85,6 +89,9 @@ KINDS = {k.code: k for k in (
     Kind(INSTANT, "instant", ("name", "cat", "t", "scope"), NONE, "i", {"scope": "s"}),
     Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
     Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE, "e", {"id": "id"}),
+    Kind(CALL_SPAN, "custom-op call",
+         ("name", "cat", "t", "t_start", "t_return", "t_done", "blocked", "sub"), CALL,
+         "b"),   # a b/e pair with the split as args (chrome.py)
 )}
 
 
@@ -103,9 +110,10 @@ def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_read
             tuple(reads), tuple(writes))
 
 
-def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes):
-    """An engine op and its dependency record (``reads``/``writes``: tuples of id()s)."""
-    return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes)
+def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
+    """An engine op and its dependency record (``reads``/``writes``: tuples of id()s;
+    ``dims``: its input shapes, or None)."""
+    return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, dims)
 
 
 def sync(name, cat, t0, t1, var_ids):
@@ -128,6 +136,21 @@ def async_begin(name, cat, t, ident):
 
 def async_end(name, cat, t, ident):
     return (ASYNC_END, name, cat, t, ident)
+
+
+def call_span(name, cat, t_push, t_start, t_return, t_done, blocked, sub):
+    """One custom-operator call: pushed at ``t_push``, its Python code ran from
+    ``t_start`` to ``t_return`` (``blocked`` ns of it at sync points), its outputs were
+    ready at ``t_done``; ``sub`` is its sub-operators' summed run time (ns)."""
+    return (CALL_SPAN, name, cat, t_push, t_start, t_return, t_done, blocked, sub)
+
+
+def call_split(ev):
+    """``(latency, queued, python, blocked, tail, sub)`` ns of a :func:`call_span`
+    record; latency == queued + python + blocked + tail exactly."""
+    _, _, _, t_push, t_start, t_return, t_done, blocked, sub = ev
+    return (t_done - t_push, t_start - t_push, t_return - t_start - blocked, blocked,
+            t_done - t_return, sub)
 
 
 # Short aliases, as the recorder's docstring and older tests spell them.

@@ -464,9 +464,16 @@ def _node_attr(attr, opname):
     return {k: str(v) for k, v in _attribute.current().get(attr).items()}
 
 
+def _is_dunder(key):
+    return len(key) > 4 and key.startswith("__") and key.endswith("__")
+
+
 def _compose(op, args, kwargs, name, attr):
     """A node applying registered operator ``op``; missing inputs become variables."""
     inputs_kw, params = _split_kwargs(kwargs)
+    dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
+    if dunder:   # MXNet: ``__layout__='NC'`` and the like are node attributes
+        attr = dict(attr or {}, **dunder)
     allowed = _allowed_params(op)
     if allowed is not None:
         for k in params:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 
 NASTY = [1e308, -1e308, -1, -0.5, 0, 1.5, 2 ** 53 + 1, 2 ** 63, 2 ** 64 + 1, 2 ** 70, -(2 ** 70),
          10 ** 400, "", "x", "\u00e9", [1], [], {}, {"a": 1}, None, True, False,

@@ -38,7 +38,7 @@ def test_python_dash_m_errors_have_no_traceback(tmp_path):
     proc = cli_subprocess("stats", "--sort-by", "nope", tmp_path / "x.json")
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        "xprof: error: Invalid value for '--sort-by': 'nope' is not one of 'total', 'avg', 'min', "
+        "xprof: error: Invalid value for '--sort-by': 'nope' is not one of 'total', 'self', 'avg', 'min', "
         "'max', 'count'."]
 
 

@@ -61,7 +61,7 @@ def test_run_profiles_every_mode_and_reports(tmp_path):
     assert ("operator", "sqrt") in names and ("operator", "_plus_scalar") in names
     assert ("API", "wait_to_read") in names
     assert any(e["ph"] == "C" and e["cat"] == "Device Storage" for e in events)
-    assert "trace written to" in res.stderr and "top operators" in res.stderr
+    assert "trace written to" in res.stderr and "top operators by self time" in res.stderr
 
 
 def test_run_mode_narrows_and_output_option(tmp_path):
@@ -202,9 +202,16 @@ def test_run_script_profiling_a_window_gets_only_that_window(tmp_path):
     window = [e["name"] for e in load(tmp_path / "window.json")
               if e["ph"] == "X" and e["cat"] == "operator"]
     assert sorted(window) == ["exp", "exp"]
-    before = [e["name"] for e in load(tmp_path / "profile.json")
-              if e["ph"] == "X" and e["cat"] == "operator"]
+    # issue 12: profile.json is the whole run, the autostart's part (the three sqrt)
+    # before the instant where the script took over, the script's window after it
+    run = load(tmp_path / "profile.json")
+    (mark,) = [e for e in run if e["ph"] == "i" and e["cat"] == "xprof"]
+    before = [e["name"] for e in run if e["ph"] == "X" and e["cat"] == "operator"
+              and e["ts"] < mark["ts"]]
+    after = [e["name"] for e in run if e["ph"] == "X" and e["cat"] == "operator"
+             and e["ts"] > mark["ts"]]
     assert before.count("sqrt") == 3 and "exp" not in before
+    assert sorted(after) == ["exp", "exp"]
     assert "before the script's own profiling" in res.stderr
 
 
@@ -335,3 +342,18 @@ def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypat
     (label,) = labels
     assert label.startswith("xprof: writing the profile (") and label.endswith(" events)")
     assert (tmp_path / "t.json").exists()
+
+
+def test_run_that_cannot_write_its_profile_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "gone"
+    out.mkdir()
+    write(tmp_path, "rm.py", f"""
+        import shutil
+        import xprof.runtime as mx
+        mx.nd.ones((2, 2)).wait_to_read()
+        shutil.rmtree({str(out)!r})
+    """)
+    res = xprof("run", "-o", str(out / "t.json"), "rm.py", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    (line,) = [ln for ln in res.stderr.splitlines() if ln.startswith("xprof: error:")]
+    assert "could not write the profile" in line and "Traceback" not in res.stderr

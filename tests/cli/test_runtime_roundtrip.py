@@ -68,6 +68,7 @@ def test_runtime_trace_roundtrip(tmp_path):
     dumps = json.loads((tmp_path / "dumps.json").read_text())
     # Same aggregator, same numbers: every time row profiler.dumps() reports is identical.
     assert stats["Time"] == dumps["Time"]
+    assert stats["Custom Operator Calls"] == dumps["Custom Operator Calls"]
     assert set(stats["Memory"]) == set(dumps["Memory"])
     rows = stats["Time"]["Custom Operator"]
     assert "addone::pure_python" in rows and "_backward_addone::pure_python" in rows

@@ -10,6 +10,7 @@ import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
 from xprof.cli.readers import stats_module
+from xprof.shared import callstats
 
 S = stats_module()
 
@@ -36,16 +37,21 @@ def test_json_is_exactly_the_shared_schema(tmp_path):
     res = cli("stats", _trace(tmp_path), "--format", "json")
     assert res.exit_code == 0, res.stderr
     obj = json.loads(res.stdout)
-    expected = S.to_json_obj(S.aggregate(
+    expected = S.aggregate(
         [("operator", "conv", 3000), ("operator", "conv", 1000), ("operator", "relu", 500),
          ("Custom Operator", "MyAddOne::pure_python", 800),
          ("Custom Operator", "MyAddOne::_plus_scalar", 200),
          ("user", "phase", 300), ("user", "step", 9000)],
         [("Device Storage", "Memory: cpu/0", 2000, True), ("Device Storage", "Memory: cpu/0", 6000, True),
-         ("user", "queue.depth", 4, False), ("user", "queue.bytes", 10, False)]))
-    assert obj == expected
-    assert list(obj) == ["Time", "Memory", "Counter", "Unit"]
-    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Min": 1.0, "Max": 3.0, "Avg": 2.0}
+         ("user", "queue.depth", 4, False), ("user", "queue.bytes", 10, False)])
+    expected.add_span_ns(0, 9_000_000)   # the wall time: first start to last end
+    # the Custom Operator rows give a (derived) call breakdown
+    expected.calls = callstats.CallStats()
+    assert obj == S.to_json_obj(expected)
+    assert obj["Custom Operator Calls"]["MyAddOne"]["Python"] == 0.8
+    assert list(obj) == ["Time", "Memory", "Counter", "Custom Operator Calls", "Unit"]
+    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Self": 4.0, "%": 44.44,
+                                               "Min": 1.0, "Max": 3.0, "Avg": 2.0}
     assert obj["Memory"]["Device Storage"]["Memory: cpu/0"] == {"Count": 2, "Min": 2.0, "Max": 6.0, "Avg": 4.0}
     for section in ("Time", "Memory", "Counter"):
         for rows in obj[section].values():
@@ -53,7 +59,7 @@ def test_json_is_exactly_the_shared_schema(tmp_path):
                 assert row["Min"] <= row["Avg"] <= row["Max"]
 
 
-@pytest.mark.parametrize("sort_by", ["total", "avg", "min", "max", "count"])
+@pytest.mark.parametrize("sort_by", ["total", "self", "avg", "min", "max", "count"])
 @pytest.mark.parametrize("ascending", [False, True])
 def test_sort_options(tmp_path, sort_by, ascending):
     args = ["stats", _trace(tmp_path), "--format", "json", "--sort-by", sort_by]
@@ -61,7 +67,7 @@ def test_sort_options(tmp_path, sort_by, ascending):
         args.append("--ascending")
     obj = json.loads(cli(*args).stdout)
     rows = obj["Time"]["operator"]
-    key = {"total": "Total", "avg": "Avg", "min": "Min", "max": "Max", "count": "Count"}[sort_by]
+    key = {"total": "Total", "self": "Self", "avg": "Avg", "min": "Min", "max": "Max", "count": "Count"}[sort_by]
     values = [r[key] for r in rows.values()]
     assert values == sorted(values, reverse=not ascending)
 
@@ -105,17 +111,21 @@ def test_domain_and_top(tmp_path):
 def test_csv(tmp_path):
     res = cli("stats", _trace(tmp_path), "--format", "csv")
     rows = list(csv.reader(io.StringIO(res.stdout)))
-    assert rows[0] == ["section", "domain", "name", "count", "total", "min", "max", "avg", "unit"]
+    assert rows[0] == ["section", "domain", "name", "count", "total", "self", "percent", "min", "max",
+                       "avg", "unit"]
     by_name = {r[2]: r for r in rows[1:]}
-    assert by_name["conv"] == ["Time", "operator", "conv", "2", "4.0", "1.0", "3.0", "2.0", "ms"]
-    assert by_name["Memory: cpu/0"] == ["Memory", "Device Storage", "Memory: cpu/0", "2", "", "2.0", "6.0",
-                                        "4.0", "kB"]
+    assert by_name["conv"] == ["Time", "operator", "conv", "2", "4.0", "4.0", "44.44", "1.0", "3.0",
+                               "2.0", "ms"]
+    assert by_name["Memory: cpu/0"] == ["Memory", "Device Storage", "Memory: cpu/0", "2", "", "", "",
+                                        "2.0", "6.0", "4.0", "kB"]
     assert by_name["queue.depth"][0] == "Counter" and by_name["queue.depth"][-1] == ""
-    assert len(rows) == 1 + 2 + 2 + 2 + 1 + 2
+    calls = [r for r in rows if r[0] == "Custom Operator Calls"]
+    assert [r[2] for r in calls] == ["Latency", "Queued", "Python", "Blocked", "Tail", "Sub-operators"]
+    assert len(rows) == 1 + 2 + 2 + 2 + 1 + 2 + 6
 
 
 @pytest.mark.parametrize("args,fragment", [
-    (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'avg', 'min', "
+    (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'self', 'avg', 'min', "
                               "'max', 'count'."),
     (["--format", "xml"], "'xml' is not one of 'table', 'json', 'csv'"),
     (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),

@@ -28,13 +28,14 @@ def test_module_is_the_runtime_file():
     from xprof.cli import stats as stats_cmd
 
     assert S.__file__.replace("\\", "/").endswith("shared/stats.py")
-    assert stats_cmd.SORT_KEYS == S.SORT_KEYS == ("total", "avg", "min", "max", "count")
+    assert stats_cmd.SORT_KEYS == S.SORT_KEYS == ("total", "self", "avg", "min", "max", "count")
 
 
 def test_units_and_fields():
     obj = S.to_json_obj(_stats())
     assert obj["Unit"] == {"Time": "ms", "Memory": "kB"}
-    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Min": 1.0, "Max": 3.0, "Avg": 2.0}
+    assert obj["Time"]["operator"]["conv"] == {"Count": 2, "Total": 4.0, "Self": 4.0, "Min": 1.0,
+                                               "Max": 3.0, "Avg": 2.0}
     assert obj["Memory"]["Device Storage"]["Memory: cpu/0"] == {
         "Count": 2, "Min": 1000.0, "Max": 2000.0, "Avg": 1500.0}
     assert "Counter" not in obj
@@ -92,7 +93,7 @@ def test_memory_total_sorts_by_max():
 
 
 def test_check_sort_message():
-    with pytest.raises(ValueError, match=r"sort_by='x' is not one of total, avg, min, max, count"):
+    with pytest.raises(ValueError, match=r"sort_by='x' is not one of total, self, avg, min, max, count"):
         S.check_sort("x")
     with pytest.raises(ValueError):
         S.to_json_obj(_stats(), "bogus")
@@ -116,7 +117,8 @@ def test_text_columns_align_for_long_names():
     lines = S.render_text(st).splitlines()
     assert lines[0] == "operator"
     header = lines[2]
-    assert header.split() == ["Name", "Count", "Total", "(ms)", "Min", "(ms)", "Max", "(ms)", "Avg", "(ms)"]
+    assert header.split() == ["Name", "Count", "Total", "(ms)", "Self", "(ms)", "%", "Min", "(ms)",
+                              "Max", "(ms)", "Avg", "(ms)"]
     rows = lines[4:6]
     # every right-aligned column ends at the same offset as its header
     for col in ("Count", "Total (ms)", "Avg (ms)"):

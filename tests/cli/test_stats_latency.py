@@ -37,7 +37,7 @@ def test_table_csv_domain_and_top(tmp_path):
     text = cli("stats", path).stdout
     assert "\nLatency\n=======" in text
     csv = cli("stats", path, "--format", "csv").stdout
-    assert "Operator Latency,Dependency,y,1,,,4.9915,4.9915,ms" in csv
+    assert "Operator Latency,Dependency,y,1,,,,,4.9915,4.9915,ms" in csv
     doc = json.loads(cli("stats", path, "--format", "json", "--domain", "Custom Operator").stdout)
     assert list(doc["Operator Latency"]) == ["MyOp::pure_python"]
     doc = json.loads(cli("stats", path, "--format", "json", "--top", "1").stdout)

@@ -25,14 +25,15 @@ def thread_of(doc):
 
 
 def check_custom_trace(doc, engine_type, op_named_custom=False):
-    """Invariants every trace with custom operators must satisfy. Flow arrows are named
-    after their operator, so a user operator named ``Custom`` has flows of that name."""
+    """Invariants every trace with custom operators must satisfy. Flow arrows and call
+    spans are named after their operator, so a user operator named ``Custom`` has flows
+    and call spans of that name."""
     pt.check_document(doc)
     pt.check_nesting(doc)
     tname = thread_of(doc)
     for e in doc["traceEvents"]:
         name = e.get("name", "")
-        if op_named_custom and e["ph"] in "sf":
+        if op_named_custom and e["ph"] in "sfbe":
             continue
         assert name not in INTERNAL, f"engine bookkeeping shown: {e}"
         assert not name.endswith(("::Custom", "::CustomOperatorWait")), e

@@ -9,8 +9,8 @@ import xprof.runtime as mx
 import proftools as pt
 
 P = mx.profiler
-SORT_KEYS = ("total", "avg", "min", "max", "count")
-TIME_FIELDS = ["Count", "Total", "Min", "Max", "Avg"]
+SORT_KEYS = ("total", "self", "avg", "min", "max", "count")
+TIME_FIELDS = ["Count", "Total", "Self", "%", "Min", "Max", "Avg"]
 MEM_FIELDS = ["Count", "Min", "Max", "Avg"]
 
 
@@ -84,6 +84,7 @@ def test_json_schema(recorded):
             assert list(row) == TIME_FIELDS, (domain, name, row)
             assert isinstance(row["Count"], int) and row["Count"] >= 1
             assert 0 <= row["Min"] <= row["Avg"] <= row["Max"] <= row["Total"] + 1e-6
+            assert 0 <= row["Self"] <= row["Total"] and 0 <= row["%"] <= 100
             assert row["Total"] == pytest.approx(row["Avg"] * row["Count"], rel=1e-3,
                                                  abs=1e-5)
     assert list(st["Memory"]) == ["Device Storage"]
@@ -127,14 +128,14 @@ def _check_order(items, key, ascending, exact_ties):
 @pytest.mark.parametrize("sort_by", SORT_KEYS)
 def test_sort_order_json(recorded, sort_by, ascending):
     st = recorded.stats(sort_by=sort_by, ascending=ascending)
-    field = {"total": "Total", "avg": "Avg", "min": "Min", "max": "Max",
+    field = {"total": "Total", "self": "Self", "avg": "Avg", "min": "Min", "max": "Max",
              "count": "Count"}[sort_by]
     for domain, names in st["Time"].items():
         assert len(names) >= 2 or domain not in ("operator", "API")
         _check_order([(n, r[field]) for n, r in names.items()], sort_by, ascending,
                      sort_by == "count")
     # counters and memory have no Total: 'total' sorts them by Max (the peak)
-    cfield = "Max" if field == "Total" else field
+    cfield = "Max" if field in ("Total", "Self") else field
     ctr = st["Counter"]["Counters"]
     _check_order([(n, r[cfield]) for n, r in ctr.items()], sort_by, ascending, True)
     if sort_by == "count":
@@ -151,7 +152,7 @@ def test_sort_order_table(recorded, sort_by, ascending):
     text = P.dumps(format="table", sort_by=sort_by, ascending=ascending)
     sections = pt.parse_table(text)
     assert {"operator", "API", "Device Storage", "Counters"} <= set(sections)
-    col = {"count": 0, "total": 1, "min": 2, "max": 3, "avg": 4}[sort_by]
+    col = {"count": 0, "total": 1, "self": 2, "min": 4, "max": 5, "avg": 6}[sort_by]
     for domain in ("operator", "API"):
         header, dashes, rows = sections[domain]
         assert header.split()[:2] == ["Name", "Count"]
@@ -161,7 +162,7 @@ def test_sort_order_table(recorded, sort_by, ascending):
         _check_order([(n, v[col]) for n, v in parsed], sort_by, ascending, sort_by == "count")
     header, dashes, rows = sections["Counters"]
     parsed = pt.table_rows(header, dashes, rows)
-    ccol = {"count": 0, "total": 2, "min": 1, "max": 2, "avg": 3}[sort_by]
+    ccol = {"count": 0, "total": 2, "self": 2, "min": 1, "max": 2, "avg": 3}[sort_by]
     _check_order([(n, v[ccol]) for n, v in parsed], sort_by, ascending, True)
     header, dashes, rows = sections["Device Storage"]
     assert "Max (kB)" in header and "Total" not in header

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from xprof.runtime.profiler import chrome, columns, records, recorder as R, session
+from xprof.runtime.profiler import aggregate, chrome, columns, records, recorder as R
 
 BASE = 10**12
 
@@ -15,12 +15,13 @@ def _doc_and_stats(events):
     buf.events.extend(events)
     snap = [(buf, len(buf.events), 0)]
     doc = json.loads(chrome.encode(snap, BASE, "proc", {}))
-    return doc, session.aggregate_lists([(buf.events, columns.NO_ROWS)], BASE)
+    return doc, aggregate.aggregate_lists([(buf.events, columns.NO_ROWS)], BASE)
 
 
 def test_every_kind_has_an_encoder_and_a_stats_rule():
     assert set(chrome.ENCODERS) == set(records.KINDS)
-    rules = {records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE, records.NONE}
+    rules = {records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE, records.NONE,
+             records.CALL}
     for code, kind in records.KINDS.items():
         assert kind.code == code and kind.stats in rules
         assert kind.fields[:2] == ("name", "cat")   # the common head after the code
@@ -32,7 +33,9 @@ def test_every_kind_has_an_encoder_and_a_stats_rule():
     (records.sub_operator, ("A::dot", "Custom Operator", BASE + 2, BASE + 9, BASE + 1,
                             3, BASE, "A", BASE + 1, (11,), (12,))),
     (records.op_dep, ("dot", "operator", BASE + 2, BASE + 9, BASE, BASE + 1, 0, (11, 13),
-                      (12,))),
+                      (12,), None)),
+    (records.op_dep, ("dot", "operator", BASE + 2, BASE + 9, BASE, BASE + 1, 0, (11, 13),
+                      (12,), ((2, 3), (3, 4)))),
     (records.sync, ("WaitForVar", "operator", BASE, BASE + 9, (12,))),
     (records.counter, ("bytes", "Memory", BASE + 3, 64)),
     (records.instant, ("mark", "Domain", BASE + 4, "p")),

@@ -30,9 +30,10 @@ def test_bulk_off_one_event_per_op_with_node_names(trace, clean_bulk_env):
     set_bulk(clean_bulk_env, False)
     ex = chain().simple_bind(mx.cpu(), x=(3,))
     events = op_events(trace.run(lambda: ex.forward()))
+    dims = {"Input Dims": [[3]]}   # with operators profiled, slices carry input shapes
     assert [(e["name"], e["args"]) for e in events] == [
-        ("relu", {"name": "r0"}), ("_mul_scalar", {"name": "m0"}),
-        ("_plus_scalar", {"name": "p0"}), ("exp", {"name": "e0"})]
+        ("relu", {"name": "r0", **dims}), ("_mul_scalar", {"name": "m0", **dims}),
+        ("_plus_scalar", {"name": "p0", **dims}), ("exp", {"name": "e0", **dims})]
 
 
 def test_two_convolutions_are_told_apart_without_bulk(trace, clean_bulk_env):

@@ -1,43 +1,37 @@
-"""``DataLoader``: iterate a Dataset in batches of NDArrays."""
-import numbers
+"""``DataLoader``: iterate a Dataset in batches of NDArrays, optionally in workers."""
+import operator
+import weakref
+from time import perf_counter_ns
 
-import numpy as np
-
-from ...ndarray import ndarray as _nd
+from ... import context as _context
+from ...profiler.observer import flags as _flags, observer as _observer
+from .batching import CATEGORY, as_in_context, default_batchify_fn, load_batch
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .worker_pool import ProcessWorkers, ThreadWorkers
 
 __all__ = ["DataLoader", "default_batchify_fn"]
 
-
-def _to_nd(array):
-    """One NDArray per batch field, keeping the samples' dtype (as MXNet does)."""
-    return _nd.from_numpy(np.asarray(array))
-
-
-def default_batchify_fn(data):
-    """Stack a list of samples into a batch: NDArrays/numpy arrays/numbers are stacked
-    along a new first axis; tuples are batched field by field (a list of batches)."""
-    first = data[0]
-    if isinstance(first, _nd.NDArray):
-        return _nd.from_numpy(np.stack([d.asnumpy() for d in data]))
-    if isinstance(first, tuple):
-        return [default_batchify_fn(list(field)) for field in zip(*data)]
-    if isinstance(first, (np.ndarray, numbers.Number, np.generic)):
-        return _to_nd(np.stack([np.asarray(d) for d in data]))
-    if isinstance(first, (list,)):
-        return _to_nd(np.asarray(data))
-    raise ValueError(f"default_batchify_fn: cannot batch samples of type "
-                     f"{type(first).__name__}; pass batchify_fn")
+# The slice, on the training loop's thread, for the time it waited for a worker's batch
+# (what makes an input-bound loop visible).
+WAIT_SLICE = "wait for batch"
 
 
 class DataLoader:
-    """``DataLoader(dataset, batch_size, shuffle=False, last_batch='keep')``.
+    """``DataLoader(dataset, batch_size, shuffle=False, last_batch='keep', ...)``, as in
+    MXNet 1.x.
 
     Yields one batch per iteration: an NDArray, or a list of NDArrays for datasets of
     tuples (``for data, label in loader``). ``shuffle`` draws a new order each epoch
     from numpy's global generator; ``last_batch`` is 'keep', 'discard' or 'rollover'.
-    ``num_workers`` and the other multiprocessing options are accepted and ignored:
-    batches are assembled on the calling thread (arrays are copied once per batch).
+
+    ``num_workers > 0`` loads batches (``__getitem__``, transforms, ``batchify_fn``) in
+    that many worker processes, forked when the first iteration starts and kept for the
+    loader's life (``thread_pool=True``: worker threads). Batches arrive in the
+    sampler's order; ``prefetch`` batches (default ``2 * num_workers``) are requested
+    ahead of the one the loop waits for; waiting for one batch longer than ``timeout``
+    seconds raises ``multiprocessing.TimeoutError``; a worker that dies raises
+    ``RuntimeError`` naming it. ``pin_memory=True`` gives batches on
+    ``cpu_pinned(pin_device_id)``.
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None,
@@ -60,25 +54,80 @@ class DataLoader:
                 last_batch is not None:
             raise ValueError("DataLoader: batch_size, shuffle, sampler and last_batch must "
                              "not be given together with batch_sampler")
+        if not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"DataLoader: timeout={timeout!r} must be a positive number "
+                             "of seconds")
         self._batch_sampler = batch_sampler
         self._batchify_fn = batchify_fn
-        self._num_workers = num_workers
+        self._num_workers = max(0, _as_int("num_workers", num_workers))
+        self._prefetch = max(0, _as_int("prefetch", prefetch)) if prefetch is not None \
+            else 2 * self._num_workers
+        self._thread_pool = bool(thread_pool)
+        self._timeout = timeout
+        self._pin_ctx = _context.cpu_pinned(pin_device_id) if pin_memory else None
+        self._workers = None
 
     def __iter__(self):
-        dataset = self._dataset
-        fast = self._batchify_fn is None
+        if self._num_workers == 0:
+            return self._same_thread_iter()
+        return self._workers_iter(self._started_workers())
+
+    def _same_thread_iter(self):
         for indices in self._batch_sampler:
-            if fast:
-                batch = dataset._get_batch(indices)
-                if batch is not None:
-                    if isinstance(batch, tuple):
-                        yield [_to_nd(b) for b in batch]
-                    else:
-                        yield _to_nd(batch)
-                    continue
-            samples = [dataset[i] for i in indices]
-            fn = self._batchify_fn or default_batchify_fn
-            yield fn(samples)
+            yield self._pinned(load_batch(self._dataset, self._batchify_fn, indices))
+
+    def _pinned(self, batch):
+        return batch if self._pin_ctx is None else as_in_context(batch, self._pin_ctx)
+
+    def _started_workers(self):
+        workers = self._workers
+        if workers is None or workers.broken:
+            if self._thread_pool:
+                workers = ThreadWorkers(self._num_workers, self._dataset, self._batchify_fn)
+            else:
+                workers = ProcessWorkers(self._num_workers, self._dataset,
+                                         self._batchify_fn, self._pin_ctx)
+            workers.start()
+            self._workers = workers
+            # stopped when the loader is collected, or at exit at the latest
+            weakref.finalize(self, workers.stop)
+        return workers
+
+    def _workers_iter(self, workers):
+        """``prefetch + 1`` batches are requested before the first wait, and each batch
+        received is replaced by the next request before the loop gets it, so the
+        workers keep working while the loop does."""
+        epoch = workers.open_epoch()
+        batches = iter(self._batch_sampler)
+        sent = received = 0
+        pin_here = self._thread_pool
+        try:
+            for _ in range(self._prefetch + 1):
+                indices = next(batches, None)
+                if indices is None:
+                    break
+                workers.submit(epoch, sent, indices)
+                sent += 1
+            while received < sent:
+                t0 = perf_counter_ns()
+                batch = workers.receive(epoch, received, self._timeout)
+                if _flags.recording:
+                    _observer.slice(WAIT_SLICE, CATEGORY, t0, perf_counter_ns())
+                received += 1
+                indices = next(batches, None)
+                if indices is not None:
+                    workers.submit(epoch, sent, indices)
+                    sent += 1
+                yield self._pinned(batch) if pin_here else batch
+        finally:
+            workers.close_epoch(epoch)
 
     def __len__(self):
         return len(self._batch_sampler)
+
+
+def _as_int(name, value):
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"DataLoader: {name}={value!r} must be an integer") from None

@@ -1,0 +1,69 @@
+"""Custom-operator call spans of a Chrome trace -> the ``Custom Operator Calls`` breakdown.
+
+A call span is an async ``b``/``e`` pair in category ``Custom Operator`` whose ``b``
+carries the call's split as integer-nanosecond args (the encoding is described, and
+the aggregation done, in ``runtime/profiler/callstats.py``, shared with
+``profiler.dumps()``). Latency comes from the pair's time stamps, rounded to integer
+nanoseconds as the viewers do. Tolerant like the other readers: a ``b`` without its
+``e`` (a cut trace) is dropped, malformed events are skipped.
+
+Op types without call spans (MXNet 1.x traces) are derived from the aggregate's
+``Custom Operator`` rows when the section is written.
+"""
+from __future__ import annotations
+
+from xprof.shared import callstats as _calls
+
+from . import hashable as _key
+
+CATEGORY = _calls.CATEGORY
+
+
+def is_call_begin(ev):
+    """True for the ``b`` of a call span (StatsCollector leaves these out of the Time rows)."""
+    return ev.get("cat") == CATEGORY and _calls.is_call_args(ev.get("args"))
+
+
+class CallSpanCollector:
+    """Feed batches of events with :meth:`feed`; :meth:`finish` fills ``stats.calls``."""
+
+    def __init__(self):
+        self.calls = _calls.CallStats()
+        self._open = {}          # (pid, id, name) -> (t0 ns, args)
+        self._first = self._last = None
+
+    def feed(self, events):
+        for ev in events:
+            if type(ev) is not dict or ev.get("cat") != CATEGORY:
+                continue
+            ph = ev.get("ph")
+            if ph != "b" and ph != "e":
+                continue
+            ts = ev.get("ts")
+            if type(ts) not in (int, float):
+                continue
+            key = (_key(ev.get("pid")), _key(ev.get("id", ev.get("id2"))), ev.get("name"))
+            if ph == "b":
+                args = ev.get("args")
+                if _calls.is_call_args(args):
+                    self._open[key] = (round(ts * 1000), args)
+                continue
+            begun = self._open.pop(key, None)
+            if begun is None:
+                continue
+            t0, args = begun
+            t1 = round(ts * 1000)
+            if t1 < t0 or type(key[2]) is not str:
+                continue
+            latency = t1 - t0
+            self.calls.add(key[2], latency, *_calls.split_of(args, latency))
+            self._first = t0 if self._first is None or t0 < self._first else self._first
+            self._last = t1 if self._last is None or t1 > self._last else self._last
+
+    def finish(self, stats):
+        """Attach the calls to ``stats`` (rows for op types without spans are derived from
+        its Time rows when the section is written)."""
+        stats.calls = self.calls
+        if self._first is not None:
+            stats.add_span_ns(self._first, self._last)
+        return stats

@@ -1,0 +1,350 @@
+"""``mx.io``: data iterators for the Module API and MXNet 1.x training loops.
+
+``DataDesc`` names a batch's arrays (name, shape, dtype, layout); ``DataBatch`` is one
+batch (``data``, ``label`` lists of NDArrays, ``pad``: how many trailing samples repeat
+earlier ones to fill the batch); ``DataIter`` is the protocol (``reset``, ``next``,
+``provide_data``, ``provide_label``, iteration). ``NDArrayIter`` batches in-memory
+arrays with MXNet's ``last_batch_handle``: ``'pad'`` fills the last batch by wrapping
+around to the first samples, ``'discard'`` drops it, ``'roll_over'`` carries its samples
+into the first batch of the next epoch. ``CSVIter`` and ``MNISTIter`` read local files
+(nothing is downloaded). RecordIO image iterators need MXNet's C++ decoder and raise
+``NotImplementedError``.
+"""
+import gzip
+import os
+import struct
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .. import ndarray as _nd
+from ..ndarray import NDArray
+
+__all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "CSVIter",
+           "MNISTIter", "ImageRecordIter", "LibSVMIter", "ImageRecordUInt8Iter"]
+
+
+class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
+    """Name and shape of one input, with its dtype and layout (``'NCHW'``, ``'NTC'``)."""
+
+    def __new__(cls, name, shape, dtype=np.float32, layout="NCHW"):
+        ret = super().__new__(cls, name, tuple(shape))
+        ret.dtype = dtype
+        ret.layout = layout
+        return ret
+
+    def __repr__(self):
+        return f"DataDesc[{self.name},{self.shape},{np.dtype(self.dtype)},{self.layout}]"
+
+    @staticmethod
+    def get_batch_axis(layout):
+        """The axis of ``N`` in ``layout`` (0 when no layout is given)."""
+        return 0 if layout is None else layout.find("N")
+
+    @staticmethod
+    def get_list(shapes, types):
+        """DataDescs from ``[(name, shape)]`` and optional ``[(name, dtype)]``."""
+        if types is not None:
+            types = dict(types)
+            return [DataDesc(n, s, types[n]) for n, s in shapes]
+        return [DataDesc(n, s) for n, s in shapes]
+
+
+class DataBatch:
+    """One batch: ``data`` and ``label`` (lists of NDArrays), ``pad``, ``index``."""
+
+    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
+                 provide_data=None, provide_label=None):
+        if data is not None and not isinstance(data, (list, tuple)):
+            raise ValueError(f"DataBatch: data must be a list of NDArrays, got "
+                             f"{type(data).__name__}")
+        if label is not None and not isinstance(label, (list, tuple)):
+            raise ValueError(f"DataBatch: label must be a list of NDArrays, got "
+                             f"{type(label).__name__}")
+        self.data = data
+        self.label = label
+        self.pad = pad
+        self.index = index
+        self.bucket_key = bucket_key
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+
+    def __str__(self):
+        shapes = [d.shape for d in self.data] if self.data is not None else None
+        lshapes = [d.shape for d in self.label] if self.label is not None else None
+        return f"{type(self).__name__}: data shapes: {shapes} label shapes: {lshapes}"
+
+
+class DataIter:
+    """The iterator protocol; subclasses define ``iter_next`` and the ``get*`` methods,
+    or ``next`` itself."""
+
+    def __init__(self, batch_size=0):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def reset(self):
+        pass
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
+                             index=self.getindex())
+        raise StopIteration
+
+    def __next__(self):
+        return self.next()
+
+    def iter_next(self):
+        return False
+
+    def getdata(self):
+        return None
+
+    def getlabel(self):
+        return None
+
+    def getindex(self):
+        return None
+
+    def getpad(self):
+        return 0
+
+
+def _as_named(data, default_name, allow_empty):
+    """``[(name, numpy array)]`` sorted by name, from an array, a list or a dict."""
+    if data is None:
+        if not allow_empty:
+            raise ValueError("NDArrayIter: data must not be None")
+        data = []
+    if isinstance(data, (np.ndarray, NDArray)):
+        data = [data]
+    if isinstance(data, (list, tuple)):
+        if not data and not allow_empty:
+            raise ValueError("NDArrayIter: data must not be empty")
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict((f"_{i}_{default_name}", d) for i, d in enumerate(data))
+    if not isinstance(data, dict):
+        raise TypeError(f"NDArrayIter: {default_name} must be an NDArray, a numpy array, a "
+                        f"list or a dict of them, got {type(data).__name__}")
+    out = []
+    for k, v in data.items():
+        if getattr(v, "stype", "default") != "default":
+            from ..ndarray.sparse import unsupported
+            raise unsupported(f"NDArrayIter({k}: stype {v.stype!r})")
+        out.append((k, v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)))
+    return sorted(out, key=lambda kv: kv[0])
+
+
+_LAST_BATCH = ("pad", "discard", "roll_over")
+
+
+class NDArrayIter(DataIter):
+    """Batches of in-memory arrays (see the module docstring for ``last_batch_handle``)."""
+
+    def __init__(self, data, label=None, batch_size=1, shuffle=False,
+                 last_batch_handle="pad", data_name="data", label_name="softmax_label"):
+        super().__init__(batch_size)
+        if last_batch_handle not in _LAST_BATCH:
+            raise ValueError(f"NDArrayIter: last_batch_handle={last_batch_handle!r} is not "
+                             f"one of {', '.join(_LAST_BATCH)}")
+        if int(batch_size) < 1:
+            raise ValueError(f"NDArrayIter: batch_size={batch_size!r} must be at least 1")
+        self.data = _as_named(data, data_name, False)
+        self.label = _as_named(label, label_name, True)
+        self.num_data = self.data[0][1].shape[0]
+        for name, arr in self.data + self.label:
+            if arr.shape[0] != self.num_data:
+                raise ValueError(f"NDArrayIter: {name} has {arr.shape[0]} samples, "
+                                 f"{self.data[0][0]} has {self.num_data}")
+        self.batch_size = int(batch_size)
+        self.shuffle = shuffle
+        self.last_batch_handle = last_batch_handle
+        self.idx = np.arange(self.num_data)
+        self._leftover = np.zeros(0, dtype=np.int64)
+        self._new_epoch()
+
+    def _new_epoch(self):
+        if self.shuffle:
+            np.random.shuffle(self.idx)
+        self._order = np.concatenate([self._leftover, self.idx]).astype(np.int64)
+        self._leftover = np.zeros(0, dtype=np.int64)
+        self.cursor = -self.batch_size
+        self._batch = None
+        self._pad = 0
+
+    @property
+    def provide_data(self):
+        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.data]
+
+    @property
+    def provide_label(self):
+        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.label]
+
+    def hard_reset(self):
+        """Start over, dropping a rolled-over remainder."""
+        self._leftover = np.zeros(0, dtype=np.int64)
+        self._new_epoch()
+
+    def reset(self):
+        self._new_epoch()
+
+    def iter_next(self):
+        self.cursor += self.batch_size
+        n = len(self._order)
+        if self.cursor >= n:
+            return False
+        end = self.cursor + self.batch_size
+        if end <= n:
+            self._batch, self._pad = self._order[self.cursor:end], 0
+            return True
+        if self.last_batch_handle == "discard":
+            return False
+        if self.last_batch_handle == "roll_over":
+            self._leftover = self._order[self.cursor:]
+            return False
+        pad = end - n
+        wrap = np.arange(self.cursor, end) % n
+        self._batch, self._pad = self._order[wrap], pad
+        return True
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        return DataBatch(data=self._take(self.data), label=self._take(self.label),
+                         pad=self.getpad(), index=None)
+
+    def _take(self, named):
+        return [_nd.array(arr[self._batch], dtype=arr.dtype) for _, arr in named]
+
+    def getdata(self):
+        return self._take(self.data)
+
+    def getlabel(self):
+        return self._take(self.label)
+
+    def getpad(self):
+        return self._pad
+
+    def getindex(self):
+        return self._batch
+
+
+class ResizeIter(DataIter):
+    """``data_iter`` cut or repeated (resetting it) to ``size`` batches per epoch."""
+
+    def __init__(self, data_iter, size, reset_internal=True):
+        super().__init__(data_iter.batch_size)
+        self.data_iter = data_iter
+        self.size = size
+        self.reset_internal = reset_internal
+        self.cur = 0
+        self.current_batch = None
+        self.provide_data = data_iter.provide_data
+        self.provide_label = data_iter.provide_label
+
+    def reset(self):
+        self.cur = 0
+        if self.reset_internal:
+            self.data_iter.reset()
+
+    def iter_next(self):
+        if self.cur == self.size:
+            return False
+        try:
+            self.current_batch = self.data_iter.next()
+        except StopIteration:
+            self.data_iter.reset()
+            self.current_batch = self.data_iter.next()
+        self.cur += 1
+        return True
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        return self.current_batch
+
+
+def _read_csv(path, shape, dtype):
+    if not os.path.isfile(path):
+        raise ValueError(f"CSVIter: {path!r} is not a file")
+    values = np.loadtxt(path, delimiter=",", dtype=dtype, ndmin=2)
+    return values.reshape((values.shape[0],) + tuple(shape))
+
+
+class _SingleArrayIter(NDArrayIter):
+    """MXNet's C++ iterators: ``getdata()``/``getlabel()`` give one array, not a list."""
+
+    def getdata(self):
+        return self._take(self.data)[0]
+
+    def getlabel(self):
+        return self._take(self.label)[0]
+
+
+class CSVIter(_SingleArrayIter):
+    """Rows of a local CSV file (``data_csv``, optional ``label_csv``), each reshaped to
+    ``data_shape`` / ``label_shape``."""
+
+    def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
+                 round_batch=True, dtype="float32", **_):
+        data = _read_csv(data_csv, data_shape, dtype)
+        label = (_read_csv(label_csv, label_shape, dtype) if label_csv
+                 else np.zeros((data.shape[0],) + tuple(label_shape), dtype))
+        super().__init__(data, label, batch_size,
+                         last_batch_handle="pad" if round_batch else "discard")
+
+
+def _read_idx(path):
+    """An MNIST idx file (optionally gzipped): magic, dims, then uint8 values."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            blob = f.read()
+    except OSError as e:
+        raise ValueError(f"MNISTIter: cannot read {path!r}: {e.strerror or e}") from None
+    if len(blob) < 4 or blob[0] != 0 or blob[1] != 0 or blob[2] != 8:
+        raise ValueError(f"MNISTIter: {path!r} is not an idx file of unsigned bytes")
+    ndim = blob[3]
+    dims = struct.unpack_from(f">{ndim}I", blob, 4)
+    return np.frombuffer(blob, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+class MNISTIter(_SingleArrayIter):
+    """MNIST from local idx files (``image``, ``label``), scaled to [0, 1]; ``flat``
+    gives (N, 784), else (N, 1, 28, 28)."""
+
+    def __init__(self, image, label, batch_size=128, shuffle=False, flat=False, silent=True,
+                 seed=0, num_parts=1, part_index=0, **_):
+        images = _read_idx(image).astype(np.float32) / 255.0
+        labels = _read_idx(label).astype(np.float32)
+        if images.shape[0] != labels.shape[0]:
+            raise ValueError(f"MNISTIter: {image!r} has {images.shape[0]} images, {label!r} "
+                             f"{labels.shape[0]} labels")
+        n = images.shape[0] // num_parts
+        images = images[part_index * n:(part_index + 1) * n]
+        labels = labels[part_index * n:(part_index + 1) * n]
+        images = images.reshape(len(images), -1) if flat else images.reshape(
+            (len(images), 1) + images.shape[1:])
+        if shuffle:
+            order = np.random.default_rng(seed).permutation(len(images))
+            images, labels = images[order], labels[order]
+        super().__init__(images, labels, batch_size, last_batch_handle="pad")
+
+
+def _no_recordio(name):
+    def make(*args, **kwargs):
+        raise NotImplementedError(f"mx.io.{name}: RecordIO/LibSVM iterators need MXNet's C++ "
+                                  "decoders, which xprof does not have; use NDArrayIter, "
+                                  "CSVIter, MNISTIter or gluon.data")
+    make.__name__ = name
+    return make
+
+
+ImageRecordIter = _no_recordio("ImageRecordIter")
+ImageRecordUInt8Iter = _no_recordio("ImageRecordUInt8Iter")
+LibSVMIter = _no_recordio("LibSVMIter")

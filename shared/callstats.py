@@ -1,0 +1,219 @@
+"""Where a custom operator's time goes: the per-call breakdown, aggregated per op type.
+
+One implementation for ``profiler.dumps()`` (fed from the recorder's call records) and
+``xprof stats`` (fed from the trace's call spans), so a saved trace and the process
+that wrote it print the same ``Custom Operator Calls`` section. Pure stdlib.
+
+**A call** is one ``mx.nd.Custom`` / ``mx.sym.Custom`` forward or backward, named after
+its op type (``_backward_<op_type>`` for backward). Its latency (pushed -> outputs ready)
+splits exactly, in integer nanoseconds, into
+
+* **Queued**: pushed -> its ``forward``/``backward`` starts on the custom-op thread;
+* **Python**: the call's Python time on that thread, minus Blocked;
+* **Blocked**: time that Python code spent blocked at sync points (``wait_to_read``,
+  ``asnumpy``, ``asscalar``, ``waitall``, an engine ``wait_for_var``);
+* **Tail**: ``forward`` returned -> outputs ready (its sub-operators finishing);
+
+and **Sub-operators** is the summed engine run time of the sub-operators it launched
+(it overlaps the others and is not part of the sum).
+
+**In a trace** a call is an async pair (``ph`` ``b``/``e``, one ``id`` per call, ``cat``
+``"Custom Operator"``, ``name`` the op type): ``b`` at the push, ``e`` when the outputs
+are ready, the split as integer-nanosecond args on ``b`` (:data:`ARG_KEYS`, Tail last).
+Latency is read back from the two time stamps, which xprof writes as exact integer
+nanoseconds; Tail is what remains of it, so the sum holds whatever a trace holds.
+
+**Without call spans** (MXNet 1.x traces, or op types recorded without them) the
+breakdown is derived from the ``Custom Operator`` rows of the aggregate, per op type:
+Count and Python from ``<op>::pure_python``, Sub-operators from the other ``<op>::*``
+rows; Latency, Queued, Blocked and Tail are unknown (``null`` in JSON, ``unknown`` in the
+table), never zeros.
+"""
+from __future__ import annotations
+
+SECTION = "Custom Operator Calls"
+CATEGORY = "Custom Operator"
+PURE_PYTHON = "pure_python"
+# args of a call span's ``b`` event, integer nanoseconds
+ARG_KEYS = ("queued_ns", "python_ns", "blocked_ns", "tail_ns", "sub_operators_ns")
+PARTS = ("Queued", "Python", "Blocked", "Tail")   # add up to the latency
+SUB = "Sub-operators"
+
+_NS_PER_MS = 1_000_000
+_MS_DIGITS = 6
+_Q, _P, _B, _T, _S = range(5)
+
+
+def is_call_args(args):
+    """True when an async begin's args are a call span's split (see :data:`ARG_KEYS`)."""
+    return type(args) is dict and ARG_KEYS[0] in args
+
+
+def split_of(args, latency):
+    """``(queued, python, blocked, tail, sub)`` ns of a call span, Tail = latency - the rest."""
+    q, p, b = (_int(args.get(k)) for k in ARG_KEYS[:3])
+    return q, p, b, latency - q - p - b, _int(args.get(ARG_KEYS[4]))
+
+
+def _int(v):
+    return int(v) if type(v) in (int, float) else 0
+
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile of sorted integers (a value that occurred; no interpolation)."""
+    n = len(sorted_values)
+    rank = -(-p * n // 100)          # ceil(p * n / 100), exact in integers
+    return sorted_values[max(rank, 1) - 1]
+
+
+class CallStats:
+    """Calls per op type, each call's latency and split kept (integer ns) for percentiles.
+
+    Op types without call spans get rows derived, when rendering, from the aggregate's
+    ``time`` table (``{domain: {name: [count, sum, min, max]}}``, picoseconds), so
+    merging two CallStats and their aggregates gives the same section as one run.
+    """
+
+    __slots__ = ("calls",)
+
+    def __init__(self):
+        self.calls = {}     # name -> [(latency, queued, python, blocked, tail, sub)]
+
+    def add(self, name, latency, queued, python, blocked, tail, sub):
+        """One call (integer ns; latency == queued + python + blocked + tail)."""
+        rows = self.calls.get(name)
+        if rows is None:
+            rows = self.calls[name] = []
+        rows.append((latency, queued, python, blocked, tail, sub))
+
+    def merge(self, other):
+        for name, rows in other.calls.items():
+            self.calls.setdefault(name, []).extend(rows)
+        return self
+
+    def _rows(self, time):
+        """``{name: row}`` with every value in ns (None = unknown), unordered."""
+        out = {}
+        for name, calls in self.calls.items():
+            n = len(calls)
+            lat = sorted(c[0] for c in calls)
+            row = {"Count": n, "Latency": {
+                "Total": sum(lat), "Min": lat[0], "Max": lat[-1], "Avg": sum(lat) / n,
+                "P50": percentile(lat, 50), "P95": percentile(lat, 95)}}
+            for i, part in enumerate(PARTS):
+                row[part] = sum(c[1 + i] for c in calls) / n
+            row[SUB] = sum(c[5] for c in calls) / n
+            out[name] = row
+        out.update(_derived(time, out))
+        return out
+
+    def _ordered(self, time, sort_by, ascending):
+        def value(row):
+            lat = row["Latency"]
+            if sort_by == "count":
+                return row["Count"]
+            key = {"avg": "Avg", "min": "Min", "max": "Max"}.get(sort_by, "Total")
+            if lat[key] is not None:
+                return lat[key]
+            return row["Python"] * (row["Count"] if key == "Total" else 1)   # derived rows
+
+        items = sorted(self._rows(time).items())
+        items.sort(key=lambda kv: value(kv[1]), reverse=not ascending)
+        return items
+
+    def to_json(self, time, sort_by="total", ascending=False):
+        """``{op: {"Count", "Latency": {"Total", "Min", "Max", "Avg", "P50", "P95"},
+        "Queued", "Python", "Blocked", "Tail", "Sub-operators"}}``: ms, parts and
+        Sub-operators are averages per call, ``None`` where unknown; ``{}`` when the
+        profile has no custom-operator calls."""
+        return {name: _json_row(row) for name, row in self._ordered(time, sort_by, ascending)}
+
+    def text_lines(self, time, sort_by="total", ascending=False):
+        """The plain-text table (:func:`table_cells`), aligned like the other sections;
+        ``[]`` without calls."""
+        section = self.to_json(time, sort_by, ascending)
+        if not section:
+            return []
+        headers, body = table_cells(section)
+        widths = [max(len(h), *(len(c[i]) for c in body)) for i, h in enumerate(headers)]
+
+        def fmt(cols):
+            return (cols[0].ljust(widths[0]) + "  "
+                    + "  ".join(c.rjust(w) for c, w in zip(cols[1:], widths[1:]))).rstrip()
+
+        lines = [SECTION, "=" * len(SECTION), fmt(headers), fmt(["-" * len(h) for h in headers]),
+                 *(fmt(c) for c in body)]
+        if any(row["Latency"]["Avg"] is None for row in section.values()):
+            lines.append(UNKNOWN_NOTE)
+        return lines
+
+
+def _derived(time, known, ps_per_ns=1000):
+    """Rows (ns) for op types with ``<op>::pure_python`` rows in the ``Custom Operator``
+    domain of ``time`` but no call spans: Count and Python from that row, Sub-operators
+    from the other ``<op>::*`` rows; what the rows cannot tell is None."""
+    rows = time.get(CATEGORY, {})
+    suffix = "::" + PURE_PYTHON
+    out = {}
+    for name, entry in rows.items():
+        op = name[:-len(suffix)]
+        if not name.endswith(suffix) or op in known or not entry[0]:
+            continue
+        prefix = op + "::"
+        sub = sum(e[1] for n, e in rows.items() if n.startswith(prefix) and n != name)
+        out[op] = {"Count": entry[0],
+                   "Latency": dict.fromkeys(("Total", "Min", "Max", "Avg", "P50", "P95")),
+                   "Queued": None, "Python": entry[1] / ps_per_ns / entry[0], "Blocked": None,
+                   "Tail": None, SUB: sub / ps_per_ns / entry[0]}
+    return out
+
+
+UNKNOWN_NOTE = ("unknown: no call spans for these op types (an MXNet 1.x trace): Python is "
+                "<op>::pure_python, Sub-operators the other <op>::* rows")
+
+
+def table_cells(section):
+    """``(headers, rows)`` of the ``Custom Operator Calls`` table, as strings, from its JSON
+    section (ms): latency figures, each part with its share of the latency (the four
+    shares add up to 100%), then Sub-operators; ``unknown`` where the input cannot tell.
+    The text table and the CLI's rich table both show these cells."""
+    headers = ["Name", "Count", "Latency (ms)", "Avg (ms)", "P50 (ms)", "P95 (ms)", "Max (ms)"]
+    for part in PARTS:
+        headers += [f"{part} (ms)", "%"]
+    headers.append(f"{SUB} (ms)")
+    body = []
+    for name, row in section.items():
+        lat = row["Latency"]
+        cells = [name, str(row["Count"])]
+        cells += [_cell(lat[k]) for k in ("Total", "Avg", "P50", "P95", "Max")]
+        for part in PARTS:
+            cells += [_cell(row[part]), _share(row[part], lat["Avg"])]
+        cells.append(_cell(row[SUB]))
+        body.append(cells)
+    return headers, body
+
+
+def _json_row(row):
+    out = {}
+    for key, value in row.items():
+        if key == "Count":
+            out[key] = value
+        elif isinstance(value, dict):
+            out[key] = {k: _ms(v) for k, v in value.items()}
+        else:
+            out[key] = _ms(value)
+    return out
+
+
+def _ms(ns):
+    return None if ns is None else round(ns / _NS_PER_MS, _MS_DIGITS)
+
+
+def _cell(ms):
+    return "unknown" if ms is None else f"{ms:.4f}"
+
+
+def _share(ms, latency):
+    if ms is None or latency is None:
+        return "unknown"
+    return f"{100.0 * ms / latency:.1f}" if latency else "-"

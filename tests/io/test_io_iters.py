@@ -1,0 +1,66 @@
+"""mx.io (runtime/io): NDArrayIter's last-batch handling, shuffling and names; CSVIter and
+MNISTIter on local files; DataBatch/DataDesc."""
+import gzip
+import struct
+
+import numpy as np
+import pytest
+
+import xprof.runtime as mx
+
+
+def _labels(it):
+    return [b.label[0].asnumpy().ravel().tolist() for b in it]
+
+
+def test_last_batch_pad_discard_roll_over():
+    data = np.arange(10, dtype=np.float32).reshape(10, 1)
+    pad = mx.io.NDArrayIter(data, data.ravel(), batch_size=4, last_batch_handle="pad")
+    batches = list(pad)
+    assert [b.pad for b in batches] == [0, 0, 2]
+    assert batches[-1].data[0].asnumpy().ravel().tolist() == [8, 9, 0, 1]
+    assert len(list(mx.io.NDArrayIter(data, batch_size=4, last_batch_handle="discard"))) == 2
+    roll = mx.io.NDArrayIter(data, data.ravel(), batch_size=4, last_batch_handle="roll_over")
+    assert _labels(roll) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    roll.reset()
+    assert _labels(roll)[0] == [8, 9, 0, 1]          # the remainder leads the next epoch
+    big = mx.io.NDArrayIter(np.arange(3), batch_size=7)
+    assert big.next().data[0].asnumpy().tolist() == [0, 1, 2, 0, 1, 2, 0]
+    with pytest.raises(ValueError, match="last_batch_handle"):
+        mx.io.NDArrayIter(data, last_batch_handle="keep")
+
+
+def test_names_provide_data_and_shuffle():
+    x = np.random.rand(6, 2, 3).astype(np.float32)
+    it = mx.io.NDArrayIter({"b": x, "a": x[:, :1]}, np.arange(6), batch_size=2, shuffle=True)
+    assert [d.name for d in it.provide_data] == ["a", "b"]
+    assert it.provide_data[1].shape == (2, 2, 3) and it.provide_label[0].name == "softmax_label"
+    seen = [b.data[1].asnumpy() for b in it]
+    order = it.idx
+    np.testing.assert_array_equal(np.concatenate(seen), x[order])
+    two = mx.io.NDArrayIter([x, x], batch_size=3)
+    assert [d.name for d in two.provide_data] == ["_0_data", "_1_data"]
+    assert str(mx.io.DataBatch([mx.nd.ones((2, 3))])) == \
+        "DataBatch: data shapes: [(2, 3)] label shapes: None"
+
+
+def test_csv_and_mnist_iters_read_local_files(tmp_path):
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, np.arange(12).reshape(3, 4), delimiter=",")
+    it = mx.io.CSVIter(data_csv=str(csv), data_shape=(2, 2), batch_size=2)
+    assert it.next().data[0].shape == (2, 2, 2)
+    assert it.getdata().shape == (2, 2, 2)
+    images = np.arange(2 * 28 * 28, dtype=np.uint8).reshape(2, 28, 28)
+    with gzip.open(tmp_path / "img.gz", "wb") as f:
+        f.write(struct.pack(">BBBBIII", 0, 0, 8, 3, 2, 28, 28) + images.tobytes())
+    with open(tmp_path / "lab", "wb") as f:
+        f.write(struct.pack(">BBBBI", 0, 0, 8, 1, 2) + bytes([3, 7]))
+    mn = mx.io.MNISTIter(image=str(tmp_path / "img.gz"), label=str(tmp_path / "lab"),
+                         batch_size=2, flat=True)
+    b = mn.next()
+    assert b.data[0].shape == (2, 784) and b.label[0].asnumpy().tolist() == [3, 7]
+    np.testing.assert_allclose(b.data[0].asnumpy()[1], images[1].ravel() / 255.0, rtol=1e-6)
+    with pytest.raises(ValueError, match="not an idx file"):
+        mx.io.MNISTIter(image=str(csv), label=str(tmp_path / "lab"))
+    with pytest.raises(NotImplementedError, match="RecordIO"):
+        mx.io.ImageRecordIter(path_imgrec="x.rec")

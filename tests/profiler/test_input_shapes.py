@@ -1,0 +1,52 @@
+"""Operator slices carry their input shapes when operators are profiled (``--group-by shape``)."""
+import json
+
+import xprof.runtime as mx
+from click.testing import CliRunner
+from xprof.cli.main import main
+
+import proftools as pt
+
+
+def _stats(path, *args):
+    res = CliRunner().invoke(main, ["stats", str(path), "--format", "json", *args])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_shapes_in_the_trace_and_group_by_shape(prof, engine):
+    prof.start(profile_all=True, aggregate_stats=True)
+    a, b = mx.nd.ones((20, 30)), mx.nd.ones((30, 40))
+    for _ in range(3):
+        mx.nd.dot(a, b)
+    mx.nd.dot(mx.nd.ones((5, 30)), b) + 1
+    prof.stop()
+    dumps = prof.stats()
+    doc = prof.finish()
+    pt.check_document(doc)
+    dots = [e for e in pt.events(doc, "X", cat="operator") if e["name"] == "dot"]
+    assert sorted(json.dumps(e["args"]["Input Dims"]) for e in dots) == sorted(
+        ["[[20, 30], [30, 40]]"] * 3 + ["[[5, 30], [30, 40]]"])
+    # the default rows stay per name, in dumps() and in xprof stats alike
+    assert dumps["Time"]["operator"]["dot"]["Count"] == 4
+    assert _stats(prof.path)["Time"] == dumps["Time"]
+    ops = _stats(prof.path, "--group-by", "shape")["Time"]["operator"]
+    assert ops["dot [[20, 30], [30, 40]]"]["Count"] == 3
+    assert ops["dot [[5, 30], [30, 40]]"]["Count"] == 1
+    assert ops["_plus_scalar [[5, 40]]"]["Count"] == 1
+
+
+def test_group_by_layer_on_gluon_layers(prof):
+    net = mx.gluon.nn.Sequential()
+    net.add(mx.gluon.nn.Dense(8), mx.gluon.nn.Dense(4))
+    net.initialize()
+    x = mx.nd.ones((2, 5))
+    net(x).wait_to_read()
+    prof.start(profile_all=True, aggregate_stats=True)
+    net(x).wait_to_read()
+    prof.finish()
+    ops = _stats(prof.path, "--group-by", "layer")["Time"]["operator"]
+    layers = sorted(n for n in ops if n.startswith("FullyConnected ("))
+    assert len(layers) == 2 and layers[0] != layers[1], ops     # two layers, two rows
+    shaped = _stats(prof.path, "--group-by", "shape")["Time"]["operator"]
+    assert "FullyConnected [[2, 5], [8, 5], [8]]" in shaped, shaped

@@ -1,0 +1,64 @@
+"""Self time (runtime/profiler/selftime.py): the time of a slice's direct children."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xprof.shared import selftime as T
+
+
+
+def test_direct_children_only_and_any_input_order():
+    # a [0,100) > b [10,60) > c [20,30); d [70,90) inside a; e [200,210) alone
+    starts = [70, 20, 0, 200, 10]
+    ends = [90, 30, 100, 210, 60]
+    inner = T.inner_ns(starts, ends).tolist()
+    assert inner == [0, 0, 50 + 20, 0, 10]    # aligned with the input
+
+
+def test_siblings_touching_and_equal_starts():
+    # parent [0,10); children [0,5) and [5,10) (equal boundaries: siblings, not nested)
+    assert T.inner_ns([0, 0, 5], [10, 5, 10]).tolist() == [10, 0, 0]
+    # two slices with the same start and end: the first in input order is the parent
+    assert T.inner_ns([0, 0], [4, 4]).tolist() == [4, 0]
+
+
+def test_child_overlapping_its_parent_end_counts_its_inside_part():
+    # [8,15) and [9,12) both start inside [0,10) and end after it: 2 + 1 ns inside it
+    assert T.inner_ns([0, 8, 9], [10, 15, 12]).tolist() == [3, 0, 0]
+    assert T.inner_ns([0, 8], [10, 15]).tolist() == [2, 0]
+
+
+def test_flat_thread_has_no_inner_time():
+    assert T.inner_ns([0, 5, 10], [5, 10, 20]).tolist() == [0, 0, 0]
+    assert T.inner_ns([], []).tolist() == []
+
+
+def test_inner_by_row_sums_rows():
+    rows = ["outer", "inner", "outer", "inner"]
+    assert T.inner_by_row(rows, [0, 1, 10, 11], [5, 3, 20, 19]) == {"outer": 2 + 8}
+
+
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 50)), max_size=40))
+def test_properly_nested_self_times_add_up_to_the_union(spans):
+    """For laminar (properly nested) sets, the self times add up to the covered length."""
+    # build a laminar family: each slice is cut to fit inside the innermost slice open at its start
+    spans = sorted((s, s + d) for s, d in spans)
+    laminar = []
+    stack = []
+    for s, e in spans:
+        while stack and stack[-1][1] <= s:
+            stack.pop()
+        if stack:
+            e = min(e, stack[-1][1])
+        laminar.append((s, e))
+        stack.append((s, e))
+    starts = np.array([s for s, _ in laminar], dtype=np.int64)
+    ends = np.array([e for _, e in laminar], dtype=np.int64)
+    self_ns = (ends - starts) - T.inner_ns(starts, ends)
+    assert (self_ns >= 0).all()
+    covered = set()
+    for s, e in laminar:
+        covered.update(range(s, e))
+    assert int(self_ns.sum()) == len(covered)
