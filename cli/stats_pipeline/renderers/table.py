@@ -53,7 +53,68 @@ def rich_tables(doc_sections, console):
         console.print("No profiling records.")
 
 
-                table.add_row(name, *_cells(row, columns))
+
+def _num(value, digits):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _calls_table(calls):
+    """``Custom Operator Calls``: the cells of the text table (``callstats.table_cells``)."""
+    from rich.table import Table
+
+    headers, rows = callstats.table_cells(calls)
+    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
+    table.add_column(headers[0], overflow="fold")
+    for header in headers[1:]:
+        table.add_column(header, justify="right")
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
+def _flat_table(rows):
+    """``--flat``: one table ranked across domains (``flat.table_cells``)."""
+    from rich.table import Table
+
+    headers, cells = flat.table_cells(rows)
+    table = Table(title=flat.SECTION, title_justify="left", title_style="bold")
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="left" if i < 2 else "right",
+                         overflow="fold" if i == 0 else None)
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
+# sections that are one table of their own, not one per domain
+WHOLE_SECTIONS = {"Custom Operator Calls": _calls_table, flat.SECTION: _flat_table}
+
+
+def _cells(row, columns):
+    return [str(row["Count"]) if key is None else str(row[key]) if digits is None
+            else _num(row.get(key), digits) for _, key, digits in columns]
+
+
+def plain_text(report):
+    """``render_text`` of the aggregate (or the ``--flat`` ranking), then any further
+    per-domain section (``--by-process``) as plain columns."""
+    if flat.SECTION in report.doc:
+        return flat.text(report.doc[flat.SECTION])
+    text = shared_stats.render_text(report.stats, report.sort_by, report.ascending)
+    for section, domains in report.sections():
+        if section in _PLAIN_TEXT_SECTIONS or section in WHOLE_SECTIONS or not domains:
+            continue
+        columns = SECTIONS[section]
+        lines = [f"\n{section}", "=" * len(section)]
+        for domain, rows in domains.items():
+            width = max([len(n) for n in rows] + [4])
+            lines.append(f"\n{domain}")
+            lines.append(f"{'Name':<{width}}  " + "  ".join(f"{h:>12}" for h, _, _ in columns))
+            for name, row in rows.items():
+                lines.append(f"{name:<{width}}  " +
+                             "  ".join(f"{c:>12}" for c in _cells(row, columns)))
+        text += "\n".join(lines) + "\n"
+    return text
 
 
 def render(report, out):
