@@ -116,7 +116,7 @@ def _takes_any_keyword(kernel):
 
 
 def _make_function(op):
-    names = op.arg_names
+    names = op.arg_names + op.aux_names     # inputs, by keyword too (moving_mean=...)
     # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
     # not a TypeError from the kernel at the next sync point.
     allowed = None if _takes_any_keyword(op.kernel) else frozenset(op.params) | set(names)
