@@ -166,9 +166,10 @@ def _check_writable(output, out_dir):
 
 
 def _finish(profiler_session, engine, stop):
-    """Drain the engine and write the trace if the script did not already. The drain
-    is bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace
-    holds what was recorded and the message names what was still running."""
+    """Drain the engine, then write what is left: the script's own session (as its exit
+    would) and the run's complete profile. Returns {path: what it holds}. The drain is
+    bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
+    what was recorded and the message names what was still running."""
     report = engine.drain(stop=stop)
     if report:
         print(f"xprof: {report}; the trace holds what was recorded", file=sys.stderr)
@@ -178,21 +179,19 @@ def _finish(profiler_session, engine, stop):
         except Exception as e:  # noqa: BLE001 - an op error the script never synced on
             print(f"xprof: an operation failed after the script's last sync point: "
                   f"{type(e).__name__}: {e}", file=sys.stderr)
-    if profiler_session.state() == "run" or profiler_session.undumped_events():
-        from .progress import delayed_status
-        from .render import plural
+    from .progress import delayed_status
+    from .render import plural
 
-        label = f"xprof: writing the profile ({plural(profiler_session.undumped_events(), 'event')})"
-        try:
-            with delayed_status(label):
-                return profiler_session.dump(finished=True)
-        except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
-            from .errors import fail
+    label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
+    try:
+        with delayed_status(label):
+            return profiler_session.finish_cli_run()
+    except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
+        from .errors import fail
 
-            target = profiler_session.get_config().get("filename")
-            fail(f"could not write the profile {target!r}: {e.strerror or e}; "
-                 f"the previous file (if any) is unchanged")
-    return None
+        target = profiler_session.get_config().get("filename")
+        fail(f"could not write the profile {target!r}: {e.strerror or e}; "
+             f"the previous file (if any) is unchanged")
 
 
 class _RunCommand(click.Command):
@@ -278,20 +277,14 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
                               **_config.kwargs_for_mode(mode_bits))
         code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
-            session.end_cli_session()
-            path = _finish(session, engine, stop)
+            files = _finish(session, engine, stop)
     finally:
         _restore_process_state(saved)
     if not quiet:
         if session.script_configured():
-            cfg = session.get_config()
-            click.echo(f"xprof: the script configured the profiler itself; its settings "
-                       f"were kept (trace file {cfg['filename']!r})", err=True)
-            if session.handed_over():
-                click.echo(f"xprof: what ran before the script's own profiling is in "
-                           f"{session.handed_over()}", err=True)
-            path = path or cfg["filename"]
-        _report(path or output, show_stats)
+            click.echo("xprof: the script configured the profiler itself; recording "
+                       "followed its own calls", err=True)
+        _report(output, files, show_stats)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
@@ -300,6 +293,6 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
     sys.exit(code)
 
 
-def _report(path, show_stats):
+def _report(output, files, show_stats):
     from .summary import print_summary
-    print_summary(path, show_stats)
+    print_summary(output, show_stats, files)

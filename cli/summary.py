@@ -13,19 +13,32 @@ def _count_events(path):
     return sum(len(batch) for batch, _ in reader.batches())
 
 
-def print_summary(path, show_stats, top=5):
+def print_summary(path, show_stats, files=None, top=5):
+    """Name every file the run wrote and what it holds, once each (``files``: path ->
+    description; the run's profile ``path`` last), then the top operators of ``path``
+    and, with ``show_stats``, its full tables (one set)."""
     from xprof.shared import names, stats as mod
 
     from .render import plural
     from .stats import load_stats
 
+    for other, what in (files or {}).items():   # the script's own files first
+        if other == path:
+            continue
+        try:
+            count = f" ({plural(_count_events(other), 'event')})"
+        except (OSError, ValueError, SystemExit, click.ClickException):
+            count = ""
+        click.echo(f"xprof: the script wrote {other}{count}: {what}", err=True)
     try:
         n_events = _count_events(path)
         st = load_stats(path)
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
-    click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})", err=True)
+    what = (files or {}).get(path)
+    click.echo(f"xprof: trace written to {path} ({plural(n_events, 'event')})"
+               + (f": {what}" if what else ""), err=True)
     rows = []
     for domain in names.OPERATOR_CATEGORIES:
         for name, (count, total, _mn, _mx) in st.time.get(domain, {}).items():

@@ -116,10 +116,9 @@ def _push_grad(op, inputs, outputs, ograds, params, mode=MODE_IMPERATIVE):
                            op.grad_name) for i in wanted]
     all_args = list(ograds) + list(inputs) + list(outputs)
     kernel = op.grad_kernel(len(outputs), len(inputs), params, needs)
-    _nd.push_fn(_nd._run, (kernel, all_args, grads, {}), reads=all_args, writes=list(grads),
-                name=op.grad_name, mode=mode,
-                cost=op.grad_cost([x.shape for x in inputs], params),
-                attrs=_nd.op_scope.attrs)
+    _nd.engine_push(_nd._run, (kernel, all_args, grads, {}), all_args, list(grads),
+                    op.grad_name, mode=mode, cost=op.grad_cost(inputs, params),
+                    attrs=_nd.op_scope.attrs)
     result = [None] * len(inputs)
     for i, g in zip(wanted, grads):
         result[i] = g

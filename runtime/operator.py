@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import MODE_IMPERATIVE, attribution
+from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution
 from .ndarray import ndarray as _nd
 from .profiler.observer import observer as _observer
 
@@ -469,8 +469,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
     if not inline:
         _pool.throttle()
-    _nd.push_fn(dispatch, (), reads=list(reads), writes=list(outputs), name="Custom",
-                is_async=True, always_run=True)
+    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
 def _execute(call, body, outputs, write_reqs, check_names, on_complete):
@@ -513,8 +512,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.
-    _nd.push_fn(finish, (out_handles,), reads=list(out_handles), writes=[],
-                name="CustomOperatorWait", always_run=True)
+    _nd.engine_push(finish, (out_handles,), list(out_handles), [], "CustomOperatorWait",
+                    mode=ALWAYS_RUN)
 
 
 # -- forward / backward entry points ------------------------------------------------------

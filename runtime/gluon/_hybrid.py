@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from .. import autograd
+from ..engine.base import ALWAYS_RUN
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
 
@@ -181,7 +182,7 @@ def _share(src, dst):
 
 
 def _push_share(src, dst):
-    _nd.push_fn(_share, (src, dst), reads=[src], writes=[dst], name="_share", always_run=True)
+    _nd.engine_push(_share, (src, dst), [src], [dst], "_share", mode=ALWAYS_RUN)
 
 
 class _Bound:

@@ -9,10 +9,11 @@ waits for them without any engine op.
 :func:`push_op` is the single path from an operator call to the engine: shape/dtype
 inference, output allocation, the push, autograd recording and API profiling all happen
 there, for ``mx.nd`` calls, NDArray methods, autograd and the symbolic executor alike.
-:func:`push_fn` is the one engine-facing helper for everything else the runtime pushes
-(gradients, executor steps, bookkeeping ops, custom-operator calls): keyword arguments
-and named op flags. Both reach the engine through functions bound once per engine
-(``engine.on_engine_change``), never through the engine module's variable.
+:data:`engine_push`/:data:`engine_push_async` are the one engine-facing helper for
+everything else the runtime pushes (gradients, executor steps, bookkeeping ops,
+custom-operator calls): keyword arguments and named op flags. Both reach the engine
+through its methods bound once per engine (``engine.on_engine_change``), never through
+the engine module's variable.
 """
 import math
 import numbers
@@ -24,7 +25,7 @@ import numpy as np
 from .. import engine as _engine
 from ..base import as_mxnet_error as _as_mxnet_error
 from ..context import Context, current_context
-from ..engine.base import ALWAYS_RUN, MODE_IMPERATIVE, Var
+from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..profiler import memory as _memory
 from ..profiler.observer import flags as _flags, observer as _observer
@@ -34,39 +35,36 @@ _new = object.__new__
 _same_shape = _registry.same_shape
 _float32 = np.dtype(np.float32)
 
-__all__ = ["NDArray", "push_op", "push_fn", "invoke", "new_array", "from_numpy", "waitall"]
+__all__ = ["NDArray", "push_op", "engine_push", "engine_push_async", "invoke", "new_array",
+           "from_numpy", "waitall"]
 
 _api_event = _observer.api
 
-# The current engine's methods, rebound when the engine is replaced (see _bind_engine).
-_push = _push_async = _wait_for_var = _wait_all = None
+# The current engine's push and wait methods, rebound when the engine is replaced.
+#
+# engine_push(fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
+#             attrs=None) and engine_push_async(fn, args, reads, writes, name, prio=0,
+#             mode=ALWAYS_RUN, cost=0) are the one engine-facing helper for every engine op
+# that is not an operator call (push_op): gradients, executor steps, bookkeeping ops,
+# custom-operator calls. Call them with keyword arguments and named flags: ``mode`` is
+# the profile mode of the pushing path (MODE_IMPERATIVE, MODE_SYMBOLIC) or ALWAYS_RUN
+# (engine bookkeeping: runs even if an input failed, never profiled); engine_push_async
+# is the ASYNC op (``fn(on_complete, *args)`` is done when ``on_complete(exc=None)`` is
+# called, possibly later, from any thread). They are the engine's bound methods
+# themselves, not a wrapper: a Python call in between measured ~1,500 instructions per
+# push (two per custom-operator call). Read them as ``ndarray.engine_push`` at the call:
+# the binding changes with the engine.
+engine_push = engine_push_async = _wait_for_var = _wait_all = None
 
 
 def _bind_engine(eng):
-    global _push, _push_async, _wait_for_var, _wait_all
-    _push, _push_async = eng.push, eng.push_async
+    global engine_push, engine_push_async, _wait_for_var, _wait_all
+    engine_push, engine_push_async = eng.push, eng.push_async
     _wait_for_var, _wait_all = eng.wait_for_var, eng.wait_all
 
 
 _engine.on_engine_change(_bind_engine)
 
-
-def push_fn(fn, args, *, reads, writes, name, mode=MODE_IMPERATIVE, cost=0, attrs=None,
-            always_run=False, is_async=False, prio=0):
-    """Push ``fn(*args)`` on the current engine: the helper for every engine op that is
-    not an operator call (:func:`push_op`).
-
-    ``mode``: the profiler mode of the path pushing it (``MODE_IMPERATIVE``,
-    ``MODE_SYMBOLIC``); ``cost``: its estimated work, for the inline decision;
-    ``attrs``: its profile args. Named flags: ``always_run`` (engine bookkeeping: runs
-    even if an input failed, never profiled); ``is_async`` (``fn(on_complete, *args)``,
-    done when ``on_complete(exc=None)`` is called, possibly later from another thread).
-    """
-    if always_run:
-        mode = ALWAYS_RUN
-    if is_async:
-        return _push_async(fn, args, reads, writes, name, prio, mode, cost)
-    return _push(fn, args, reads, writes, name, prio, mode, cost, attrs)
 
 py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
 # Storage types as MXNet numbers them; xprof stores only 'default' (dense).
@@ -616,9 +614,8 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     writes = list(targets)
     if extra_vars:
         writes.extend(extra_vars)
-    _push(_run, (op.kernel_for(is_train), inputs, targets, params), list(inputs), writes,
-          op.name, 0, mode, op.estimate_cost([x.shape for x in inputs], params, out_shapes),
-          attrs)
+    engine_push(_run, (op.kernel_for(is_train), inputs, targets, params), list(inputs),
+                writes, op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
     return outs
 
 
@@ -684,8 +681,8 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
-    _push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
-          0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
+    engine_push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
+                0, MODE_IMPERATIVE, math.prod(shape), op_scope.attrs)
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
         _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out

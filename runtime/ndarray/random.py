@@ -6,6 +6,7 @@ engine variable, so a seed gives the same numbers whatever thread runs them.
 import numpy as np
 
 from .. import engine as _engine
+from ..engine.base import ALWAYS_RUN
 from ..context import Context, current_context
 from . import ndarray as _nd
 
@@ -31,8 +32,8 @@ def seed(seed_state, ctx="all"):
     # MXNet takes any C int; numpy wants a non-negative seed: -1 maps to 2**64 - 1
     new = np.random.default_rng(int(seed_state) % (1 << 64))
     # An internal op (never profiled): ordered after earlier draws, before later ones.
-    _nd.push_fn(_swap, (new,), reads=[], writes=[_var()], name="ResourceParallelRandomSetSeed",
-                always_run=True)
+    _nd.engine_push(_swap, (new,), [], [_var()], "ResourceParallelRandomSetSeed",
+                    mode=ALWAYS_RUN)
 
 
 def _swap(new):

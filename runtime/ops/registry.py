@@ -75,22 +75,21 @@ class OpDef:
             return self.train_kernel
         return self.kernel
 
-    def estimate_cost(self, in_shapes, params, out_shapes=None):
-        """Estimated work of one call, for the engine's inline decision: ``cost`` if
-        given, else the elements of the first output (of the first input when the
-        output shapes are not known)."""
+    def estimate_cost(self, inputs, params, out_shapes):
+        """Estimated work of one call on ``inputs`` (arrays: anything with a ``shape``),
+        for the engine's inline decision: ``cost`` if given, else the elements of the
+        first output. (The input shapes are gathered only for a ``cost`` function: this
+        runs on every operator call.)"""
         if self.cost is not None:
-            return self.cost(in_shapes, **params)
-        if out_shapes is None:
-            return math.prod(in_shapes[0]) if in_shapes else 0
+            return self.cost([x.shape for x in inputs], **params)
         return math.prod(out_shapes[0]) if out_shapes else 0
 
-    def grad_cost(self, in_shapes, params):
-        """Estimated work of ``_backward_<name>``: twice the forward's, or every input
-        element once when the forward has no estimate."""
+    def grad_cost(self, inputs, params):
+        """Estimated work of ``_backward_<name>`` on the forward's ``inputs``: twice the
+        forward's, or every input element once when the forward has no estimate."""
         if self.cost is not None:
-            return 2 * self.cost(in_shapes, **params)
-        return sum(math.prod(s) for s in in_shapes)
+            return 2 * self.cost([x.shape for x in inputs], **params)
+        return sum(math.prod(x.shape) for x in inputs)
 
     def grad_kernel(self, n_out, n_in, params, needs):
         """Kernel of ``_backward_<name>``: ``(*out_grads, *inputs, *outputs)`` -> the

@@ -3,7 +3,7 @@
 This module is the one place that says what a record holds. The observer
 (:mod:`.observer`) builds records with the constructors below, the encoder
 (:mod:`.chrome`) writes each kind through the table it keys by :data:`KINDS`, and the
-aggregator (:func:`.session.aggregate_lists`) counts each kind by its ``stats`` rule.
+aggregator (:func:`.aggregate.aggregate_lists`) counts each kind by its ``stats`` rule.
 Nothing else reads a record's fields by position.
 
 Two shapes, both plain values (nothing for the garbage collector to walk):

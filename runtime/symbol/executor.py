@@ -171,8 +171,8 @@ class _Segment:
         self.attrs = {"nodes": ",".join(s.label for s in steps)}
 
     def __call__(self):
-        _nd.push_fn(_run_segment, (self.calls,), reads=self.reads, writes=self.writes,
-                    name=self.name, mode=MODE_SYMBOLIC, cost=self.cost, attrs=self.attrs)
+        _nd.engine_push(_run_segment, (self.calls,), self.reads, self.writes, self.name,
+                        mode=MODE_SYMBOLIC, cost=self.cost, attrs=self.attrs)
 
 
 def _single(step):
@@ -180,8 +180,8 @@ def _single(step):
         return step.push
 
     def push():
-        _nd.push_fn(step.fn, step.args, reads=step.reads, writes=step.writes,
-                    name=step.opname, mode=MODE_SYMBOLIC, cost=step.cost, attrs=step.attrs)
+        _nd.engine_push(step.fn, step.args, step.reads, step.writes, step.opname,
+                        mode=MODE_SYMBOLIC, cost=step.cost, attrs=step.attrs)
     return push
 
 
@@ -362,7 +362,7 @@ class Executor:
             if "rng" in op.params:
                 params["rng"] = _ndrandom._RngRef()
                 extra = (_ndrandom._var(),)
-            cost = op.estimate_cost([x.shape for x in ins], params, [o.shape for o in outs])
+            cost = op.estimate_cost(ins, params, [o.shape for o in outs])
             targets = op.written(ins, outs, is_train)   # + updated aux states
             step = _Step(op.name, n.name, _run, (op.kernel_for(is_train), ins, targets,
                                                  params),
@@ -570,7 +570,7 @@ class Executor:
             params = n.full_params()
             kernel = op.grad_kernel(len(outs), len(args), params, needs)
             all_in = ograds + args + outs
-            cost = op.grad_cost([x.shape for x in args], params)
+            cost = op.grad_cost(args, params)
             steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
                                all_in, bufs, cost))
         for n in self._order:

@@ -202,9 +202,16 @@ def test_run_script_profiling_a_window_gets_only_that_window(tmp_path):
     window = [e["name"] for e in load(tmp_path / "window.json")
               if e["ph"] == "X" and e["cat"] == "operator"]
     assert sorted(window) == ["exp", "exp"]
-    before = [e["name"] for e in load(tmp_path / "profile.json")
-              if e["ph"] == "X" and e["cat"] == "operator"]
+    # issue 12: profile.json is the whole run, the autostart's part (the three sqrt)
+    # before the instant where the script took over, the script's window after it
+    run = load(tmp_path / "profile.json")
+    (mark,) = [e for e in run if e["ph"] == "i" and e["cat"] == "xprof"]
+    before = [e["name"] for e in run if e["ph"] == "X" and e["cat"] == "operator"
+              and e["ts"] < mark["ts"]]
+    after = [e["name"] for e in run if e["ph"] == "X" and e["cat"] == "operator"
+             and e["ts"] > mark["ts"]]
     assert before.count("sqrt") == 3 and "exp" not in before
+    assert sorted(after) == ["exp", "exp"]
     assert "before the script's own profiling" in res.stderr
 
 

@@ -1,5 +1,5 @@
-"""Named op flags and the push helper: ``always_run`` ops run even when an input failed
-and are never profiled; ``is_async`` ops end when their ``on_complete`` is called;
+"""Named op flags and the push helper: ``ALWAYS_RUN`` ops run even when an input failed
+and are never profiled; async ops end when their ``on_complete`` is called;
 whether an engine runs everything at once is a property of the engine."""
 import threading
 
@@ -7,13 +7,18 @@ import pytest
 
 import xprof.runtime.engine as engine_mod
 from xprof.runtime.engine.base import ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_SYMBOLIC
-from xprof.runtime.ndarray.ndarray import push_fn
+from xprof.runtime.ndarray import ndarray as nd_layer
 
 HEAVY = 1 << 40
 
 
 def test_synchronous_is_a_property_of_the_engine(engine):
     assert engine.synchronous is (engine.name == "NaiveEngine")
+
+
+def test_the_ndarray_layer_pushes_on_the_current_engine(engine):
+    assert nd_layer.engine_push == engine.push
+    assert nd_layer.engine_push_async == engine.push_async
 
 
 def test_flags_are_outside_every_profile_mask():
@@ -29,16 +34,16 @@ def test_always_run_runs_after_a_failed_input_and_plain_ops_are_skipped(engine):
         raise KeyError("input failed")
 
     ran = []
-    push_fn(fail, (), reads=[], writes=[v], name="fails", cost=HEAVY)
-    push_fn(ran.append, ("plain",), reads=[v], writes=[], name="plain", cost=HEAVY)
-    push_fn(ran.append, ("bookkeeping",), reads=[v], writes=[], name="bk", cost=HEAVY,
-            always_run=True)
+    nd_layer.engine_push(fail, (), [], [v], "fails", cost=HEAVY)
+    nd_layer.engine_push(ran.append, ("plain",), [v], [], "plain", cost=HEAVY)
+    nd_layer.engine_push(ran.append, ("bookkeeping",), [v], [], "bk", cost=HEAVY,
+                         mode=ALWAYS_RUN)
     with pytest.raises(KeyError):
         engine.wait_all()
     assert ran == ["bookkeeping"]
 
 
-def test_is_async_ends_when_on_complete_is_called(engine):
+def test_async_ends_when_on_complete_is_called(engine):
     v = engine.new_variable()
     log = []
 
@@ -48,8 +53,8 @@ def test_is_async_ends_when_on_complete_is_called(engine):
         if engine.synchronous:
             t.join()   # NaiveEngine: complete before push returns
 
-    push_fn(start, (), reads=[], writes=[v], name="async", is_async=True, always_run=True)
-    push_fn(log.append, ("after",), reads=[v], writes=[], name="after")
+    nd_layer.engine_push_async(start, (), [], [v], "async", mode=ALWAYS_RUN)
+    nd_layer.engine_push(log.append, ("after",), [v], [], "after")
     engine.wait_all()
     assert log == ["done", "after"]
 
@@ -61,12 +66,10 @@ def test_bookkeeping_and_async_ops_are_never_profiled(engine, tmp_path):
     mx.profiler.set_state("run")
     try:
         v = engine.new_variable()
-        push_fn(lambda: None, (), reads=[], writes=[v], name="flagtest_plain",
-                mode=MODE_IMPERATIVE)
-        push_fn(lambda: None, (), reads=[v], writes=[], name="flagtest_always",
-                always_run=True)
-        push_fn(lambda done: done(), (), reads=[], writes=[v], name="flagtest_async",
-                is_async=True, mode=MODE_IMPERATIVE)
+        nd_layer.engine_push(lambda: None, (), [], [v], "flagtest_plain", mode=MODE_IMPERATIVE)
+        nd_layer.engine_push(lambda: None, (), [v], [], "flagtest_always", mode=ALWAYS_RUN)
+        nd_layer.engine_push_async(lambda done: done(), (), [], [v], "flagtest_async",
+                                   mode=MODE_IMPERATIVE)
         engine.wait_all()
     finally:
         mx.profiler.set_state("stop")

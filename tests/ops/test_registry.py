@@ -26,13 +26,16 @@ def test_kernel_for_training_and_inference():
 
 
 def test_cost_estimates():
+    a, b = np.zeros((2, 3)), np.zeros(4)
     default = OpDef("reg_cost0", _double)
-    assert default.estimate_cost([(2, 3)], {}, [(4, 5)]) == 20   # output elements
-    assert default.estimate_cost([(2, 3)], {}) == 6               # no outputs known: input
-    assert default.grad_cost([(2, 3), (4,)], {}) == 10           # every input element once
-    given = OpDef("reg_cost1", _double, cost=lambda shapes, k=1: 7 * k)
-    assert given.estimate_cost([(2, 3)], {"k": 2}, [(1,)]) == 14
-    assert given.grad_cost([(2, 3)], {"k": 2}) == 28              # twice the forward
+    assert default.estimate_cost([a], {}, [(4, 5)]) == 20      # output elements
+    assert default.estimate_cost([a], {}, []) == 0
+    assert default.grad_cost([a, b], {}) == 10                # every input element once
+    seen = []
+    given = OpDef("reg_cost1", _double, cost=lambda shapes, k=1: seen.append(shapes) or 7 * k)
+    assert given.estimate_cost([a], {"k": 2}, [(1,)]) == 14
+    assert given.grad_cost([a], {"k": 2}) == 28               # twice the forward
+    assert seen == [[(2, 3)], [(2, 3)]]                       # the cost sees input shapes
 
 
 def test_grad_kernel_returns_the_needed_gradients_and_zeros_for_none():

@@ -223,13 +223,13 @@ def test_sigterm_in_user_code_called_by_the_runtime_raises_there(on_engine):
 _DEFERRED_SCRIPT = r'''
 import signal, sys
 import xprof.runtime as mx
-from xprof.runtime.profiler import session
+from xprof.runtime.profiler import exits
 
 class Sig(mx.operator.CustomOp):
     def forward(self, is_train, req, in_data, out_data, aux):
         # what the signal handler does when SIGTERM lands inside the runtime (in the
         # runtime's frame that called forward)
-        session._on_sigterm(signal.SIGTERM, sys._getframe(1))
+        exits._on_sigterm(signal.SIGTERM, sys._getframe(1))
         print("forward continues", flush=True)
         self.assign(out_data[0], req[0], in_data[0] + 1)
 

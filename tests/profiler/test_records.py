@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from xprof.runtime.profiler import chrome, columns, records, recorder as R, session
+from xprof.runtime.profiler import aggregate, chrome, columns, records, recorder as R
 
 BASE = 10**12
 
@@ -15,7 +15,7 @@ def _doc_and_stats(events):
     buf.events.extend(events)
     snap = [(buf, len(buf.events), 0)]
     doc = json.loads(chrome.encode(snap, BASE, "proc", {}))
-    return doc, session.aggregate_lists([(buf.events, columns.NO_ROWS)], BASE)
+    return doc, aggregate.aggregate_lists([(buf.events, columns.NO_ROWS)], BASE)
 
 
 def test_every_kind_has_an_encoder_and_a_stats_rule():
