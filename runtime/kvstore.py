@@ -49,6 +49,13 @@ def _listify(key, value, what):
     return keys, out
 
 
+def _same_shape(what, key, arrays, stored):
+    for a in arrays:
+        if a.shape != stored.shape:
+            raise MXNetError(f"{what}: an array given for key {key!r} has shape {a.shape}, "
+                             f"the stored value {stored.shape}")
+
+
 class KVStore:
     """A single-process key-value store (see the module docstring)."""
 
@@ -109,10 +116,7 @@ class KVStore:
         keys, groups = _listify(key, value, "push")
         for k, group in zip(keys, groups):
             stored = self._stored(k, "push")
-            for a in group:
-                if a.shape != stored.shape:
-                    raise MXNetError(f"push: a value of key {k!r} has shape {a.shape}, "
-                                     f"the stored one {stored.shape}")
+            _same_shape("push", k, group, stored)
             merged = group[0] if len(group) == 1 else _nd.invoke("add_n", tuple(group), {})
             if self._updater is not None:
                 if merged is group[0]:
@@ -128,10 +132,8 @@ class KVStore:
         keys, groups = _listify(key, out, "pull")
         for k, group in zip(keys, groups):
             stored = self._stored(k, "pull")
+            _same_shape("pull", k, group, stored)
             for o in group:
-                if o.shape != stored.shape:
-                    raise MXNetError(f"pull: an out array of key {k!r} has shape {o.shape}, "
-                                     f"the stored value {stored.shape}")
                 stored.copyto(o)
 
     def pushpull(self, key, value, out=None, priority=0):

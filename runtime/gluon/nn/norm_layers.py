@@ -84,13 +84,13 @@ class BatchNorm(HybridBlock):
         return f"BatchNorm({_content(self._kwargs)}, in_channels={c if c else None})"
 
 
-class LayerNorm(HybridBlock):
-    """Layer normalization (operator ``LayerNorm``) over ``axis`` (default the last)."""
+class _ChannelNorm(HybridBlock):
+    """What LayerNorm and InstanceNorm share: ``gamma``/``beta`` of one value per
+    channel of ``axis`` (inferred at the first forward when ``in_channels=0``)."""
 
-    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
-                 prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
+    def __init__(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                 in_channels, **kwargs):
+        super().__init__(**kwargs)
         self._axis, self._epsilon = int(axis), float(epsilon)
         self._kwargs = {"eps": self._epsilon, "axis": self._axis, "center": center,
                         "scale": scale}
@@ -102,40 +102,39 @@ class LayerNorm(HybridBlock):
         c = _channel_axis(x, self._axis, self.name)
         self.gamma.shape = self.beta.shape = (c,)
 
+    def __repr__(self):
+        return (f"{type(self).__name__}({_content(self._kwargs)}, "
+                f"in_channels={self.gamma.shape[0]})")
+
+
+class LayerNorm(_ChannelNorm):
+    """Layer normalization (operator ``LayerNorm``) over ``axis`` (default the last)."""
+
+    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
+                 prefix=None, params=None):
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                         in_channels, prefix=prefix, params=params)
+
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
-    def __repr__(self):
-        return f"LayerNorm({_content(self._kwargs)}, in_channels={self.gamma.shape[0]})"
 
-
-class InstanceNorm(HybridBlock):
+class InstanceNorm(_ChannelNorm):
     """Instance normalization (operator ``InstanceNorm``): each sample's channel over
     its spatial axes (channels on axis 1)."""
 
     def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
                  beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
                  **kwargs):
-        super().__init__(**kwargs)
-        self._axis, self._epsilon = int(axis), float(epsilon)
-        if self._axis != 1:
+        if int(axis) != 1:
             raise ValueError(f"InstanceNorm: axis={axis} is not supported; the channel "
                              "axis must be 1 (N, C, spatial...)")
-        self._kwargs = {"eps": self._epsilon, "axis": self._axis, "center": center,
-                        "scale": scale}
-        with self.name_scope():
-            _affine_params(self, (int(in_channels),), center, scale, beta_initializer,
-                           gamma_initializer)
-
-    def infer_shape(self, x, *args):
-        c = _channel_axis(x, self._axis, self.name)
-        self.gamma.shape = self.beta.shape = (c,)
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                         in_channels, **kwargs)
 
     def hybrid_forward(self, F, x, gamma, beta):
         return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
-
-    def __repr__(self):
-        return f"InstanceNorm({_content(self._kwargs)}, in_channels={self.gamma.shape[0]})"
 
 
 class GroupNorm(HybridBlock):

@@ -77,13 +77,19 @@ class BasicBlockV2(HybridBlock):
             else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(F.Activation(self.bn2(x), act_type="relu"))
-        return x + residual
+        return _preact(self, F, x, [(self.bn1, self.conv1), (self.bn2, self.conv2)])
+
+
+def _preact(block, F, x, stages):
+    """``x`` through BN, ReLU and the convolution of each (bn, conv) stage, plus the
+    shortcut (projected from the first activation when the block downsamples)."""
+    residual = x
+    for i, (bn, conv) in enumerate(stages):
+        x = F.Activation(bn(x), act_type="relu")
+        if i == 0 and block.downsample is not None:
+            residual = block.downsample(x)
+        x = conv(x)
+    return x + residual
 
 
 class BottleneckV2(HybridBlock):
@@ -102,14 +108,8 @@ class BottleneckV2(HybridBlock):
             else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(F.Activation(self.bn2(x), act_type="relu"))
-        x = self.conv3(F.Activation(self.bn3(x), act_type="relu"))
-        return x + residual
+        return _preact(self, F, x, [(self.bn1, self.conv1), (self.bn2, self.conv2),
+                                    (self.bn3, self.conv3)])
 
 
 def _stage(block, layers, channels, stride, index, in_channels):
