@@ -12,8 +12,10 @@ import sys
 import click
 
 from . import stats as _stats
+from . import report as _report
 from . import trace as _trace
 from . import validate as _validate
+from . import view as _view
 
 
 # click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
@@ -70,12 +72,16 @@ def main():
       xprof validate profile.json
       xprof stats profile.json --top 10
       xprof trace profile.json -o clean.json.gz
+      xprof view profile.json
+      xprof report profile.json -o report.html
     """
 
 
 main.add_command(_validate.validate)
 main.add_command(_stats.stats)
 main.add_command(_trace.trace)
+main.add_command(_view.view)
+main.add_command(_report.report)
 
 from . import run as _run  # noqa: E402
 

@@ -229,10 +229,15 @@ class _RunCommand(click.Command):
 @click.option("--bulk", is_flag=True, help="Keep bulk execution on (coarser events).")
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
+@click.option("--report", "write_html", is_flag=True,
+              help="Also write the HTML report (xprof report) next to the trace.")
+@click.option("--open", "open_view", is_flag=True,
+              help="Then open the trace in the Perfetto UI (xprof view; Ctrl-C ends it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
+def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet,
+        script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -285,12 +290,45 @@ def run(module, output, mode, bulk, show_stats, quiet, script_and_args):
             click.echo("xprof: the script configured the profiler itself; recording "
                        "followed its own calls", err=True)
         _report(output, files, show_stats)
+    if write_html or open_view or not quiet:
+        _after_run(output, write_html, open_view, quiet)
     if session.state() == "stop":
         # in-process callers (CliRunner) get the profiler configured as before the run
         session.set_config(**saved_config)
         session.clear_script_configured()
     del mx
     sys.exit(code)
+
+
+def _shown(path):
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def _after_run(path, write_html, open_view, quiet):
+    """The report (``--report``), the command that views the trace, the view (``--open``)."""
+    import shlex
+
+    from .errors import XprofError
+
+    if write_html:
+        from .report import default_output, write_report
+        try:
+            out = default_output(path)
+            write_report(path, out)
+            if not quiet:
+                click.echo(f"xprof: report written to {_shown(out)}", err=True)
+        except XprofError as e:
+            click.echo(f"xprof: no report: {e.format_message()}", err=True)
+    if not quiet:
+        click.echo(f"xprof: view it with: xprof view {shlex.quote(_shown(path))}", err=True)
+    if open_view:
+        from .view import serve
+        try:
+            serve(path, echo=lambda line: click.echo(line, err=True))
+        except XprofError as e:
+            click.echo(f"xprof: cannot open the view: {e.format_message()}", err=True)
 
 
 def _report(output, files, show_stats):

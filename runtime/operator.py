@@ -220,10 +220,10 @@ class _Pool:
         lock, long Python code) delays the other calls by a few milliseconds, not by its
         whole duration.
     A thread idle for ``RETIRE_S`` ends (one is kept). The bound, ``max_threads``
-    (``CUSTOM_OP_NUM_THREADS``), is there to stop a runaway program: when it is reached,
-    every thread is blocked at a sync point and no job was taken for ``EXHAUSTED_S``, the
-    queued calls fail with an error that says so (they would otherwise wait for each
-    other for ever).
+    (``CUSTOM_OP_NUM_THREADS``), is there to stop a runaway program: when it is reached
+    and no job was taken for ``EXHAUSTED_S`` with every thread blocked at a sync point
+    (they would otherwise wait for each other for ever), or for ``BUSY_S`` whatever the
+    threads wait for, the queued calls fail with an error that says so.
 
     The per-job path takes no lock: ``submit`` puts the job and then reads the counts,
     ``_on_block`` changes them and then looks at the queue, so one of the two always
@@ -234,6 +234,7 @@ class _Pool:
     QUIET_POLLS = 50     # the watchdog sleeps after this many polls with nothing queued
     RETIRE_S = 2.0
     EXHAUSTED_S = 1.0
+    BUSY_S = 10.0
 
     def __init__(self, max_threads, max_in_flight):
         self.max_threads = max(1, max_threads)
@@ -390,30 +391,32 @@ class _Pool:
             self._stalled(time.monotonic() - stalled_since)
 
     def _stalled(self, for_s):
-        """The head job waited a full period with no job taken: add a thread; at the
-        bound, with every thread blocked at a sync point for ``EXHAUSTED_S``, fail the
-        head job (its caller's wait then raises, which frees a thread), and go on
-        failing jobs while that lasts, without waiting ``EXHAUSTED_S`` again."""
+        """The head job waited a full period with no job taken: add a thread. At the
+        bound, fail the head job once every thread has been blocked at a sync point for
+        ``EXHAUSTED_S`` (they may be waiting for the queued calls: its caller's wait
+        raises, which frees a thread; go on failing while that lasts), or once no call
+        could start for ``BUSY_S`` whatever the threads wait for."""
         with self.lock:
             if self.threads < self.max_threads:
                 self._spawn_locked()
                 return
-            if self.blocked < self.threads:
+            at_sync = self.blocked >= self.threads
+            if not at_sync:
                 self.exhausted = False
-                return   # at the bound, some thread is busy: it will come back
-            if for_s < self.EXHAUSTED_S and not self.exhausted:
+            if for_s < (self.EXHAUSTED_S if at_sync else self.BUSY_S) and not self.exhausted:
                 return
-            self.exhausted = True
+            self.exhausted = at_sync
         try:
             _, fail, name = self.jobs.get_nowait()
         except queue.Empty:
             return
         running = ", ".join(sorted(set(self.running()))) or "none"
+        why = ("wait at sync points (calls that wait for nested calls?)" if at_sync else
+               f"have been busy for {for_s:.0f} s")
         fail(RuntimeError(
             f"custom operator {name!r} could not start: all {self.max_threads} "
-            f"custom-operator threads wait at sync points (running: {running}; calls "
-            f"that wait for nested calls?); raise XPROF_CUSTOM_OP_NUM_THREADS "
-            f"(now {self.max_threads})"))
+            f"custom-operator threads {why}; running: {running}; raise "
+            f"XPROF_CUSTOM_OP_NUM_THREADS (now {self.max_threads})"))
 
 
 _pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),

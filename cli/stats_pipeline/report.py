@@ -22,7 +22,8 @@ class Report:
     ``stats``: the aggregate (durations in integer picoseconds); ``doc``: the
     ``to_json_obj`` document, ordered and filtered by the processors (every
     renderer shows exactly this); ``extra``: what extra collectors computed,
-    keyed by collector name, for processors that turn it into sections.
+    keyed by collector name, for processors that turn it into sections; ``top``: a
+    Chrome trace's other top-level keys (``otherData``, ``displayTimeUnit``, ...).
     """
 
     path: str
@@ -32,6 +33,7 @@ class Report:
     ascending: bool = False
     truncated: bool = False
     extra: dict = field(default_factory=dict)
+    top: dict = field(default_factory=dict)
 
     def sections(self):
         """``(name, {domain: {row name: row}})`` of the sections present, in display order."""

@@ -60,7 +60,7 @@ class OneDNNLog:
         return not _is_json(head) and looks_like_onednn(head)
 
     @staticmethod
-    def read(path):
+    def read(path, collectors=()):
         with open_binary(path) as f:
             return Report(path=path, stats=read_onednn(f).stats)
 
@@ -73,20 +73,20 @@ class ChromeTrace:
         return True
 
     @staticmethod
-    def read(path):
+    def read(path, collectors=()):
         with open_binary(path) as f:
             head = f.read(1 << 16)
         if not _is_json(head):
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make() for make in TRACE_COLLECTORS]
+        collectors = [make() for make in TRACE_COLLECTORS] + list(collectors)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
                 for collector in collectors:
                     collector.feed(batch)
                 tick()
-        report = Report(path=path, stats=None, truncated=reader.truncated)
+        report = Report(path=path, stats=None, truncated=reader.truncated, top=reader.top)
         for collector in collectors:
             collector.finish(report)
         if reader.truncated:
@@ -99,13 +99,16 @@ class ChromeTrace:
 SOURCES = [OneDNNLog, ChromeTrace]
 
 
-def read_report(path):
-    """The Report of ``path`` (exit 2 with one line when it cannot be read)."""
+def read_report(path, collectors=()):
+    """The Report of ``path`` (exit 2 with one line when it cannot be read).
+
+    ``collectors``: more collector instances fed the same pass, for a caller that needs
+    more than ``xprof stats`` does (``xprof report``'s overview), at no cost to stats."""
     try:
         with open_binary(path) as f:
             head = f.read(1 << 16)
         source = next(s for s in SOURCES if s.claims(head))
-        return source.read(path)
+        return source.read(path, collectors)
     except TraceError as exc:
         fail(str(exc))
     except READ_ERRORS as exc:   # EOFError: a cut gzip stream; zlib.error: a corrupt one

@@ -40,11 +40,10 @@ class NaiveEngine(Engine):
         # their pushes take the re-entrant lock (an op may push further ops inside).
         with self._serial:
             try:
-                exc = self._call(fn, args, reads, mode, name, tag, attrs, None)
+                self._finish(writes, self._call(fn, args, reads, mode, name, tag, attrs, None))
             except BaseException:   # an interrupt of this thread: abandoned, not failed
                 self._finish(writes, None)
                 raise
-            self._finish(writes, exc)
 
     @_serialized
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):

@@ -237,7 +237,7 @@ class Block:
         self.collect_params().zero_grad()
 
     def save_parameters(self, filename, deduplicate=False):
-        """Save parameter values by structural name (numpy ``.npz`` format)."""
+        """Save parameter values by structural name (MXNet 1.x's ``.params`` format)."""
         from .parameter import _save_arrays
         params = self._collect_params_with_prefix()
         arrays, seen = {}, {}
@@ -386,15 +386,14 @@ class SymbolBlock(HybridBlock):
 
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None):
-        """A SymbolBlock from ``export``'s files (``param_file``: its .npz params)."""
+        """A SymbolBlock from ``export``'s files (``param_file``: MXNet's .params or .npz)."""
         from .. import symbol
         if isinstance(input_names, str):
             input_names = [input_names]
         block = SymbolBlock(symbol.load(symbol_file), [symbol.var(n) for n in input_names])
         if param_file is not None:
-            import numpy as np
-            with np.load(param_file, allow_pickle=False) as z:
-                values = {k.split(":", 1)[-1]: z[k] for k in z.files}
+            from .parameter import _load_arrays
+            values = {k.split(":", 1)[-1]: v for k, v in _load_arrays(param_file).items()}
             for name, p in block.collect_params().items():
                 if name not in values:
                     raise ValueError(f"{param_file}: no value for parameter {name!r}")

@@ -17,6 +17,7 @@ from .. import autograd
 from .. import initializer as _init
 from ..context import Context, current_context
 from ..ndarray import ndarray as _nd
+from ..ndarray import serialization as _serialization
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -430,11 +431,22 @@ class ParameterDict:
 
 
 def _save_arrays(filename, arrays):
-    with open(filename, "wb") as f:
-        np.savez(f, **arrays)
+    """Write name -> array in MXNet 1.x's ``.params`` format (see ndarray/serialization)."""
+    _serialization.save(filename, arrays)
 
 
 def _load_arrays(filename):
+    """name -> numpy array from an MXNet ``.params`` file (real MXNet's or ours; a numpy
+    ``.npz`` file, which xprof wrote before, is read too). Keys saved by Module/export
+    as ``arg:<name>``/``aux:<name>`` keep their prefix."""
+    with open(filename, "rb") as f:
+        head = f.read(8)
+    if _serialization.is_mxnet_file(head):
+        loaded = _serialization.load(filename)
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{filename}: holds {len(loaded)} unnamed arrays; parameters "
+                             "need names (save a dict)")
+        return loaded
     with np.load(filename, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..context import Context, current_context
 from ..ops import registry as _registry
-from . import random
+from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
 from ._update import (nag_mom_update, rmsprop_update, rmspropalex_update,  # noqa: F401
@@ -186,3 +186,57 @@ def _populate():
 
 
 _populate()
+
+# MXNet's aliases of registered operators
+ElementWiseSum = globals()["add_n"]
+Concat = globals()["concat"]
+random_uniform = uniform = random.uniform
+random_normal = normal = random.normal
+
+
+def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
+    """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars."""
+    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
+        return invoke(same if lhs.shape == rhs.shape else bcast, (lhs, rhs), {})
+    if isinstance(lhs, NDArray):
+        return invoke(scalar, (lhs,), {"scalar": rhs})
+    if isinstance(rhs, NDArray):
+        return invoke(rscalar or scalar, (rhs,), {"scalar": lhs})
+    raise ValueError(f"{same}: at least one argument must be an NDArray, got "
+                     f"{type(lhs).__name__} and {type(rhs).__name__}")
+
+
+def maximum(lhs, rhs):
+    return _elementwise(lhs, rhs, "_maximum", "broadcast_maximum", "_maximum_scalar")
+
+
+def minimum(lhs, rhs):
+    return _elementwise(lhs, rhs, "_minimum", "broadcast_minimum", "_minimum_scalar")
+
+
+def power(base, exp):
+    return _elementwise(base, exp, "_power", "broadcast_power", "_power_scalar",
+                        "_rpower_scalar")
+
+
+def save(fname, data):
+    """Write an NDArray, a list or a dict of them in MXNet 1.x's binary format."""
+    serialization.save(fname, data)
+
+
+def load(fname, ctx=None):
+    """Arrays saved by ``save`` (here or by MXNet): a list, or a dict by name."""
+    loaded = serialization.load(fname)
+    if isinstance(loaded, dict):
+        return {k: array(v, ctx=ctx, dtype=v.dtype) for k, v in loaded.items()}
+    return [array(v, ctx=ctx, dtype=v.dtype) for v in loaded]
+
+
+def load_frombuffer(buf, ctx=None):
+    loaded = serialization.load_bytes(buf)
+    if isinstance(loaded, dict):
+        return {k: array(v, ctx=ctx, dtype=v.dtype) for k, v in loaded.items()}
+    return [array(v, ctx=ctx, dtype=v.dtype) for v in loaded]
+
+
+methods.attach(globals())

@@ -98,7 +98,7 @@ def register_thread(thread=None):
     return register_buffer(name, sort_index, thread=thread)
 
 
-_sweep_at = 64   # registering this many buffers releases the ended threads' empty ones
+_sweep = [64]   # registering this many buffers releases the ended threads' empty ones
 
 
 def register_buffer(name, sort_index=1000, track=True, thread=None):
@@ -109,7 +109,7 @@ def register_buffer(name, sort_index=1000, track=True, thread=None):
         if sort_index == 1000:
             buf.sort_index = 1000 + buf.tid
         buffers.append(buf)
-        if len(buffers) >= _sweep_at:   # amortized: the sweep is O(buffers)
+        if len(buffers) >= _sweep[0]:   # amortized: the sweep is O(buffers)
             _release_ended_locked()
     return buf
 
@@ -123,9 +123,8 @@ def release_ended():
 
 
 def _release_ended_locked():
-    global _sweep_at
     buffers[:] = [b for b in buffers if not b.released()]
-    _sweep_at = max(64, 2 * len(buffers))
+    _sweep[0] = max(64, 2 * len(buffers))
 
 
 class _Local(threading.local):

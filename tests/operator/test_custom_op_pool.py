@@ -178,3 +178,38 @@ def test_interrupt_raised_in_a_forward_on_a_pool_thread_waits_for_the_sync_point
         y.wait_to_read()
     mx.nd.waitall()
     assert mx.nd.Custom(x, op_type="MyAddOne").asnumpy().sum() == 4
+
+
+def test_pool_bound_with_threads_blocked_elsewhere_fails_the_waiting_call():
+    """At the bound, with its one thread blocked on a lock for ever, the next call fails
+    once no call could start for BUSY_S (shortened here), instead of waiting for ever."""
+    script = textwrap.dedent("""
+        import threading
+        import xprof.runtime as mx
+        from xprof.runtime import operator
+
+        class Hang(mx.operator.CustomOp):
+            def forward(self, is_train, req, in_data, out_data, aux):
+                threading.Event().wait()
+
+        class HangProp(mx.operator.CustomOpProp):
+            def create_operator(self, ctx, shapes, dtypes):
+                return Hang()
+
+        mx.operator.register("Hang")(HangProp)
+        operator._pool.BUSY_S = 0.5
+        x = mx.nd.ones((2,))
+        mx.nd.Custom(x, op_type="Hang")
+        try:
+            mx.nd.Custom(x, op_type="Hang").wait_to_read()
+        except RuntimeError as e:
+            print(e)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    env.update(XPROF_CUSTOM_OP_NUM_THREADS="1", XPROF_ENGINE_EXIT_TIMEOUT="1")
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "'Hang' could not start: all 1 custom-operator threads have been busy for" \
+        in proc.stdout
+    assert "running: Hang" in proc.stdout

@@ -1,0 +1,2 @@
+"""``xprof report``'s stages: :mod:`.collect` (trace -> plain documents), :mod:`.render`
+(documents -> one self-contained HTML page, charts from :mod:`.svg`)."""

@@ -1,0 +1,209 @@
+"""Collect what the HTML report shows, as plain dicts: the report's only contact with
+trace files.
+
+Why a separate stage: the renderer (``render.py``) then works on dicts alone, the same
+documents other commands print (``xprof stats --format json``, ``xprof explain --format
+json``), so a unit test can render a hand-made document and the page never disagrees
+with the commands. One streaming pass over the trace feeds both the aggregate
+statistics and the :class:`Overview` (counts, threads, the trace's time span, memory
+counter samples); the explain analysis reads the file on its own.
+
+:func:`collect` returns::
+
+    {"path", "overview": {...}, "stats": <stats JSON document>,
+     "explain": <explain document> | None, "memory": {series: ([ms], [bytes])},
+     "allocations": {"path", "rows": [{...}], "total_rows"} | None,
+     "unavailable": {section: reason}}
+"""
+from __future__ import annotations
+
+import csv
+import glob
+import os
+
+MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
+MAX_ALLOCATIONS = 50
+MEMORY_CATEGORY = "Device Storage"
+
+
+class Overview:
+    """Feed batches of events; :meth:`finish` gives counts, threads, time span and the
+    memory counter samples (``ts`` in us, values as recorded: bytes)."""
+
+    def __init__(self):
+        self.events = 0
+        self.thread_names = {}
+        self.process_names = {}
+        self.threads = set()
+        self.t0 = float("inf")
+        self.t1 = float("-inf")
+        self.memory = {}
+
+    def feed(self, events):
+        # one plain loop, no helper calls on the common path: this pass shares its time
+        # budget with the statistics (a million events in a few seconds)
+        t0, t1, threads, memory = self.t0, self.t1, self.threads, self.memory
+        for e in events:
+            try:
+                ph = e["ph"]
+                ts = e["ts"]
+            except (KeyError, TypeError):     # metadata (no ts), or not an event at all
+                if type(e) is dict and e.get("ph") == "M":
+                    self._metadata(e)
+                continue
+            try:
+                if ph == "C":
+                    name = e.get("name")
+                    if e.get("cat") == MEMORY_CATEGORY or (type(name) is str
+                                                          and name.startswith("Memory:")):
+                        for series, value in e["args"].items():
+                            if type(value) in (int, float):
+                                memory.setdefault(series, []).append((ts, value))
+                    continue
+                if ph == "M":
+                    self._metadata(e)
+                    continue
+                if ts < t0:
+                    t0 = ts
+                dur = e.get("dur")
+                end = ts + dur if dur else ts
+                if end > t1:
+                    t1 = end
+                threads.add((e.get("pid"), e.get("tid")))
+            except (TypeError, AttributeError):   # a non-numeric ts/dur, unhashable ids
+                continue
+        self.events += len(events)
+        self.t0, self.t1 = t0, t1
+
+    def _metadata(self, e):
+        args = e.get("args")
+        name = args.get("name") if type(args) is dict else None
+        try:
+            if e.get("name") == "thread_name":
+                self.thread_names[(e.get("pid"), e.get("tid"))] = name
+            elif e.get("name") == "process_name":
+                self.process_names[e.get("pid")] = name
+        except TypeError:   # unhashable ids: such a thread stays unnamed
+            pass
+
+    def finish(self, report):
+        """Store the overview in ``report.extra["overview"]`` (a stats-pipeline collector)."""
+        top = report.top
+        other = top.get("otherData") if type(top.get("otherData")) is dict else {}
+        domains = set(report.stats.time) if report.stats is not None else set()
+        kind = ("xprof" if "xprof_version" in other else
+                "PyTorch" if "schemaVersion" in top or "cpu_op" in domains else
+                "MXNet" if domains & {"MXNET_C_API", "operator"} else "Chrome trace")
+        names = sorted(str(self.thread_names.get(t) or f"pid {t[0]} tid {t[1]}")
+                       for t in self.threads)
+        report.extra["overview"] = {
+            "kind": kind,
+            "script": other.get("command"),
+            "engine": other.get("engine"),
+            "start_time": other.get("start_time"),
+            "os_pid": other.get("os_pid"),
+            "events": self.events,
+            "threads": names,
+            "wall_ms": (self.t1 - self.t0) / 1000 if self.t1 >= self.t0 else 0.0,
+            "t0_us": self.t0 if self.t1 >= self.t0 else 0,
+        }
+
+
+def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
+    """``(ms since the trace's start, values)`` in time order, at most ``limit`` points:
+    the samples cut into equal runs, each kept as its lowest and its highest sample (in
+    their order), and the last sample, so the line keeps every peak and trough."""
+    samples.sort(key=lambda s: s[0])
+    if len(samples) > limit:
+        runs = (limit - 1) // 2
+        step = len(samples) / runs
+        picked = []
+        for i in range(runs):
+            run = samples[int(i * step):int((i + 1) * step)]
+            if run:
+                lo, hi = min(run, key=lambda s: s[1]), max(run, key=lambda s: s[1])
+                picked.extend(sorted({lo, hi}, key=lambda s: s[0]))
+        if picked[-1] is not samples[-1]:
+            picked.append(samples[-1])
+        samples = picked
+    return [(ts - t0_us) / 1000 for ts, _ in samples], [v for _, v in samples]
+
+
+def read_trace(path):
+    """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
+    stats --format json`` prints it, overview dict, memory samples)``; exit 2 for what is
+    not a Chrome trace."""
+    from ..stats_pipeline import Options, process
+    from ..stats_pipeline.sources import read_report
+
+    overview = Overview()
+    report = read_report(path, collectors=[overview])
+    if "overview" not in report.extra:
+        _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
+              f"traces (xprof stats reads both)")
+    doc = process(report, Options()).doc
+    return doc, report.extra["overview"], overview.memory
+
+
+def _fail(message):
+    from ..errors import fail
+
+    fail(message)
+
+
+def explain_doc(path):
+    """The ``xprof explain`` document of ``path``, or ``(None, reason)``."""
+    try:
+        from ..analysis.explain import explain
+    except ImportError:
+        return None, "needs xprof explain, which this build does not have"
+    return explain(path), None
+
+
+def find_memory_csv(trace_path, os_pid):
+    """The memory profile CSV written with this trace (``<prefix>-pid_<pid>.csv`` in the
+    trace's folder, MXNet's name), or None."""
+    if os_pid is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(trace_path))
+    found = sorted(glob.glob(os.path.join(glob.escape(folder), f"*-pid_{int(os_pid)}.csv")))
+    return found[0] if found else None
+
+
+def read_allocations(csv_path, limit=MAX_ALLOCATIONS):
+    """The largest allocations of a memory profile CSV (``Attribute Name, Requested
+    Size, Device, Actual Size, Reuse?``), largest first; exit 2 if it is not one."""
+    try:
+        with open(csv_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        _fail(f"--memory-csv {csv_path!r}: cannot read ({exc.strerror or exc})")
+    need = {"Attribute Name", "Requested Size", "Device", "Actual Size"}
+    if rows and not need <= set(rows[0]):
+        _fail(f"--memory-csv {csv_path!r}: not a memory profile CSV (columns "
+              f"{', '.join(sorted(need))} expected)")
+    out = []
+    for r in rows:
+        try:
+            size = int(r["Actual Size"] or r["Requested Size"])
+        except ValueError:
+            continue
+        out.append({"name": r["Attribute Name"], "device": r["Device"], "bytes": size,
+                    "requested": r["Requested Size"], "reuse": r.get("Reuse?", "")})
+    out.sort(key=lambda r: -r["bytes"])
+    return {"path": csv_path, "rows": out[:limit], "total_rows": len(out),
+            "total_bytes": sum(r["bytes"] for r in out)}
+
+
+def collect(path, memory_csv=None):
+    """Everything the report renders, for the trace at ``path``."""
+    stats, overview, memory = read_trace(path)
+    unavailable = {}
+    explain, reason = explain_doc(path)
+    if explain is None:
+        unavailable["explain"] = reason
+    series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
+    csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
+    allocations = read_allocations(csv_path) if csv_path else None
+    return {"path": path, "overview": overview, "stats": stats, "explain": explain,
+            "memory": series, "allocations": allocations, "unavailable": unavailable}

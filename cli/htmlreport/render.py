@@ -1,0 +1,293 @@
+"""Render the collected report documents (``collect.py``) as one self-contained HTML page.
+
+Why one file with everything inline (CSS, a few lines of JavaScript for sorting and
+searching the operator table, SVG charts drawn by ``svg.py``): it is read from disk,
+attached to a ticket or mailed, with no server and no request leaving the page. Every
+section either shows its data or says in one sentence why it cannot ("unavailable"),
+so a reader of an MXNet or PyTorch trace knows what is missing and why.
+
+Sizes stay bounded whatever the trace: the operator table keeps the first
+:data:`MAX_OPERATOR_ROWS` rows by self time, bar charts the first :data:`MAX_BARS`,
+memory lines are downsampled by the collector.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from . import svg
+
+MAX_OPERATOR_ROWS = 300
+MAX_BARS = 15
+CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")
+PATH_KINDS = ("op", "queue", "dependency", "python")
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
+background:#f6f7f9}
+header{background:#22304a;color:#fff;padding:16px 28px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;opacity:.8}
+main{padding:8px 28px 40px;max-width:1200px}
+section{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:16px 0;padding:12px 18px}
+h2{font-size:16px;margin:4px 0 10px}
+.unavailable{color:#7a6200;background:#fff8dc;border-left:4px solid #e0b400;padding:6px 10px}
+table{border-collapse:collapse;width:100%}th,td{padding:3px 8px;text-align:right;
+border-bottom:1px solid #eef0f3;white-space:nowrap}
+th:first-child,td:first-child,th.text,td.text{text-align:left}
+td.text{white-space:normal;word-break:break-all}
+th.sortable{cursor:pointer;user-select:none}th.sortable:after{content:" \\2195";opacity:.35}
+th[aria-sort=ascending]:after{content:" \\2191";opacity:1}
+th[aria-sort=descending]:after{content:" \\2193";opacity:1}
+dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 18px;margin:0}
+dl.kv dt{color:#5a6473}dl.kv dd{margin:0;word-break:break-all}
+input[type=search]{width:320px;padding:4px 8px;margin:0 0 8px;border:1px solid #c5cbd5;
+border-radius:4px}
+.note{color:#5a6473;font-size:12px}
+svg.chart{max-width:100%;height:auto;font-size:12px;fill:#1d2330}
+svg .axis{stroke:#8a93a3}svg .line{stroke-width:1.5}
+.k0{fill:#4e79a7;stroke:#4e79a7}.k1{fill:#f28e2b;stroke:#f28e2b}.k2{fill:#e15759;stroke:#e15759}
+.k3{fill:#76b7b2;stroke:#76b7b2}.k4{fill:#59a14f;stroke:#59a14f}.k5{fill:#b07aa1;stroke:#b07aa1}
+polyline.k0,polyline.k1,polyline.k2,polyline.k3,polyline.k4,polyline.k5{fill:none}
+.k0-text{fill:#4e79a7}.k1-text{fill:#f28e2b}.k2-text{fill:#e15759}.k3-text{fill:#76b7b2}
+ul.findings li{margin:4px 0}
+"""
+
+# Sorting (click a header) and searching (type in the box) of tables marked
+# data-sortable; cells sort by their data-v number when they have one.
+JS = """
+(function(){
+  function key(row,i){var c=row.cells[i];var v=c.getAttribute('data-v');
+    return v===null?c.textContent.toLowerCase():parseFloat(v);}
+  document.querySelectorAll('table[data-sortable]').forEach(function(table){
+    var heads=table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads,function(th,i){
+      th.classList.add('sortable');
+      th.addEventListener('click',function(){
+        var asc=th.getAttribute('aria-sort')!=='ascending';
+        Array.prototype.forEach.call(heads,function(h){h.removeAttribute('aria-sort');});
+        th.setAttribute('aria-sort',asc?'ascending':'descending');
+        var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+        rows.sort(function(a,b){var x=key(a,i),y=key(b,i);
+          return (x<y?-1:x>y?1:0)*(asc?1:-1);});
+        rows.forEach(function(r){body.appendChild(r);});
+      });
+    });
+  });
+  document.querySelectorAll('input[data-filter]').forEach(function(box){
+    var table=document.getElementById(box.getAttribute('data-filter'));
+    box.addEventListener('input',function(){
+      var q=box.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows,function(r){
+        r.hidden=q!=='' && r.textContent.toLowerCase().indexOf(q)<0;});
+    });
+  });
+})();
+"""
+
+
+def _ms(v):
+    return "" if v is None else f"{v:,.3f}"
+
+
+def _num_cell(v, text=None):
+    if v is None:
+        return "<td></td>"
+    return f'<td data-v="{v}">{escape(text if text is not None else _ms(v))}</td>'
+
+
+def _section(sid, title, body):
+    return f'<section id="{sid}"><h2>{escape(title)}</h2>{body}</section>'
+
+
+def _unavailable(reason):
+    return f'<p class="unavailable">Unavailable: {escape(reason)}.</p>'
+
+
+def overview(doc):
+    ov = doc["overview"]
+    items = [("Trace", doc["path"]), ("Kind", ov["kind"]),
+             ("Script", ov.get("script") or "not recorded in the trace"),
+             ("Engine", ov.get("engine") or "unknown (not recorded in the trace)"),
+             ("Started", ov.get("start_time")),
+             ("Wall time", svg.fmt_ms(ov["wall_ms"])),
+             ("Events", f"{ov['events']:,}"),
+             ("Threads", f"{len(ov['threads'])}: " + ", ".join(ov["threads"][:40])
+              + (" \u2026" if len(ov["threads"]) > 40 else ""))]
+    body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>"
+                   for k, v in items if v is not None)
+    return _section("overview", "Overview", f'<dl class="kv">{body}</dl>')
+
+
+def operator_rows(stats):
+    """``(domain, name, row)`` of every time row, largest self time first (total when
+    the statistics carry no self time); and whether self time was there."""
+    rows = [(domain, name, row) for domain, table in stats.get("Time", {}).items()
+            for name, row in table.items()]
+    has_self = any("Self" in row for _, _, row in rows)
+    field = "Self" if has_self else "Total"
+    rows.sort(key=lambda r: (-(r[2].get(field) or 0), r[0], r[1]))
+    return rows, has_self
+
+
+def top_operators(doc):
+    rows, has_self = operator_rows(doc["stats"])
+    if not rows:
+        return _section("operators", "Top operators by self time",
+                        _unavailable("the trace holds no timed events"))
+    note = ("" if has_self else
+            '<p class="unavailable">Self time is not in these statistics; rows are ordered '
+            'by total time.</p>')
+    head = ("<thead><tr><th class='text'>Domain</th><th class='text'>Name</th><th>Calls</th>"
+            "<th>Self (ms)</th><th>Total (ms)</th><th>Avg (ms)</th><th>Min (ms)</th>"
+            "<th>Max (ms)</th></tr></thead>")
+    body = []
+    for domain, name, r in rows[:MAX_OPERATOR_ROWS]:
+        body.append(f"<tr><td class='text'>{escape(domain)}</td><td class='text'>{escape(name)}</td>"
+                    + _num_cell(r.get("Count"), f"{r.get('Count', 0):,}")
+                    + _num_cell(r.get("Self")) + _num_cell(r.get("Total"))
+                    + _num_cell(r.get("Avg")) + _num_cell(r.get("Min"))
+                    + _num_cell(r.get("Max")) + "</tr>")
+    more = (f'<p class="note">The first {MAX_OPERATOR_ROWS:,} of {len(rows):,} rows; '
+            f'<code>xprof stats</code> lists them all.</p>' if len(rows) > MAX_OPERATOR_ROWS
+            else "")
+    search = ('<input type="search" placeholder="Search operators" aria-label="Search operators" '
+              'data-filter="operators-table">')
+    table = (f'<table id="operators-table" data-sortable>{head}<tbody>{"".join(body)}'
+             f'</tbody></table>')
+    return _section("operators", "Top operators by self time", note + search + table + more)
+
+
+def custom_op_calls(doc):
+    calls = doc["stats"].get("Custom Operator Calls")
+    title = "Custom operator calls: where a call's latency goes"
+    if not calls:
+        reason = ("the statistics hold no custom-operator call breakdown"
+                  + (" (it comes from xprof traces of custom operators)"
+                     if doc["overview"]["kind"] != "xprof" else
+                     " (no custom-operator call in this trace)" if calls == {} else
+                     " (this build's xprof stats does not compute it)"))
+        return _section("custom-ops", title, _unavailable(reason))
+    ordered = sorted(calls.items(),
+                     key=lambda kv: -sum(kv[1].get(p) or 0 for p in CALL_PARTS))[:MAX_BARS]
+    bars = [(op, [row.get(p) or 0 for p in CALL_PARTS]) for op, row in ordered]
+    chart = svg.stacked_bars(bars, CALL_PARTS, "Custom operator calls: Queued, Python, "
+                             "Blocked, Tail (ms, average per call)", css_id="custom-op-bars")
+    unknown = sorted({p for _, row in ordered for p in CALL_PARTS if row.get(p) is None})
+    head = ("<thead><tr><th class='text'>Operator</th><th>Calls</th><th>Latency avg</th>"
+            "<th>P50</th><th>P95</th><th>Max</th>"
+            + "".join(f"<th>{p}</th>" for p in CALL_PARTS) + "<th>Sub-operators</th></tr></thead>")
+    body = []
+    for op, row in ordered:
+        lat = row.get("Latency") or {}
+        body.append(f"<tr><td class='text'>{escape(op)}</td>"
+                    + _num_cell(row.get("Count"), f"{row.get('Count', 0):,}")
+                    + "".join(_num_cell(lat.get(k)) for k in ("Avg", "P50", "P95", "Max"))
+                    + "".join(_num_cell(row.get(p)) for p in (*CALL_PARTS, "Sub-operators"))
+                    + "</tr>")
+    table = f'<table data-sortable>{head}<tbody>{"".join(body)}</tbody></table>'
+    note = ('<p class="note">Per call, on average: Queued, pushed until its Python code '
+            'starts on a custom-operator thread; Python, that code running; Blocked, that '
+            'code waiting at sync points; Tail, its outputs not ready yet after it returned '
+            '(sub-operators finishing). Sub-operators: their engine run time (overlaps the '
+            'rest). Times in ms.</p>')
+    if unknown:
+        note += (f'<p class="unavailable">Unknown for some op types (no call spans in the '
+                 f'trace, as in MXNet 1.x traces): {escape(", ".join(unknown))}; blank in the '
+                 f'table, not drawn.</p>')
+    return _section("custom-ops", title, chart + note + table)
+
+
+def critical_path(doc):
+    title = "Critical path and thread use"
+    ex = doc.get("explain")
+    if not ex:
+        return _section("critical-path", title,
+                        _unavailable(doc["unavailable"].get("explain", "no explain data")))
+    by_kind = dict.fromkeys(PATH_KINDS, 0.0)
+    for seg in ex.get("critical_path", ()):
+        by_kind[seg.get("kind", "op")] = by_kind.get(seg.get("kind", "op"), 0.0) \
+            + (seg.get("dur") or 0) / 1000
+    parts = [k for k in by_kind if by_kind[k] > 0] or list(PATH_KINDS)
+    out = [f'<p>Wall time {escape(svg.fmt_ms(ex.get("wall_ms") or 0))}, critical path '
+           f'{escape(svg.fmt_ms(ex.get("critical_path_ms") or 0))}.</p>',
+           svg.stacked_bars([("critical path", [by_kind[k] for k in parts])], parts,
+                            "Critical path by kind of wait", css_id="critical-path-kinds")]
+    by_name = sorted((ex.get("by_name") or {}).items(), key=lambda kv: -kv[1])[:MAX_BARS]
+    if by_name:
+        out.append("<h3>Operators on the critical path (run time on it)</h3>")
+        out.append(svg.stacked_bars([(n, [ms]) for n, ms in by_name], ["run time on the path"],
+                                    "Operators on the critical path", css_id="critical-path-ops"))
+    threads = sorted((ex.get("threads") or {}).items(),
+                     key=lambda kv: (-(kv[1].get("busy_ms") or 0), kv[0]))
+    if threads:
+        out.append("<h3>Threads: busy and idle</h3>")
+        out.append(svg.stacked_bars(
+            [(n, [t.get("busy_ms") or 0, t.get("idle_ms") or 0]) for n, t in threads[:40]],
+            ["busy", "idle"], "Per-thread busy and idle time", css_id="thread-bars"))
+    findings = ex.get("findings") or []
+    if findings:
+        out.append('<h3>Findings</h3><ul class="findings">' + "".join(
+            f"<li>{escape(str(f.get('text', '')))}"
+            + (f" <span class='note'>({escape(str(f['figure']))})</span>"
+               if f.get("figure") not in (None, "") else "") + "</li>"
+            for f in findings) + "</ul>")
+    return _section("critical-path", title, "".join(out))
+
+
+def memory(doc):
+    title = "Memory over time"
+    series = doc.get("memory") or {}
+    if not series:
+        return _section("memory", title, _unavailable(
+            "the trace holds no memory counters (xprof run records them with --mode "
+            "including memory)"))
+    chart = svg.step_line({n: s for n, s in list(series.items())[:6]},
+                          "Memory allocated over time", y_unit=_bytes,
+                          x_range=(0, max(doc["overview"]["wall_ms"],
+                                          max(x for xs, _ in series.values() for x in xs))))
+    peaks = ", ".join(f"{escape(n)} peak {escape(_bytes(max(v)))}"
+                      for n, (_, v) in series.items() if v)
+    return _section("memory", title, chart + f'<p class="note">{peaks}</p>')
+
+
+def allocations(doc):
+    title = "Largest allocations"
+    al = doc.get("allocations")
+    if not al:
+        return _section("allocations", title, _unavailable(
+            "no memory profile CSV next to the trace (profiler.set_config("
+            "memory_profile_filename_prefix=...) writes one; or pass --memory-csv)"))
+    head = ("<thead><tr><th class='text'>Attribute</th><th class='text'>Device</th>"
+            "<th>Bytes</th><th>Requested</th><th class='text'>Reuse</th></tr></thead>")
+    body = "".join(
+        f"<tr><td class='text'>{escape(r['name'])}</td><td class='text'>{escape(r['device'])}"
+        f"</td>{_num_cell(r['bytes'], format(r['bytes'], ','))}"
+        f"<td>{escape(str(r['requested']))}</td><td class='text'>{escape(r['reuse'])}</td></tr>"
+        for r in al["rows"])
+    note = (f'<p class="note">{len(al["rows"]):,} largest of {al["total_rows"]:,} allocations '
+            f'({escape(_bytes(al["total_bytes"]))} in all) from {escape(al["path"])}.</p>')
+    return _section("allocations", title,
+                    note + f'<table data-sortable>{head}<tbody>{body}</tbody></table>')
+
+
+def _bytes(v):
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
+        if abs(v) >= size:
+            return f"{v / size:.3g} {unit}"
+    return f"{v:g} B"
+
+
+SECTIONS = (overview, top_operators, custom_op_calls, critical_path, memory, allocations)
+
+
+def render(doc):
+    """The whole page for a collected document, as a string."""
+    title = f"xprof report: {doc['path']}"
+    body = "".join(section(doc) for section in SECTIONS)
+    ov = doc["overview"]
+    sub = f"{ov['kind']} trace, {ov['events']:,} events, {svg.fmt_ms(ov['wall_ms'])} wall time"
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+            f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+            f"<header><h1>{escape(title)}</h1><p>{escape(sub)}</p></header>"
+            f"<main>{body}</main><script>{JS}</script></body></html>")

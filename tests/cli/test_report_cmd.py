@@ -1,0 +1,91 @@
+"""``xprof report`` end to end: real traces in, one self-contained HTML file out; MXNet
+and PyTorch traces get the sections their data supports; bad input is one line, exit 2,
+and leaves no file behind."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from cli_helpers import cli, cli_subprocess
+
+from xprof.cli.htmlreport.render import operator_rows
+from xprof.cli.report import default_output
+
+from test_run_view_report import run_sample
+
+
+def test_report_of_a_sample_script_shows_its_top_operator(tmp_path):
+    trace, _ = run_sample("custom_add_one.py", tmp_path)
+    out = tmp_path / "r.html"
+    res = cli("report", trace, "-o", out)
+    assert res.exit_code == 0, res.stderr
+    assert f"report written to {out}" in res.stderr
+    page = out.read_text()
+    stats = json.loads(cli("stats", trace, "--format", "json").stdout)
+    (domain, name, _), *_ = operator_rows(stats)[0]
+    first = re.search(r"<tbody><tr><td class='text'>([^<]*)</td><td class='text'>([^<]*)<",
+                      page)
+    assert first.groups() == (domain, name)
+    assert "custom op worker 0" in page and "ThreadedEngine" in page
+
+
+@pytest.mark.parametrize("fixture, kind", [("mxnet-1.9.1-custom-sigmoid.json", "MXNet"),
+                                          ("pytorch-2.13-cnn-step.json", "PyTorch")])
+def test_mxnet_and_pytorch_traces(traces_dir, tmp_path, fixture, kind):
+    out = tmp_path / "r.html"
+    res = cli("report", traces_dir / fixture, "-o", out)
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert f"{kind} trace" in page
+    assert "Unavailable: the statistics hold no custom-operator call breakdown" in page
+    assert "<table id=\"operators-table\"" in page     # what the data supports is there
+    assert "Engine</dt><dd>unknown" in page
+
+
+def test_default_output_is_next_to_the_trace(tmp_path):
+    assert default_output("a/b.json") == "a/b.report.html"
+    assert default_output("a/b.json.gz") == "a/b.report.html"
+    trace, _ = run_sample("custom_add_one.py", tmp_path)
+    assert cli("report", trace).exit_code == 0
+    assert (tmp_path / "custom_add_one.report.html").is_file()
+
+
+@pytest.mark.parametrize("content, words", [("hello\n", "neither a Chrome trace"),
+                                            ('{"a": 1}', "no traceEvents")])
+def test_a_non_trace_is_refused_and_nothing_written(tmp_path, content, words):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    res = cli_subprocess("report", bad, "-o", tmp_path / "r.html")
+    assert res.returncode == 2
+    assert res.stderr.startswith("xprof: error: ") and words in res.stderr
+    assert res.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
+def test_a_missing_output_folder(tmp_path):
+    trace, _ = run_sample("custom_add_one.py", tmp_path)
+    res = cli("report", trace, "-o", tmp_path / "no" / "r.html")
+    assert res.exit_code == 2 and "does not exist" in res.stderr
+
+
+def test_memory_csv_option(tmp_path):
+    trace, _ = run_sample("custom_add_one.py", tmp_path)
+    csv = tmp_path / "m.csv"
+    csv.write_text("Attribute Name,Requested Size,Device,Actual Size,Reuse?\n"
+                   "fc:weight,123456,cpu/0,123456,false\n")
+    out = tmp_path / "r.html"
+    assert cli("report", trace, "-o", out, "--memory-csv", csv).exit_code == 0
+    assert "fc:weight" in out.read_text()
+    csv.write_text("a,b\n1,2\n")
+    res = cli("report", trace, "-o", out, "--memory-csv", csv)
+    assert res.exit_code == 2 and "not a memory profile CSV" in res.stderr
+
+
+def test_a_onednn_log_is_refused_with_the_command_that_reads_it(onednn_dir, tmp_path):
+    log = sorted(onednn_dir.iterdir())[0]
+    res = cli("report", log, "-o", tmp_path / "r.html")
+    assert res.exit_code == 2
+    assert "not a Chrome trace" in res.stderr and "xprof stats" in res.stderr
+    assert not (tmp_path / "r.html").exists()
