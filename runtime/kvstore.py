@@ -1,38 +1,72 @@
-"""``mx.kv``: the single-process key-value stores (``local``, ``device`` and their
-``*_allreduce_*`` spellings), as MXNet 1.x's Module and Gluon Trainer use them.
+"""``mx.kv`` / ``mx.kvstore``: MXNet's key-value store, in one process.
 
-A store maps keys (all ints or all strings) to NDArrays. ``push`` sums the values given
-for a key (one per device in MXNet; any number here) and either stores the sum or, with
-an updater (``set_optimizer``/``_set_updater``), calls ``updater(key, summed, stored)``
-to update the stored value in place. ``pull`` copies the stored value into every
-``out``. All of it is NDArray operations, so it runs on the engine and is profiled.
-Distributed stores (``dist_*``) and sparse pulls (``row_sparse_pull``) are not
-supported and say so.
+``create('local')`` (or ``'device'``, ``'local_allreduce_cpu'``,
+``'local_allreduce_device'``, ``'local_update_cpu'``, ``'nccl'``) gives a store holding
+one array per key: ``init`` stores a copy, ``push`` sums the values given for a key
+(a list: one per device, the aggregation of data parallelism) and, with an updater
+(``set_optimizer``, ``_set_updater``), calls ``updater(key, summed, stored)``, else
+replaces the stored value; ``pull`` copies the stored value into every ``out`` array.
+Every copy and sum is an engine op (``CopyCPU2CPU``, ``add_n``), pushed and not waited
+for, so a store is profiled like any other array code. Keys are ints or strings, one
+kind per store, as in MXNet; bad input raises a ValueError that is an ``MXNetError``
+too. Distributed stores (``dist_*``, ``horovod``) and sparse
+arrays (``row_sparse_pull``) are refused with an error naming them.
 """
+import pickle
 
-from . import optimizer as _optimizer
-from .ndarray import NDArray
+from . import optimizer as _opt
+from .base import mxnet_error_type
+from .ndarray import ndarray as _nd
 
 __all__ = ["KVStore", "create"]
 
-_LOCAL_TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device",
-                "local_update_cpu", "nccl")
+# bad input: a ValueError that is also MXNet's MXNetError (what MXNet users catch)
+MXNetError = mxnet_error_type(ValueError)
+
+_TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device",
+          "local_update_cpu", "nccl")
 
 
-def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+def _listify(key, value, what):
+    """([keys], [[values of each key]]) from a key or list of keys and their values."""
+    if isinstance(key, (list, tuple)):
+        keys = list(key)
+        if not isinstance(value, (list, tuple)) or len(value) != len(keys):
+            raise MXNetError(f"{what}: {len(keys)} keys need a list of {len(keys)} values")
+        vals = list(value)
+    else:
+        keys, vals = [key], [value]
+    out = []
+    for k, v in zip(keys, vals):
+        group = list(v) if isinstance(v, (list, tuple)) else [v]
+        if not group:
+            raise MXNetError(f"{what}: no value given for key {k!r}")
+        for a in group:
+            if not isinstance(a, _nd.NDArray):
+                raise MXNetError(f"{what}: the value of key {k!r} is "
+                                 f"{type(a).__name__}, not an NDArray")
+        out.append(group)
+    return keys, out
+
+
+def _same_shape(what, key, arrays, stored):
+    for a in arrays:
+        if a.shape != stored.shape:
+            raise MXNetError(f"{what}: an array given for key {key!r} has shape {a.shape}, "
+                             f"the stored value {stored.shape}")
 
 
 class KVStore:
-    """A single-process store (see the module docstring)."""
+    """A single-process key-value store (see the module docstring)."""
 
-    def __init__(self, kv_type="local"):
-        self._type = kv_type
+    def __init__(self, kind="local"):
+        self._type = kind
         self._store = {}
         self._key_kind = None
         self._updater = None
         self._optimizer = None
 
+    # -- what it is ------------------------------------------------------------------------
     @property
     def type(self):
         return self._type
@@ -45,114 +79,119 @@ class KVStore:
     def num_workers(self):
         return 1
 
-    def _check_key(self, key):
-        kind = str if isinstance(key, str) else int if isinstance(key, int) else None
-        if kind is None:
-            raise ValueError(f"kvstore: key {key!r} must be an int or a str")
+    def is_capable(self, capability):
+        return capability == "optimizer"
+
+    # -- keys --------------------------------------------------------------------------------
+    def _check_key(self, key, what):
+        if isinstance(key, bool) or not isinstance(key, (int, str)):
+            raise MXNetError(f"{what}: key {key!r} must be an int or a str")
+        kind = str if isinstance(key, str) else int
         if self._key_kind is None:
             self._key_kind = kind
         elif kind is not self._key_kind:
-            raise ValueError(f"kvstore: key {key!r} mixes {kind.__name__} keys with the "
-                             f"{self._key_kind.__name__} keys already used")
+            raise MXNetError(f"{what}: key {key!r} is a {kind.__name__}, but this store's "
+                             f"keys are {self._key_kind.__name__}s (one kind per store)")
         return key
 
-    def _pairs(self, key, value):
-        """``[(key, [values])]`` from one key or a list of keys."""
-        if isinstance(key, (list, tuple)):
-            values = list(value)
-            if len(values) != len(key):
-                raise ValueError(f"kvstore: {len(key)} keys but {len(values)} values")
-            return [(self._check_key(k), _as_list(v)) for k, v in zip(key, values)]
-        return [(self._check_key(key), _as_list(value))]
+    def _stored(self, key, what):
+        self._check_key(key, what)
+        if key not in self._store:
+            raise MXNetError(f"{what}: key {key!r} has not been initialized (call init "
+                             "first)")
+        return self._store[key]
 
+    # -- the operations ------------------------------------------------------------------
     def init(self, key, value):
-        """Store an initial value (a copy) for each key; a key is initialized once."""
-        for k, vals in self._pairs(key, value):
+        """Store a copy of ``value`` under ``key`` (lists: one value per key)."""
+        keys, groups = _listify(key, value, "init")
+        for k, group in zip(keys, groups):
+            self._check_key(k, "init")
             if k in self._store:
-                raise ValueError(f"kvstore.init: key {k!r} is already initialized")
-            self._store[k] = vals[0].copy()
-
-    def _stored(self, k, what):
-        try:
-            return self._store[k]
-        except KeyError:
-            raise ValueError(f"kvstore.{what}: key {k!r} is not initialized; call init "
-                             "first") from None
+                raise MXNetError(f"init: key {k!r} is already initialized")
+            self._store[k] = group[0].copyto(group[0].context)
 
     def push(self, key, value, priority=0):
-        """Sum the values of each key into its stored value (or through the updater)."""
-        for k, vals in self._pairs(key, value):
+        """Sum the values of each key and update (or replace) the stored value."""
+        keys, groups = _listify(key, value, "push")
+        for k, group in zip(keys, groups):
             stored = self._stored(k, "push")
-            for v in vals:
-                if getattr(v, "stype", "default") != "default":
-                    from .ndarray.sparse import unsupported
-                    raise unsupported(f"kvstore.push of a {v.stype} value")
-            merged = vals[0].copy() if len(vals) == 1 else vals[0] + vals[1]
-            for v in vals[2:]:
-                merged += v
+            _same_shape("push", k, group, stored)
+            merged = group[0] if len(group) == 1 else _nd.invoke("add_n", tuple(group), {})
             if self._updater is not None:
+                if merged is group[0]:
+                    merged = merged.copyto(stored.context)   # the updater may keep it
                 self._updater(k, merged, stored)
             else:
-                stored[:] = merged
+                merged.copyto(stored)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy each key's stored value into its ``out`` array(s)."""
+        """Copy the stored value of each key into its ``out`` array(s)."""
         if out is None:
-            raise ValueError("kvstore.pull: out is required (the arrays to fill)")
-        for k, outs in self._pairs(key, out):
+            raise MXNetError("pull: out is required (the arrays to copy into)")
+        keys, groups = _listify(key, out, "pull")
+        for k, group in zip(keys, groups):
             stored = self._stored(k, "pull")
-            for o in outs:
-                if not isinstance(o, NDArray):
-                    raise ValueError(f"kvstore.pull: out for key {k!r} must be NDArrays")
+            _same_shape("pull", k, group, stored)
+            for o in group:
                 stored.copyto(o)
 
     def pushpull(self, key, value, out=None, priority=0):
+        """``push(key, value)`` then ``pull(key, out)`` (``out`` defaults to ``value``)."""
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
     def broadcast(self, key, value, out, priority=0):
+        """``init(key, value)`` then ``pull(key, out)``."""
         self.init(key, value)
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        from .ndarray.sparse import unsupported
-        raise unsupported("kvstore.row_sparse_pull")
+        raise MXNetError("row_sparse_pull: sparse storage (row_sparse) is not supported by "
+                         "xprof; only dense arrays (use pull)")
 
-    def set_gradient_compression(self, compression_params):
-        raise NotImplementedError("kvstore.set_gradient_compression: gradient compression "
-                                  "is for distributed stores, which xprof does not have")
-
+    # -- updates ---------------------------------------------------------------------------
     def set_optimizer(self, optimizer):
-        """Update stored values with ``optimizer`` when gradients are pushed."""
+        """Apply ``optimizer`` to every push (``updater(key, grad, weight)``)."""
+        if not isinstance(optimizer, _opt.Optimizer):
+            raise MXNetError(f"set_optimizer: {optimizer!r} is not an mx.optimizer."
+                             "Optimizer")
         self._optimizer = optimizer
-        self._set_updater(_optimizer.get_updater(optimizer))
+        self._set_updater(_opt.get_updater(optimizer))
 
     def _set_updater(self, updater):
+        if not callable(updater):
+            raise MXNetError(f"_set_updater: {updater!r} is not callable")
         self._updater = updater
 
-    def _barrier(self):
-        pass
-
-    barrier = _barrier
+    def set_gradient_compression(self, compression_params):
+        raise MXNetError("set_gradient_compression: gradient compression is for "
+                         "distributed stores, which xprof does not have")
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
-        if self._updater is None or not hasattr(self._updater, "get_states"):
-            raise ValueError("kvstore.save_optimizer_states: no optimizer is set")
+        if not isinstance(self._updater, _opt.Updater):
+            raise MXNetError("save_optimizer_states: no optimizer was set (set_optimizer)")
         with open(fname, "wb") as f:
             f.write(self._updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname):
-        if self._updater is None or not hasattr(self._updater, "set_states"):
-            raise ValueError("kvstore.load_optimizer_states: no optimizer is set")
+        if not isinstance(self._updater, _opt.Updater):
+            raise MXNetError("load_optimizer_states: no optimizer was set (set_optimizer)")
         with open(fname, "rb") as f:
             self._updater.set_states(f.read())
 
+    def __getstate__(self):
+        raise pickle.PicklingError("a KVStore cannot be pickled")
+
 
 def create(name="local"):
-    """A store of type ``name`` (local ones only)."""
+    """A new store of type ``name`` (single process; see the module docstring)."""
     if not isinstance(name, str):
-        raise ValueError(f"kvstore type {name!r} must be a string")
-    if name not in _LOCAL_TYPES:
-        raise NotImplementedError(f"kvstore type {name!r} is not supported by xprof: one "
-                                  f"process only ({', '.join(_LOCAL_TYPES)})")
+        raise MXNetError(f"create: name {name!r} must be a str")
+    if name not in _TYPES:
+        if name.startswith("dist") or name in ("horovod", "byteps"):
+            raise MXNetError(f"create: kvstore type {name!r} is distributed; xprof runs "
+                             "in one process (use 'local' or 'device')")
+        raise MXNetError(f"create: unknown kvstore type {name!r}; use one of "
+                         + ", ".join(_TYPES))
     return KVStore(name)

@@ -1,4 +1,5 @@
-"""``mx.optimizer``: SGD and Adam over the engine's update operators.
+"""``mx.optimizer``: SGD, Adam, NAG, RMSProp and Signum over the engine's update
+operators.
 
 Each ``update(index, weight, grad, state)`` pushes one update op (``sgd_update``,
 ``sgd_mom_update``, ``adam_update``, see :mod:`.ops.optim`) that writes the weight and
@@ -20,7 +21,8 @@ from .ndarray._update import push_update
 from .ops import optim as _optim
 from .ops import registry as _registry
 
-__all__ = ["Optimizer", "SGD", "Adam", "Updater", "get_updater", "create", "register"]
+__all__ = ["Optimizer", "SGD", "Adam", "NAG", "RMSProp", "Signum", "Updater", "get_updater",
+           "create", "register"]
 
 
 # -- optimizers -----------------------------------------------------------------------
@@ -239,6 +241,82 @@ def _state_nd(state):
     return _nd.from_numpy(np.asarray(state))
 
 
+@register
+class NAG(SGD):
+    """SGD with Nesterov momentum (``nag_mom_update``; plain ``sgd_update`` without
+    momentum)."""
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        params = self._common(index)
+        if state is None:
+            push_update("sgd_update", weight, grad, (), attrs=self._attrs(index), **params)
+            return
+        params["momentum"] = self.momentum
+        push_update("nag_mom_update", weight, grad, (state,), attrs=self._attrs(index),
+                    **params)
+
+
+@register
+class RMSProp(Optimizer):
+    """RMSProp (``rmsprop_update``), or its centered variant (``centered=True``,
+    ``rmspropalex_update``, with ``gamma2`` the momentum); ``clip_weights`` clips
+    the weights after the step."""
+
+    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
+                 centered=False, clip_weights=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.gamma1, self.gamma2 = float(gamma1), float(gamma2)
+        self.epsilon = float(epsilon)
+        self.centered = bool(centered)
+        self.clip_weights = clip_weights
+
+    def create_state(self, index, weight):
+        if self.centered:
+            return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+        return (_zeros_like(weight),)
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        params = self._common(index)
+        params.update(gamma1=self.gamma1, epsilon=self.epsilon,
+                      clip_weights=-1.0 if not self.clip_weights else
+                      float(self.clip_weights))
+        if self.centered:
+            params["gamma2"] = self.gamma2
+            push_update("rmspropalex_update", weight, grad, tuple(state),
+                        attrs=self._attrs(index), **params)
+        else:
+            push_update("rmsprop_update", weight, grad, tuple(state),
+                        attrs=self._attrs(index), **params)
+
+
+@register
+class Signum(Optimizer):
+    """signSGD (``momentum=0``, ``signsgd_update``) and Signum (``signum_update``);
+    ``wd_lh`` is the decoupled weight decay."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = float(momentum)
+        self.wd_lh = float(wd_lh)
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        params = self._common(index)
+        if state is None:
+            params["wd"] += self.wd_lh
+            push_update("signsgd_update", weight, grad, (), attrs=self._attrs(index),
+                        **params)
+            return
+        params.update(momentum=self.momentum, wd_lh=self.wd_lh)
+        push_update("signum_update", weight, grad, (state,), attrs=self._attrs(index),
+                    **params)
+
+
 def get_updater(optimizer):
     return Updater(optimizer)
 
@@ -246,4 +324,7 @@ def get_updater(optimizer):
 # MXNet spells these in lower case too
 sgd = SGD
 adam = Adam
+nag = NAG
+rmsprop = RMSProp
+signum = Signum
 assert set(_optim.UPDATE_OPS) <= set(_registry.registry)

@@ -17,7 +17,11 @@ class Trainer:
     ``params`` is a ParameterDict (``net.collect_params()``), a dict or a list of
     Parameters; ``optimizer`` a name or an ``mx.optimizer.Optimizer``. Gradients are
     scaled by ``rescale_grad / batch_size`` at each step (``rescale_grad`` defaults to
-    1). ``kvstore`` and friends are accepted for compatibility: there is one device.
+    1). ``kvstore`` is a type name (``'device'``, ``'local'``...), an ``mx.kv.KVStore``
+    or None; with one device the updates run here (``update_on_kvstore`` False), unless
+    ``update_on_kvstore=True`` asks for them to run in the store: then each step
+    pushes the gradients to it and pulls the updated weights back (MXNet's
+    update-on-kvstore mode).
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
@@ -39,8 +43,21 @@ class Trainer:
                 self._params.append(p)
         optimizer_params = dict(optimizer_params or {})
         self._scale = float(optimizer_params.get("rescale_grad", 1.0))
-        self._kvstore = kvstore
         self._init_optimizer(optimizer, optimizer_params)
+        self._init_kvstore(kvstore, update_on_kvstore)
+
+    def _init_kvstore(self, kvstore, update_on_kvstore):
+        from .. import kvstore as _kv
+        if isinstance(kvstore, str):
+            kvstore = _kv.create(kvstore)
+        elif kvstore is not None and not isinstance(kvstore, _kv.KVStore):
+            raise ValueError(f"Trainer: kvstore={kvstore!r} must be a kvstore type name, "
+                             "an mx.kv.KVStore or None")
+        if update_on_kvstore and kvstore is None:
+            raise ValueError("Trainer: update_on_kvstore=True needs a kvstore")
+        self._kvstore = kvstore
+        self._update_on_kvstore = bool(update_on_kvstore)
+        self._kv_initialized = False
 
     def _init_optimizer(self, optimizer, optimizer_params):
         param_dict = dict(enumerate(self._params))
@@ -83,6 +100,8 @@ class Trainer:
         self._update()
 
     def _update(self):
+        if self._update_on_kvstore:
+            return self._update_in_kvstore()
         updater = self._updater
         for i, p in enumerate(self._params):
             if p.grad_req == "null":
@@ -90,6 +109,21 @@ class Trainer:
             if p._data is None:
                 p._check_initialized()     # raises a clear error
             updater(i, p._grad, p._data)
+
+    def _update_in_kvstore(self):
+        kv = self._kvstore
+        live = [(i, p) for i, p in enumerate(self._params) if p.grad_req != "null"]
+        for _, p in live:
+            if p._data is None:
+                p._check_initialized()
+        if not self._kv_initialized:
+            for i, p in live:
+                kv.init(i, p._data)
+            kv.set_optimizer(self._optimizer)
+            self._kv_initialized = True
+        for i, p in live:
+            kv.push(i, p._grad)
+            kv.pull(i, out=p._data)
 
     # -- states ---------------------------------------------------------------------------
     def save_states(self, fname):

@@ -15,6 +15,8 @@ from ..ops import registry as _registry
 from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
+from ._update import (nag_mom_update, rmsprop_update, rmspropalex_update,  # noqa: F401
+                      signsgd_update, signum_update)
 
 _float32 = np.dtype(np.float32)
 
@@ -116,7 +118,7 @@ def _takes_any_keyword(kernel):
 
 
 def _make_function(op):
-    names = op.arg_names
+    names = op.arg_names + op.aux_names     # inputs, by keyword too (moving_mean=...)
     # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
     # not a TypeError from the kernel at the next sync point.
     allowed = None if _takes_any_keyword(op.kernel) else frozenset(op.params) | set(names)

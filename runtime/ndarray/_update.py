@@ -1,5 +1,6 @@
-"""``mx.nd.sgd_update``, ``mx.nd.sgd_mom_update``, ``mx.nd.adam_update``: optimizer
-update operators with MXNet's in-place semantics.
+"""``mx.nd.sgd_update``, ``mx.nd.sgd_mom_update``, ``mx.nd.adam_update`` (and
+``nag_mom_update``, ``rmsprop_update``, ``rmspropalex_update``, ``signsgd_update``,
+``signum_update``): optimizer update operators with MXNet's in-place semantics.
 
 The operators (:mod:`..ops.optim`) return the new weight and the new states, since
 kernels never modify their inputs; these functions write them back: ``out=`` (default:
@@ -12,7 +13,8 @@ from ..ops import registry as _registry
 from ..profiler.observer import flags as _flags, observer as _observer
 from .ndarray import NDArray, new_array, op_scope, push_op
 
-__all__ = ["push_update", "sgd_update", "sgd_mom_update", "adam_update"]
+__all__ = ["push_update", "sgd_update", "sgd_mom_update", "adam_update", "nag_mom_update",
+           "rmsprop_update", "rmspropalex_update", "signsgd_update", "signum_update"]
 
 
 def push_update(opname, weight, grad, states, out=None, attrs=None, **params):
@@ -58,3 +60,8 @@ def _make(opname, state_names):
 sgd_update = _make("sgd_update", ())
 sgd_mom_update = _make("sgd_mom_update", ("mom",))
 adam_update = _make("adam_update", ("mean", "var"))
+nag_mom_update = _make("nag_mom_update", ("mom",))
+rmsprop_update = _make("rmsprop_update", ("n",))
+rmspropalex_update = _make("rmspropalex_update", ("n", "g", "delta"))
+signsgd_update = _make("signsgd_update", ())
+signum_update = _make("signum_update", ("mom",))

@@ -615,13 +615,16 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
             if o.shape != tuple(s):
                 raise ValueError(f"{op.name}: out has shape {o.shape}, the result has "
                                  f"shape {tuple(s)}")
-    writes = list(outs)
+    targets = outs
+    if is_train and op.mutate_aux:     # BatchNorm's moving statistics
+        targets = op.written(inputs, outs, is_train)
+    writes = list(targets)
     if extra_vars:
         writes.extend(extra_vars)
     if _flags.shapes:
         attrs = with_shapes(attrs, inputs)
-    engine_push(_run, (op.kernel_for(is_train), inputs, outs, params), list(inputs), writes,
-                op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
+    engine_push(_run, (op.kernel_for(is_train), inputs, targets, params), list(inputs),
+                writes, op.name, 0, mode, op.estimate_cost(inputs, params, out_shapes), attrs)
     return outs
 
 
@@ -668,6 +671,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     if t0:
         _api_event(name, t0)
     nvis = op.visible_outputs or len(outs)
+    if nvis.__class__ is not int:
+        nvis = nvis(params)
     if out is not None:
         return out
     return outs[0] if nvis == 1 else outs[:nvis]

@@ -1,4 +1,6 @@
-"""Optimizer update operators: ``sgd_update``, ``sgd_mom_update``, ``adam_update``.
+"""Optimizer update operators: ``sgd_update``, ``sgd_mom_update``, ``adam_update``,
+``nag_mom_update``, ``rmsprop_update``, ``rmspropalex_update``, ``signsgd_update``,
+``signum_update``.
 
 Names and parameters follow MXNet 1.x. Each update is one engine op per parameter, so
 a ``Trainer.step`` shows up in a profile as one ``sgd_mom_update`` (say) per weight.
@@ -125,8 +127,99 @@ defop("adam_update", _adam, arg_names=("weight", "grad", "mean", "var"),
       doc="Adam step (without bias correction, which the optimizer folds into lr). "
           "Outputs the new weight, mean and variance.")
 
+# -- NAG, RMSProp, Signum (MXNet's fused update operators of those optimizers) -----------
+def _clip(g, clip_gradient):
+    clip = float(clip_gradient) if clip_gradient is not None else -1.0
+    return np.clip(g, -clip, clip) if clip >= 0 else g
+
+
+def _clip_weights(w, clip_weights):
+    clip = float(clip_weights) if clip_weights is not None else -1.0
+    return np.clip(w, -clip, clip) if clip >= 0 else w
+
+
+def _nag_mom(weight, grad, mom, lr=0.01, momentum=0.0, wd=0.0, rescale_grad=1.0,
+             clip_gradient=-1.0):
+    """Nesterov momentum: mom' = momentum * mom - lr * (g + wd * w);
+    w' = w + momentum * mom' - lr * (g + wd * w)."""
+    step = float(lr) * (_prep(grad, rescale_grad, clip_gradient) + float(wd) * weight)
+    new_mom = float(momentum) * mom - step
+    return _as(weight, weight + float(momentum) * new_mom - step), _as(mom, new_mom)
+
+
+def _rmsprop(weight, grad, n, lr=0.001, gamma1=0.95, epsilon=1e-8, wd=0.0,
+             rescale_grad=1.0, clip_gradient=-1.0, clip_weights=-1.0):
+    """RMSProp (Tieleman & Hinton): n' = (1 - gamma1) g^2 + gamma1 n;
+    w' = w - lr g / sqrt(n' + epsilon), with g = clip(rescale_grad * grad + wd * w)."""
+    g = _clip(grad * float(rescale_grad) + float(wd) * weight, clip_gradient)
+    g1 = float(gamma1)
+    new_n = (1.0 - g1) * np.square(g) + g1 * n
+    new_w = _clip_weights(weight - float(lr) * g / np.sqrt(new_n + float(epsilon)),
+                          clip_weights)
+    return _as(weight, new_w), _as(n, new_n)
+
+
+def _rmspropalex(weight, grad, n, g_avg, delta, lr=0.001, gamma1=0.95, gamma2=0.9,
+                 epsilon=1e-8, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+                 clip_weights=-1.0):
+    """Centered RMSProp (Graves 2013, eqs. 38-45): also a moving mean of g and a
+    momentum ``delta``."""
+    g = _clip(grad * float(rescale_grad) + float(wd) * weight, clip_gradient)
+    g1 = float(gamma1)
+    new_n = (1.0 - g1) * np.square(g) + g1 * n
+    new_g = (1.0 - g1) * g + g1 * g_avg
+    new_delta = float(gamma2) * delta - float(lr) * g / np.sqrt(
+        new_n - np.square(new_g) + float(epsilon))
+    new_w = _clip_weights(weight + new_delta, clip_weights)
+    return _as(weight, new_w), _as(n, new_n), _as(g_avg, new_g), _as(delta, new_delta)
+
+
+def _signsgd(weight, grad, lr=0.01, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
+    """signSGD: w' = (1 - lr * wd) w - lr * sign(g)."""
+    lr = float(lr)
+    return _as(weight, (1.0 - lr * float(wd)) * weight
+               - lr * np.sign(_prep(grad, rescale_grad, clip_gradient)))
+
+
+def _signum(weight, grad, mom, lr=0.01, momentum=0.0, wd=0.0, rescale_grad=1.0,
+            clip_gradient=-1.0, wd_lh=0.0):
+    """Signum: mom' = momentum mom - (1 - momentum) (wd w + g);
+    w' = (1 - lr wd_lh) w + lr sign(mom')."""
+    m, lr = float(momentum), float(lr)
+    g = _prep(grad, rescale_grad, clip_gradient)
+    new_mom = m * mom - (1.0 - m) * (float(wd) * weight + g)
+    new_w = (1.0 - lr * float(wd_lh)) * weight + lr * np.sign(new_mom)
+    return _as(weight, new_w), _as(mom, new_mom)
+
+
+_PLAIN = {"wd": 0.0, "rescale_grad": 1.0, "clip_gradient": -1.0}
+defop("nag_mom_update", _nag_mom, arg_names=("weight", "grad", "mom"),
+      infer=_same_shapes("nag_mom_update", ("weight", "grad", "mom")), cost=_cost(6),
+      num_outputs=2, visible_outputs=1, output_names=("output", "mom"),
+      params=dict(_PLAIN, lr=0.01, momentum=0.0), doc=_nag_mom.__doc__)
+defop("rmsprop_update", _rmsprop, arg_names=("weight", "grad", "n"),
+      infer=_same_shapes("rmsprop_update", ("weight", "grad", "n")), cost=_cost(8),
+      num_outputs=2, visible_outputs=1, output_names=("output", "n"),
+      params=dict(_PLAIN, lr=0.001, gamma1=0.95, epsilon=1e-8, clip_weights=-1.0),
+      doc=_rmsprop.__doc__)
+defop("rmspropalex_update", _rmspropalex, arg_names=("weight", "grad", "n", "g", "delta"),
+      infer=_same_shapes("rmspropalex_update", ("weight", "grad", "n", "g", "delta")),
+      cost=_cost(14), num_outputs=4, visible_outputs=1,
+      output_names=("output", "n", "g", "delta"),
+      params=dict(_PLAIN, lr=0.001, gamma1=0.95, gamma2=0.9, epsilon=1e-8,
+                  clip_weights=-1.0), doc=_rmspropalex.__doc__)
+defop("signsgd_update", _signsgd, arg_names=("weight", "grad"),
+      infer=_same_shapes("signsgd_update", ("weight", "grad")), cost=_cost(4),
+      params=dict(_PLAIN, lr=0.01), doc=_signsgd.__doc__)
+defop("signum_update", _signum, arg_names=("weight", "grad", "mom"),
+      infer=_same_shapes("signum_update", ("weight", "grad", "mom")), cost=_cost(6),
+      num_outputs=2, visible_outputs=1, output_names=("output", "mom"),
+      params=dict(_PLAIN, lr=0.01, momentum=0.0, wd_lh=0.0), doc=_signum.__doc__)
+
 # op name -> number of state inputs following (weight, grad)
-UPDATE_OPS = {"sgd_update": 0, "sgd_mom_update": 1, "adam_update": 2}
+UPDATE_OPS = {"sgd_update": 0, "sgd_mom_update": 1, "adam_update": 2, "nag_mom_update": 1,
+              "rmsprop_update": 1, "rmspropalex_update": 3, "signsgd_update": 0,
+              "signum_update": 1}
 
 
 def num_states(opname):

@@ -14,7 +14,11 @@ Optional fields: ``infer_args(in_shapes, **params)`` fills in argument shapes th
 data shape and params determine (a FullyConnected weight from ``num_hidden``), for
 ``Symbol.infer_shape``/``simple_bind``; ``train_kernel`` replaces ``kernel`` when
 ``is_train`` (Dropout); ``visible_outputs`` < ``num_outputs`` hides trailing outputs
-(a Dropout mask) that only the gradient reads; ``cost(in_shapes, **params)`` estimates
+(a Dropout mask) that only the gradient reads (a callable of the params when that
+depends on them: BatchNorm's ``output_mean_var``); ``mutate_aux=True`` says the
+``train_kernel`` returns, after the outputs, new values of the auxiliary states (the
+trailing ``aux_names`` inputs: BatchNorm's moving mean and variance), which replace
+those arrays' data (MXNet's mutable inputs; see :meth:`OpDef.written`); ``cost(in_shapes, **params)`` estimates
 floating-point work (default: output elements) for the engine's inline decision.
 
 Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
@@ -36,12 +40,12 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "grad", "arg_names", "num_outputs",
                  "cost", "params", "out_dtype", "nin", "variadic", "doc", "grad_name",
                  "aux_names", "train_kernel", "output_names", "infer_args",
-                 "visible_outputs", "grad_needs")
+                 "visible_outputs", "grad_needs", "mutate_aux")
 
     def __init__(self, name, kernel, arg_names=("data",), infer=None, grad=None,
                  num_outputs=1, cost=None, params=None, out_dtype=None, variadic=False,
                  doc=None, aux_names=(), train_kernel=None, output_names=None,
-                 infer_args=None, visible_outputs=None, grad_needs=False):
+                 infer_args=None, visible_outputs=None, grad_needs=False, mutate_aux=False):
         self.name = name
         self.kernel = kernel
         self.arg_names = tuple(arg_names)
@@ -61,6 +65,7 @@ class OpDef:
         self.infer_args = infer_args
         self.visible_outputs = visible_outputs
         self.grad_needs = grad_needs
+        self.mutate_aux = mutate_aux
 
     # -- what the engine needs to run it: the one answer for every path ----------------
     # (the NDArray layer, autograd, the symbolic executor, Gluon's hybrid path)
@@ -110,9 +115,23 @@ class OpDef:
             return out[0] if len(out) == 1 else out
         return kernel
 
+    def written(self, inputs, outs, is_train):
+        """The arrays the kernel's results go to: the outputs, then, in training for a
+        ``mutate_aux`` op, its auxiliary-state inputs (updated in place, as in MXNet)."""
+        if is_train and self.mutate_aux:
+            return list(outs) + list(inputs[len(inputs) - len(self.aux_names):])
+        return outs
+
     def n_outputs(self, params):
         n = self.num_outputs
         return n(params) if callable(n) else n
+
+    def n_visible(self, params):
+        """How many outputs the caller sees (the rest only the gradient reads)."""
+        n = self.visible_outputs
+        if callable(n):
+            return n(params)
+        return n or self.n_outputs(params)
 
     def __repr__(self):
         return f"<OpDef {self.name}>"

@@ -363,8 +363,10 @@ class Executor:
                 params["rng"] = _ndrandom._RngRef()
                 extra = (_ndrandom._var(),)
             cost = op.estimate_cost(ins, params, [o.shape for o in outs])
-            step = _Step(op.name, n.name, _run, (op.kernel_for(is_train), ins, outs, params),
-                         list(ins), list(outs) + list(extra), cost)
+            targets = op.written(ins, outs, is_train)   # + updated aux states
+            step = _Step(op.name, n.name, _run, (op.kernel_for(is_train), ins, targets,
+                                                 params),
+                         list(ins), list(targets) + list(extra), cost)
             step.push = self._push_op_fn(op, ins, params, outs, extra, is_train, step.attrs)
             steps.append(step)
         self._fwd[is_train] = steps

@@ -78,7 +78,7 @@ class _Node:
     def num_visible(self):
         if self.op is None or self.op is CUSTOM:
             return self.num_outputs()
-        return self.op.visible_outputs or self.num_outputs()
+        return self.op.n_visible(self.full_params())
 
     def output_names(self):
         """Names of the visible outputs (``fc1_output``; a variable's own name)."""

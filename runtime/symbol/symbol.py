@@ -495,9 +495,10 @@ def _compose(op, args, kwargs, name, attr):
         n_args = len(entries)
     else:
         names = list(_active_args(op, params))
-        if len(args) > len(names):
+        if len(args) > len(names) + len(op.aux_names):
+            every = names + list(op.aux_names)
             raise ValueError(f"{op.name}: {len(args)} positional inputs, but it takes "
-                             f"{len(names)} ({', '.join(names) or 'none'})")
+                             f"{len(every)} ({', '.join(every) or 'none'})")
         for i, an in enumerate(names):
             s = args[i] if i < len(args) else None
             if an in inputs_kw:
@@ -508,8 +509,12 @@ def _compose(op, args, kwargs, name, attr):
                 s = Variable(f"{node_name}_{an}")
             entries.append(_entry(s, op.name, an))
         n_args = len(entries)
-        for an in op.aux_names:
-            s = inputs_kw.pop(an, None)
+        for j, an in enumerate(op.aux_names):
+            s = args[len(names) + j] if len(names) + j < len(args) else None
+            if an in inputs_kw:
+                if s is not None:
+                    raise ValueError(f"{op.name}: input {an!r} given twice")
+                s = inputs_kw.pop(an)
             if s is None:
                 s = Variable(f"{node_name}_{an}")
             entries.append(_entry(s, op.name, an))

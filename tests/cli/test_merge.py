@@ -91,7 +91,10 @@ def test_merge_with_mxnet_and_pytorch_fixtures(tmp_path, traces_dir, prof_trace)
     alone = json.loads(cli("stats", mxnet, "--format", "json").stdout)["Time"]["operator"]
     key = next(k for k in per["Time by process"] if k.startswith("mxnet-1.9.1-cnn-step.json:")
                and k.endswith(" / operator"))
-    assert per["Time by process"][key] == alone
+    # ('%' is of the wall time of the table's own profile: the merged one differs)
+    def no_share(rows):
+        return {name: {k: v for k, v in row.items() if k != "%"} for name, row in rows.items()}
+    assert no_share(per["Time by process"][key]) == no_share(alone)
     assert "Rank spread" not in per
     whole = json.loads(cli("stats", merged, "--format", "json").stdout)["Time"]["operator"]
     assert whole["Convolution"] == alone["Convolution"]

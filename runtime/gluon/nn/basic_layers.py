@@ -1,4 +1,4 @@
-"""Basic layers: containers, Dense, Activation, Dropout, Flatten, Lambda."""
+"""Basic layers: containers, Dense, Embedding, Activation, Dropout, Flatten, Lambda."""
 import math
 
 from ...ndarray import ndarray as _nd
@@ -6,7 +6,7 @@ from ..block import Block, HybridBlock
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Dropout", "Flatten",
            "Lambda", "HybridLambda", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish",
-           "Identity"]
+           "Identity", "Embedding"]
 
 
 def _check_nonneg_int(value, name, layer):
@@ -134,6 +134,36 @@ class Dense(HybridBlock):
         shape = self.weight.shape
         act = self.act.__repr__() if self.act is not None else "linear"
         return (f"Dense({shape[1] if shape[1] else None} -> {shape[0]}, {act})")
+
+
+class Embedding(HybridBlock):
+    """Maps integer indices to rows of a learned ``(input_dim, output_dim)`` weight
+    (operator ``Embedding``): output shape ``x.shape + (output_dim,)``."""
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
+                 sparse_grad=False, **kwargs):
+        super().__init__(**kwargs)
+        if sparse_grad:
+            raise ValueError("Embedding: sparse_grad=True (a row_sparse gradient) is not "
+                             "supported by xprof; only dense arrays")
+        input_dim = _check_nonneg_int(input_dim, "input_dim", "Embedding")
+        output_dim = _check_nonneg_int(output_dim, "output_dim", "Embedding")
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": False}
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(input_dim, output_dim),
+                                          init=weight_initializer, dtype=dtype,
+                                          allow_deferred_init=True)
+
+    def infer_shape(self, *args):
+        pass     # the weight's shape is given
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+
+    def __repr__(self):
+        k = self._kwargs
+        return f"Embedding({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
 
 
 class Activation(HybridBlock):

@@ -2,7 +2,8 @@
 from ..block import HybridBlock
 from .basic_layers import weight_bias_act
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+           "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D",
            "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
            "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D"]
 
@@ -34,6 +35,7 @@ class _Conv(HybridBlock):
     """N-d convolution: ``Convolution`` op, optional bias, optional activation."""
 
     _ndim = 2
+    _op = "Convolution"
 
     def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
                  layout=None, activation=None, use_bias=True, weight_initializer=None,
@@ -60,13 +62,16 @@ class _Conv(HybridBlock):
                         "dilate": self._dilation, "pad": self._padding,
                         "num_filter": self._channels, "num_group": self._groups,
                         "no_bias": not use_bias, "layout": _LAYOUTS[n]}
-        wshape = (self._channels, self._in_channels // self._groups) + self._kernel
+        wshape = self._weight_shape(self._in_channels)
         with self.name_scope():
             weight_bias_act(self, wshape, self._channels, use_bias, activation,
                             weight_initializer, bias_initializer)
 
     def _alias(self):
         return "conv"
+
+    def _weight_shape(self, in_channels):
+        return (self._channels, in_channels // self._groups) + self._kernel
 
     def infer_shape(self, x, *args):
         if len(x.shape) != self._ndim + 2:
@@ -76,19 +81,20 @@ class _Conv(HybridBlock):
         if c % self._groups:
             raise ValueError(f"{self.name}: input has {c} channels, not divisible by "
                              f"groups={self._groups}")
-        self.weight.shape = (self._channels, c // self._groups) + self._kernel
+        self.weight.shape = self._weight_shape(c)
 
     def hybrid_forward(self, F, x, weight, bias=None):
+        op = getattr(F, self._op)
         if bias is None:
-            out = F.Convolution(x, weight, name="fwd", **self._kwargs)
+            out = op(x, weight, name="fwd", **self._kwargs)
         else:
-            out = F.Convolution(x, weight, bias, name="fwd", **self._kwargs)
+            out = op(x, weight, bias, name="fwd", **self._kwargs)
         if self.act is not None:
             out = self.act(out)
         return out
 
     def __repr__(self):
-        c_in = self.weight.shape[1] * self._groups if self.weight.shape[1] else None
+        c_in = self._in_channels_now()
         s = (f"{type(self).__name__}({c_in} -> {self._channels}, "
              f"kernel_size={self._kernel}, stride={self._strides}")
         if any(self._padding):
@@ -102,6 +108,10 @@ class _Conv(HybridBlock):
         if self.act is not None:
             s += f", {self.act!r}"
         return s + ")"
+
+
+    def _in_channels_now(self):
+        return self.weight.shape[1] * self._groups if self.weight.shape[1] else None
 
 
 class Conv1D(_Conv):
@@ -119,6 +129,46 @@ class Conv2D(_Conv):
 
 
 class Conv3D(_Conv):
+    _ndim = 3
+
+
+class _ConvTranspose(_Conv):
+    """N-d transposed convolution (operator ``Deconvolution``): the weight is
+    ``(in_channels, channels // groups, *kernel_size)``; ``output_padding`` (MXNet's
+    ``adj``) adds that many rows/columns at the end of the output."""
+
+    _op = "Deconvolution"
+
+    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0,
+                 dilation=1, groups=1, layout=None, activation=None, use_bias=True,
+                 weight_initializer=None, bias_initializer="zeros", in_channels=0,
+                 **kwargs):
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
+                         activation, use_bias, weight_initializer, bias_initializer,
+                         in_channels, **kwargs)
+        self._kwargs["adj"] = _tuple(output_padding, self._ndim, "output_padding",
+                                     type(self).__name__, minimum=0)
+
+    def _weight_shape(self, in_channels):
+        return (in_channels, self._channels // self._groups) + self._kernel
+
+    def _in_channels_now(self):
+        return self.weight.shape[0] or None
+
+
+class Conv1DTranspose(_ConvTranspose):
+    _ndim = 1
+
+
+class Conv2DTranspose(_ConvTranspose):
+    """2-D transposed convolution: ``Conv2DTranspose(channels, kernel_size, strides=1,
+    padding=0, output_padding=0, dilation=1, groups=1, activation=None, use_bias=True,
+    in_channels=0)``."""
+
+    _ndim = 2
+
+
+class Conv3DTranspose(_ConvTranspose):
     _ndim = 3
 
 
