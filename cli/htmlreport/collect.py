@@ -11,7 +11,7 @@ counter samples); the explain analysis reads the file on its own.
 :func:`collect` returns::
 
     {"path", "overview": {...}, "stats": <stats JSON document>,
-     "explain": <explain document> | None, "memory": {series: ([ms], [bytes])},
+     "explain": <explain document>, "memory": {series: ([ms], [bytes])},
      "allocations": {"path", "rows": [{...}], "total_rows"} | None,
      "unavailable": {section: reason}}
 """
@@ -20,6 +20,8 @@ from __future__ import annotations
 import csv
 import glob
 import os
+
+from ..analysis.explain import explain
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -152,12 +154,9 @@ def _fail(message):
 
 
 def explain_doc(path):
-    """The ``xprof explain`` document of ``path``, or ``(None, reason)``."""
-    try:
-        from ..analysis.explain import explain
-    except ImportError:
-        return None, "needs xprof explain, which this build does not have"
-    return explain(path), None
+    """The ``xprof explain`` document of ``path`` (the same dict ``xprof explain --format
+    json`` prints: the page's critical path never disagrees with the command)."""
+    return explain(path)
 
 
 def find_memory_csv(trace_path, os_pid):
@@ -199,9 +198,7 @@ def collect(path, memory_csv=None):
     """Everything the report renders, for the trace at ``path``."""
     stats, overview, memory = read_trace(path)
     unavailable = {}
-    explain, reason = explain_doc(path)
-    if explain is None:
-        unavailable["explain"] = reason
+    explain = explain_doc(path)
     series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
     csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
     allocations = read_allocations(csv_path) if csv_path else None

@@ -93,3 +93,25 @@ def test_a_onednn_log_is_refused_with_the_command_that_reads_it(onednn_dir, tmp_
     assert res.exit_code == 2
     assert "not a Chrome trace" in res.stderr and "xprof stats" in res.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_critical_path_section_is_xprof_explain_of_the_same_trace(tmp_path):
+    """The report's critical path is the real ``xprof explain`` analysis: the number the
+    page renders comes from the document ``xprof explain --format json`` prints, built
+    from the trace's dependency records (not the per-thread-serial fallback)."""
+    from xprof.cli.analysis.explain import FALLBACK_NOTE
+    from xprof.cli.htmlreport import svg
+    from xprof.cli.htmlreport.collect import collect
+
+    trace, _ = run_sample("ndarray_chain.py", tmp_path)
+    res = cli("explain", trace, "--format", "json")
+    assert res.exit_code == 0, res.stderr
+    ex = json.loads(res.stdout)
+    assert 0 < ex["critical_path_ms"] <= ex["wall_ms"]
+    assert FALLBACK_NOTE not in [f["text"] for f in ex["findings"]]
+    assert collect(str(trace))["explain"]["critical_path_ms"] == ex["critical_path_ms"]
+    out = tmp_path / "r.html"
+    assert cli("report", trace, "-o", out).exit_code == 0
+    section = out.read_text().split('id="critical-path"', 1)[1]
+    shown = re.search(r"Wall time ([^,<]*), critical path ([^<]*)\.</p>", section)
+    assert shown.groups() == (svg.fmt_ms(ex["wall_ms"]), svg.fmt_ms(ex["critical_path_ms"]))
