@@ -6,11 +6,28 @@ per-name statistics (``reduceat``), and the encoder writes the decimal digits of
 columns into a byte matrix: no Python work per event, which is what made dumping cost
 about a microsecond per event before.
 """
+import contextlib
+import gc
+
 import numpy as np
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 NO_ROWS = np.zeros((0, 3), dtype=np.int64)
 _POW10 = 10 ** np.arange(19, dtype=np.int64)          # 1, 10, ..., 10**18
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector paused for a dump's work (the trace, ``dumps()``):
+    the objects made there are acyclic, and a collection pass over many of them (or
+    over the recorded tuples) costs more than the work itself."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def table(buf, m):

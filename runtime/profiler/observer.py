@@ -78,9 +78,11 @@ class Observer:
         both: pushed and run at once here), ready at ``t_ready``, reading and writing
         the engine variables ``reads``/``writes`` (kept as ``id()``s only: a record never
         keeps an array alive); ``dims``: its input shapes (``ndarray.with_shapes``), or
-        None."""
+        None. The record keeps the slice key of the name (and shapes): integers only
+        for the dump to read."""
         self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                       tuple(map(id, reads)), tuple(map(id, writes)), dims))
+                       tuple(map(id, reads)), tuple(map(id, writes)),
+                       self.op_keys[name] if dims is None else self.shaped_keys[(name, dims)]))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
         """An op with attributes (``attrs``: a dict, or only its input shapes as a
@@ -152,7 +154,7 @@ class Observer:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,
                                CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
-                               call.pusher, call.reads, call.writes, None))
+                               call.pusher, call.reads, call.writes, call.pure_key))
             else:
                 self.sink.add_slice((call.pure_key, call.t_start, t1))
 
