@@ -59,13 +59,11 @@ def _dep_open(dims):
         b',"dep":['
 
 
-def _dep_tails(n_rows, at, cols, var_numbers, tid, opens, which):
-    """NUL-padded event endings for ``n_rows`` rows: ``}`` for a row without a
-    dependency record, ``,"args":{"Input Dims":[...],"dep":[p,q,t,v...]}}``
-    (docs/dependencies.md; ``Input Dims`` only for an op with input shapes) for the rows
-    ``at`` (ascending) holding the records of ``cols`` (:class:`.deps.OpTable`,
-    ``var_numbers`` its variables numbered); record i's args begin with
-    ``opens[which[i]]`` (:func:`_dep_open`)."""
+def _dep_tails(cols, var_numbers, tid, opens, which):
+    """NUL-padded event endings ``,"args":{"Input Dims":[...],"dep":[p,q,t,v...]}}``
+    (docs/dependencies.md; ``Input Dims`` only for an op with input shapes), one row per
+    record of ``cols`` (:class:`.deps.OpTable`, ``var_numbers`` its variables
+    numbered); record i's args begin with ``opens[which[i]]`` (:func:`_dep_open`)."""
     pusher = np.where(cols.pusher < 0, tid, cols.pusher)
     fields = [cols.p, cols.q, pusher]
     k = int(cols.counts.max()) if len(cols.counts) else 0
@@ -75,9 +73,7 @@ def _dep_tails(n_rows, at, cols, var_numbers, tid, opens, which):
     widths = [int(columns.ndigits(f).max()) for f in fields]
     wo = max(len(o) for o in opens)
     width = wo + sum(widths) + 2 + k * (2 + wv) + len(_DEP_CLOSE)
-    out = np.zeros((n_rows, width), dtype=np.uint8)
-    out[:, 0] = ord("}")
-    dep = np.zeros((len(at), width), dtype=np.uint8)
+    dep = np.zeros((len(cols), width), dtype=np.uint8)
     table = np.frombuffer(b"".join(o + bytes(wo - len(o)) for o in opens),
                           dtype=np.uint8).reshape(len(opens), wo)
     np.take(table, which, axis=0, out=dep[:, :wo], mode="clip")
@@ -99,8 +95,7 @@ def _dep_tails(n_rows, at, cols, var_numbers, tid, opens, which):
         dep[rows, c + 2:c + 2 + wv] = block
         c += 2 + wv
     dep[:, c:c + len(_DEP_CLOSE)] = np.frombuffer(_DEP_CLOSE, dtype=np.uint8)
-    out[at] = dep
-    return out
+    return dep
 
 
 def _slice_records(key, start, dur, head_of, tail=None):
@@ -113,9 +108,9 @@ def _slice_records(key, start, dur, head_of, tail=None):
     microsecond value) right-aligned, digits written by column. The padding is spaces,
     which JSON allows there, when it is a small part of the bytes; otherwise NUL bytes
     (never in JSON text: control characters in names are escaped), dropped at the end
-    by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: per row, what
-    follows ``"dur":...e-3`` (NUL-padded bytes ending the event, :func:`_dep_tails`);
-    None: ``}``.
+    by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: ``(rows,
+    endings)``, what follows ``"dur":...e-3`` in the given rows (NUL-padded bytes ending
+    the event, :func:`_dep_tails`); every other row ends with ``}``. None: no endings.
     """
     order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
     first = start[order]
@@ -131,7 +126,7 @@ def _slice_records(key, start, dur, head_of, tail=None):
     nd_start, nd_dur = columns.ndigits(start), columns.ndigits(dur)
     lengths = np.array([len(h) for h in heads])
     width, wt, wd = int(lengths.max()), int(nd_start.max()), int(nd_dur.max())
-    row = 1 + width + wt + len(_MID) + wd + len(end) + (0 if tail is None else tail.shape[1])
+    row = 1 + width + wt + len(_MID) + wd + len(end) + (0 if tail is None else tail[1].shape[1])
     padding = (int((width - lengths) @ np.bincount(which, minlength=len(heads)))
                + wt * len(key) - int(nd_start.sum()) + wd * len(key) - int(nd_dur.sum()))
     fill = 32 if tail is None and padding * 16 <= row * len(key) else 0
@@ -148,8 +143,14 @@ def _slice_records(key, start, dur, head_of, tail=None):
     columns.write_digits(mat[:, at:at + wd], dur, nd_dur, fill)
     at += wd
     mat[:, at:at + len(end)] = np.frombuffer(end, dtype=np.uint8)
-    if tail is not None:
-        np.take(tail, order, axis=0, out=mat[:, at + len(end):], mode="clip")
+    if tail is not None:   # "}" then NULs, or the row's ending, where the row went
+        rows, endings = tail
+        at += len(end)
+        mat[:, at] = ord("}")
+        mat[:, at + 1:] = 0
+        where = np.empty(len(order), dtype=np.intp)
+        where[order] = np.arange(len(order))
+        mat[where[rows], at:] = endings
     if fill:
         return mat
     flat = mat.reshape(-1)
@@ -340,7 +341,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
             at = np.arange(len(rows), len(rows) + len(ops))
             rows = np.concatenate((rows, np.stack(
                 [np.array(heads, dtype=np.int64)[which], ops.t0, ops.t1], axis=1)))
-            tail = _dep_tails(len(rows), at, ops, var_numbers, tid, opens, which)
+            tail = (at, _dep_tails(ops, var_numbers, tid, opens, which))
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
             heads = th.heads

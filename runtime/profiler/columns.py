@@ -14,6 +14,7 @@ import numpy as np
 _EMPTY = np.zeros(0, dtype=np.int64)
 NO_ROWS = np.zeros((0, 3), dtype=np.int64)
 _POW10 = 10 ** np.arange(19, dtype=np.int64)          # 1, 10, ..., 10**18
+_POW10_INTS = _POW10.tolist()
 
 
 @contextlib.contextmanager
@@ -87,7 +88,14 @@ def summarize(key, dur):
 
 def ndigits(v):
     """Number of decimal digits of each value of a non-negative int64 array."""
-    return np.searchsorted(_POW10[1:], v, side="right") + 1
+    v = np.asarray(v)
+    d = np.ones(v.shape, dtype=np.intp)
+    top = int(v.max()) if v.size else 0
+    for p in _POW10_INTS[1:]:   # one vectorized compare per digit of the largest value
+        if p > top:
+            break
+        d += v >= p
+    return d
 
 
 def write_digits(dst, v, nd=None, fill=32):

@@ -1,9 +1,9 @@
 """Dependency records at dump time: what the encoder and ``dumps()`` make of them.
 
 While profiling, every engine op is recorded with its push and ready times, the thread
-that pushed it, the ``id()`` of each variable it read and wrote and, when operators are
-profiled, its input shapes (:func:`.records.op_dep`; the sub-operator and sync-point
-kinds). Nearly every event of a profile is such a record, so they are read as columns
+that pushed it, the ``id()`` of each variable it read and wrote and its slice key (of its
+name, and of its input shapes when operators are profiled) (:func:`.records.op_dep`; the
+sub-operator and sync-point kinds). Nearly every event of a profile is such a record, so they are read as columns
 (:class:`OpTable`), once per buffer prefix and kept on the buffer (as
 :func:`.columns.table` keeps plain slices): ``dumps()``, ``dump()`` and continuous dumps
 convert each record once, and the encoder writes them in bulk with numpy. Turning them
@@ -60,8 +60,9 @@ class OpTable:
         t.t0 = np.fromiter(map(_F[3], ops), np.int64, m)
         t.t1 = np.fromiter(map(_F[4], ops), np.int64, m)
         # not stamped (0/None): pushed and run at once, push and ready are the start
-        tp = np.array([v or 0 for v in map(_F[5], ops)], dtype=np.int64)
-        tr = np.array([v or 0 for v in map(_F[6], ops)], dtype=np.int64)
+        # (fromiter: np.array of a list of ints costs several times more per item)
+        tp = np.fromiter([v or 0 for v in map(_F[5], ops)], np.int64, m)
+        tr = np.fromiter([v or 0 for v in map(_F[6], ops)], np.int64, m)
         p = np.where(tp > 0, t.t0 - tp, 0).clip(0)
         t.p, t.q = p, np.minimum(np.where(tr > 0, t.t0 - tr, 0).clip(0), p)
         t._ops = ops
@@ -73,8 +74,8 @@ class OpTable:
         if self.ids is not None:
             return self
         ops, m = self._ops, len(self.t0)
-        self.pusher = np.array([-1 if v is None else v for v in map(_F[7], ops)],
-                               dtype=np.int64)
+        self.pusher = np.fromiter([-1 if v is None else v for v in map(_F[7], ops)],
+                                  np.int64, m)
         reads, writes = list(map(_F[8], ops)), list(map(_F[9], ops))
         nr = np.fromiter(map(len, reads), np.int64, m)
         nw = np.fromiter(map(len, writes), np.int64, m)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xprof.shared import selftime as T
@@ -62,3 +62,29 @@ def test_properly_nested_self_times_add_up_to_the_union(spans):
     for s, e in laminar:
         covered.update(range(s, e))
     assert int(self_ns.sum()) == len(covered)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 25)), max_size=50),
+       st.booleans())
+def test_vectorized_nesting_equals_the_stack_walk(spans, nest):
+    """Pointer jumping (``_parents``) gives what the viewers' stack walk gives, for
+    properly nested sets (its own path) and for any set (overlaps fall back)."""
+    if nest:   # cut each slice to fit inside the innermost one open at its start
+        cut, stack = [], []
+        for s, d in sorted(spans):
+            e = s + d
+            while stack and stack[-1][1] <= s:
+                stack.pop()
+            if stack:
+                e = min(e, stack[-1][1])
+            cut.append((s, e))
+            stack.append((s, e))
+        spans = [(s, e - s) for s, e in cut]
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([s + d for s, d in spans], dtype=np.int64)
+    order = np.lexsort((np.arange(len(starts)), starts - ends, starts))
+    want = np.zeros(len(starts), dtype=np.int64)
+    if len(starts):
+        want[order] = T._inner_walk(starts[order], ends[order], (ends - starts)[order], 1)
+    assert T.inner_ns(starts, ends).tolist() == want.tolist()
