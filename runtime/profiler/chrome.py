@@ -317,7 +317,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
         th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls, pid, numbers)
-        ops, rest, var_numbers = dep_cols.get(buf, (None, buf.events[:n], None))
+        ops, rest, var_numbers = dep_cols[buf] if buf in dep_cols else (None, (), None)
         for ev in rest:   # every record but the op records
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
