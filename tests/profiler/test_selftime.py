@@ -40,20 +40,25 @@ def test_inner_by_row_sums_rows():
     assert T.inner_by_row(rows, [0, 1, 10, 11], [5, 3, 20, 19]) == {"outer": 2 + 8}
 
 
-@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 50)), max_size=40))
-def test_properly_nested_self_times_add_up_to_the_union(spans):
-    """For laminar (properly nested) sets, the self times add up to the covered length."""
-    # build a laminar family: each slice is cut to fit inside the innermost slice open at its start
-    spans = sorted((s, s + d) for s, d in spans)
+def _laminar(spans):
+    """``(start, end)`` of ``(start, duration)`` spans, each cut to fit inside the
+    innermost slice open at its start: a laminar (properly nested) family."""
     laminar = []
     stack = []
-    for s, e in spans:
+    for s, e in sorted((s, s + d) for s, d in spans):
         while stack and stack[-1][1] <= s:
             stack.pop()
         if stack:
             e = min(e, stack[-1][1])
         laminar.append((s, e))
         stack.append((s, e))
+    return laminar
+
+
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 50)), max_size=40))
+def test_properly_nested_self_times_add_up_to_the_union(spans):
+    """For laminar (properly nested) sets, the self times add up to the covered length."""
+    laminar = _laminar(spans)
     starts = np.array([s for s, _ in laminar], dtype=np.int64)
     ends = np.array([e for _, e in laminar], dtype=np.int64)
     self_ns = (ends - starts) - T.inner_ns(starts, ends)
@@ -70,17 +75,8 @@ def test_properly_nested_self_times_add_up_to_the_union(spans):
 def test_vectorized_nesting_equals_the_stack_walk(spans, nest):
     """Pointer jumping (``_parents``) gives what the viewers' stack walk gives, for
     properly nested sets (its own path) and for any set (overlaps fall back)."""
-    if nest:   # cut each slice to fit inside the innermost one open at its start
-        cut, stack = [], []
-        for s, d in sorted(spans):
-            e = s + d
-            while stack and stack[-1][1] <= s:
-                stack.pop()
-            if stack:
-                e = min(e, stack[-1][1])
-            cut.append((s, e))
-            stack.append((s, e))
-        spans = [(s, e - s) for s, e in cut]
+    if nest:
+        spans = [(s, e - s) for s, e in _laminar(spans)]
     starts = np.array([s for s, _ in spans], dtype=np.int64)
     ends = np.array([s + d for s, d in spans], dtype=np.int64)
     order = np.lexsort((np.arange(len(starts)), starts - ends, starts))
