@@ -65,6 +65,7 @@ _OTHER, _X, _FLOW_ENCLOSING, _FLOW_NEXT, _ASYNC_B, _ASYNC_E = range(6)
 # flag bits
 _THREAD_BOUND, _LANE_ELIGIBLE, _HAS_TID = 1, 2, 4
 _INF = math.inf
+_NOT_TEXT = object()  # stands for a cat or name that is not a string (Normalizer._label)
 _NEWLINE = orjson.Fragment(b"\n")  # written as is between two bodies (see Normalizer._store)
 
 
@@ -172,9 +173,10 @@ class Normalizer:
         self._open_async = {}     # (cat key, id key) -> [item]
         # one entry per item (a timed event; a B/E pair is one X item)
         self.cols = {"seq": array("q"), "ts": array("d"), "end": array("d"),
-                     "thread": array("i"), "cat": array("i"), "name": array("i")}
-        self._kind = bytearray()
-        self._flags = bytearray()
+                     "thread": array("i"), "label": array("i")}
+        self._codes = bytearray()  # per item: kind | flags << 3
+        self._labels = {}          # (cat, name) -> label code
+        self._label_cat, self._label_name = array("i"), array("i")  # label -> cat, name code
         # entries only for some items: (item, code)
         self._flow_item, self._flow_code = array("q"), array("q")   # flow steps: flow id code
         self._id_item, self._id_code = array("q"), array("q")       # integer ids: id code
@@ -203,43 +205,57 @@ class Normalizer:
             self._thread_pid.append(self._pids.setdefault(pk, len(self._pids)))
         return code
 
+    def _label(self, cat, name):
+        """The code of a (cat, name) pair; each pair's cat and name codes (-1: not a string)
+        are kept per label, so an event costs one lookup for both."""
+        try:
+            key = (cat, name)
+            code = self._labels.get(key)
+        except TypeError:   # an object or array as cat or name: only strings get codes
+            key = (cat if type(cat) is str else _NOT_TEXT, name if type(name) is str else _NOT_TEXT)
+            code = self._labels.get(key)
+        if code is None:
+            code = self._labels[key] = len(self._labels)
+            codes = []
+            for value, table in ((cat, self._cats), (name, self._names)):
+                codes.append(table.setdefault(value, len(table)) if type(value) is str else -1)
+            if type(cat) is str:
+                self.categories.add(cat)
+            self._label_cat.append(codes[0])
+            self._label_name.append(codes[1])
+        return code
+
     def feed(self, events):
         """Take one batch of decoded events (their dicts are modified and not kept)."""
         c = self.cols
-        a_seq, a_ts, a_end, a_thread, a_cat, a_name = (
+        a_seq, a_ts, a_end, a_thread, a_label = (
             c["seq"].append, c["ts"].append, c["end"].append, c["thread"].append,
-            c["cat"].append, c["name"].append)
-        a_kind, a_flags = self._kind.append, self._flags.append
-        cats, names, open_b, threads = self._cats, self._names, self._open_b, self._threads
+            c["label"].append)
+        a_code = self._codes.append
+        labels, open_b, threads = self._labels, self._open_b, self._threads
         flow_ids, int_ids, open_async = self._flow_ids, self._int_ids, self._open_async
         a_flow_item, a_flow_code = self._flow_item.append, self._flow_code.append
         a_id_item, a_id_code = self._id_item.append, self._id_code.append
         bodies = []
         a_body = bodies.append
-        item = len(self._kind)
-        seq = self._seq - 1
+        item = len(self._codes)
+        inf = _INF
         self.read += len(events)
-        for ev in events:
-            seq += 1
+        for seq, ev in enumerate(events, self._seq):
             if type(ev) is not dict:
                 self.dropped += 1
                 continue
             ph = ev.get("ph")
-            cat = ev.get("cat")
-            if type(cat) is str:
-                cc = cats.get(cat)
-                if cc is None:
-                    cc = cats[cat] = len(cats)
-                    self.categories.add(cat)
-            else:
-                cc = -1
-            if ph == "M":
-                self.meta.add(ev)
-                continue
             ts = ev.get("ts")
-            if not ((type(ts) is float and -_INF < ts < _INF)
-                    or (type(ts) is int and -1e308 < ts < 1e308)):
-                self.dropped += 1
+            if ph == "M" or not ((type(ts) is float and -inf < ts < inf)
+                                 or (type(ts) is int and -1e308 < ts < 1e308)):
+                cat = ev.get("cat")
+                if type(cat) is str:
+                    self.categories.add(cat)
+                if ph == "M":
+                    self.meta.add(ev)
+                else:
+                    self.dropped += 1
                 continue
             pid = ev.pop("pid", None)
             tid = ev.pop("tid", None)
@@ -250,18 +266,25 @@ class Normalizer:
             if thread is None:
                 thread = self._thread(pid, tid)
             item_seq = seq
-            if ph == "B":
+            if ph == "X":
+                kind = _X
+                end = ts
+                dur = ev.get("dur")
+                if (type(dur) is float and -inf < dur < inf) or (type(dur) is int and -1e308 < dur < 1e308):
+                    end = float(ts) + dur
+                flags = _THREAD_BOUND
+            elif ph == "B":
                 stack = open_b.get(thread)
                 if stack is None:
                     stack = open_b[thread] = []
-                stack.append((seq, ev, tid, cc))
+                stack.append((seq, ev, tid))
                 continue
-            if ph == "E":
+            elif ph == "E":
                 stack = open_b.get(thread)
                 if not stack or ts < stack[-1][1]["ts"]:
                     self.dropped += 1
                     continue
-                item_seq, b, tid, cc = stack.pop()
+                item_seq, b, tid = stack.pop()
                 x = {k: v for k, v in b.items() if k not in ("ph", "dur", "args")}
                 x["ph"] = "X"
                 x["dur"] = ts - b["ts"]
@@ -271,18 +294,13 @@ class Normalizer:
                         args.update(part)
                 if args:
                     x["args"] = args
-                ev, ph, ts = x, "X", b["ts"]
-                cat = ev.get("cat")
-            end = ts
-            flags = _HAS_TID if tid is not None else 0
-            if ph == "X":
+                ev, ts = x, b["ts"]
                 kind = _X
-                dur = ev.get("dur")
-                if (type(dur) is float and -_INF < dur < _INF) or (type(dur) is int and -1e308 < dur < 1e308):
-                    end = float(ts) + dur
-                flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+                end = float(ts) + x["dur"] if _num(x["dur"]) else ts
+                flags = _THREAD_BOUND
             elif ph == "s" or ph == "t" or ph == "f":
                 kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
+                end = ts
                 fk = ev.get("id", ev.get("id2"))
                 try:
                     code = flow_ids.get(fk)
@@ -293,15 +311,16 @@ class Normalizer:
                     code = flow_ids[fk] = len(flow_ids)
                 a_flow_item(item)
                 a_flow_code(code)
-                flags |= _THREAD_BOUND
+                flags = _THREAD_BOUND
             elif ph == "b" or ph == "e":
                 kind = _ASYNC_B if ph == "b" else _ASYNC_E
-                flags |= _THREAD_BOUND
-                akey = (cat, ev.get("id", ev.get("id2")))
+                end = ts
+                flags = _THREAD_BOUND
+                akey = (ev.get("cat"), ev.get("id", ev.get("id2")))
                 try:
                     hash(akey)
                 except TypeError:
-                    akey = (_key(cat), _key(akey[1]))
+                    akey = (_key(akey[0]), _key(akey[1]))
                 if ph == "b":
                     stack = open_async.get(akey)
                     if stack is None:
@@ -318,14 +337,18 @@ class Normalizer:
                         self._pairs.append(item)
             else:
                 kind = _OTHER
+                end = ts
+                flags = 0
                 if ph == "i" or ph == "I":
                     scope = ev.get("s", "t")
                     if scope != "g" and scope != "p":
-                        flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+                        flags = _THREAD_BOUND | _LANE_ELIGIBLE
                 elif ph != "C":
-                    flags |= _THREAD_BOUND
+                    flags = _THREAD_BOUND
+            if tid is not None:
+                flags |= _HAS_TID
             idv = ev.get("id")
-            if idv is not None and type(idv) is not str and "id" in ev:
+            if idv is not None and type(idv) is not str:
                 # integers (JavaScript rounds them beyond 2^53) and ids no viewer takes
                 # (1.5, [1], true) get small integers; strings stay
                 del ev["id"]
@@ -339,24 +362,23 @@ class Normalizer:
                     code = int_ids[ik] = len(int_ids)
                 a_id_item(item)
                 a_id_code(code)
+            cat = ev.get("cat")
             name = ev.get("name")
-            if type(name) is str:
-                nc = names.get(name)
-                if nc is None:
-                    nc = names[name] = len(names)
-            else:
-                nc = -1
+            try:
+                label = labels.get((cat, name))
+            except TypeError:
+                label = None
+            if label is None:
+                label = self._label(cat, name)
             a_seq(item_seq)
             a_ts(ts)
             a_end(end)
             a_thread(thread)
-            a_cat(cc)
-            a_name(nc)
-            a_kind(kind)
-            a_flags(flags)
+            a_label(label)
+            a_code(kind | flags << 3)
             a_body(ev)
             item += 1
-        self._seq = seq + 1
+        self._seq += len(events)
         if bodies:
             self._store(bodies)
 
@@ -401,8 +423,12 @@ class Normalizer:
                          f"{'' if self.dropped == 1 else 's'}")
         c = {k: _np(v) for k, v in self.cols.items()}
         c["end"] = c["end"].copy()
-        kind = np.frombuffer(bytes(self._kind), np.uint8)
-        flags = np.frombuffer(bytes(self._flags), np.uint8)
+        codes = np.frombuffer(bytes(self._codes), np.uint8)
+        kind, flags = codes & 7, codes >> 3
+        del codes
+        label = c.pop("label")
+        c["cat"], c["name"] = _np(self._label_cat)[label], _np(self._label_name)[label]
+        del label
         n = len(kind)
         pairs = _np(self._pairs).reshape(-1, 2)
         c["end"][pairs[:, 0]] = c["ts"][pairs[:, 1]]  # an async pair is judged by its whole span
@@ -419,8 +445,9 @@ class Normalizer:
                 hi = _INF if until_ms is None else t0 + until_ms * 1000.0
                 keep &= ~((c["end"] < lo) | (c["ts"] > hi))
             keep[pairs[:, 1]] = keep[pairs[:, 0]]  # an async e is kept with its b
+        # X events and instants on a thread move to their thread's Custom Operator lane
+        lane = (((flags & _LANE_ELIGIBLE) != 0) | (kind == _X)) & (c["cat"] == self._cats.get(CUSTOM_OP, -2))
         del c["cat"], c["name"]
-        lane = (flags & _LANE_ELIGIBLE) != 0
         keep, lane = self._bind_flows(c, kind, keep, lane)
         kept = np.flatnonzero(keep).astype(np.int32 if n < 2 ** 31 else np.int64)
         del keep
@@ -464,7 +491,7 @@ class Normalizer:
         self.id_out = np.full(len(order), -1, np.int32)
         for mask in (is_flow & (idc >= 0), ~is_flow & (idc >= 0)):
             self.id_out[mask] = _first_rank(idc[mask], 1)
-        self._kind = self._flags = None
+        self._codes = None
         return notes
 
     def _bind_flows(self, c, kind, keep, lane):
