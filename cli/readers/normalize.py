@@ -168,7 +168,7 @@ class Normalizer:
         self._thread_keys = []    # thread code -> (pid key, tid key)
         self._thread_pid = array("q")  # thread code -> pid code
         self._pids = {}           # pid key -> pid code
-        self._cats, self._names, self._flow_ids, self._int_ids = {}, {}, {}, {}
+        self._flow_ids, self._int_ids = {}, {}
         self._open_b = {}         # thread code -> [(seq, B event, tid)]
         self._open_async = {}     # (cat key, id key) -> [item]
         # one entry per item (a timed event; a B/E pair is one X item)
@@ -176,7 +176,6 @@ class Normalizer:
                      "thread": array("i"), "label": array("i")}
         self._codes = bytearray()  # per item: kind | flags << 3
         self._labels = {}          # (cat, name) -> label code
-        self._label_cat, self._label_name = array("i"), array("i")  # label -> cat, name code
         # entries only for some items: (item, code)
         self._flow_item, self._flow_code = array("q"), array("q")   # flow steps: flow id code
         self._id_item, self._id_code = array("q"), array("q")       # integer ids: id code
@@ -185,8 +184,9 @@ class Normalizer:
         # keep a 4 KiB buffer each, and one growing buffer would be copied as it grows):
         # a batch's bodies with a newline between two of them (see _store)
         self._blobs = []
-        self._blob_start = array("q", [0])
-        self._body_start, self._body_end = array("q"), array("q")  # item -> its body's bytes
+        self._blob_start = array("q", [0])   # blob -> its offset (the blobs as one run of bytes)
+        self._blob_item = array("q")         # blob -> its first item
+        self._body_end = array("q")          # item -> the offset just past its body
         self._size = 0
 
     # -- reading ----------------------------------------------------------------------
@@ -206,23 +206,19 @@ class Normalizer:
         return code
 
     def _label(self, cat, name):
-        """The code of a (cat, name) pair; each pair's cat and name codes (-1: not a string)
-        are kept per label, so an event costs one lookup for both."""
+        """The code of a (cat, name) pair, numbered in order of first appearance: one
+        lookup per event for both; the filters and the Custom Operator lane are
+        decided per label in :meth:`finish`."""
         try:
             key = (cat, name)
             code = self._labels.get(key)
-        except TypeError:   # an object or array as cat or name: only strings get codes
+        except TypeError:   # an object or array as cat or name: only strings are matched
             key = (cat if type(cat) is str else _NOT_TEXT, name if type(name) is str else _NOT_TEXT)
             code = self._labels.get(key)
         if code is None:
             code = self._labels[key] = len(self._labels)
-            codes = []
-            for value, table in ((cat, self._cats), (name, self._names)):
-                codes.append(table.setdefault(value, len(table)) if type(value) is str else -1)
             if type(cat) is str:
                 self.categories.add(cat)
-            self._label_cat.append(codes[0])
-            self._label_name.append(codes[1])
         return code
 
     def feed(self, events):
@@ -387,25 +383,20 @@ class Normalizer:
 
         One orjson call for the batch costs half of one call per event. The
         newlines mark where a body ends: compact JSON never holds a raw newline
-        (strings escape it), so numpy finds them. The blob is a slice of what
-        orjson returns: its bytes keep the spare room of orjson's buffer, about
-        twice their length.
+        (strings escape it), so numpy finds them, and a body starts 3 bytes after
+        the end of the one before. The blob is a slice of what orjson returns:
+        its bytes keep the spare room of orjson's buffer, about twice their length.
         """
         try:
             between = [_NEWLINE] * (2 * len(bodies) - 1)
             between[::2] = bodies
             blob = orjson.dumps(between)[1:-1]
-            newlines = np.flatnonzero(np.frombuffer(blob, np.uint8) == 10)
-            starts = np.concatenate([[0], newlines + 2])
-            ends = np.concatenate([newlines - 1, [len(blob)]])
         except (orjson.JSONEncodeError, TypeError):   # big integers, deep nesting
-            parts = [dumps(ev) for ev in bodies]
-            lengths = np.array([len(part) for part in parts], np.int64)
-            ends = np.cumsum(lengths)
-            starts = ends - lengths
-            blob = b"".join(parts)
-        self._body_start.frombytes((starts + self._size).astype(np.int64).tobytes())
-        self._body_end.frombytes((ends + self._size).astype(np.int64).tobytes())
+            blob = b",\n,".join([dumps(ev) for ev in bodies])
+        newlines = np.flatnonzero(np.frombuffer(blob, np.uint8) == 10)
+        ends = np.concatenate([newlines - 1, [len(blob)]]) + self._size
+        self._blob_item.append(len(self._body_end))
+        self._body_end.frombytes(ends.astype(np.int64).tobytes())
         self._blobs.append(blob)
         self._size += len(blob)
         self._blob_start.append(self._size)
@@ -421,24 +412,28 @@ class Normalizer:
         if self.dropped:
             notes.append(f"dropped {self.dropped} malformed or unmatched event"
                          f"{'' if self.dropped == 1 else 's'}")
+        label = _np(self.cols.pop("label"))
+        keys = list(self._labels)   # label code -> (cat, name)
+
+        def of_label(test):
+            """Per item: whether its (cat, name) passes ``test``."""
+            return np.array([test(cat, name) for cat, name in keys] + [False], bool)[label]
+
         c = {k: _np(v) for k, v in self.cols.items()}
         c["end"] = c["end"].copy()
-        codes = np.frombuffer(bytes(self._codes), np.uint8)
+        codes = np.frombuffer(self._codes, np.uint8)
         kind, flags = codes & 7, codes >> 3
         del codes
-        label = c.pop("label")
-        c["cat"], c["name"] = _np(self._label_cat)[label], _np(self._label_name)[label]
-        del label
         n = len(kind)
         pairs = _np(self._pairs).reshape(-1, 2)
         c["end"][pairs[:, 0]] = c["ts"][pairs[:, 1]]  # an async pair is judged by its whole span
         keep = np.ones(n, bool)
         if n:
             if domains:
-                keep &= np.isin(c["cat"], [self._cats[d] for d in domains if d in self._cats])
+                keep &= of_label(lambda cat, name: type(cat) is str and cat in domains)
             if name_glob is not None:
-                keep &= np.isin(c["name"], [code for name, code in self._names.items()
-                                            if fnmatch.fnmatchcase(name, name_glob)])
+                keep &= of_label(lambda cat, name: type(name) is str
+                                 and fnmatch.fnmatchcase(name, name_glob))
             if since_ms is not None or until_ms is not None:
                 t0 = c["ts"].min()
                 lo = -_INF if since_ms is None else t0 + since_ms * 1000.0
@@ -446,8 +441,8 @@ class Normalizer:
                 keep &= ~((c["end"] < lo) | (c["ts"] > hi))
             keep[pairs[:, 1]] = keep[pairs[:, 0]]  # an async e is kept with its b
         # X events and instants on a thread move to their thread's Custom Operator lane
-        lane = (((flags & _LANE_ELIGIBLE) != 0) | (kind == _X)) & (c["cat"] == self._cats.get(CUSTOM_OP, -2))
-        del c["cat"], c["name"]
+        lane = (((flags & _LANE_ELIGIBLE) != 0) | (kind == _X)) & of_label(lambda cat, name: cat == CUSTOM_OP)
+        del label
         keep, lane = self._bind_flows(c, kind, keep, lane)
         kept = np.flatnonzero(keep).astype(np.int32 if n < 2 ** 31 else np.int64)
         del keep
@@ -565,13 +560,13 @@ class Normalizer:
         Each stored body gets the new pid, tid and integer id in front of its fields.
         """
         blobs = self._blobs
-        starts, ends = _np(self._body_start), _np(self._body_end)
-        blob_start = _np(self._blob_start)
+        ends, blob_start, blob_item = _np(self._body_end), _np(self._blob_start), _np(self._blob_item)
         for start in range(0, len(self.order), CHUNK):
             stop = start + CHUNK
             ks = self.order[start:stop]
-            b = np.searchsorted(blob_start, starts[ks], side="right") - 1
-            at = starts[ks] - blob_start[b] + 1   # a body always holds ts: after its "{"
+            b = np.searchsorted(blob_item, ks, side="right") - 1
+            begin = np.where(ks == blob_item[b], blob_start[b], ends[ks - 1] + 3)  # see _store
+            at = begin - blob_start[b] + 1   # a body always holds ts: after its "{"
             bodies = [blobs[i][s:e] for i, s, e in zip(b.tolist(), at.tolist(),
                                                          (ends[ks] - blob_start[b]).tolist())]
             pieces = [None] * (2 * len(bodies))
