@@ -573,7 +573,8 @@ class Normalizer:
             pieces[::2] = _heads(self.pid_out[start:stop], self.tid_out[start:stop],
                                  self.id_out[start:stop])
             pieces[1::2] = bodies
-            yield start, len(bodies), b"".join(pieces)[2:]
+            pieces[0] = pieces[0][2:]   # no ",\n" before the chunk's first event
+            yield start, len(bodies), b"".join(pieces)
 
     @staticmethod
     def top(top):
