@@ -62,7 +62,8 @@ CHUNK = 4096  # events per output chunk (and per output-check batch)
 
 # kind codes
 _OTHER, _X, _FLOW_ENCLOSING, _FLOW_NEXT, _ASYNC_B, _ASYNC_E = range(6)
-# flag bits
+# flag bits (_LANE_ELIGIBLE: an instant on a thread; it moves to the Custom Operator
+# lane as X events do when its cat is that, see Normalizer.finish)
 _THREAD_BOUND, _LANE_ELIGIBLE, _HAS_TID = 1, 2, 4
 _INF = math.inf
 _NOT_TEXT = object()  # stands for a cat or name that is not a string (Normalizer._label)
