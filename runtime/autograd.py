@@ -10,6 +10,7 @@ Recording and training flags are per thread, as in MXNet.
 import threading
 
 
+from .base import as_mxnet_error
 from .engine.base import MODE_IMPERATIVE
 from .ndarray import ndarray as _nd
 
@@ -136,23 +137,21 @@ def _in_graph(arr):
                for x in arr._ag[0].inputs)
 
 
-def _check_not_in_graph(op, outputs):
-    """Writing into an array already in the graph (``y += 1``, ``relu(x, out=x)``,
-    ``y[:] = x`` while recording) would silently route gradients wrong: MXNet refuses
-    it, and so does xprof."""
+def check_inplace(op, inputs, outputs):
+    """Writing into an array already in the graph (``y += 1``, ``relu(x, out=x)``) or
+    into one of the op's own inputs (``x[idx] = y``) while recording would route
+    gradients wrong: MXNet refuses it (an MXNetError, with MXNet's wording), and so does
+    xprof, before the op is pushed. Called by the NDArray layer for ops given ``out=``."""
     for o in outputs:
-        if _in_graph(o):
-            raise ValueError(
-                f"{op.name}: assigning to an NDArray that is already in a computational "
-                "graph while recording would give wrong gradients; in-place operations "
-                "(+=, *=, relu(x, out=x), y[idx] = x, ...) are not supported inside "
-                "autograd.record(): write to a new array, or call backward first")
+        if _in_graph(o) or any(o is x for x in inputs):
+            raise as_mxnet_error(ValueError(
+                f"{op.name}: Inplace operations (+=, -=, x[:]=, etc) are not supported "
+                "when recording with autograd: the output is already in the graph or is "
+                "an input of the op; write to a new array, or call backward first"))
 
 
 def record_op(op, inputs, outputs, params, backward_fn=None):
     """Called by the NDArray layer for every op while recording."""
-    if backward_fn is None and op is not None:
-        _check_not_in_graph(op, outputs)
     node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs)
     for i, o in enumerate(outputs):
         o._ag = (node, i)

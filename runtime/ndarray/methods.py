@@ -20,7 +20,8 @@ _METHODS = ("slice_axis", "slice_like", "take", "pick", "one_hot", "squeeze", "t
             "rcbrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
             "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians",
             "log_softmax", "depth_to_space", "space_to_depth", "broadcast_axes",
-            "reshape_like", "softmin", "logical_not")
+            "reshape_like", "softmin", "logical_not", "to_dlpack_for_read",
+            "to_dlpack_for_write")
 
 
 def _method(functions, opname):
