@@ -24,10 +24,31 @@ def _device_number(key):
         return _device_numbers[key]
 
 
-class Context:
+class _DefaultContext(type):
+    """``Context.default_ctx``: this thread's current context, as a class attribute (MXNet
+    1.9.1). Assigning it changes this thread's context only: inside a ``with ctx:`` block
+    until the block ends, else from then on."""
+
+    @property
+    def default_ctx(cls):
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx):
+        stack = getattr(Context._stack, "items", None)
+        if stack:
+            stack[-1] = ctx
+        else:
+            Context._default_ctx.value = ctx
+
+
+class Context(metaclass=_DefaultContext):
     """A device: ``device_type`` ('cpu', 'gpu', ...) and ``device_id``."""
 
-    _stack = threading.local()
+    _stack = threading.local()          # this thread's ``with ctx:`` blocks
+    _default_ctx = threading.local()    # this thread's context outside them (``value``)
+    devtype2str = {v: k for k, v in _DEVICE_TYPES.items()}
+    devstr2type = dict(_DEVICE_TYPES)
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -96,7 +117,9 @@ def cpu_pinned(device_id=0):
 
 def current_context():
     stack = getattr(Context._stack, "items", None)
-    return stack[-1] if stack else _CPU0
+    if stack:
+        return stack[-1]
+    return getattr(Context._default_ctx, "value", None) or _CPU0
 
 
 def num_gpus():

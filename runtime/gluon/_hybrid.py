@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from .. import autograd
+from .. import name as _name
 from ..engine.base import ALWAYS_RUN
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
@@ -67,7 +68,8 @@ class _PrefixedSymbols:
                 n = counts.get(hint, 0)
                 counts[hint] = n + 1
                 name = f"{hint}{n}"
-            return value(*args, name=prefix + name, **kwargs)
+            with _name.NameManager():   # the prefix is given here, not again by the scope
+                return value(*args, name=prefix + name, **kwargs)
         fn.__name__ = attr
         return fn
 

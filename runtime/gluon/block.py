@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 
 from .. import initializer as _init
+from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
@@ -84,11 +85,15 @@ class _BlockScope:
             return self
         self._old_scope = getattr(_BlockScope._current, "value", None)
         _BlockScope._current.value = self
+        # as in MXNet: operators named inside get the block's prefix (``dense0_fwd``)
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
         return self
 
     def __exit__(self, *exc):
         if self._block._empty_prefix:
             return False
+        self._name_scope.__exit__(*exc)
         _BlockScope._current.value = self._old_scope
         return False
 
