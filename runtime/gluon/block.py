@@ -320,11 +320,13 @@ class HybridBlock(Block):
         self._active = False
         self._flags = {}
         self._cached = {}
+        self._in_fmt = None     # the input structure the cached graph was built for
 
     def hybridize(self, active=True, **kwargs):
         self._active = bool(active)
         self._flags = dict(kwargs)
         self._cached = {}
+        self._in_fmt = None
         super().hybridize(active, **kwargs)
 
     def cast(self, dtype):
@@ -346,9 +348,13 @@ class HybridBlock(Block):
                 p._finish_deferred_init()
 
     def forward(self, x, *args):
-        if isinstance(x, _nd.NDArray):
+        """NDArray inputs (``None`` and nested lists of them allowed, as in MXNet): run
+        imperatively, or through the cached graph once hybridized; Symbol inputs: build
+        the graph."""
+        from . import _hybrid
+        kind = _hybrid.input_kind(self, (x,) + args)
+        if kind == "ndarray":
             if self._active:
-                from . import _hybrid
                 return _hybrid.call_cached(self, x, *args)
             reg = self._reg_params
             try:
@@ -357,11 +363,6 @@ class HybridBlock(Block):
                 self._finish_deferred((x,) + args)
                 params = {k: p.data() for k, p in reg.items()}
             return self.hybrid_forward(_nd_module(), x, *args, **params)
-        sym = _symbol_module()
-        if sym is None or not isinstance(x, sym.Symbol):
-            raise ValueError(f"{self.name}: input must be an NDArray or a Symbol, got "
-                             f"{type(x).__name__}")
-        from . import _hybrid
         params = {k: p.var() for k, p in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_hybrid.symbol_namespace(self), x, *args, **params)
@@ -409,6 +410,8 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         from . import _hybrid
+        if _hybrid.input_kind(self, (x,) + args) == "symbol":
+            return _hybrid.compose_symbol_block(self, (x,) + args)
         return _hybrid.call_cached(self, x, *args)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
