@@ -279,3 +279,43 @@ def test_scalar_ops_in_a_layer_carry_its_name_when_not_recording(profile):
     ops = [(e["name"], e.get("args", {}).get("name")) for e in p.events("operator")]
     assert ("_mul_scalar", "triple") in ops
     assert ("_mul_scalar", None) in ops
+
+
+# -- channels-last layouts: transposes around the channels-first operators ----------------
+@pytest.mark.parametrize("n, first, last", [(1, "NCW", "NWC"), (2, "NCHW", "NHWC"),
+                                            (3, "NCDHW", "NDHWC")])
+def test_channels_last_conv_and_pool_match_channels_first(n, first, last):
+    rng = np.random.default_rng(n)
+    shape_first = (2, 3) + (6,) * n
+    x = rng.standard_normal(shape_first).astype(np.float32)
+    conv_cls = {1: nn.Conv1D, 2: nn.Conv2D, 3: nn.Conv3D}[n]
+    ref = conv_cls(4, 3, layout=first, in_channels=3)
+    cl = conv_cls(4, 3, layout=last, in_channels=3)
+    ref.initialize()
+    cl.initialize()
+    assert cl.weight.shape == (4,) + (3,) * n + (3,)
+    w = ref.weight.data().asnumpy()
+    cl.weight.set_data(np.moveaxis(w, 1, -1))
+    cl.bias.set_data(ref.bias.data())
+    to_last = (0,) + tuple(range(2, n + 2)) + (1,)
+    xl = mx.nd.array(x.transpose(to_last))
+    for hybrid in (False, True):
+        if hybrid:
+            cl.hybridize()
+        xl.attach_grad()
+        with mx.autograd.record():
+            out = cl(xl)
+        out.backward()
+        want = ref(mx.nd.array(x)).asnumpy().transpose(to_last)
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-4, atol=1e-5)
+        xf = mx.nd.array(x)
+        xf.attach_grad()
+        with mx.autograd.record():
+            ref(xf).backward()
+        np.testing.assert_allclose(xl.grad.asnumpy(), xf.grad.asnumpy().transpose(to_last),
+                                   rtol=1e-4, atol=1e-5)
+    pool_cls = {1: nn.MaxPool1D, 2: nn.MaxPool2D, 3: nn.MaxPool3D}[n]
+    got = pool_cls(2, layout=last)(xl).asnumpy()
+    np.testing.assert_allclose(got, pool_cls(2)(mx.nd.array(x)).asnumpy().transpose(to_last))
+    with pytest.raises(ValueError, match=f"use '{first}' or '{last}'"):
+        pool_cls(2, layout="NCXW")
