@@ -319,3 +319,50 @@ def test_channels_last_conv_and_pool_match_channels_first(n, first, last):
     np.testing.assert_allclose(got, pool_cls(2)(mx.nd.array(x)).asnumpy().transpose(to_last))
     with pytest.raises(ValueError, match=f"use '{first}' or '{last}'"):
         pool_cls(2, layout="NCXW")
+
+
+def test_reflection_pad_2d_matches_numpy_and_its_gradient():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    layer = nn.ReflectionPad2D(2)
+    want = np.pad(x, [(0, 0), (0, 0), (2, 2), (2, 2)], mode="reflect")
+    np.testing.assert_array_equal(layer(mx.nd.array(x)).asnumpy(), want)
+    g = rng.standard_normal(want.shape).astype(np.float32)
+    xa = mx.nd.array(x)
+    xa.attach_grad()
+    layer.hybridize()
+    with mx.autograd.record():
+        out = layer(xa)
+    out.backward(mx.nd.array(g))
+    # each input element's gradient: the sum of the output elements that copy it
+    idx = np.arange(x.size).reshape(x.shape)
+    src = np.pad(idx, [(0, 0), (0, 0), (2, 2), (2, 2)], mode="reflect")
+    expect = np.bincount(src.ravel(), weights=g.ravel(), minlength=x.size).reshape(x.shape)
+    np.testing.assert_allclose(xa.grad.asnumpy(), expect, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="batch or channel axis"):
+        nn.ReflectionPad2D((1, 1, 0, 0, 1, 1, 1, 1))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_layer_norm_with_the_wrong_channels_is_an_mxnet_error(hybridize):
+    layer = nn.LayerNorm(in_channels=10)
+    layer.initialize()
+    if hybridize:
+        layer.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="gamma has shape"):
+        layer(mx.nd.ones((2, 11)))
+
+
+@pytest.mark.parametrize("size, n, axis", [(33, 4, 1), (33, 15, 1), (128, 8, 0), (10, 3, 0)])
+def test_split_data_uneven_slices_follow_numpy_array_split(size, n, axis):
+    shape = [4, 4]
+    shape[axis] = size
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    got = gluon.utils.split_data(mx.nd.array(x), n, axis, even_split=False)
+    want = np.array_split(x, n, axis=axis)
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    if size % n:
+        with pytest.raises(ValueError, match="cannot be split evenly"):
+            gluon.utils.split_data(mx.nd.array(x), n, axis)

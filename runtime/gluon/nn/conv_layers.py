@@ -13,7 +13,8 @@ from .basic_layers import weight_bias_act
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D",
            "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
-           "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D"]
+           "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+           "ReflectionPad2D"]
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 _LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
@@ -274,3 +275,28 @@ GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, "max", True)
 GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, "avg", True)
 GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, "avg", True)
 GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, "avg", True)
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pads the last two axes of (N, C, H, W) input by reflection (operator ``Pad``,
+    mode 'reflect'): ``padding`` is an int (every side) or MXNet's 8-tuple
+    ``pad_width``."""
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        padding = _tuple(padding, 8, "padding", "ReflectionPad2D", minimum=0)
+        if any(padding[:4]):
+            raise ValueError(f"ReflectionPad2D: padding={padding} pads the batch or "
+                             "channel axis; only the last two axes are padded")
+        self._padding = padding
+
+    def _alias(self):
+        return "reflectionpad2d"
+
+    def infer_shape(self, *args):
+        pass
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)
