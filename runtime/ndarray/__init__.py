@@ -196,7 +196,8 @@ random_normal = normal = random.normal
 from . import helpers as _helpers  # noqa: E402 - after the generated functions it overrides
 from .helpers import (CachedOp, eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
                       reset_arrays, to_dlpack_for_read, to_dlpack_for_write)
-globals().update({alias: globals()[name] for alias, name in _helpers.ALIASES.items()})
+for _alias, _name in _helpers.ALIASES.items():   # unless the registry has the alias
+    globals().setdefault(_alias, globals()[_name])
 
 
 def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
@@ -268,4 +269,5 @@ def load_frombuffer(buf, ctx=None):
 
 
 methods.attach(globals())
+_helpers.attach_methods(NDArray)
 _internal = _helpers.internal_namespace(globals())

@@ -132,6 +132,12 @@ def to_dlpack_for_write(data):
     return _capsule(data, data.wait_to_write)
 
 
+def attach_methods(cls):
+    """``x.to_dlpack_for_read()`` / ``x.to_dlpack_for_write()``, as in MXNet."""
+    cls.to_dlpack_for_read = to_dlpack_for_read
+    cls.to_dlpack_for_write = to_dlpack_for_write
+
+
 def from_dlpack(dlpack):
     """An NDArray sharing the buffer of a DLPack capsule (or of an object with
     ``__dlpack__``, such as a numpy array or a torch tensor on the CPU)."""
@@ -143,7 +149,7 @@ def from_dlpack(dlpack):
     return a
 
 
-# MXNet's other names of registered operators
+# MXNet's other names of registered operators (used where the registry has no alias)
 ALIASES = {"crop": "slice", "flatten": "Flatten", "_crop_assign": "_slice_assign",
            "_crop_assign_scalar": "_slice_assign_scalar"}
 

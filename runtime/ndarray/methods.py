@@ -20,8 +20,7 @@ _METHODS = ("slice_axis", "slice_like", "take", "pick", "one_hot", "squeeze", "t
             "rcbrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
             "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians",
             "log_softmax", "depth_to_space", "space_to_depth", "broadcast_axes",
-            "reshape_like", "softmin", "logical_not", "to_dlpack_for_read",
-            "to_dlpack_for_write")
+            "reshape_like", "softmin", "logical_not")
 
 
 def _method(functions, opname):

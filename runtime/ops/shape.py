@@ -224,30 +224,8 @@ defop("broadcast_to", _broadcast_to, grad=_broadcast_grad, cost=input_size,
       params={"shape": ()})
 
 
-def _broadcast_like_shape(lshape, rshape, lhs_axes=None, rhs_axes=None):
-    """The shape ``lhs`` is broadcast to: ``rhs``'s, or (``lhs_axes``/``rhs_axes``
-    given) ``lhs``'s with each listed axis of size 1 taking the matching ``rhs`` axis."""
-    if lhs_axes is None and rhs_axes is None:
-        return _broadcast_to_shape(lshape, rshape)
-    la = parse_tuple(lhs_axes, "lhs_axes") or ()
-    ra = parse_tuple(rhs_axes, "rhs_axes") or ()
-    if not la or len(la) != len(ra):
-        raise ValueError(f"broadcast_like: lhs_axes={la} and rhs_axes={ra} must be "
-                         "non-empty and of the same length")
-    out = list(lshape)
-    for a, b in zip(la, ra):
-        i = _axis(a, len(lshape), "broadcast_like")
-        j = _axis(b, len(rshape), "broadcast_like")
-        if out[i] != 1 and out[i] != rshape[j]:
-            raise ValueError(f"broadcast_like: lhs axis {a} has size {out[i]}, not 1 or "
-                             f"{rshape[j]} (rhs axis {b})")
-        out[i] = rshape[j]
-    return tuple(out)
-
-
 def _broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
-    return np.broadcast_to(lhs, _broadcast_like_shape(lhs.shape, rhs.shape, lhs_axes,
-                                                      rhs_axes))
+    return np.broadcast_to(lhs, _broadcast_to_shape(lhs.shape, rhs.shape))
 
 
 def _broadcast_like_grad(ograds, inputs, outputs, **_):
@@ -256,7 +234,6 @@ def _broadcast_like_grad(ograds, inputs, outputs, **_):
 
 defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
       grad=_broadcast_like_grad, cost=input_size,
-      infer=lambda in_shapes, in_dtypes, lhs_axes=None, rhs_axes=None, **_: (
-          [_broadcast_like_shape(in_shapes[0], in_shapes[1], lhs_axes, rhs_axes)],
-          [in_dtypes[0]]),
+      infer=lambda in_shapes, in_dtypes, **_: (
+          [_broadcast_to_shape(in_shapes[0], in_shapes[1])], [in_dtypes[0]]),
       params={"lhs_axes": None, "rhs_axes": None})

@@ -121,15 +121,6 @@ def test_bool_of_empty_and_single_element_arrays():
         bool(nd.ones((2,)))
 
 
-def test_broadcast_like_on_chosen_axes():
-    lhs = np.arange(6, dtype=np.float32).reshape(1, 2, 1, 3)
-    out = nd.broadcast_like(nd.array(lhs), nd.zeros((5, 6, 7, 8)), lhs_axes=(0, 2),
-                            rhs_axes=(1, 3))
-    np.testing.assert_array_equal(out.asnumpy(), np.broadcast_to(lhs, (6, 2, 8, 3)))
-    with pytest.raises(mx.base.MXNetError, match="non-empty"):
-        nd.broadcast_like(nd.array(lhs), nd.zeros((5,)), lhs_axes=(), rhs_axes=())
-
-
 SHAPE = (4, 5, 3, 3)
 A = np.arange(np.prod(SHAPE), dtype=np.int32).reshape(SHAPE)
 
