@@ -280,17 +280,21 @@ class NDArray(Var):
         return invoke("expand_dims", (self,), {"axis": axis})
 
     # -- reductions and math as methods ---------------------------------------------------------
-    def sum(self, axis=None, keepdims=False):
-        return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims})
+    def sum(self, axis=None, keepdims=False, exclude=False):
+        return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def mean(self, axis=None, keepdims=False):
-        return invoke("mean", (self,), {"axis": axis, "keepdims": keepdims})
+    def mean(self, axis=None, keepdims=False, exclude=False):
+        return invoke("mean", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def max(self, axis=None, keepdims=False):
-        return invoke("max", (self,), {"axis": axis, "keepdims": keepdims})
+    def max(self, axis=None, keepdims=False, exclude=False):
+        return invoke("max", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def min(self, axis=None, keepdims=False):
-        return invoke("min", (self,), {"axis": axis, "keepdims": keepdims})
+    def min(self, axis=None, keepdims=False, exclude=False):
+        return invoke("min", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
     def argmax(self, axis=None, keepdims=False):
         return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims})
