@@ -366,3 +366,93 @@ def test_split_data_uneven_slices_follow_numpy_array_split(size, n, axis):
     if size % n:
         with pytest.raises(ValueError, match="cannot be split evenly"):
             gluon.utils.split_data(mx.nd.array(x), n, axis)
+
+
+# -- Block behaviours MXNet programs rely on ----------------------------------------------
+def test_summary_counts_parameters_and_shows_output_shapes(capsys):
+    net = nn.Sequential()
+    net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=3), nn.BatchNorm(in_channels=2))
+    net.initialize()
+    net.summary(mx.nd.ones((5, 4)))
+    out = capsys.readouterr().out
+    assert "Dense-1" in out and "(5, 3)" in out and "(5, 2)" in out
+    # 4*3+3 + 3*2+2 + BatchNorm gamma/beta (trainable) 4 and its statistics 4
+    assert "Trainable params: 27" in out and "Non-trainable params: 4" in out
+    hnet = nn.HybridSequential()
+    hnet.add(nn.Dense(2, in_units=4))
+    hnet.initialize()
+    hnet.hybridize()
+    with pytest.raises(AssertionError, match="non-hybridized"):
+        hnet.summary(mx.nd.ones((1, 4)))
+
+
+def test_shared_parameters_merge_unknown_dimensions():
+    a = nn.Dense(5, in_units=4, prefix="shared_")
+    b = nn.Dense(5, prefix="shared_", params=a.collect_params())   # (5, 0) asked
+    assert b.weight is a.weight and a.weight.shape == (5, 4)
+    with pytest.raises(ValueError, match="incompatible"):
+        nn.Dense(6, prefix="shared_", params=a.collect_params())
+
+
+def test_deduplicated_save_loads_into_shared_parameters(tmp_path):
+    class Two(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.first = nn.Dense(2, in_units=2)
+                self.second = nn.Dense(2, in_units=2, params=self.first.collect_params())
+    net = Two()
+    net.initialize()
+    path = str(tmp_path / "dedup.params")
+    net.save_parameters(path, deduplicate=True)
+    assert sorted(mx.nd.load(path)) == ["first.bias", "first.weight"]
+    other = Two()
+    other.load_parameters(path)          # second.* are the same Parameters: not missing
+    np.testing.assert_array_equal(other.second.weight.data().asnumpy(),
+                                  net.first.weight.data().asnumpy())
+
+
+def test_legacy_save_params_and_saved_dtypes(tmp_path):
+    net = nn.HybridSequential(prefix="")
+    net.add(nn.Dense(3, in_units=2, prefix="dense0_"))
+    net.initialize()
+    path = str(tmp_path / "legacy.params")
+    with pytest.warns(DeprecationWarning):
+        net.save_params(path)
+    assert sorted(mx.nd.load(path)) == ["dense0_bias", "dense0_weight"]
+    fresh = nn.HybridSequential(prefix="")
+    fresh.add(nn.Dense(3, in_units=2, prefix="dense0_"))
+    with pytest.warns(DeprecationWarning):
+        fresh.load_params(path)
+    np.testing.assert_array_equal(fresh[0].weight.data().asnumpy(),
+                                  net[0].weight.data().asnumpy())
+    net.cast("float16")
+    net.save_parameters(path)
+    net.cast("float32")
+    net.load_parameters(path, cast_dtype=True, dtype_source="saved")
+    assert net[0].weight.dtype == np.float16
+    with pytest.raises(ValueError, match="dtype_source='mine'"):
+        net.load_parameters(path, dtype_source="mine")
+
+
+def test_new_child_makes_the_cached_graph_stale():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(10, flatten=False))
+    net.hybridize()
+    net.initialize()
+    assert net(mx.nd.ones((2, 3, 5))).shape == (2, 3, 10)
+    net.add(nn.Flatten())
+    assert net(mx.nd.ones((2, 3, 5))).shape == (2, 30)
+
+
+def test_container_and_sequential_warnings():
+    class Listed(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.layers = [nn.Dense(2)]
+    with pytest.warns(UserWarning, match="unregistered container with Blocks"):
+        Listed().collect_params()
+    seq = nn.Sequential()
+    seq.add(nn.Dense(2))
+    with pytest.warns(UserWarning, match="Consider using HybridSequential"):
+        seq.hybridize()
