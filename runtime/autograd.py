@@ -15,7 +15,8 @@ from .engine.base import MODE_IMPERATIVE
 from .ndarray import ndarray as _nd
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "backward", "mark_variables", "grad", "Function"]
+           "set_recording", "set_training", "backward", "mark_variables", "grad", "Function",
+           "get_symbol"]
 
 
 class _State(threading.local):
@@ -261,6 +262,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
                 _nd.push_op(_nd._ops["elemwise_add"], (arr._grad, total), {}, outs=[arr._grad])
             elif total is not arr._grad:   # a node may write the gradient buffer itself
                 _nd.push_op(_nd._ops["_copy"], (total,), {}, outs=[arr._grad])
+            arr._fresh = True       # NDArray._fresh_grad: backward wrote this gradient
     if not retain_graph:
         for node in order:
             for o in node.outputs:
@@ -312,3 +314,46 @@ class Function:
                 return [res] if isinstance(res, _nd.NDArray) else list(res)
             record_op(None, inputs, outs, {}, backward_fn)
         return outputs
+
+
+def get_symbol(x):
+    """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``):
+    one node per recorded operator, arrays that were not computed under recording
+    become variables ``var0``, ``var1``... A custom function or a hybridized block in
+    the history has no operator to show and is refused."""
+    from .symbol import Symbol
+    from .symbol.graph import _Node, _auto_name
+    if x._ag is None:
+        raise ValueError("get_symbol: the array was not computed inside autograd.record()")
+    built, variables = {}, {}
+
+    def entry(arr):
+        if arr._ag is None:
+            v = variables.get(id(arr))
+            if v is None:
+                v = variables[id(arr)] = (_Node(None, f"var{len(variables)}"), 0)
+            return v
+        node, i = arr._ag
+        return (built[id(node)], i)
+
+    order, seen, stack = [], set(), [(x._ag[0], False)]
+    while stack:                      # the recorded nodes, inputs first
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((a._ag[0], False) for a in node.inputs if a._ag is not None)
+    for node in order:
+        op = node.op
+        if op is None:
+            raise ValueError("get_symbol: the history holds a custom function or a "
+                             "hybridized block, which has no operator node")
+        params = {k: v for k, v in node.params.items() if k != "rng"}
+        built[id(node)] = _Node(op, _auto_name(op.name.lower().lstrip("_")), params,
+                                [entry(a) for a in node.inputs],
+                                len(node.inputs) - len(op.aux_names))
+    return Symbol([entry(x)])

@@ -110,7 +110,7 @@ class NDArray(Var):
     """
 
     __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req",
-                 "_released")
+                 "_released", "_fresh")
     __array_priority__ = 1000.0
 
     @property
@@ -342,6 +342,15 @@ class NDArray(Var):
     @property
     def grad(self):
         return self._grad
+
+    @property
+    def _fresh_grad(self):
+        """True once ``backward`` has written this variable's gradient (until reset)."""
+        return getattr(self, "_fresh", False)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        self._fresh = bool(value)
 
     def detach(self):
         """The same values, cut from the autograd graph (a copy op, ``_copy``)."""
