@@ -183,3 +183,98 @@ def test_rnn_is_profiled_under_its_mxnet_name(tmp_path):
     mx.profiler.dump()
     names = {e.get("name") for e in json.loads(trace.read_text())["traceEvents"]}
     assert {"RNN", "_backward_RNN"} <= names
+
+
+# -- LSTM with projection_size (LSTMP) ---------------------------------------------------
+def _lstmp_reference(x, flat, h0, c0, H, P, L, D):
+    """Textbook LSTMP over the MXNet layout: per (layer, dir) Wx, Wh (4H, P), Wr (P, H),
+    then the biases."""
+    C = x.shape[2]
+    ws, off = [], 0
+    for layer in range(L):
+        ni = C if layer == 0 else P * D
+        for _ in range(D):
+            wx = flat[off:off + 4 * H * ni].reshape(4 * H, ni)
+            off += 4 * H * ni
+            wh = flat[off:off + 4 * H * P].reshape(4 * H, P)
+            off += 4 * H * P
+            wr = flat[off:off + P * H].reshape(P, H)
+            off += P * H
+            ws.append([wx, wh, wr])
+    for k in range(L * D):
+        ws[k] += [flat[off:off + 4 * H], flat[off + 4 * H:off + 8 * H]]
+        off += 8 * H
+    assert off == flat.size
+    hy, cy = [], []
+    for layer in range(L):
+        outs = []
+        for d in range(D):
+            wx, wh, wr, bx, bh = ws[layer * D + d]
+            seq = [None] * len(x)
+            h, c = h0[layer * D + d], c0[layer * D + d]
+            for t in (reversed(range(len(x))) if d else range(len(x))):
+                pre = x[t] @ wx.T + bx + h @ wh.T + bh
+                i, f = _sig(pre[:, :H]), _sig(pre[:, H:2 * H])
+                g, o = np.tanh(pre[:, 2 * H:3 * H]), _sig(pre[:, 3 * H:])
+                c = f * c + i * g
+                h = (o * np.tanh(c)) @ wr.T
+                seq[t] = h
+            outs.append(np.stack(seq))
+            hy.append(h)
+            cy.append(c)
+        x = np.concatenate(outs, axis=2)
+    return x, np.stack(hy), np.stack(cy)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_projection_forward_and_gradient(bidirectional):
+    rng = np.random.default_rng(5)
+    T, N, C, H, P, L = 3, 2, 3, 3, 2, 2
+    D = 2 if bidirectional else 1
+    kw = dict(state_size=H, num_layers=L, bidirectional=bidirectional, mode="lstm",
+              state_outputs=True, projection_size=P)
+    n = rnn.param_size(C, H, L, bidirectional, "lstm", P)
+    ins = [rng.standard_normal((T, N, C)), 0.5 * rng.standard_normal(n),
+           rng.standard_normal((L * D, N, P)), rng.standard_normal((L * D, N, H))]
+    outs = rnn._rnn(*ins, **kw)
+    for got, want in zip(outs, _lstmp_reference(*ins, H, P, L, D)):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert outs[0].shape == (T, N, D * P)
+    shapes, _ = mx.ops.registry.get("RNN").infer([(T, N, C), (n,), (L * D, N, P),
+                                                  (L * D, N, H)], [np.float64] * 4, **kw)
+    assert shapes == [(T, N, D * P), (L * D, N, P), (L * D, N, H)]
+    heads = [rng.standard_normal(o.shape) for o in outs]
+
+    def loss():
+        return sum((o * g).sum() for o, g in zip(rnn._rnn(*ins, **kw), heads))
+
+    analytic = rnn._rnn_grad(heads, ins, list(outs), **kw)
+    for i, x in enumerate(ins):
+        np.testing.assert_allclose(analytic[i], numeric_grad(loss, x), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="needs mode='lstm'"):
+        rnn.param_size(C, H, L, bidirectional, "gru", P)
+
+
+def test_lstm_layer_with_projection_equals_stacked_lstmp_cells():
+    from xprof.runtime.gluon.contrib.rnn import LSTMPCell
+    fused = mx.gluon.rnn.LSTM(4, projection_size=3, num_layers=2, prefix="p_")
+    stack = mx.gluon.rnn.HybridSequentialRNNCell(prefix="p_")
+    with stack.name_scope():
+        for i in range(2):
+            stack.add(LSTMPCell(4, projection_size=3, prefix=f"l{i}_"))
+    x = mx.nd.random.uniform(shape=(5, 2, 6))
+    fused.initialize()
+    stack.initialize()
+    states = fused.begin_state(2)
+    assert [s.shape for s in states] == [(2, 2, 3), (2, 2, 4)]
+    fused.infer_shape(x, states)
+    for name, p in fused.collect_params().items():
+        value = mx.nd.random.uniform(shape=p.shape)
+        p.set_data(value)
+        stack.collect_params()[name].set_data(value)
+    out, st = fused(x, states)
+    ref, ref_st = stack.unroll(5, x, begin_state=stack.begin_state(batch_size=2),
+                               layout="TNC", merge_outputs=True)
+    np.testing.assert_allclose(out.asnumpy(), ref.asnumpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(st[0].asnumpy()[1], ref_st[2].asnumpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(st[1].asnumpy()[1], ref_st[3].asnumpy(), rtol=1e-4, atol=1e-5)
