@@ -5,22 +5,18 @@ symbol JSON; xprof runs everything on the CPU, so ``ctx_group`` does not move wo
 1.9.1, also the assignable class attribute ``AttrScope.current``."""
 import threading
 
+from ._current import class_attribute_meta
+
 __all__ = ["AttrScope", "current"]
 
 
-class _CurrentScope(type):
-    """``AttrScope.current``: this thread's scope, as a class attribute."""
-
-    @property
-    def current(cls):
-        return current()
-
-    @current.setter
-    def current(cls, scope):
-        _state.scope = scope
+def _set_current(scope):
+    _state.scope = scope
 
 
-class AttrScope(metaclass=_CurrentScope):
+class AttrScope(metaclass=class_attribute_meta(
+        "current", lambda: current(), _set_current,
+        "AttrScope.current: this thread's attribute scope")):
     def __init__(self, **kwargs):
         for k, v in kwargs.items():
             if not isinstance(v, str):

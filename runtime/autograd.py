@@ -191,17 +191,8 @@ def _sum(arrays):
     return _nd.push_op(_nd._ops["add_n"], arrays, {})[0]
 
 
-def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
-    """Compute gradients of ``heads`` into the ``.grad`` of marked variables."""
-    if isinstance(heads, _nd.NDArray):
-        heads = [heads]
-    if head_grads is None:
-        head_grads = [None] * len(heads)
-    elif isinstance(head_grads, _nd.NDArray):
-        head_grads = [head_grads]
-    if len(head_grads) != len(heads):
-        raise ValueError(f"backward: {len(head_grads)} head gradients for {len(heads)} heads")
-    # topological order of the nodes reachable from the heads
+def _recorded_order(heads):
+    """The recorded nodes reachable from ``heads`` (arrays), inputs first."""
     order, seen = [], set()
     stack = [(h._ag[0], False) for h in heads if h._ag is not None]
     while stack:
@@ -216,6 +207,20 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         for x in node.inputs:
             if x._ag is not None and id(x._ag[0]) not in seen:
                 stack.append((x._ag[0], False))
+    return order
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute gradients of ``heads`` into the ``.grad`` of marked variables."""
+    if isinstance(heads, _nd.NDArray):
+        heads = [heads]
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    elif isinstance(head_grads, _nd.NDArray):
+        head_grads = [head_grads]
+    if len(head_grads) != len(heads):
+        raise ValueError(f"backward: {len(head_grads)} head gradients for {len(heads)} heads")
+    order = _recorded_order(heads)
     if not order and not any(h._grad is not None for h in heads):
         raise ValueError("backward: the heads were not computed inside autograd.record() "
                          "from arrays with attach_grad()")
@@ -336,18 +341,7 @@ def get_symbol(x):
         node, i = arr._ag
         return (built[id(node)], i)
 
-    order, seen, stack = [], set(), [(x._ag[0], False)]
-    while stack:                      # the recorded nodes, inputs first
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((a._ag[0], False) for a in node.inputs if a._ag is not None)
-    for node in order:
+    for node in _recorded_order([x]):
         op = node.op
         if op is None:
             raise ValueError("get_symbol: the history holds a custom function or a "

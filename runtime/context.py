@@ -5,6 +5,8 @@ it raises a clear error, and ``num_gpus()`` is 0.
 """
 import threading
 
+from ._current import class_attribute_meta
+
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 _DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
@@ -24,25 +26,19 @@ def _device_number(key):
         return _device_numbers[key]
 
 
-class _DefaultContext(type):
-    """``Context.default_ctx``: this thread's current context, as a class attribute (MXNet
-    1.9.1). Assigning it changes this thread's context only: inside a ``with ctx:`` block
-    until the block ends, else from then on."""
-
-    @property
-    def default_ctx(cls):
-        return current_context()
-
-    @default_ctx.setter
-    def default_ctx(cls, ctx):
-        stack = getattr(Context._stack, "items", None)
-        if stack:
-            stack[-1] = ctx
-        else:
-            Context._default_ctx.value = ctx
+def _set_default(ctx):
+    """Assigning ``Context.default_ctx`` changes this thread's context only: inside a
+    ``with ctx:`` block until the block ends, else from then on (MXNet 1.9.1)."""
+    stack = getattr(Context._stack, "items", None)
+    if stack:
+        stack[-1] = ctx
+    else:
+        Context._default_ctx.value = ctx
 
 
-class Context(metaclass=_DefaultContext):
+class Context(metaclass=class_attribute_meta(
+        "default_ctx", lambda: current_context(), _set_default,
+        "Context.default_ctx: this thread's current context")):
     """A device: ``device_type`` ('cpu', 'gpu', ...) and ``device_id``."""
 
     _stack = threading.local()          # this thread's ``with ctx:`` blocks

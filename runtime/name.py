@@ -10,22 +10,18 @@ changes this thread's manager only).
 """
 import threading
 
+from ._current import class_attribute_meta
+
 __all__ = ["NameManager", "Prefix", "current"]
 
 
-class _CurrentManager(type):
-    """``NameManager.current``: this thread's manager, as a class attribute."""
-
-    @property
-    def current(cls):
-        return current()
-
-    @current.setter
-    def current(cls, manager):
-        _state.manager = manager
+def _set_current(manager):
+    _state.manager = manager
 
 
-class NameManager(metaclass=_CurrentManager):
+class NameManager(metaclass=class_attribute_meta(
+        "current", lambda: current(), _set_current,
+        "NameManager.current: this thread's manager")):
     """Names for nodes created while it is current."""
 
     def __init__(self):

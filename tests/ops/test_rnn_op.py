@@ -99,6 +99,11 @@ def test_gradient_matches_central_differences(mode, bidirectional):
            rng.standard_normal((L * D, N, H))]
     if mode == "lstm":
         ins.append(rng.standard_normal((L * D, N, H)))
+    _check_gradients(rng, ins, kw)
+
+
+def _check_gradients(rng, ins, kw):
+    """Every input's analytic gradient against central differences, for random heads."""
     outs = rnn._rnn(*ins, **kw)
     heads = [rng.standard_normal(o.shape) for o in outs]
 
@@ -108,6 +113,7 @@ def test_gradient_matches_central_differences(mode, bidirectional):
     analytic = rnn._rnn_grad(heads, ins, list(outs), **kw)
     for i, x in enumerate(ins):
         np.testing.assert_allclose(analytic[i], numeric_grad(loss, x), rtol=1e-4, atol=1e-6)
+    return outs
 
 
 def test_lstm_cell_clip_bounds_the_cell_state_and_its_gradient():
@@ -243,14 +249,7 @@ def test_lstm_projection_forward_and_gradient(bidirectional):
     shapes, _ = mx.ops.registry.get("RNN").infer([(T, N, C), (n,), (L * D, N, P),
                                                   (L * D, N, H)], [np.float64] * 4, **kw)
     assert shapes == [(T, N, D * P), (L * D, N, P), (L * D, N, H)]
-    heads = [rng.standard_normal(o.shape) for o in outs]
-
-    def loss():
-        return sum((o * g).sum() for o, g in zip(rnn._rnn(*ins, **kw), heads))
-
-    analytic = rnn._rnn_grad(heads, ins, list(outs), **kw)
-    for i, x in enumerate(ins):
-        np.testing.assert_allclose(analytic[i], numeric_grad(loss, x), rtol=1e-4, atol=1e-6)
+    _check_gradients(rng, ins, kw)
     with pytest.raises(ValueError, match="needs mode='lstm'"):
         rnn.param_size(C, H, L, bidirectional, "gru", P)
 
