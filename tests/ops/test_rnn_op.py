@@ -37,8 +37,10 @@ def _cell(mode, x, h, c, wx, wh, bx, bh):
     return (np.maximum(a, 0) if mode == "rnn_relu" else np.tanh(a)), c
 
 
-def _reference(mode, x, layers_w, h0, c0, bidirectional):
-    """Stacked (bi)directional unroll of ``_cell``; layers_w[k] = (wx, wh, bx, bh)."""
+def _reference(mode, x, layers_w, h0, c0, bidirectional, cell=None):
+    """Stacked (bi)directional unroll of ``cell`` (default ``_cell``); layers_w[k] =
+    (wx, wh, bx, bh) or what ``cell`` takes."""
+    cell = cell or (lambda x, h, c, *w: _cell(mode, x, h, c, *w))
     dirs = 2 if bidirectional else 1
     hy, cy = [], []
     for layer in range(len(layers_w) // dirs):
@@ -48,7 +50,7 @@ def _reference(mode, x, layers_w, h0, c0, bidirectional):
             h, c = h0[k], c0[k]
             seq = [None] * len(x)
             for t in (reversed(range(len(x))) if d else range(len(x))):
-                h, c = _cell(mode, x[t], h, c, *layers_w[k])
+                h, c = cell(x[t], h, c, *layers_w[k])
                 seq[t] = h
             outs.append(np.stack(seq))
             hy.append(h)
@@ -211,25 +213,14 @@ def _lstmp_reference(x, flat, h0, c0, H, P, L, D):
         ws[k] += [flat[off:off + 4 * H], flat[off + 4 * H:off + 8 * H]]
         off += 8 * H
     assert off == flat.size
-    hy, cy = [], []
-    for layer in range(L):
-        outs = []
-        for d in range(D):
-            wx, wh, wr, bx, bh = ws[layer * D + d]
-            seq = [None] * len(x)
-            h, c = h0[layer * D + d], c0[layer * D + d]
-            for t in (reversed(range(len(x))) if d else range(len(x))):
-                pre = x[t] @ wx.T + bx + h @ wh.T + bh
-                i, f = _sig(pre[:, :H]), _sig(pre[:, H:2 * H])
-                g, o = np.tanh(pre[:, 2 * H:3 * H]), _sig(pre[:, 3 * H:])
-                c = f * c + i * g
-                h = (o * np.tanh(c)) @ wr.T
-                seq[t] = h
-            outs.append(np.stack(seq))
-            hy.append(h)
-            cy.append(c)
-        x = np.concatenate(outs, axis=2)
-    return x, np.stack(hy), np.stack(cy)
+
+    def lstmp(x, h, c, wx, wh, wr, bx, bh):
+        pre = x @ wx.T + bx + h @ wh.T + bh
+        i, f = _sig(pre[:, :H]), _sig(pre[:, H:2 * H])
+        g, o = np.tanh(pre[:, 2 * H:3 * H]), _sig(pre[:, 3 * H:])
+        c = f * c + i * g
+        return (o * np.tanh(c)) @ wr.T, c
+    return _reference("lstm", x, ws, h0, c0, D == 2, cell=lstmp)
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])
