@@ -145,6 +145,11 @@ def regroup_inputs(leaves, fmt):
 def input_kind(block, args):
     """'ndarray' or 'symbol': what a HybridBlock is called on (as MXNet checks: not a
     mix of the two, at least one of them)."""
+    for a in args:                       # the common case, checked first: NDArrays only
+        if a.__class__ is not _nd.NDArray:
+            break
+    else:
+        return "ndarray"
     leaves, _ = flatten_inputs(args)
     sym = _sym()
     has_nd = any(isinstance(a, _nd.NDArray) for a in leaves)
