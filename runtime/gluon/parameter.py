@@ -50,6 +50,21 @@ def _zeros(shape, dtype, ctx):
                                                 "dtype": np.dtype(dtype).name}, ctx=ctx)[0]
 
 
+def _merge_shapes(known, asked):
+    """The shape two descriptions of one shared parameter agree on (0 marks a dimension
+    either leaves open), or None when they conflict."""
+    if known is None:
+        return asked
+    if len(known) != len(asked):
+        return None
+    out = []
+    for a, b in zip(known, asked):
+        if a and b and a != b:
+            return None
+        out.append(a or b)
+    return tuple(out)
+
+
 class Parameter:
     """A weight of a Block.
 
@@ -349,11 +364,11 @@ class ParameterDict:
             return param
         for k, v in kwargs.items():
             if k == "shape" and v is not None:
-                try:
-                    param.shape = v
-                except ValueError:
+                merged = _merge_shapes(param.shape, Parameter._check_shape(v))
+                if merged is None:
                     raise ValueError(f"parameter {name!r} already exists with shape "
-                                     f"{param.shape}, incompatible with {v}") from None
+                                     f"{param.shape}, incompatible with {v}")
+                param._shape = merged
             elif k == "init" and v is not None and param.init is None:
                 param.init = v
         return param
@@ -451,7 +466,7 @@ def _load_arrays(filename):
         return {k: z[k] for k in z.files}
 
 
-def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx):
+def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx, saved_dtype=False):
     if not allow_missing:
         missing = [k for k in params if k not in arrays]
         if missing:
@@ -472,4 +487,6 @@ def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx):
                 p.initialize(ctx=ctx, default_init=_init.Zero())
             else:
                 p._finish_deferred_init()
+        if saved_dtype and np.dtype(p.dtype) != value.dtype:
+            p.cast(value.dtype)
         p.set_data(value.astype(np.dtype(p.dtype), copy=False))

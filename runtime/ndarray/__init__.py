@@ -193,6 +193,12 @@ Concat = globals()["concat"]
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
 
+from . import helpers as _helpers  # noqa: E402 - after the generated functions it overrides
+from .helpers import (CachedOp, eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
+                      reset_arrays, to_dlpack_for_read, to_dlpack_for_write)
+for _alias, _name in _helpers.ALIASES.items():   # unless the registry has the alias
+    globals().setdefault(_alias, globals()[_name])
+
 
 def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
     """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars."""
@@ -263,3 +269,5 @@ def load_frombuffer(buf, ctx=None):
 
 
 methods.attach(globals())
+_helpers.attach_methods(NDArray)
+_internal = _helpers.internal_namespace(globals())

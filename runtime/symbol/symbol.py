@@ -24,6 +24,7 @@ from .. import attribute as _attribute
 from . import serialization as _serialization
 from .executor import Executor
 from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
+from .graph import substitute
 from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as before the split
 from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
@@ -132,6 +133,16 @@ class Symbol:
 
     def __deepcopy__(self, memo):
         return self.__copy__()
+
+    def __call__(self, **kwargs):
+        """Composition: a new symbol with each variable named in ``kwargs`` replaced by
+        the (single-output) symbol given for it (``net(data=other)``)."""
+        mapping = {}
+        for k, v in kwargs.items():
+            if not isinstance(v, Symbol):
+                raise ValueError(f"compose: {k}={type(v).__name__} is not a Symbol")
+            mapping[k] = v._single(f"compose: {k}")
+        return Symbol(substitute(self._outputs, mapping))
 
     def __repr__(self):
         if len(self._outputs) == 1:
