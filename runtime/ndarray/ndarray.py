@@ -290,8 +290,10 @@ class NDArray(Var):
     def min(self, axis=None, keepdims=False):
         return invoke("min", (self,), {"axis": axis, "keepdims": keepdims})
 
-    def argmax(self, axis=None, keepdims=False):
-        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims})
+    def argmax(self, axis=None, keepdims=False, out=None):
+        # ``out=`` as MXNet's generated method has it (numpy's np.argmax(x, axis) passes
+        # out=None and falls back to a numpy array without it)
+        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims}, out=out)
 
     def sqrt(self):
         return invoke("sqrt", (self,), {})
