@@ -16,7 +16,7 @@ from ..ndarray import random as _random
 from ..ndarray._update import push_update
 from .optimizer import Optimizer, _cast_into, register, zeros_like
 
-__all__ = ["SGD", "NAG", "Signum", "SGLD", "DCASGD"]
+__all__ = ["SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD"]
 
 
 class _MasterLast(Optimizer):
@@ -61,6 +61,12 @@ class SGD(_MasterLast):
                         **params)
         else:
             push_update("sgd_update", weight, grad, (), attrs=self._attrs(index), **params)
+
+
+@register
+class ccSGD(SGD):
+    """MXNet 1.x's deprecated name for SGD (``optimizer='ccsgd'``), kept so old scripts
+    (MXNet's example/profiler/profiler_executor.py) run."""
 
 
 @register
