@@ -193,6 +193,10 @@ ElementWiseSum = globals()["add_n"]
 Concat = globals()["concat"]
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
+(random_poisson, random_exponential, random_gamma, random_negative_binomial,   # MXNet 1.x
+ random_generalized_negative_binomial, random_randint) = (
+    random.poisson, random.exponential, random.gamma, random.negative_binomial,
+    random.generalized_negative_binomial, random.randint)
 
 
 def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None, both_scalars=None):
