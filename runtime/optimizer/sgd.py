@@ -19,7 +19,30 @@ from .optimizer import Optimizer, _cast_into, register, zeros_like
 __all__ = ["SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD"]
 
 
-class _MasterLast(Optimizer):
+class _Momentum(Optimizer):
+    """A momentum state (zeros) when ``momentum != 0``, else None; ``_push`` runs the
+    plain op without a state and the momentum op with one."""
+
+    momentum = 0.0
+
+    def create_state(self, index, weight):
+        return zeros_like(weight) if self.momentum != 0.0 else None
+
+    def _push(self, index, weight, grad, state, plain, with_momentum, plain_extra=None,
+              momentum_extra=None):
+        self._update_count(index)
+        params = self._common(index)
+        if state is None:
+            for k, v in (plain_extra or {}).items():
+                params[k] = params.get(k, 0.0) + v
+            push_update(plain, weight, grad, (), attrs=self._attrs(index), **params)
+            return
+        params.update(momentum=self.momentum, **(momentum_extra or {}))
+        push_update(with_momentum, weight, grad, (state,), attrs=self._attrs(index),
+                    **params)
+
+
+class _MasterLast(_Momentum):
     """Multi-precision state ``(create_state(master), master)``: MXNet's layout for SGD
     and NAG (the base class puts the master first)."""
 
@@ -49,18 +72,8 @@ class SGD(_MasterLast):
         self.momentum = float(momentum)
         self.lazy_update = lazy_update
 
-    def create_state(self, index, weight):
-        return zeros_like(weight) if self.momentum != 0.0 else None
-
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        params = self._common(index)
-        if state is not None:
-            params["momentum"] = self.momentum
-            push_update("sgd_mom_update", weight, grad, (state,), attrs=self._attrs(index),
-                        **params)
-        else:
-            push_update("sgd_update", weight, grad, (), attrs=self._attrs(index), **params)
+        self._push(index, weight, grad, state, "sgd_update", "sgd_mom_update")
 
 
 @register
@@ -78,22 +91,12 @@ class NAG(_MasterLast):
         super().__init__(**kwargs)
         self.momentum = float(momentum)
 
-    def create_state(self, index, weight):
-        return zeros_like(weight) if self.momentum != 0.0 else None
-
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        params = self._common(index)
-        if state is None:
-            push_update("sgd_update", weight, grad, (), attrs=self._attrs(index), **params)
-            return
-        params["momentum"] = self.momentum
-        push_update("nag_mom_update", weight, grad, (state,), attrs=self._attrs(index),
-                    **params)
+        self._push(index, weight, grad, state, "sgd_update", "nag_mom_update")
 
 
 @register
-class Signum(Optimizer):
+class Signum(_Momentum):
     """signSGD (``momentum=0``, ``signsgd_update``) and Signum (``signum_update``);
     ``wd_lh`` is the decoupled weight decay."""
 
@@ -102,20 +105,9 @@ class Signum(Optimizer):
         self.momentum = float(momentum)
         self.wd_lh = float(wd_lh)
 
-    def create_state(self, index, weight):
-        return zeros_like(weight) if self.momentum != 0.0 else None
-
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        params = self._common(index)
-        if state is None:
-            params["wd"] += self.wd_lh
-            push_update("signsgd_update", weight, grad, (), attrs=self._attrs(index),
-                        **params)
-            return
-        params.update(momentum=self.momentum, wd_lh=self.wd_lh)
-        push_update("signum_update", weight, grad, (state,), attrs=self._attrs(index),
-                    **params)
+        self._push(index, weight, grad, state, "signsgd_update", "signum_update",
+                   plain_extra={"wd": self.wd_lh}, momentum_extra={"wd_lh": self.wd_lh})
 
 
 @register
