@@ -296,8 +296,10 @@ class NDArray(Var):
         return invoke("min", (self,), {"axis": axis, "keepdims": keepdims,
                                         "exclude": exclude})
 
-    def argmax(self, axis=None, keepdims=False):
-        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims})
+    def argmax(self, axis=None, keepdims=False, out=None):
+        # ``out=`` as MXNet's generated method has it (numpy's np.argmax(x, axis) passes
+        # out=None and falls back to a numpy array without it)
+        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims}, out=out)
 
     def sqrt(self):
         return invoke("sqrt", (self,), {})
