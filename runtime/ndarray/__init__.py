@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..context import Context, current_context
+from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
@@ -117,7 +118,7 @@ def _takes_any_keyword(kernel):
     return any(p.kind is p.VAR_KEYWORD for p in params)
 
 
-def _make_function(op):
+def _make_function(op, fname=None):
     names = op.arg_names + op.aux_names     # inputs, by keyword too (moving_mean=...)
     # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
     # not a TypeError from the kernel at the next sync point.
@@ -160,8 +161,7 @@ def _make_function(op):
                           extra_vars=(random._var(),))
         return invoke(op.name, tuple(inputs), params, out=out)
 
-    fn.__name__ = op.name
-    fn.__qualname__ = op.name
+    fn.__name__ = fn.__qualname__ = fname or op.name
     fn.__doc__ = op.doc or f"Operator ``{op.name}`` (inputs: {', '.join(names) or 'none'})."
     return fn
 
@@ -180,43 +180,18 @@ def Custom(*inputs, **kwargs):
 
 def _populate():
     g = globals()
-    for name, op in _registry.registry.items():
+    for name, op in _registry.registry.items():     # aliases too (flatten, Concat...)
         if name not in g:
-            g[name] = _make_function(op)
+            g[name] = _make_function(op, name)
 
 
 _populate()
+# MXNet's Python-level operator functions (maximum, power, split_v2...), shared with mx.sym
+_python_level.install(globals(), _python_level.Frontend(
+    lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False))
 
-# MXNet's aliases of registered operators
-ElementWiseSum = globals()["add_n"]
-Concat = globals()["concat"]
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
-
-
-def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
-    """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars."""
-    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-        return invoke(same if lhs.shape == rhs.shape else bcast, (lhs, rhs), {})
-    if isinstance(lhs, NDArray):
-        return invoke(scalar, (lhs,), {"scalar": rhs})
-    if isinstance(rhs, NDArray):
-        return invoke(rscalar or scalar, (rhs,), {"scalar": lhs})
-    raise ValueError(f"{same}: at least one argument must be an NDArray, got "
-                     f"{type(lhs).__name__} and {type(rhs).__name__}")
-
-
-def maximum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_maximum", "broadcast_maximum", "_maximum_scalar")
-
-
-def minimum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_minimum", "broadcast_minimum", "_minimum_scalar")
-
-
-def power(base, exp):
-    return _elementwise(base, exp, "_power", "broadcast_power", "_power_scalar",
-                        "_rpower_scalar")
 
 
 def choose_element_0index(lhs, rhs, out=None):

@@ -10,7 +10,7 @@ checked against the input count when given.
 import numpy as np
 
 from .params import _axis, _bool, _cheap, _og, _size
-from .registry import defop
+from .registry import alias, defop
 
 
 # -- joining and splitting ------------------------------------------------------------
@@ -48,7 +48,7 @@ def _concat_grad(ograds, inputs, outputs, dim=1, num_args=None):
 
 defop("concat", _concat, variadic=True, infer=_concat_infer, grad=_concat_grad,
       cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
-      params={"dim": 1, "num_args": None})
+      params={"dim": 1, "num_args": None}, aliases=("Concat",))
 
 
 def _stack_infer(in_shapes, in_dtypes, axis=0, num_args=None, **_):
@@ -126,7 +126,6 @@ def _def_split(opname):
           params={"num_outputs": None, "axis": 1, "squeeze_axis": False})
 
 
-# MXNet registers SliceChannel with the alias split; both names are kept here so that
-# either spelling (symbol JSON uses SliceChannel, nd.split calls split) finds the op.
+# MXNet registers SliceChannel with the alias split (symbol JSON uses SliceChannel).
 _def_split("SliceChannel")
-_def_split("split")
+alias("split", "SliceChannel")

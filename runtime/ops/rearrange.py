@@ -110,9 +110,8 @@ def _flip(data, axis=()):
     return np.flip(data, axes).copy() if axes else data.copy()
 
 
-for _name in ("flip", "reverse"):
-    defop(_name, _flip, grad=lambda og, i, o, axis=(): [_flip(og[0], axis)], cost=input_size,
-          params={"axis": ()})
+defop("reverse", _flip, grad=lambda og, i, o, axis=(): [_flip(og[0], axis)], cost=input_size,
+      params={"axis": ()}, aliases=("flip",))
 
 
 def _swap(data, dim1=0, dim2=0):
@@ -126,9 +125,8 @@ def _swap_infer(in_shapes, in_dtypes, dim1=0, dim2=0, **_):
     return [tuple(shape)], [in_dtypes[0]]
 
 
-for _name in ("swapaxes", "SwapAxis"):
-    defop(_name, _swap, infer=_swap_infer, cost=input_size, params={"dim1": 0, "dim2": 0},
-          grad=lambda og, i, o, dim1=0, dim2=0: [_swap(og[0], dim1, dim2)])
+defop("SwapAxis", _swap, infer=_swap_infer, cost=input_size, params={"dim1": 0, "dim2": 0},
+      grad=lambda og, i, o, dim1=0, dim2=0: [_swap(og[0], dim1, dim2)], aliases=("swapaxes",))
 
 
 # -- reshape_like, slice_like --------------------------------------------------------------
@@ -305,6 +303,5 @@ def _pad_infer(in_shapes, in_dtypes, mode="constant", pad_width=(), **_):
     return [tuple(n + a + b for n, (a, b) in zip(in_shapes[0], width))], [in_dtypes[0]]
 
 
-for _name in ("Pad", "pad"):
-    defop(_name, _pad, infer=_pad_infer, grad=_pad_grad, cost=input_size,
-          params={"mode": "constant", "pad_width": (), "constant_value": 0.0})
+defop("Pad", _pad, infer=_pad_infer, grad=_pad_grad, cost=input_size,
+      params={"mode": "constant", "pad_width": (), "constant_value": 0.0}, aliases=("pad",))

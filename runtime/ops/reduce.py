@@ -7,7 +7,7 @@ As in MXNet 1.x, reducing every axis without ``keepdims`` gives shape ``(1,)``, 
 """
 import numpy as np
 
-from .registry import defop, input_size
+from .registry import alias, defop, input_size
 
 
 def _axes(axis, ndim):
@@ -117,9 +117,9 @@ _reduction("nanprod", np.nanprod,
            lambda og, x, o, axes: np.where(np.isnan(x), 0, _prod_grad(og, np.where(
                np.isnan(x), 1, x), o, axes)))
 # MXNet's legacy names
-_reduction("sum_axis", np.sum, lambda og, x, o, axes: np.broadcast_to(og, x.shape))
-_reduction("max_axis", np.max, _arg_grad)
-_reduction("min_axis", np.min, _arg_grad)
+alias("sum_axis", "sum")
+alias("max_axis", "max")
+alias("min_axis", "min")
 
 
 # -- norm -------------------------------------------------------------------------------

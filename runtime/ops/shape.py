@@ -121,7 +121,7 @@ def _reshape_infer(in_shapes, in_dtypes, shape=(), reverse=False, **_):
 
 
 defop("reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
-      params={"shape": (), "reverse": False})
+      params={"shape": (), "reverse": False}, aliases=("Reshape",))
 
 
 def _flatten_shape(shape):
@@ -135,7 +135,7 @@ def _flatten(data):
     return data.reshape(_flatten_shape(data.shape))
 
 
-defop("Flatten", _flatten, grad=_reshape_grad, cost=_cheap,
+defop("Flatten", _flatten, grad=_reshape_grad, cost=_cheap, aliases=("flatten",),
       infer=lambda in_shapes, in_dtypes, **_: ([_flatten_shape(in_shapes[0])],
                                                [in_dtypes[0]]))
 
@@ -222,6 +222,32 @@ defop("broadcast_to", _broadcast_to, grad=_broadcast_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, shape=(), **_: (
           [_broadcast_to_shape(in_shapes[0], shape)], [in_dtypes[0]]),
       params={"shape": ()})
+
+
+def _broadcast_axis_shape(shape, axis, size):
+    shape = list(shape)
+    axes = parse_tuple(axis, "axis") if axis not in (None, ()) else ()
+    sizes = parse_tuple(size, "size") if size not in (None, ()) else ()
+    if len(axes) != len(sizes):
+        raise ValueError(f"broadcast_axis: axis={tuple(axes)} and size={tuple(sizes)} must "
+                         "have the same length")
+    for a, n in zip(axes, sizes):
+        i = _axis(a, len(shape), "broadcast_axis")
+        if shape[i] != 1 and shape[i] != n:
+            raise ValueError(f"broadcast_axis: axis {a} has size {shape[i]}, not 1; cannot "
+                             f"broadcast it to {n}")
+        shape[i] = int(n)
+    return tuple(shape)
+
+
+def _broadcast_axis(data, axis=(), size=()):
+    return np.broadcast_to(data, _broadcast_axis_shape(data.shape, axis, size))
+
+
+defop("broadcast_axis", _broadcast_axis, grad=_broadcast_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, axis=(), size=(), **_: (
+          [_broadcast_axis_shape(in_shapes[0], axis, size)], [in_dtypes[0]]),
+      params={"axis": (), "size": ()}, aliases=("broadcast_axes",))
 
 
 def _broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):

@@ -6,11 +6,13 @@ One composition function per registered operator (``mx.sym.FullyConnected``,
 :mod:`.inference` for shape/dtype inference, :mod:`.serialization` for JSON and
 :mod:`.executor` for binding and bulk execution.
 """
+from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from . import executor, graph, inference, serialization, symbol  # noqa: F401
 from .executor import Executor
 from .graph import reset_names
 from .symbol import Custom, Group, Symbol, Variable, load, load_json, make_function, var
+from .symbol import _compose
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
            "zeros", "ones", "full"]
@@ -37,18 +39,24 @@ _made = {}
 def _fn(opname):
     fn = _made.get(opname)
     if fn is None:
-        fn = _made[opname] = make_function(_registry.get(opname))
+        fn = _made[opname] = make_function(_registry.get(opname), opname)
     return fn
 
 
 def _populate():
     g = globals()
-    for name in list(_registry.registry):
+    for name in list(_registry.registry):      # aliases too (flatten, Concat...)
         if name not in g:
             g[name] = _fn(name)
 
 
 _populate()
+# MXNet's Python-level operator functions (maximum, pow, split_v2...), shared with mx.nd
+_python_level.install(globals(), _python_level.Frontend(
+    lambda opname, inputs, params: _compose(_registry.get(opname), inputs, params, None,
+                                            None, opname), Symbol, True))
+# x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
+_python_level.attach_fluent(Symbol, globals())
 
 
 def __getattr__(name):

@@ -366,24 +366,6 @@ class Symbol:
                         None)
 
 
-def _method(opname):
-    def method(self, *args, **kwargs):
-        name = kwargs.pop("name", None)
-        attr = kwargs.pop("attr", None)
-        return _compose(_registry.get(opname), (self,) + args, kwargs, name, attr)
-    method.__name__ = opname
-    method.__doc__ = f"``{opname}`` applied to this symbol."
-    return method
-
-
-# Method forms, as on MXNet's Symbol (``x.sum(axis=1)`` is ``sum(x, axis=1)``).
-for _m in ("sum", "mean", "max", "min", "argmax", "exp", "log", "sqrt", "square", "abs",
-           "relu", "sigmoid", "tanh", "softmax", "log_softmax", "clip", "expand_dims",
-           "zeros_like", "ones_like", "slice_axis", "broadcast_to", "sign", "reciprocal"):
-    if not hasattr(Symbol, _m):
-        setattr(Symbol, _m, _method(_m))
-
-
 def _astype(self, dtype, name=None):
     return _compose(_registry.get("Cast"), (self,), {"dtype": np.dtype(dtype).name}, name,
                     None)
@@ -468,8 +450,28 @@ def _is_dunder(key):
     return len(key) > 4 and key.startswith("__") and key.endswith("__")
 
 
-def _compose(op, args, kwargs, name, attr):
-    """A node applying registered operator ``op``; missing inputs become variables."""
+def _positional_params(op, args, kwargs):
+    """MXNet's generated signature: inputs, then parameters in order
+    (``mx.sym.clip(x, 0, 1)``, ``x.slice_axis(1, 0, 2)``): the trailing non-Symbol
+    positional arguments become parameters."""
+    k = len(args)
+    while k and not isinstance(args[k - 1], Symbol) and args[k - 1] is not None:
+        k -= 1
+    if k == len(args) or (k == 0 and op.nin):    # no input at all: reported as such
+        return args, kwargs
+    positional = args[k:]
+    pnames = [p for p in op.params if p not in kwargs and p != "key"]
+    if len(positional) > len(pnames):
+        raise ValueError(f"{op.name}: {len(positional)} positional parameters given, it "
+                         f"takes at most {len(pnames)} ({pnames})")
+    return args[:k], dict(kwargs, **dict(zip(pnames, positional)))
+
+
+def _compose(op, args, kwargs, name, attr, hint=None):
+    """A node applying registered operator ``op``; missing inputs become variables.
+    ``hint`` (default: the op's name) names an unnamed node: ``<hint lowercased><n>``."""
+    if args and not op.variadic:
+        args, kwargs = _positional_params(op, args, kwargs)
     inputs_kw, params = _split_kwargs(kwargs)
     dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
     if dunder:   # MXNet: ``__layout__='NC'`` and the like are node attributes
@@ -482,7 +484,7 @@ def _compose(op, args, kwargs, name, attr):
                                  + (", ".join(sorted(allowed)) or "none"))
     if name is not None and (not isinstance(name, str) or not name):
         raise ValueError(f"{op.name}: name {name!r} must be a non-empty string")
-    node_name = _auto_name(op.name.lower(), name)
+    node_name = _auto_name((hint or op.name).lower(), name)
     entries = []
     if op.variadic:
         if inputs_kw:
@@ -564,14 +566,15 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
     return Symbol([(node, i) for i in range(node.num_outputs())])
 
 
-def make_function(op):
-    """The ``mx.sym.<op>`` composition function of registered operator ``op``."""
+def make_function(op, fname=None):
+    """The ``mx.sym.<fname>`` composition function of registered operator ``op``
+    (``fname``: the name it is called by, an alias or the op's own name)."""
+    hint = fname or op.name
 
     def fn(*args, name=None, attr=None, **kwargs):
-        return _compose(op, args, kwargs, name, attr)
+        return _compose(op, args, kwargs, name, attr, hint)
 
-    fn.__name__ = op.name
-    fn.__qualname__ = op.name
+    fn.__name__ = fn.__qualname__ = hint
     fn.__doc__ = op.doc or (f"Symbolic operator ``{op.name}`` (inputs: "
                             f"{', '.join(op.arg_names) or 'none'}).")
     return fn
