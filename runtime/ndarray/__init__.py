@@ -187,8 +187,9 @@ def _populate():
 
 _populate()
 # MXNet's Python-level operator functions (maximum, power, split_v2...), shared with mx.sym
-_python_level.install(globals(), _python_level.Frontend(
-    lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False))
+_FRONTEND = _python_level.Frontend(
+    lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False)
+_python_level.install(globals(), _FRONTEND)
 
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
@@ -238,3 +239,5 @@ def load_frombuffer(buf, ctx=None):
 
 
 methods.attach(globals())
+
+from . import contrib, linalg  # noqa: E402,F401 - mx.nd.contrib, mx.nd.linalg

@@ -355,3 +355,13 @@ def _def_arg(opname, fn):
 
 _def_arg("argmax", np.argmax)
 _def_arg("argmin", np.argmin)
+
+
+def _argmax_channel(data):
+    """MXNet's ``argmax_channel``: the argmax over the last axis, as floats."""
+    return np.argmax(data, axis=-1).astype(data.dtype)
+
+
+defop("argmax_channel", _argmax_channel, grad=_zeros_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, **_: ([tuple(in_shapes[0][:-1]) or (1,)],
+                                               [in_dtypes[0]]))

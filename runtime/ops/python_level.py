@@ -19,7 +19,8 @@ import math
 import numbers
 import operator
 
-__all__ = ["Frontend", "install", "FLUENT", "HELPERS"]
+__all__ = ["Frontend", "install", "populate_prefixed", "FLUENT", "HELPERS",
+           "CONTRIB_HELPERS"]
 
 # Operators that are methods of NDArray and of Symbol (MXNet 1.x's fluent list).
 FLUENT = (
@@ -49,11 +50,17 @@ class Frontend:
         self.symbolic = symbolic
 
 
-HELPERS = {}
+HELPERS = {}          # name -> helper, for mx.nd / mx.sym
+CONTRIB_HELPERS = {}  # for mx.nd.contrib / mx.sym.contrib
 
 
 def _helper(fn):
     HELPERS[fn.__name__] = fn
+    return fn
+
+
+def _contrib(fn):
+    CONTRIB_HELPERS[fn.__name__] = fn
     return fn
 
 
@@ -145,10 +152,43 @@ def split_v2(F, ary, indices_or_sections, axis=0, squeeze_axis=False):
     return F.apply("_split_v2", (ary,), params)
 
 
-def install(namespace, frontend):
-    """Put every helper, bound to ``frontend``, into ``namespace`` (a module's globals)
-    where the namespace has no such name yet."""
-    for name, helper in HELPERS.items():
+# -- contrib --------------------------------------------------------------------------------
+@_contrib
+def isinf(F, data):
+    """1 where ``data`` is +inf or -inf, else 0 (``abs(data) == inf``)."""
+    return F.apply("_equal_scalar", (F.apply("abs", (data,), {}),), {"scalar": math.inf})
+
+
+@_contrib
+def isnan(F, data):
+    """1 where ``data`` is NaN, else 0 (``data != data``)."""
+    return F.apply("_not_equal", (data, data), {})
+
+
+@_contrib
+def isfinite(F, data):
+    """1 where ``data`` is neither infinite nor NaN, else 0."""
+    not_inf = F.apply("_not_equal_scalar", (F.apply("abs", (data,), {}),),
+                      {"scalar": math.inf})
+    return F.apply("elemwise_mul", (F.apply("_equal", (data, data), {}), not_inf), {})
+
+
+@_contrib
+def boolean_mask(F, data, index, axis=0):
+    """The slices of ``data`` along ``axis`` where ``index`` is nonzero. The output's
+    size depends on the index's values: on arrays the index is read first (a sync
+    point, as in MXNet); a symbol cannot infer it."""
+    params = {"axis": axis}
+    if not F.symbolic:
+        import numpy as np
+        params["num_selected"] = int(np.count_nonzero(index.asnumpy()))
+    return F.apply("_contrib_boolean_mask", (data, index), params)
+
+
+def install(namespace, frontend, helpers=None):
+    """Put every helper (default :data:`HELPERS`), bound to ``frontend``, into
+    ``namespace`` (a module's globals) where the namespace has no such name yet."""
+    for name, helper in (HELPERS if helpers is None else helpers).items():
         if name in namespace:
             continue
 
@@ -157,6 +197,16 @@ def install(namespace, frontend):
         bound.__name__ = bound.__qualname__ = name
         bound.__doc__ = helper.__doc__
         namespace[name] = bound
+
+
+def populate_prefixed(namespace, prefix, make_function):
+    """MXNet's sub-namespaces (``contrib``, ``linalg``): each registered operator named
+    ``<prefix><name>`` (``_linalg_gemm``) as ``namespace[<name>]``, made by
+    ``make_function(op, <name>)``."""
+    from . import registry
+    for name, op in registry.registry.items():
+        if name.startswith(prefix) and name[len(prefix):] not in namespace:
+            namespace[name[len(prefix):]] = make_function(op, name[len(prefix):])
 
 
 def fluent_method(functions, opname):

@@ -263,3 +263,15 @@ defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
       infer=lambda in_shapes, in_dtypes, **_: (
           [_broadcast_to_shape(in_shapes[0], in_shapes[1])], [in_dtypes[0]]),
       params={"lhs_axes": None, "rhs_axes": None})
+
+
+# -- shape_array, size_array: the shape as data (int64, no gradient) ------------------------
+def _no_grad(ograds, inputs, outputs, **_):
+    return [np.zeros_like(inputs[0])]
+
+
+defop("shape_array", lambda data: np.asarray(data.shape, dtype=np.int64), grad=_no_grad,
+      cost=_cheap, infer=lambda in_shapes, in_dtypes, **_: (
+          [(len(in_shapes[0]),)], [np.dtype(np.int64)]))
+defop("size_array", lambda data: np.asarray([data.size], dtype=np.int64), grad=_no_grad,
+      cost=_cheap, infer=lambda in_shapes, in_dtypes, **_: ([(1,)], [np.dtype(np.int64)]))

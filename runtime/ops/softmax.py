@@ -213,3 +213,21 @@ def _sce_infer(in_shapes, in_dtypes, **_):
 
 defop("softmax_cross_entropy", _sce, arg_names=("data", "label"), infer=_sce_infer,
       grad=_sce_grad, cost=lambda in_shapes, **_: _size(in_shapes[0]))
+
+
+# -- softmin: softmax of -x -------------------------------------------------------------------
+def _softmin(data, axis=-1, temperature=None, dtype=None, use_length=False):
+    out = _softmax_fwd(-_scaled(data, temperature), _sm_axis(axis, data.ndim, "softmin"))
+    return out.astype(dtype or data.dtype, copy=False)
+
+
+def _softmin_grad(ograds, inputs, outputs, axis=-1, temperature=None, dtype=None,
+                  use_length=False):
+    x, o, og = inputs[0], outputs[0], ograds[0]
+    ax = _sm_axis(axis, x.ndim, "softmin")
+    g = -o * (og - (og * o).sum(axis=ax, keepdims=True))
+    return [_as(x, _scaled(g, temperature))]
+
+
+defop("softmin", _softmin, infer=_softmax_infer("softmin"), grad=_softmin_grad,
+      cost=input_size, params=dict(_SOFTMAX_PARAMS))

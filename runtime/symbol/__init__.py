@@ -52,11 +52,14 @@ def _populate():
 
 _populate()
 # MXNet's Python-level operator functions (maximum, pow, split_v2...), shared with mx.nd
-_python_level.install(globals(), _python_level.Frontend(
+_FRONTEND = _python_level.Frontend(
     lambda opname, inputs, params: _compose(_registry.get(opname), inputs, params, None,
-                                            None, opname), Symbol, True))
+                                            None, opname), Symbol, True)
+_python_level.install(globals(), _FRONTEND)
 # x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
 _python_level.attach_fluent(Symbol, globals())
+
+from . import contrib, linalg  # noqa: E402,F401 - mx.sym.contrib, mx.sym.linalg
 
 
 def __getattr__(name):
