@@ -69,7 +69,8 @@ def _mod(a, b):
 
 
 def _floordiv(a, b):
-    return np.floor(a / np.where(b == 0, 1, b))
+    """floor(a / b), 0 where b is 0 (there the result is the constant 0)."""
+    return np.where(b == 0, 0, np.floor(a / np.where(b == 0, 1, b)))
 
 
 _binary(("_mod", "broadcast_mod"), _mod, lambda g, a, b, o: (g, -g * _floordiv(a, b)))
