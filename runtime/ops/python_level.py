@@ -152,6 +152,17 @@ def split_v2(F, ary, indices_or_sections, axis=0, squeeze_axis=False):
     return F.apply("_split_v2", (ary,), params)
 
 
+@_helper
+def histogram(F, a, bins=10, range=None):
+    """``(counts, bin_edges)`` as ``numpy.histogram``: ``bins`` an int (with ``range``,
+    else the data's min and max) or an array of edges; the ``_histogram`` operator."""
+    if isinstance(bins, F.tensor):
+        return F.apply("_histogram", (a, bins), {})
+    if not isinstance(bins, numbers.Integral):
+        raise ValueError(f"histogram: bins={bins!r} must be an int or an array of edges")
+    return F.apply("_histogram", (a,), {"bin_cnt": int(bins), "range": range})
+
+
 # -- contrib --------------------------------------------------------------------------------
 @_contrib
 def isinf(F, data):

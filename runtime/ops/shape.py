@@ -250,8 +250,27 @@ defop("broadcast_axis", _broadcast_axis, grad=_broadcast_grad, cost=input_size,
       params={"axis": (), "size": ()}, aliases=("broadcast_axes",))
 
 
+def _broadcast_like_shape(lshape, rshape, lhs_axes=None, rhs_axes=None):
+    """``rhs``'s shape, or with ``lhs_axes``/``rhs_axes`` the lhs shape whose axes
+    ``lhs_axes`` take the sizes of ``rhs``'s axes ``rhs_axes``."""
+    lshape, rshape = tuple(lshape), tuple(rshape)
+    if lhs_axes in (None, ()) and rhs_axes in (None, ()):
+        return _broadcast_to_shape(lshape, rshape)
+    la = parse_tuple(lhs_axes, "lhs_axes") if lhs_axes not in (None, ()) else ()
+    ra = parse_tuple(rhs_axes, "rhs_axes") if rhs_axes not in (None, ()) else ()
+    if len(la) != len(ra):
+        raise ValueError(f"broadcast_like: lhs_axes={tuple(la)} and rhs_axes={tuple(ra)} "
+                         "must have the same length")
+    target = list(lshape)
+    for a, b in zip(la, ra):
+        i = _axis(a, len(lshape), "broadcast_like")
+        target[i] = rshape[_axis(b, len(rshape), "broadcast_like")]
+    return _broadcast_to_shape(lshape, tuple(target))
+
+
 def _broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
-    return np.broadcast_to(lhs, _broadcast_to_shape(lhs.shape, rhs.shape))
+    return np.broadcast_to(lhs, _broadcast_like_shape(lhs.shape, rhs.shape, lhs_axes,
+                                                      rhs_axes))
 
 
 def _broadcast_like_grad(ograds, inputs, outputs, **_):
@@ -260,8 +279,9 @@ def _broadcast_like_grad(ograds, inputs, outputs, **_):
 
 defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
       grad=_broadcast_like_grad, cost=input_size,
-      infer=lambda in_shapes, in_dtypes, **_: (
-          [_broadcast_to_shape(in_shapes[0], in_shapes[1])], [in_dtypes[0]]),
+      infer=lambda in_shapes, in_dtypes, lhs_axes=None, rhs_axes=None, **_: (
+          [_broadcast_like_shape(in_shapes[0], in_shapes[1], lhs_axes, rhs_axes)],
+          [in_dtypes[0]]),
       params={"lhs_axes": None, "rhs_axes": None})
 
 

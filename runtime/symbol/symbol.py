@@ -261,8 +261,10 @@ class Symbol:
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
-        """Allocate zero-filled arguments (and gradients) from shapes given by name."""
-        return Executor._simple_bind(self, ctx, grad_req, type_dict, kwargs)
+        """Allocate zero-filled arguments (and gradients) from shapes given by name.
+        As in MXNet, only tuple (and list) values are shapes; other keywords are ignored."""
+        shapes = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
+        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays, run forward, return the outputs."""
@@ -322,6 +324,12 @@ class Symbol:
 
     def __rpow__(self, o):
         return self._rscalar(o, "_rpower_scalar")
+
+    def __mod__(self, o):
+        return self._binary(o, "_mod", "_mod_scalar")
+
+    def __rmod__(self, o):
+        return self._rscalar(o, "_rmod_scalar")
 
     def __neg__(self):
         return self.__mul__(-1.0)   # MXNet 1.x: _mul_scalar with scalar -1.0
