@@ -16,8 +16,8 @@ from ..ops import registry as _registry
 from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
-from ._update import (nag_mom_update, rmsprop_update, rmspropalex_update,  # noqa: F401
-                      signsgd_update, signum_update)
+from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
+                      rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
 
 _float32 = np.dtype(np.float32)
 

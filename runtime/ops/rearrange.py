@@ -208,13 +208,17 @@ def _s2d(data, block_size=1):
     return x.reshape(n, c * b * b, h // b, w // b)
 
 
-def _check4(opname, shape):
+def _check4(opname, shape, block_size=1):
     if len(shape) != 4:
         raise ValueError(f"{opname}: data must be 4-D (NCHW), got shape {tuple(shape)}")
+    if int(block_size) < 1:
+        raise ValueError(f"{opname}: block_size={block_size} must be a positive int")
+    if 0 in tuple(shape):
+        raise ValueError(f"{opname}: data of shape {tuple(shape)} has an empty dimension")
 
 
 def _d2s_infer(s, d, block_size=1, **_):
-    _check4("depth_to_space", s[0])
+    _check4("depth_to_space", s[0], block_size)
     n, c, h, w = s[0]
     b = int(block_size)
     if c % (b * b):
@@ -223,7 +227,7 @@ def _d2s_infer(s, d, block_size=1, **_):
 
 
 def _s2d_infer(s, d, block_size=1, **_):
-    _check4("space_to_depth", s[0])
+    _check4("space_to_depth", s[0], block_size)
     n, c, h, w = s[0]
     b = int(block_size)
     if h % b or w % b:
@@ -256,7 +260,13 @@ def _diag_grad(ograds, inputs, outputs, k=0, axis1=0, axis2=1):
 
 
 def _diag_infer(in_shapes, in_dtypes, k=0, axis1=0, axis2=1, **_):
-    probe = np.empty(tuple(in_shapes[0]), dtype=np.bool_)
+    shape = tuple(in_shapes[0])
+    if len(shape) >= 2:
+        n1, n2 = shape[axis1], shape[axis2]
+        if not -n1 < int(k) < n2:
+            raise ValueError(f"diag: k={k} is out of range for a {n1}x{n2} matrix "
+                             f"(allowed: {-n1 + 1} to {n2 - 1})")
+    probe = np.empty(shape, dtype=np.bool_)
     return [_diag(probe, k, axis1, axis2).shape], [in_dtypes[0]]
 
 
