@@ -186,6 +186,17 @@ def _populate():
 
 
 _populate()
+
+
+def __getattr__(name):
+    # Operators registered after this module was imported (as mx.sym does).
+    op = _registry.registry.get(name)
+    if op is not None:
+        fn = globals()[name] = _make_function(op, name)
+        return fn
+    raise AttributeError(f"module 'xprof.runtime.ndarray' has no attribute {name!r}")
+
+
 # MXNet's Python-level operator functions (maximum, power, split_v2...), shared with mx.sym
 _FRONTEND = _python_level.Frontend(
     lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False)

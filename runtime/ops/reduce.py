@@ -77,8 +77,23 @@ def _reduction(name, fn, grad):
 
     # a reduction reads every input element: its cost is the input's size, not the
     # (small) output's, so summing a big array is not run inline on the caller
-    return defop(name, kernel, infer=_infer, grad=g, cost=input_size,
+    infer = _infer
+    if name in ("max", "min"):
+        infer = _nonempty_infer(name)
+    return defop(name, kernel, infer=infer, grad=g, cost=input_size,
                  params={"axis": None, "keepdims": False, "exclude": False})
+
+
+def _nonempty_infer(name):
+    """max/min of nothing has no value: refused at the call, as MXNet does."""
+    def infer(in_shapes, in_dtypes, axis=None, keepdims=False, exclude=False, **_):
+        shape = tuple(in_shapes[0])
+        axes = _reduced(axis, len(shape), exclude)
+        axes = range(len(shape)) if axes is None else axes
+        if any(shape[a] == 0 for a in axes):
+            raise ValueError(f"{name}: cannot reduce an empty axis (input shape {shape})")
+        return _infer(in_shapes, in_dtypes, axis, keepdims, exclude)
+    return infer
 
 
 def _count(x, axes):

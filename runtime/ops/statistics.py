@@ -1,6 +1,7 @@
 """Statistics operators (MXNet 1.x): ``moments`` (mean and variance over ``axes``) and
 ``_histogram`` (``mx.nd.histogram``/``mx.sym.histogram`` are its Python front end in
 :mod:`.python_level`: ``bins`` an int with ``range``, or an array of bin edges)."""
+import ast
 import math
 
 import numpy as np
@@ -58,10 +59,12 @@ def _edges(data, bins, bin_cnt, range):
         return np.asarray(bins, dtype=np.float64)
     if bin_cnt is None or int(bin_cnt) < 1:
         raise ValueError(f"histogram: bin_cnt={bin_cnt!r} must be a positive int")
-    if range in (None, ()):
+    if range in (None, (), "None"):
         lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 1.0)
     else:
-        lo, hi = (float(v) for v in parse_tuple(range, "range"))
+        if isinstance(range, str):            # from symbol JSON
+            range = ast.literal_eval(range)
+        lo, hi = (float(v) for v in range)
     return np.linspace(lo, hi, int(bin_cnt) + 1)
 
 

@@ -15,7 +15,7 @@ from .symbol import Custom, Group, Symbol, Variable, load, load_json, make_funct
 from .symbol import _compose
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
-           "zeros", "ones", "full"]
+           "zeros", "ones", "full", "arange"]
 
 
 def zeros(shape, dtype=None, name=None, **kwargs):
@@ -31,6 +31,12 @@ def ones(shape, dtype=None, name=None, **kwargs):
 def full(shape, val, dtype=None, name=None, **kwargs):
     return _fn("_full")(shape=tuple(shape) if not isinstance(shape, int) else (shape,),
                         value=val, dtype=dtype or "float32", name=name, **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """``mx.sym.arange``: the ``_arange`` operator, as ``mx.nd.arange``."""
+    return _fn("_arange")(start=start, stop=stop, step=step, repeat=repeat,
+                          infer_range=infer_range, dtype=dtype or "float32", name=name)
 
 
 _made = {}

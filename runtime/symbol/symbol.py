@@ -477,9 +477,13 @@ def _positional_params(op, args, kwargs):
 
 def _compose(op, args, kwargs, name, attr, hint=None):
     """A node applying registered operator ``op``; missing inputs become variables.
-    ``hint`` (default: the op's name) names an unnamed node: ``<hint lowercased><n>``."""
+    ``hint`` (default: the op's name) names an unnamed node: ``<hint lowercased><n>``.
+    An input given as None is not given (``sequence_length=None``)."""
     if args and not op.variadic:
         args, kwargs = _positional_params(op, args, kwargs)
+    if any(v is None for v in kwargs.values()):
+        inputs = set(op.arg_names) | set(op.aux_names)
+        kwargs = {k: v for k, v in kwargs.items() if v is not None or k not in inputs}
     inputs_kw, params = _split_kwargs(kwargs)
     dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
     if dunder:   # MXNet: ``__layout__='NC'`` and the like are node attributes
@@ -546,7 +550,7 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
     from .. import operator as _operator
     if op_type is None:
         raise ValueError("Custom: op_type is required; registered: "
-                         + (", ".join(_operator.get_all_registered_operators()) or "none"))
+                         + (", ".join(_operator.custom_op_types()) or "none"))
     inputs_kw, params = _split_kwargs(kwargs)
     prop = _operator.make_prop(op_type, params)
     node_name = _auto_name("custom", name)

@@ -56,14 +56,15 @@ def test_moments(axes, keepdims):
 
 def test_histogram_counts_and_edges():
     x = RNG.uniform(-3, 3, 50)
-    counts, edges = mx.nd.histogram(mx.nd.array(x, dtype="float64"), bins=5, range=(-2, 2))
-    want_c, want_e = np.histogram(x, 5, range=(-2, 2))
+    counts, edges = mx.nd.histogram(mx.nd.array(x, dtype="float64"), bins=5,
+                                    range=(-2.5, 2.5))
+    want_c, want_e = np.histogram(x, 5, range=(-2.5, 2.5))
     np.testing.assert_array_equal(counts.asnumpy(), want_c)
     np.testing.assert_allclose(edges.asnumpy(), want_e)
     bins = np.array([-3.0, 0.0, 0.5, 3.0])
     counts, _ = mx.nd.histogram(mx.nd.array(x), bins=mx.nd.array(bins))
     np.testing.assert_array_equal(counts.asnumpy(), np.histogram(x.astype(np.float32), bins)[0])
-    sym = mx.sym.histogram(a=mx.sym.var("data"), bins=5, range=(-2, 2))
+    sym = mx.sym.histogram(a=mx.sym.var("data"), bins=5, range=(-2.5, 2.5))
     got = sym.bind(mx.cpu(), {"data": mx.nd.array(x, dtype="float64")}).forward()[0]
     np.testing.assert_array_equal(got.asnumpy(), want_c)
 
