@@ -6,6 +6,7 @@ gradient back where the element came from)."""
 import numpy as np
 
 from .params import _cheap, _size, parse_tuple
+from .. import util as _util
 from .registry import defop, input_size
 
 
@@ -47,10 +48,13 @@ defop("squeeze", _squeeze, grad=lambda og, i, o, **_: [og[0].reshape(i[0].shape)
 # -- tile, repeat --------------------------------------------------------------------------
 def _tile_reps(ndim, reps):
     reps = parse_tuple(reps, "reps")
-    if not reps:
-        raise ValueError("tile: reps must not be empty")
+    if not reps:                       # as numpy.tile: a copy
+        return (1,) * ndim
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: reps={reps} must not be negative")
+    if 0 in reps and not _util.is_np_shape():
+        raise ValueError(f"tile: reps={reps} has a 0, an empty result; MXNet 1.x allows it "
+                         "only under mx.np_shape(True)")
     return reps if len(reps) >= ndim else (1,) * (ndim - len(reps)) + reps
 
 

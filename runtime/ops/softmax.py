@@ -117,6 +117,8 @@ def _so_layout(dshape, multi_output, preserve_shape):
 def _so_check_label(dshape, lshape, multi_output, preserve_shape):
     _, work, expected = _so_layout(dshape, multi_output, preserve_shape)
     lshape = tuple(lshape)
+    if lshape == tuple(dshape) and len(dshape) > 1:
+        return lshape          # a probability per class (soft labels), as MXNet allows
     if lshape != expected and _size(lshape) != _size(expected):
         raise ValueError(f"SoftmaxOutput: label has shape {lshape}, expected {expected} "
                          f"for data {tuple(dshape)}")
@@ -142,6 +144,12 @@ def _softmax_output_grad(ograds, inputs, outputs, grad_scale=1.0, ignore_label=-
     ignored unless ``out_grad`` (as in MXNet: the op is a loss head)."""
     data, label = inputs
     axis, work, lshape = _so_layout(data.shape, multi_output, preserve_shape)
+    if label.shape == data.shape and data.ndim > 1:
+        # soft labels: the cross-entropy gradient against a distribution
+        g = (outputs[0] - label.astype(outputs[0].dtype)) * float(grad_scale)
+        if _bool(out_grad):
+            g = g * ograds[0]
+        return [_as(data, g), np.zeros_like(label)]
     prob = outputs[0].reshape(work)
     k = work[axis]
     lab = label.reshape(lshape)

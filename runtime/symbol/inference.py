@@ -10,7 +10,11 @@ import numbers
 
 import numpy as np
 
+from ..base import mxnet_error_type
 from .graph import CUSTOM
+
+# A node's inference error: a ValueError and, as in MXNet, an MXNetError
+_InferError = mxnet_error_type(ValueError)
 
 
 # -- shape parsing -------------------------------------------------------------------
@@ -76,7 +80,7 @@ class _Inference:
             self.shape[key] = shape
             return True
         if old != shape:
-            raise ValueError(f"infer_shape: {who} gives shape {shape} to an entry already "
+            raise _InferError(f"infer_shape: {who} gives shape {shape} to an entry already "
                              f"known to have shape {old}")
         return False
 
@@ -151,11 +155,11 @@ def _infer_node(n, in_shapes, in_dtypes):
             _, oshapes, ashapes, odtypes, _ = _operator.infer(
                 n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
         except ValueError as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)}: {e}") from None
+            raise _InferError(f"infer_shape: {_node_desc(n)}: {e}") from None
         for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
                                            ashapes):
             if tuple(given) != tuple(expected):
-                raise ValueError(f"infer_shape: {_node_desc(n)}: auxiliary state "
+                raise _InferError(f"infer_shape: {_node_desc(n)}: auxiliary state "
                                  f"{c.name!r} has shape {tuple(given)}, expected "
                                  f"{tuple(expected)}")
         return oshapes, odtypes
@@ -163,11 +167,11 @@ def _infer_node(n, in_shapes, in_dtypes):
         out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
                                             **n.full_params())
     except (ValueError, TypeError, IndexError, KeyError) as e:
-        raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+        raise _InferError(f"infer_shape: {_node_desc(n)} with input shapes "
                          f"{[tuple(s) for s in in_shapes]}: {e}") from None
     n_out = n.num_outputs()
     if len(out_shapes) != n_out:
-        raise ValueError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
+        raise _InferError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
                          f"expected {n_out}")
     return out_shapes, out_dtypes
 
@@ -199,7 +203,7 @@ def _fill_inputs(n, keys, in_shapes, inf):
             filled = op.infer_args([None if s is None else tuple(s) for s in in_shapes],
                                    **n.full_params())
         except (ValueError, TypeError, IndexError, KeyError) as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+            raise _InferError(f"infer_shape: {_node_desc(n)} with input shapes "
                              f"{in_shapes}: {e}") from None
         for k, given, s in zip(keys, in_shapes, filled):
             if given is None and s is not None:
