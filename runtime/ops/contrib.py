@@ -4,14 +4,15 @@ front ends do; the profile shows ``_contrib_<name>``, MXNet's operator name).
 
 ``index_copy``, ``boolean_mask`` (its output size comes from the mask's values: the NDArray
 function reads the mask first, as MXNet's does), ``div_sqrt_dim``, ``quadratic``,
-``allclose``, ``index_array``, ``arange_like``, ``AdaptiveAvgPooling2D``. (``isinf``,
+``allclose``, ``index_array``, ``arange_like``, ``AdaptiveAvgPooling2D``,
+``BilinearResize2D``. (``isinf``,
 ``isfinite``, ``isnan`` are Python in MXNet: :mod:`.python_level`.)
 """
 import math
 
 import numpy as np
 
-from .params import _axis, _bool, _cheap, _zeros_grad, parse_tuple
+from .params import _ACTIVE, _axis, _bool, _cheap, _zeros_grad, parse_tuple
 from .registry import defop, input_size
 
 
@@ -212,3 +213,92 @@ def _adaptive_avg_pool_infer(in_shapes, in_dtypes, output_size=None, **_):
 
 defop("_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pool, infer=_adaptive_avg_pool_infer,
       grad=_adaptive_avg_pool_grad, cost=input_size, params={"output_size": None})
+
+
+# -- BilinearResize2D --------------------------------------------------------------------------
+_RESIZE_MODES = ("size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down",
+                 "to_odd_up")
+
+
+def _resize_hw(in_h, in_w, like_hw, height, width, scale_height, scale_width, mode):
+    if mode not in _RESIZE_MODES:
+        raise ValueError(f"BilinearResize2D: mode={mode!r} must be one of "
+                         + ", ".join(_RESIZE_MODES))
+    if mode == "like":
+        if like_hw is None:
+            raise ValueError("BilinearResize2D: mode='like' needs the second input 'like'")
+        return like_hw
+    if mode == "size":
+        if scale_height is not None and scale_width is not None:
+            return int(in_h * float(scale_height)), int(in_w * float(scale_width))
+        return int(height), int(width)
+    if mode == "odd_scale":
+        def odd(n, s):
+            return int(n * float(s)) if n % 2 == 0 else int((n - 1) * float(s)) + 1
+        return odd(in_h, scale_height), odd(in_w, scale_width)
+    step = 1 if mode.endswith("_up") else -1
+    want_even = "even" in mode
+
+    def fix(n):
+        return n if (n % 2 == 0) == want_even else n + step
+    return fix(in_h), fix(in_w)
+
+
+def _interp_matrix(n_in, n_out, align_corners):
+    """(n_out, n_in) weights of linear interpolation along one axis."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = np.maximum((dst + 0.5) * (n_in / n_out) - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    lam = src - i0
+    w = np.zeros((n_out, n_in))
+    np.add.at(w, (np.arange(n_out), i0), 1.0 - lam)
+    np.add.at(w, (np.arange(n_out), i1), lam)
+    return w
+
+
+def _resize_params(data, like, height, width, scale_height, scale_width, mode):
+    like_hw = tuple(like.shape[2:4]) if like is not None else None
+    return _resize_hw(data.shape[2], data.shape[3], like_hw, height, width, scale_height,
+                      scale_width, mode)
+
+
+def _bilinear_resize(data, like=None, height=1, width=1, scale_height=None,
+                     scale_width=None, mode="size", align_corners=True):
+    oh, ow = _resize_params(data, like, height, width, scale_height, scale_width, mode)
+    wh = _interp_matrix(data.shape[2], oh, _bool(align_corners))
+    ww = _interp_matrix(data.shape[3], ow, _bool(align_corners))
+    return np.einsum("ph,nchw,qw->ncpq", wh, data, ww, optimize=True).astype(data.dtype)
+
+
+def _bilinear_resize_grad(ograds, inputs, outputs, height=1, width=1, scale_height=None,
+                          scale_width=None, mode="size", align_corners=True):
+    data = inputs[0]
+    oh, ow = ograds[0].shape[2:]
+    wh = _interp_matrix(data.shape[2], oh, _bool(align_corners))
+    ww = _interp_matrix(data.shape[3], ow, _bool(align_corners))
+    g = np.einsum("ph,ncpq,qw->nchw", wh, ograds[0], ww, optimize=True).astype(data.dtype)
+    return [g] + [np.zeros_like(x) for x in inputs[1:]]
+
+
+def _bilinear_resize_infer(in_shapes, in_dtypes, height=1, width=1, scale_height=None,
+                           scale_width=None, mode="size", **_):
+    s = tuple(in_shapes[0])
+    if len(s) != 4:
+        raise ValueError(f"BilinearResize2D: data must be 4-D (NCHW), got shape {s}")
+    like_hw = tuple(in_shapes[1][2:4]) if len(in_shapes) > 1 else None
+    oh, ow = _resize_hw(s[2], s[3], like_hw, height, width, scale_height, scale_width, mode)
+    if oh < 1 or ow < 1:
+        raise ValueError(f"BilinearResize2D: the output {oh}x{ow} is empty")
+    return [s[:2] + (oh, ow)], [in_dtypes[0]]
+
+
+defop("_contrib_BilinearResize2D", _bilinear_resize, arg_names=("data", "like"),
+      infer=_bilinear_resize_infer, grad=_bilinear_resize_grad, cost=input_size,
+      params={"height": 1, "width": 1, "scale_height": None, "scale_width": None,
+              "mode": "size", "align_corners": True})
+_ACTIVE["_contrib_BilinearResize2D"] = lambda p: ("data", "like") if p.get("mode") == "like" \
+    else ("data",)

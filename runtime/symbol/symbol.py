@@ -481,6 +481,8 @@ def _compose(op, args, kwargs, name, attr, hint=None):
     An input given as None is not given (``sequence_length=None``)."""
     if args and not op.variadic:
         args, kwargs = _positional_params(op, args, kwargs)
+        while args and args[-1] is None:       # trailing inputs given as None: not given
+            args = args[:-1]
     if any(v is None for v in kwargs.values()):
         inputs = set(op.arg_names) | set(op.aux_names)
         kwargs = {k: v for k, v in kwargs.items() if v is not None or k not in inputs}

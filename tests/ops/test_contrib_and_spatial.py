@@ -202,3 +202,43 @@ def test_amp_ops():
     assert [o.dtype for o in outs] == [np.float16, np.float16]
     assert run("all_finite", x)[0][0] == 1
     assert run("multi_all_finite", x, np.array([np.inf]), num_arrays=2)[0][0] == 0
+
+
+def _resize_ref(x, oh, ow):
+    """Align-corners bilinear resize, pixel by pixel."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow))
+    rh = (h - 1) / (oh - 1) if oh > 1 else 0.0
+    rw = (w - 1) / (ow - 1) if ow > 1 else 0.0
+    for i in range(oh):
+        y = i * rh
+        y0 = int(np.floor(y))
+        y1 = min(y0 + 1, h - 1)
+        for j in range(ow):
+            xx = j * rw
+            x0 = int(np.floor(xx))
+            x1 = min(x0 + 1, w - 1)
+            ly, lx = y - y0, xx - x0
+            out[:, :, i, j] = ((1 - ly) * ((1 - lx) * x[:, :, y0, x0] + lx * x[:, :, y0, x1])
+                               + ly * ((1 - lx) * x[:, :, y1, x0] + lx * x[:, :, y1, x1]))
+    return out
+
+
+@pytest.mark.parametrize("params, hw", [(dict(height=7, width=3), (7, 3)),
+                                        (dict(scale_height=0.5, scale_width=2.0), (2, 10)),
+                                        (dict(mode="to_odd_up"), (5, 5)),
+                                        (dict(mode="odd_scale", scale_height=2,
+                                              scale_width=2), (8, 9))])
+def test_bilinear_resize(params, hw):
+    x = RNG.standard_normal((2, 3, 4, 5))
+    out = run("_contrib_BilinearResize2D", x, **params)[0]
+    assert out.shape[2:] == hw
+    np.testing.assert_allclose(out, _resize_ref(x, *hw), rtol=1e-10, atol=1e-12)
+    check_grad("_contrib_BilinearResize2D", [x], params)
+    # align_corners=False: MXNet's (and PyTorch's) half-pixel centres, clamped
+    img = np.array([64, 32, 32, 64, 50, 100], dtype=np.float64).reshape(1, 1, 3, 2)
+    got = run("_contrib_BilinearResize2D", img, height=6, width=4, align_corners=False)[0]
+    np.testing.assert_allclose(got[0, 0, 0], [64, 56, 40, 32])
+    np.testing.assert_allclose(got[0, 0, -1], [50, 62.5, 87.5, 100])
+    like = mx.sym.contrib.BilinearResize2D(mx.sym.var("d"), mx.sym.var("l"), mode="like")
+    assert like.infer_shape(d=(1, 1, 3, 2), l=(1, 1, 6, 4))[1] == [(1, 1, 6, 4)]
