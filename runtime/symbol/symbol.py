@@ -21,6 +21,7 @@ import numpy as np
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..ops import registry as _registry
 from .. import attribute as _attribute
+from .. import base as _base
 from . import serialization as _serialization
 from .executor import Executor
 from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
@@ -28,6 +29,9 @@ from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as bef
 from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "load", "load_json", "CUSTOM"]
+
+# bool(symbol): MXNet's NotImplementedForSymbol, and the TypeError Python code expects
+_BoolError = type("NotImplementedForSymbol", (_base.NotImplementedForSymbol, TypeError), {})
 
 
 # -- Symbol --------------------------------------------------------------------------
@@ -119,10 +123,53 @@ class Symbol:
         return Symbol(entries)
 
     def get_children(self):
-        node, _ = self._single("get_children")
-        if node.op is None:
-            return None
-        return Symbol(list(node.inputs))
+        """The inputs of this symbol's node(s), in order (each node once); None when
+        they are all variables."""
+        seen, entries = set(), []
+        for node, _ in self._outputs:
+            if id(node) not in seen:
+                seen.add(id(node))
+                entries.extend(node.inputs)
+        return Symbol(entries) if entries else None
+
+    def __call__(self, *args, **kwargs):
+        """MXNet's composition: a copy of this graph with argument variables replaced by
+        the symbols given (positionally in ``list_arguments()`` order, or by name)."""
+        name = kwargs.pop("name", None)
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise ValueError(f"compose: {len(args)} positional symbols for "
+                             f"{len(names)} arguments {names}")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise ValueError(f"compose: {k!r} is not an argument of the symbol; "
+                                 f"arguments: {', '.join(names)}")
+            given[k] = v
+        repl = {k: _entry(v, "compose", k) for k, v in given.items()}
+        copies = {}
+
+        def copy(entry):
+            node, i = entry
+            if node.op is None:
+                return repl.get(node.name, entry)
+            new = copies.get(id(node))
+            if new is None:
+                new = copies[id(node)] = _Node(node.op, node.name, node.params,
+                                               [copy(e) for e in node.inputs], node.n_args,
+                                               node.attr, prop=node.prop,
+                                               op_type=node.op_type)
+            return (new, i)
+        out = [copy(e) for e in self._outputs]
+        if name is not None and len(out) == 1 and out[0][0].op is not None:
+            out[0][0].name = name
+        return Symbol(out)
+
+    def __getstate__(self):
+        return {"handle": self.tojson()}
+
+    def __setstate__(self, state):
+        self._outputs = list(_serialization.graph_entries(state["handle"]))
 
     def __copy__(self):
         return Symbol(self._outputs)
@@ -139,8 +186,8 @@ class Symbol:
         return "<Symbol group [" + ", ".join(self.list_outputs()) + "]>"
 
     def __bool__(self):
-        raise TypeError("the truth value of a Symbol is not defined (== builds a graph "
-                        "node); use `is` to compare symbols")
+        # as MXNet: NotImplementedForSymbol (a TypeError here as well)
+        raise _BoolError(bool, None)
 
     # -- attributes -------------------------------------------------------------------
     def attr(self, key):
@@ -232,7 +279,15 @@ class Symbol:
         return arg_shapes, out_shapes, aux_shapes
 
     def infer_type(self, *args, **kwargs):
-        """(arg_types, out_types, aux_types) as numpy scalar types."""
+        """(arg_types, out_types, aux_types) as numpy scalar types; all None when some
+        stay unknown (``infer_type_partial`` gives the known ones)."""
+        return self._infer_type(False, args, kwargs)
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like ``infer_type``; unknown types are None."""
+        return self._infer_type(True, args, kwargs)
+
+    def _infer_type(self, partial, args, kwargs):
         dtypes = self._named_values("infer_type", "types", args, kwargs, _check_dtype)
         order = self._order()
         dt = _infer_dtype_only(order, dtypes)
@@ -240,6 +295,10 @@ class Symbol:
         arg_t = [by_name.get(a) for a in self.list_arguments()]
         aux_t = [by_name.get(a) for a in self.list_auxiliary_states()]
         out_t = [dt.get((id(node), i)) for node, i in self._outputs]
+        if partial:
+            def types(ts):
+                return [None if t is None else t.type for t in ts]
+            return types(arg_t), types(out_t), types(aux_t)
         if any(t is None for t in arg_t + aux_t + out_t):
             return None, None, None
         return ([t.type for t in arg_t], [t.type for t in out_t], [t.type for t in aux_t])
