@@ -251,4 +251,4 @@ def load_frombuffer(buf, ctx=None):
 
 methods.attach(globals())
 
-from . import contrib, linalg  # noqa: E402,F401 - mx.nd.contrib, mx.nd.linalg
+from . import contrib, image, linalg  # noqa: E402,F401 - mx.nd.contrib, .image, .linalg

@@ -10,14 +10,13 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.la` (``linalg``), :mod:`.contrib`, :mod:`.upsampling`, :mod:`.gather`,
 :mod:`.statistics`, :mod:`.im2col`, :mod:`.l2_normalization`, :mod:`.ctc`,
 :mod:`.spatial_transformer`, :mod:`.correlation`, :mod:`.amp`,
-:mod:`.roi_pooling`;
+:mod:`.roi_pooling`, :mod:`.image`;
 :mod:`.python_level` holds the functions MXNet writes in Python over these.
 """
 from . import (activation, amp, contrib, conv, correlation, creation, ctc,  # noqa: F401
                deconvolution, dropout, elemwise, embedding, fully_connected, gather,
-               gradient_control, im2col, indexing, join, l2_normalization, la, linalg,
-               normalization, optim, output_heads, pooling, rearrange, reduce, rnn,
-               roi_pooling,
-               sampling, sequence, shape, softmax, sorting, spatial_transformer,
-               statistics, unary_math, upsampling)
+               gradient_control, im2col, image, indexing, join, l2_normalization, la,
+               linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
+               rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
+               spatial_transformer, statistics, unary_math, upsampling)
 from .registry import OpDef, defop, get  # noqa: F401

@@ -65,7 +65,7 @@ _python_level.install(globals(), _FRONTEND)
 # x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
 _python_level.attach_fluent(Symbol, globals())
 
-from . import contrib, linalg  # noqa: E402,F401 - mx.sym.contrib, mx.sym.linalg
+from . import contrib, image, linalg  # noqa: E402,F401 - mx.sym.contrib, .image, .linalg
 
 
 def __getattr__(name):

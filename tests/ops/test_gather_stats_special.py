@@ -159,3 +159,33 @@ def test_ftml_and_ftrl_updates_follow_their_formulas():
     mx.nd.ftml_update(*arrays, out=arrays[0], **p)
     np.testing.assert_allclose(arrays[0].asnumpy(), ftml_w.astype(np.float32), rtol=1e-4)
     np.testing.assert_allclose(arrays[3].asnumpy(), ftml_v.astype(np.float32), rtol=1e-5)
+
+
+def test_sample_normal_shapes_and_moments():
+    mu, sigma = mx.nd.array([10.0]), mx.nd.array([0.5])
+    assert mx.nd.sample_normal(mu=mu, sigma=sigma).shape == (1,)
+    assert mx.nd.sample_normal(mu=mu, sigma=sigma, shape=()).shape == (1,)
+    assert mx.nd.sample_normal(mu=mu, sigma=sigma, shape=1).shape == (1, 1)
+    mx.random.seed(7)
+    draws = mx.nd.sample_normal(mx.nd.array([0.0, 100.0]), mx.nd.array([1.0, 0.01]),
+                                shape=(20000,)).asnumpy()
+    np.testing.assert_allclose(draws.mean(1), [0, 100], atol=0.05)
+    np.testing.assert_allclose(draws.std(1), [1, 0.01], rtol=0.05)
+    mx.random.seed(7)
+    again = mx.nd.sample_normal(mx.nd.array([0.0, 100.0]), mx.nd.array([1.0, 0.01]),
+                                shape=(20000,)).asnumpy()
+    np.testing.assert_array_equal(draws, again)        # the shared, seeded generator
+    u = mx.nd.sample_uniform(mx.nd.array([0.0, 5.0]), mx.nd.array([1.0, 6.0]),
+                             shape=(1000,)).asnumpy()
+    assert (u[0] >= 0).all() and (u[0] < 1).all() and (u[1] >= 5).all() and (u[1] < 6).all()
+
+
+def test_image_normalize():
+    x = RNG.random((2, 3, 4, 4))
+    mean, std = (0.1, 0.2, 0.3), (0.5, 1.0, 2.0)
+    want = (x - np.array(mean)[:, None, None]) / np.array(std)[:, None, None]
+    np.testing.assert_allclose(run("_image_normalize", x, mean=mean, std=std)[0], want)
+    np.testing.assert_allclose(run("_image_normalize", x[0], mean=mean, std=std)[0], want[0])
+    check_grad("_image_normalize", [x[:1]], dict(mean=mean, std=std))
+    with pytest.raises(ValueError, match="2 values for 3 channels"):
+        run("_image_normalize", x, mean=(0, 1), std=1.0)

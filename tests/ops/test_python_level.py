@@ -33,7 +33,7 @@ def test_every_nd_operator_has_its_sym_counterpart_and_back():
     assert sorted(sym - nd - SYM_ONLY) == []
 
 
-@pytest.mark.parametrize("space", ["contrib", "linalg"])
+@pytest.mark.parametrize("space", ["contrib", "linalg", "image"])
 def test_sub_namespaces_match(space):
     nd, sym = getattr(mx.nd, space), getattr(mx.sym, space)
     assert _public_functions(nd) == _public_functions(sym)
@@ -44,7 +44,7 @@ def test_sub_namespaces_match(space):
 
 def test_every_registered_name_is_a_function_of_both():
     for name in registry.registry:
-        if name.startswith(("_contrib_", "_linalg_")):
+        if name.startswith(("_contrib_", "_linalg_", "_image_")):
             continue
         assert callable(getattr(mx.nd, name)), name
         assert callable(getattr(mx.sym, name)), name
