@@ -10,11 +10,12 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.la` (``linalg``), :mod:`.contrib`, :mod:`.upsampling`, :mod:`.gather`,
 :mod:`.statistics`, :mod:`.im2col`, :mod:`.l2_normalization`, :mod:`.ctc`,
 :mod:`.spatial_transformer`, :mod:`.correlation`, :mod:`.amp`,
-:mod:`.roi_pooling`, :mod:`.image`;
+:mod:`.roi_pooling`, :mod:`.image`,
+:mod:`.attention`;
 :mod:`.python_level` holds the functions MXNet writes in Python over these.
 """
-from . import (activation, amp, contrib, conv, correlation, creation, ctc,  # noqa: F401
-               deconvolution, dropout, elemwise, embedding, fully_connected, gather,
+from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: F401
+               creation, ctc, deconvolution, dropout, elemwise, embedding, fully_connected, gather,
                gradient_control, im2col, image, indexing, join, l2_normalization, la,
                linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
                rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,

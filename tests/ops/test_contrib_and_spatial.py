@@ -242,3 +242,31 @@ def test_bilinear_resize(params, hw):
     np.testing.assert_allclose(got[0, 0, -1], [50, 62.5, 87.5, 100])
     like = mx.sym.contrib.BilinearResize2D(mx.sym.var("d"), mx.sym.var("l"), mode="like")
     assert like.infer_shape(d=(1, 1, 3, 2), l=(1, 1, 6, 4))[1] == [(1, 1, 6, 4)]
+
+
+def test_interleaved_attention_products_against_per_head_loops():
+    s, b, h, d, qs = 4, 2, 3, 2, 5
+    qkv = RNG.standard_normal((s, b, h * 3 * d))
+    r = qkv.reshape(s, b, h, 3, d)
+    scores = run("_contrib_interleaved_matmul_selfatt_qk", qkv, heads=h)[0]
+    att = RNG.standard_normal(scores.shape)
+    mixed = run("_contrib_interleaved_matmul_selfatt_valatt", qkv, att, heads=h)[0]
+    queries = RNG.standard_normal((qs, b, h * d))
+    kv = RNG.standard_normal((s, b, h * 2 * d))
+    rkv = kv.reshape(s, b, h, 2, d)
+    rq = queries.reshape(qs, b, h, d)
+    ed_scores = run("_contrib_interleaved_matmul_encdec_qk", queries, kv, heads=h)[0]
+    ed_att = RNG.standard_normal(ed_scores.shape)
+    ed_mixed = run("_contrib_interleaved_matmul_encdec_valatt", kv, ed_att, heads=h)[0]
+    for i in range(b):
+        for j in range(h):
+            k = i * h + j
+            np.testing.assert_allclose(scores[k], r[:, i, j, 0] @ r[:, i, j, 1].T / np.sqrt(d))
+            np.testing.assert_allclose(mixed[:, i, j * d:(j + 1) * d], att[k] @ r[:, i, j, 2])
+            np.testing.assert_allclose(ed_scores[k], rq[:, i, j] @ rkv[:, i, j, 0].T / np.sqrt(d))
+            np.testing.assert_allclose(ed_mixed[:, i, j * d:(j + 1) * d],
+                                       ed_att[k] @ rkv[:, i, j, 1])
+    check_grad("_contrib_interleaved_matmul_selfatt_qk", [qkv], dict(heads=h))
+    check_grad("_contrib_interleaved_matmul_selfatt_valatt", [qkv, att], dict(heads=h))
+    check_grad("_contrib_interleaved_matmul_encdec_qk", [queries, kv], dict(heads=h))
+    check_grad("_contrib_interleaved_matmul_encdec_valatt", [kv, ed_att], dict(heads=h))
