@@ -77,3 +77,9 @@ def normal(loc=0.0, scale=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwa
 
 def randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None):
     return normal(loc, scale, shape, dtype, ctx)
+
+
+def randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
+    """Integers drawn uniformly from [low, high) (``int32`` unless ``dtype``)."""
+    return _draw("_random_randint", {"low": int(low), "high": int(high)}, shape,
+                 dtype or "int32", ctx, out)

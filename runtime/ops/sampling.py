@@ -114,3 +114,20 @@ defop("_sample_uniform", _sample_uniform, arg_names=("low", "high"), infer=_samp
       cost=lambda in_shapes, shape=(), **_: max(1, int(np.prod(_sample_shape(in_shapes[0],
                                                                                 shape)))),
       aliases=("sample_uniform",))
+
+
+def _random_randint(low=0, high=1, shape=(), ctx=None, dtype="int32", rng=None):
+    return _generator(rng).integers(int(low), int(high), parse_tuple(shape)).astype(
+        _dtype(dtype, "int32"))
+
+
+def _randint_infer(in_shapes, in_dtypes, low=0, high=1, dtype="int32", **params):
+    if not int(low) < int(high):
+        raise ValueError(f"_random_randint: low={low} must be less than high={high}")
+    shapes, _ = _creation_infer(in_shapes, in_dtypes, **params)
+    return shapes, [_dtype(dtype, "int32")]
+
+
+defop("_random_randint", _random_randint, arg_names=(), infer=_randint_infer,
+      grad=_no_input_grad, cost=_creation_cost,
+      params=dict(_RANDOM, low=0, high=1, dtype="int32"))

@@ -65,7 +65,7 @@ _python_level.install(globals(), _FRONTEND)
 # x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
 _python_level.attach_fluent(Symbol, globals())
 
-from . import contrib, image, linalg  # noqa: E402,F401 - mx.sym.contrib, .image, .linalg
+from . import contrib, image, linalg, random  # noqa: E402,F401 - mx.sym.contrib...
 
 
 def __getattr__(name):

@@ -189,3 +189,18 @@ def test_image_normalize():
     check_grad("_image_normalize", [x[:1]], dict(mean=mean, std=std))
     with pytest.raises(ValueError, match="2 values for 3 channels"):
         run("_image_normalize", x, mean=(0, 1), std=1.0)
+
+
+def test_randint_and_symbolic_random_draw_from_the_seeded_generator():
+    mx.random.seed(5)
+    a = mx.nd.random.randint(-3, 4, shape=(2000,)).asnumpy()
+    assert a.dtype == np.int32 and a.min() == -3 and a.max() == 3
+    mx.random.seed(5)
+    np.testing.assert_array_equal(mx.nd.random.randint(-3, 4, shape=(2000,)).asnumpy(), a)
+    sym = mx.sym.random.normal(2.0, 0.5, (4000,)) + mx.sym.random.uniform(0, 1, (4000,))
+    out = sym.bind(mx.cpu(), {}).forward()[0].asnumpy()
+    assert abs(out.mean() - 2.5) < 0.05
+    with pytest.raises(mx.base.MXNetError, match="scale"):
+        mx.sym.random.normal(0, -1, (2, 2)).bind(mx.cpu(), {}).forward()
+    with pytest.raises(mx.base.MXNetError, match="low"):
+        mx.nd.random.randint(3, 3)
