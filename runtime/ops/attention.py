@@ -63,22 +63,32 @@ def _selfatt_qk_grad(ograds, inputs, outputs, heads=1):
     return [_as(qkv, out.reshape(qkv.shape))]
 
 
-def _selfatt_valatt(queries_keys_values, attention, heads=1):
-    x = _heads(queries_keys_values, heads, 3)
-    s, b, h, _, d = x.shape
-    v = _batch_heads(x[:, :, :, 2])
-    return _as(queries_keys_values, _unbatch(np.matmul(attention, v), b, h))
+def _valatt(packed, attention, heads, parts):
+    """attention @ values, the values being the last of ``parts`` per head."""
+    x = _heads(packed, heads, parts)
+    b, h = x.shape[1], x.shape[2]
+    v = _batch_heads(x[:, :, :, parts - 1])
+    return _as(packed, _unbatch(np.matmul(attention, v), b, h))
 
 
-def _selfatt_valatt_grad(ograds, inputs, outputs, heads=1):
-    qkv, att = inputs
-    x = _heads(qkv, heads, 3)
-    s, b, h, _, d = x.shape
-    v = _batch_heads(x[:, :, :, 2])
-    g = _batch_heads(ograds[0].reshape(s, b, h, d))
+def _valatt_op(parts):
+    """kernel and gradient of a ``*_valatt`` op whose packed input has ``parts``."""
+    def kernel(packed, attention, heads=1):
+        return _valatt(packed, attention, heads, parts)
+
+    def grad(ograds, inputs, outputs, heads=1):
+        return _valatt_grad(inputs[0], inputs[1], ograds[0], heads, parts)
+    return kernel, grad
+
+
+def _valatt_grad(packed, att, og, heads, parts):
+    x = _heads(packed, heads, parts)
+    b, h, d = x.shape[1], x.shape[2], x.shape[4]
+    v = _batch_heads(x[:, :, :, parts - 1])
+    g = _batch_heads(og.reshape(att.shape[1], b, h, d))
     out = np.zeros(x.shape, dtype=np.float64)
-    out[:, :, :, 2] = _to_parts(np.matmul(att.swapaxes(1, 2), g), b, h)
-    return [_as(qkv, out.reshape(qkv.shape)), _as(att, np.matmul(g, v.swapaxes(1, 2)))]
+    out[:, :, :, parts - 1] = _to_parts(np.matmul(att.swapaxes(1, 2), g), b, h)
+    return [_as(packed, out.reshape(packed.shape)), _as(att, np.matmul(g, v.swapaxes(1, 2)))]
 
 
 def _selfatt_qk_infer(in_shapes, in_dtypes, heads=1, **_):
@@ -99,9 +109,10 @@ def _cost(in_shapes, **_):
 defop("_contrib_interleaved_matmul_selfatt_qk", _selfatt_qk,
       arg_names=("queries_keys_values",), infer=_selfatt_qk_infer, grad=_selfatt_qk_grad,
       cost=_cost, params={"heads": 1})
-defop("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt,
+_kernel, _grad = _valatt_op(3)
+defop("_contrib_interleaved_matmul_selfatt_valatt", _kernel,
       arg_names=("queries_keys_values", "attention"), infer=_selfatt_valatt_infer,
-      grad=_selfatt_valatt_grad, cost=_cost, params={"heads": 1})
+      grad=_grad, cost=_cost, params={"heads": 1})
 
 
 # -- encoder-decoder attention --------------------------------------------------------------------
@@ -123,25 +134,6 @@ def _encdec_qk_grad(ograds, inputs, outputs, heads=1):
     return [_as(queries, gq), _as(kv, gkv.reshape(kv.shape))]
 
 
-def _encdec_valatt(keys_values, attention, heads=1):
-    x = _heads(keys_values, heads, 2)
-    b, h = x.shape[1], x.shape[2]
-    v = _batch_heads(x[:, :, :, 1])
-    return _as(keys_values, _unbatch(np.matmul(attention, v), b, h))
-
-
-def _encdec_valatt_grad(ograds, inputs, outputs, heads=1):
-    kv, att = inputs
-    x = _heads(kv, heads, 2)
-    b, h, d = x.shape[1], x.shape[2], x.shape[4]
-    v = _batch_heads(x[:, :, :, 1])
-    qs = att.shape[1]
-    g = _batch_heads(ograds[0].reshape(qs, b, h, d))
-    gkv = np.zeros(x.shape, dtype=np.float64)
-    gkv[:, :, :, 1] = _to_parts(np.matmul(att.swapaxes(1, 2), g), b, h)
-    return [_as(kv, gkv.reshape(kv.shape)), _as(att, np.matmul(g, v.swapaxes(1, 2)))]
-
-
 def _encdec_qk_infer(in_shapes, in_dtypes, heads=1, **_):
     qs, b, _ = tuple(in_shapes[0])
     ks = in_shapes[1][0]
@@ -157,6 +149,7 @@ def _encdec_valatt_infer(in_shapes, in_dtypes, heads=1, **_):
 defop("_contrib_interleaved_matmul_encdec_qk", _encdec_qk,
       arg_names=("queries", "keys_values"), infer=_encdec_qk_infer, grad=_encdec_qk_grad,
       cost=_cost, params={"heads": 1})
-defop("_contrib_interleaved_matmul_encdec_valatt", _encdec_valatt,
+_kernel, _grad = _valatt_op(2)
+defop("_contrib_interleaved_matmul_encdec_valatt", _kernel,
       arg_names=("keys_values", "attention"), infer=_encdec_valatt_infer,
-      grad=_encdec_valatt_grad, cost=_cost, params={"heads": 1})
+      grad=_grad, cost=_cost, params={"heads": 1})
