@@ -183,5 +183,6 @@ def _cost(in_shapes, **_):
 defop("CTCLoss", _ctc, arg_names=("data", "label", "data_lengths", "label_lengths"),
       infer=_infer, infer_args=_infer_args, grad=_ctc_grad, cost=_cost,
       params={"use_data_lengths": False, "use_label_lengths": False,
-              "blank_label": "first"}, doc=__doc__)
+              "blank_label": "first"}, doc=__doc__,
+      aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
 _ACTIVE["CTCLoss"] = _active

@@ -81,9 +81,11 @@ def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None
     return [shape or (1,)], [in_dtypes[0]]
 
 
-_KEY_PARAMS = {"key": None, "begin": None, "end": None, "step": None}
+# (``key``, xprof's own: an index expression, last so that positional parameters are
+# MXNet's begin, end, step)
+_KEY_PARAMS = {"begin": None, "end": None, "step": None, "key": None}
 defop("slice", _slice, infer=_slice_infer, grad=_slice_grad, cost=_cheap,
-      params=dict(_KEY_PARAMS))
+      params=dict(_KEY_PARAMS), aliases=("crop",))
 
 
 def _slice_axis_key(ndim, axis, begin, end):
@@ -158,7 +160,7 @@ def _slice_assign_infer(in_shapes, in_dtypes, key=None, begin=None, end=None,
 
 defop("_slice_assign", _slice_assign, arg_names=("lhs", "rhs"),
       infer=_slice_assign_infer, grad=_slice_assign_grad, cost=input_size,
-      params=dict(_KEY_PARAMS))
+      params=dict(_KEY_PARAMS), aliases=("_crop_assign",))
 
 
 def _slice_assign_scalar(data, scalar=0.0, key=None, begin=None, end=None, step=None):
@@ -182,7 +184,7 @@ def _slice_assign_scalar_infer(in_shapes, in_dtypes, scalar=0.0, key=None, begin
 
 defop("_slice_assign_scalar", _slice_assign_scalar, infer=_slice_assign_scalar_infer,
       grad=_slice_assign_scalar_grad, cost=input_size,
-      params=dict(_KEY_PARAMS, scalar=0.0))
+      params=dict(_KEY_PARAMS, scalar=0.0), aliases=("_crop_assign_scalar",))
 
 
 # -- selection ---------------------------------------------------------------------
@@ -362,3 +364,13 @@ def _def_arg(opname, fn):
 
 _def_arg("argmax", np.argmax)
 _def_arg("argmin", np.argmin)
+
+
+def _argmax_channel(data):
+    """MXNet's ``argmax_channel``: the argmax over the last axis, as floats."""
+    return np.argmax(data, axis=-1).astype(data.dtype)
+
+
+defop("argmax_channel", _argmax_channel, grad=_zeros_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, **_: ([tuple(in_shapes[0][:-1]) or (1,)],
+                                               [in_dtypes[0]]))

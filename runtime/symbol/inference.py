@@ -239,6 +239,14 @@ def _infer_dtype_only(order, dtypes):
             keys = [(id(c), i) for c, i in n.inputs]
             known = [dt[k] for k in keys if k in dt]
             if keys and not known:
+                p = n.full_params().get("dtype") if n.op is not CUSTOM else None
+                if p is None or (isinstance(p, str) and p == "None"):
+                    continue
+                # the op's dtype parameter gives its outputs (Cast): inputs stay unknown
+                for i in range(n.num_outputs()):
+                    dt[(id(n), i)] = np.dtype(p)
+                done.add(id(n))
+                changed = True
                 continue
             default = known[0] if known else np.dtype(np.float32)
             for k in keys:
