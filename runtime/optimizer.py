@@ -21,7 +21,7 @@ from .ndarray._update import push_update
 from .ops import optim as _optim
 from .ops import registry as _registry
 
-__all__ = ["Optimizer", "SGD", "Adam", "NAG", "RMSProp", "Signum", "Updater", "get_updater",
+__all__ = ["Optimizer", "SGD", "ccSGD", "Adam", "NAG", "RMSProp", "Signum", "Updater", "get_updater",
            "create", "register"]
 
 
@@ -315,6 +315,12 @@ class Signum(Optimizer):
         params.update(momentum=self.momentum, wd_lh=self.wd_lh)
         push_update("signum_update", weight, grad, (state,), attrs=self._attrs(index),
                     **params)
+
+
+@register
+class ccSGD(SGD):
+    """MXNet 1.x's deprecated name for SGD (``optimizer='ccsgd'``), kept so old
+    scripts (MXNet's example/profiler/profiler_executor.py) run."""
 
 
 def get_updater(optimizer):

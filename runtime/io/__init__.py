@@ -157,8 +157,8 @@ class NDArrayIter(DataIter):
         self.data = _as_named(data, data_name, False)
         self.label = _as_named(label, label_name, True)
         self.num_data = self.data[0][1].shape[0]
-        for name, arr in self.data + self.label:
-            if arr.shape[0] != self.num_data:
+        for name, arr in self.data + self.label:   # MXNet reads only the first num_data
+            if arr.shape[0] < self.num_data:
                 raise ValueError(f"NDArrayIter: {name} has {arr.shape[0]} samples, "
                                  f"{self.data[0][0]} has {self.num_data}")
         self.batch_size = int(batch_size)

@@ -331,7 +331,7 @@ class DataParallelExecutorGroup:
         for src, targets, axis in zip(data, self.data_arrays, self.data_layouts):
             _load(_as_nd(src), targets, self.slices, axis)
         label = getattr(data_batch, "label", None)
-        if is_train and label and self.label_arrays:
+        if label and self.label_arrays:
             for src, targets, axis in zip(label, self.label_arrays, self.label_layouts):
                 _load(_as_nd(src), targets, self.slices, axis)
         for e in self.execs:

@@ -717,7 +717,7 @@ class Executor:
                 lines.append(f"Output[{k}] shape={shape}")
                 if shape is not None:
                     total += math.prod(shape) * np.dtype(self._dtype[(id(n), k)]).itemsize
-        for a in self.arg_arrays + self.aux_arrays + [g for g in self.grad_arrays if g]:
+        for a in self.arg_arrays + self.aux_arrays + [g for g in self.grad_arrays if g is not None]:
             total += a.size * a._dtype.itemsize
         lines.append(f"Total {total / (1 << 20):.4f} MB allocated")
         return "\n".join(lines) + "\n"
