@@ -148,17 +148,8 @@ class BaseModule:
                 eval_data = _nd.from_numpy(eval_data)
             self.forward(DataBatch([eval_data]), is_train=False)
             return self.get_outputs()[0]
-        if reset:
-            eval_data.reset()
-        output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = getattr(eval_batch, "pad", 0) or 0
-            output_list.append([out[0:out.shape[0] - pad].copy()
-                                for out in self.get_outputs()])
+        output_list = [[out.copy() for out in outputs] for outputs, _, _ in
+                       self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
         if not output_list:
             return output_list
         if not merge_batches:
@@ -281,10 +272,32 @@ class BaseModule:
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
-        """Set parameter values (through ``init_params`` with no initializer)."""
-        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init,
-                         allow_extra=allow_extra)
+        """Set parameter values: through ``init_params`` with no initializer (every
+        parameter must be given), or, with ``allow_missing``, copying only those given."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init,
+                             allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            logging.warning("set_params: the parameters are already initialized; pass "
+                            "force_init=True to set them")
+            return
+        self._copy_given_params(arg_params, aux_params, allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
+
+    def _copy_given_params(self, arg_params, aux_params, allow_extra):
+        raise NotImplementedError
+
+    def _optimizer_wanted(self, force_init):
+        """Whether ``init_optimizer`` should (re)create the optimizer."""
+        self._check_ready("init_optimizer")
+        if self.optimizer_initialized and not force_init:
+            logging.warning("init_optimizer: the optimizer is already initialized, "
+                            "ignoring; pass force_init=True to create it again")
+            return False
+        return True
 
     def save_params(self, fname):
         """Write the parameters as MXNet's ``.params`` (``arg:`` / ``aux:`` names)."""

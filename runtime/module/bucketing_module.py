@@ -120,19 +120,9 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         self.params_initialized = True
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
-                   allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            return
-        self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
-                                     force_init=force_init, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
+    def _copy_given_params(self, arg_params, aux_params, allow_extra):
+        self._curr_module.set_params(arg_params, aux_params, allow_missing=True,
+                                     force_init=True, allow_extra=allow_extra)
 
     # -- binding ----------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True,
@@ -184,8 +174,7 @@ class BucketingModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
+        if not self._optimizer_wanted(force_init):
             return
         self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params,
                                          force_init=force_init)

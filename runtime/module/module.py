@@ -212,21 +212,8 @@ class Module(BaseModule):
         self._exec_group.set_params(self._arg_params, self._aux_params,
                                     allow_extra=allow_extra)
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
-                   allow_extra=False):
-        """Copy ``arg_params``/``aux_params`` into the module's parameters."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            logging.warning("set_params: the parameters are already initialized; pass "
-                            "force_init=True to set them")
-            return
+    def _copy_given_params(self, arg_params, aux_params, allow_extra):
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
 
     # -- binding ----------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True,
@@ -291,10 +278,7 @@ class Module(BaseModule):
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
         """Create the optimizer (and the kvstore when several contexts need one)."""
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
-            logging.warning("init_optimizer: the optimizer is already initialized, "
-                            "ignoring; pass force_init=True to create it again")
+        if not self._optimizer_wanted(force_init):
             return
         if self._params_dirty:
             self.get_params()

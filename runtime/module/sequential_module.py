@@ -138,8 +138,7 @@ class SequentialModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
+        if not self._optimizer_wanted(force_init):
             return
         for m in self._modules:
             m.init_optimizer(kvstore=kvstore, optimizer=optimizer,
