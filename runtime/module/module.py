@@ -57,6 +57,13 @@ def _create_kvstore(kvstore, num_device):
     return _kvs.create(kvstore), update_on_kvstore
 
 
+def _host_zeros(like):
+    """The module's own copy of a parameter: zeros shaped and typed like ``like``."""
+    a = _nd.new_array(like.shape, like._dtype, cpu(), "module")
+    a._data = np.zeros(like.shape, like._dtype)
+    return a
+
+
 class Module(BaseModule):
     """A symbol bound for training or inference (see the module docstring)."""
 
@@ -253,10 +260,10 @@ class Module(BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group
-            self._arg_params = {n: _nd.from_numpy(np.zeros(b[0].shape, b[0]._dtype))
-                                for n, b in zip(self._param_names, group.param_arrays)}
-            self._aux_params = {n: _nd.from_numpy(np.zeros(b[0].shape, b[0]._dtype))
-                                for n, b in zip(self._aux_names, group.aux_arrays)}
+            self._arg_params = {n: _host_zeros(b[0]) for n, b in
+                                zip(self._param_names, group.param_arrays)}
+            self._aux_params = {n: _host_zeros(b[0]) for n, b in
+                                zip(self._aux_names, group.aux_arrays)}
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
 
