@@ -151,15 +151,21 @@ def _dedupe(reads, writes):
 
 
 def _watch(step, node, ins, outs):
-    """What a monitor callback sees of a forward step: ``<node>_output`` names for its
-    results, ``<node>_<input>`` for its inputs (``monitor_all``)."""
+    """What a monitor callback sees of a forward step, as MXNet names it: its results
+    (``<node>_output``) and, with ``monitor_all``, each input: a variable's own name
+    first, then ``<node>_<input name>``."""
     names = node.output_names()
     n_vis = len(names)
     step.watch = [(names[i].encode() if i < n_vis else f"{node.name}_output{i}".encode(), o)
                   for i, o in enumerate(outs)]
     arg_names = node.arg_names() + node.aux_names()
-    step.watch_in = [(f"{node.name}_{arg_names[i] if i < len(arg_names) else i}".encode(), x)
-                     for i, x in enumerate(ins)]
+    watch_in = []
+    for i, ((src, _), x) in enumerate(zip(node.inputs, ins)):
+        if src.op is None:
+            watch_in.append((src.name.encode(), x))
+        arg = arg_names[i] if i < len(arg_names) else f"input{i}"
+        watch_in.append((f"{node.name}_{arg}".encode(), x))
+    step.watch_in = watch_in
 
 
 def _run_segment(calls):
