@@ -290,6 +290,16 @@ class BaseModule:
     def _copy_given_params(self, arg_params, aux_params, allow_extra):
         raise NotImplementedError
 
+    def _params_wanted(self, force_init):
+        """Whether ``init_params`` should (re)initialize the parameters."""
+        if self.params_initialized and not force_init:
+            logging.warning("init_params: the parameters are already initialized; pass "
+                            "force_init=True to initialize them again")
+            return False
+        if not self.binded:
+            raise RuntimeError("init_params: call bind first")
+        return True
+
     def _optimizer_wanted(self, force_init):
         """Whether ``init_optimizer`` should (re)create the optimizer."""
         self._check_ready("init_optimizer")

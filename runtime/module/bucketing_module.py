@@ -110,10 +110,8 @@ class BucketingModule(BaseModule):
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
-        if self.params_initialized and not force_init:
+        if not self._params_wanted(force_init):
             return
-        if not self.binded:
-            raise RuntimeError("init_params: call bind first")
         self._curr_module.init_params(initializer=initializer, arg_params=arg_params,
                                       aux_params=aux_params, allow_missing=allow_missing,
                                       force_init=force_init, allow_extra=allow_extra)

@@ -186,11 +186,8 @@ class Module(BaseModule):
                     allow_missing=False, force_init=False, allow_extra=False):
         """Fill every parameter: from ``arg_params``/``aux_params`` where given, else
         by ``initializer`` (a variable's own ``init=`` attribute first)."""
-        if self.params_initialized and not force_init:
-            logging.warning("init_params: the parameters are already initialized; pass "
-                            "force_init=True to initialize them again")
+        if not self._params_wanted(force_init):
             return
-        self._check_bound("init_params")
         attrs = self._symbol.attr_dict()
 
         def fill(name, arr, given):
