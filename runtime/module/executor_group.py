@@ -170,6 +170,9 @@ class DataParallelExecutorGroup:
         return out
 
     # -- binding ---------------------------------------------------------------------------
+    # MXNet's name for each executor's part of the batch (a ``slice`` per context)
+    slices = property(lambda self: self._slices)
+
     def decide_slices(self, data_shapes):
         """The batch size and each executor's slice, from the data's batch axes."""
         sizes = set()
@@ -181,8 +184,8 @@ class DataParallelExecutorGroup:
             raise ValueError("all data must have the same batch size: "
                              + ", ".join(f"{d.name}={d.shape}" for d in data_shapes))
         self.batch_size = sizes.pop() if sizes else 1
-        self.slices = split_batch(self.batch_size, self.workload)
-        return self.slices
+        self._slices = split_batch(self.batch_size, self.workload)
+        return self._slices
 
     def _sliced(self, descs, i):
         out = []
@@ -191,7 +194,7 @@ class DataParallelExecutorGroup:
             axis = DataDesc.get_batch_axis(layout)
             shape = list(d.shape)
             if axis >= 0 and len(self.contexts) > 1:
-                sl = self.slices[i]
+                sl = self._slices[i]
                 shape[axis] = sl.stop - sl.start
             out.append(DataDesc(d.name, tuple(shape), getattr(d, "dtype", np.float32),
                                 layout))
@@ -329,11 +332,11 @@ class DataParallelExecutorGroup:
         if data is None:
             raise ValueError("forward: the batch has no data")
         for src, targets, axis in zip(data, self.data_arrays, self.data_layouts):
-            _load(_as_nd(src), targets, self.slices, axis)
+            _load(_as_nd(src), targets, self._slices, axis)
         label = getattr(data_batch, "label", None)
         if label and self.label_arrays:
             for src, targets, axis in zip(label, self.label_arrays, self.label_layouts):
-                _load(_as_nd(src), targets, self.slices, axis)
+                _load(_as_nd(src), targets, self._slices, axis)
         for e in self.execs:
             e.forward(is_train=is_train)
 
@@ -349,7 +352,7 @@ class DataParallelExecutorGroup:
             parts = []
             for g, axis in zip(out_grads, self.output_layouts):
                 g = _as_nd(g)
-                parts.append(_take(g, axis, self.slices[i], g.shape[axis])
+                parts.append(_take(g, axis, self._slices[i], g.shape[axis])
                              if axis >= 0 and len(self.execs) > 1 else g)
             e.backward(out_grads=parts)
 
@@ -412,7 +415,7 @@ class DataParallelExecutorGroup:
             elif len(self.execs) == 1:
                 part = labels
             else:
-                part = [_take(_as_nd(lab), axis, self.slices[i], _as_nd(lab).shape[axis])
+                part = [_take(_as_nd(lab), axis, self._slices[i], _as_nd(lab).shape[axis])
                         if axis >= 0 else lab
                         for lab, axis in zip(labels, self.label_layouts or
                                              [0] * len(labels))]
