@@ -278,6 +278,29 @@ class Orthogonal(Initializer):
 
 
 @register
+class Bilinear(Initializer):
+    """Bilinear-interpolation kernels for upsampling (Deconvolution) weights of shape
+    ``(out, in, kh, kw)``: ``(1 - |x/f - c|) * (1 - |y/f - c|)`` with
+    ``f = ceil(kw / 2)``, ``c = (2f - 1 - f % 2) / 2f``, the same kernel in every
+    (out, in) slot, as MXNet's ``mx.init.Bilinear``."""
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, name, arr):
+        shape = arr.shape
+        if len(shape) != 4:
+            raise ValueError(f"Bilinear: {str(name)!r} has shape {shape}; it initializes "
+                             "4-D (out, in, height, width) upsampling weights")
+        f = math.ceil(shape[3] / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        wx = 1 - np.abs(np.arange(shape[3]) / f - c)
+        wy = 1 - np.abs(np.arange(shape[2]) / f - c)
+        kernel = (wy[:, None] * wx[None, :]).astype(np.float32)
+        arr[:] = np.broadcast_to(kernel, shape).astype(arr.dtype)
+
+
+@register
 class LSTMBias(Initializer):
     """An LSTM bias (gates i, f, g, o stacked): zeros, except ``forget_bias`` for the
     forget gate's quarter, so a fresh LSTM starts out remembering."""

@@ -5,6 +5,7 @@ Operator functions are generated from the registry (``mx.nd.sqrt``, ``mx.nd.dot`
 operator's arguments are inputs, other keywords are parameters, ``out=`` writes into an
 existing array.
 """
+import builtins
 import numbers
 
 import numpy as np
@@ -192,31 +193,48 @@ ElementWiseSum = globals()["add_n"]
 Concat = globals()["concat"]
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
+(random_poisson, random_exponential, random_gamma, random_negative_binomial,   # MXNet 1.x
+ random_generalized_negative_binomial, random_randint) = (
+    random.poisson, random.exponential, random.gamma, random.negative_binomial,
+    random.generalized_negative_binomial, random.randint)
+
+from . import helpers as _helpers  # noqa: E402 - after the generated functions it overrides
+from .helpers import (CachedOp, eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
+                      reset_arrays, to_dlpack_for_read, to_dlpack_for_write)
+for _alias, _name in _helpers.ALIASES.items():   # unless the registry has the alias
+    globals().setdefault(_alias, globals()[_name])
 
 
-def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
-    """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars."""
+def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None, both_scalars=None):
+    """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars (two
+    numbers give a number, ``both_scalars(lhs, rhs)``, as in MXNet)."""
     if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
         return invoke(same if lhs.shape == rhs.shape else bcast, (lhs, rhs), {})
     if isinstance(lhs, NDArray):
         return invoke(scalar, (lhs,), {"scalar": rhs})
     if isinstance(rhs, NDArray):
         return invoke(rscalar or scalar, (rhs,), {"scalar": lhs})
+    if both_scalars is not None and isinstance(lhs, numbers.Number) \
+            and isinstance(rhs, numbers.Number):
+        return both_scalars(lhs, rhs)
     raise ValueError(f"{same}: at least one argument must be an NDArray, got "
                      f"{type(lhs).__name__} and {type(rhs).__name__}")
 
 
 def maximum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_maximum", "broadcast_maximum", "_maximum_scalar")
+    return _elementwise(lhs, rhs, "_maximum", "broadcast_maximum", "_maximum_scalar",
+                        both_scalars=builtins.max)
 
 
 def minimum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_minimum", "broadcast_minimum", "_minimum_scalar")
+    return _elementwise(lhs, rhs, "_minimum", "broadcast_minimum", "_minimum_scalar",
+                        both_scalars=builtins.min)
 
 
 def power(base, exp):
     return _elementwise(base, exp, "_power", "broadcast_power", "_power_scalar",
-                        "_rpower_scalar")
+                        "_rpower_scalar",
+                        both_scalars=pow)
 
 
 def choose_element_0index(lhs, rhs, out=None):
@@ -263,3 +281,5 @@ def load_frombuffer(buf, ctx=None):
 
 
 methods.attach(globals())
+_helpers.attach_methods(NDArray)
+_internal = _helpers.internal_namespace(globals())

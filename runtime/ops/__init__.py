@@ -6,10 +6,10 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.fully_connected`, :mod:`.conv`, :mod:`.pooling`, :mod:`.activation`,
 :mod:`.dropout`, :mod:`.rnn`, :mod:`.softmax`, :mod:`.gradient_control`, :mod:`.optim`,
 :mod:`.rearrange`, :mod:`.sorting`, :mod:`.unary_math`, :mod:`.normalization`,
-:mod:`.embedding`, :mod:`.deconvolution`.
+:mod:`.embedding`, :mod:`.deconvolution`, :mod:`.distributions`, :mod:`.ctc`.
 """
-from . import (activation, conv, creation, deconvolution, dropout, elemwise,  # noqa: F401
-               embedding, fully_connected, gradient_control, indexing, join, linalg,
+from . import (activation, conv, creation, ctc, deconvolution, distributions,  # noqa: F401
+               dropout, elemwise, embedding, fully_connected, gradient_control, indexing, join, linalg,
                normalization, optim, pooling, rearrange, reduce, rnn, sampling, shape,
                softmax, sorting, unary_math)
 from .registry import OpDef, defop, get  # noqa: F401

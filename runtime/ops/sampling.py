@@ -25,7 +25,23 @@ def _sample_dtype(dtype):
     return dt, dt
 
 
+# MXNet checks low <= high and scale >= 0 inside the sampling kernel: a bad value is an
+# error of the op (an MXNetError at the next sync point, the engine going on), not of the
+# call. The check comes before any draw, so the shared generator is left as it was.
+def _check_uniform(low, high):
+    if not float(low) <= float(high):
+        raise ValueError(f"_random_uniform: low={low} is greater than high={high}; "
+                         "use low <= high")
+
+
+def _check_normal(scale):
+    if not float(scale) >= 0:
+        raise ValueError(f"_random_normal: scale={scale} is not allowed; use a "
+                         "non-negative standard deviation")
+
+
 def _random_uniform(low=0.0, high=1.0, shape=(), ctx=None, dtype="float32", rng=None):
+    _check_uniform(low, high)
     dt, gen_dt = _sample_dtype(dtype)
     u = _generator(rng).random(parse_tuple(shape), dtype=gen_dt)
     u *= (float(high) - float(low))
@@ -34,6 +50,7 @@ def _random_uniform(low=0.0, high=1.0, shape=(), ctx=None, dtype="float32", rng=
 
 
 def _random_normal(loc=0.0, scale=1.0, shape=(), ctx=None, dtype="float32", rng=None):
+    _check_normal(scale)
     dt, gen_dt = _sample_dtype(dtype)
     z = _generator(rng).standard_normal(parse_tuple(shape), dtype=gen_dt)
     z *= float(scale)
@@ -41,25 +58,10 @@ def _random_normal(loc=0.0, scale=1.0, shape=(), ctx=None, dtype="float32", rng=
     return z.astype(dt, copy=False)
 
 
-def _uniform_infer(in_shapes, in_dtypes, low=0.0, high=1.0, **params):
-    # MXNet checks low <= high (and scale > 0 below) when the op is called
-    if not float(low) <= float(high):
-        raise ValueError(f"_random_uniform: low={low} is greater than high={high}; "
-                         "use low <= high")
-    return _creation_infer(in_shapes, in_dtypes, **params)
-
-
-def _normal_infer(in_shapes, in_dtypes, loc=0.0, scale=1.0, **params):
-    if not float(scale) >= 0:
-        raise ValueError(f"_random_normal: scale={scale} is not allowed; use a "
-                         "non-negative standard deviation")
-    return _creation_infer(in_shapes, in_dtypes, **params)
-
-
 _RANDOM = dict(_CREATION, rng=None)
-defop("_random_uniform", _random_uniform, arg_names=(), infer=_uniform_infer,
+defop("_random_uniform", _random_uniform, arg_names=(), infer=_creation_infer,
       grad=_no_input_grad, cost=_creation_cost,
       params=dict(_RANDOM, low=0.0, high=1.0))
-defop("_random_normal", _random_normal, arg_names=(), infer=_normal_infer,
+defop("_random_normal", _random_normal, arg_names=(), infer=_creation_infer,
       grad=_no_input_grad, cost=_creation_cost,
       params=dict(_RANDOM, loc=0.0, scale=1.0))

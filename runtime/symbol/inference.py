@@ -15,7 +15,11 @@ import numbers
 
 import numpy as np
 
+from ..base import mxnet_error_type
 from .graph import CUSTOM
+
+# a shape or dtype that does not fit: a ValueError that is also MXNet's MXNetError
+InferenceError = mxnet_error_type(ValueError)
 
 
 # -- shape parsing -------------------------------------------------------------------
@@ -25,9 +29,9 @@ def _check_shape(shape, what):
     try:
         shape = tuple(int(s) for s in shape)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: shape {shape!r} is not a tuple of integers") from None
+        raise InferenceError(f"{what}: shape {shape!r} is not a tuple of integers") from None
     if any(s < 0 for s in shape):
-        raise ValueError(f"{what}: shape {shape!r} has a negative dimension")
+        raise InferenceError(f"{what}: shape {shape!r} has a negative dimension")
     return shape
 
 
@@ -35,7 +39,7 @@ def _check_dtype(dtype, what):
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise ValueError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
+        raise InferenceError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
 
 
 def _attr_shape(node):
@@ -45,7 +49,7 @@ def _attr_shape(node):
     try:
         return _check_shape(ast.literal_eval(text), f"variable {node.name!r}")
     except (ValueError, SyntaxError):
-        raise ValueError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
+        raise InferenceError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
                          "tuple of integers") from None
 
 
@@ -61,7 +65,7 @@ def _attr_dtype(node):
                  "5": "int8", "6": "int64"}
         if text in codes:
             return np.dtype(codes[text])
-        raise ValueError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
+        raise InferenceError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
                          "dtype") from None
 
 
@@ -82,7 +86,7 @@ class _Inference:
             self.shape[key] = shape
             return True
         if old != shape:
-            raise ValueError(f"infer_shape: {who} gives shape {shape} to an entry already "
+            raise InferenceError(f"infer_shape: {who} gives shape {shape} to an entry already "
                              f"known to have shape {old}")
         return False
 
@@ -163,11 +167,11 @@ def _infer_node(n, in_shapes, in_dtypes):
             _, oshapes, ashapes, odtypes, _ = _operator.infer(
                 n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
         except ValueError as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)}: {e}") from None
+            raise InferenceError(f"infer_shape: {_node_desc(n)}: {e}") from None
         for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
                                            ashapes):
             if tuple(given) != tuple(expected):
-                raise ValueError(f"infer_shape: {_node_desc(n)}: auxiliary state "
+                raise InferenceError(f"infer_shape: {_node_desc(n)}: auxiliary state "
                                  f"{c.name!r} has shape {tuple(given)}, expected "
                                  f"{tuple(expected)}")
         return oshapes, odtypes
@@ -175,11 +179,11 @@ def _infer_node(n, in_shapes, in_dtypes):
         out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
                                             **n.full_params())
     except (ValueError, TypeError, IndexError, KeyError) as e:
-        raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+        raise InferenceError(f"infer_shape: {_node_desc(n)} with input shapes "
                          f"{[tuple(s) for s in in_shapes]}: {e}") from None
     n_out = n.num_outputs()
     if len(out_shapes) != n_out:
-        raise ValueError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
+        raise InferenceError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
                          f"expected {n_out}")
     return out_shapes, out_dtypes
 
@@ -228,7 +232,7 @@ def _fill_inputs(n, keys, in_shapes, inf):
             filled = op.infer_args([None if s is None else tuple(s) for s in in_shapes],
                                    **n.full_params())
         except (ValueError, TypeError, IndexError, KeyError) as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+            raise InferenceError(f"infer_shape: {_node_desc(n)} with input shapes "
                              f"{in_shapes}: {e}") from None
         for k, given, s in zip(keys, in_shapes, filled):
             if given is None and s is not None:

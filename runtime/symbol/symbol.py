@@ -24,6 +24,7 @@ from .. import attribute as _attribute
 from . import serialization as _serialization
 from .executor import Executor
 from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
+from .graph import substitute
 from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as before the split
 from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
@@ -132,6 +133,16 @@ class Symbol:
 
     def __deepcopy__(self, memo):
         return self.__copy__()
+
+    def __call__(self, **kwargs):
+        """Composition: a new symbol with each variable named in ``kwargs`` replaced by
+        the (single-output) symbol given for it (``net(data=other)``)."""
+        mapping = {}
+        for k, v in kwargs.items():
+            if not isinstance(v, Symbol):
+                raise ValueError(f"compose: {k}={type(v).__name__} is not a Symbol")
+            mapping[k] = v._single(f"compose: {k}")
+        return Symbol(substitute(self._outputs, mapping))
 
     def __repr__(self):
         if len(self._outputs) == 1:
@@ -468,10 +479,31 @@ def _is_dunder(key):
     return len(key) > 4 and key.startswith("__") and key.endswith("__")
 
 
+# Attributes an operator gives the variables of some inputs when composed, unless they
+# have them (MXNet's FSetInputVarAttrOnCompose): a PReLU slope starts at 0.25.
+_INPUT_VAR_ATTRS = {("LeakyReLU", "gamma"): {"__init__": '["Constant", {"value": 0.25}]'}}
+
+
+def _set_input_var_attrs(opname, argname, entry):
+    extra = _INPUT_VAR_ATTRS.get((opname, argname))
+    node = entry[0]
+    if extra and node.op is None:
+        for k, v in extra.items():
+            node.attr.setdefault(k, v)
+
+
+# MXNet's hidden keys: given to an operator (``FullyConnected(..., lr_mult=0)``) they are
+# node attributes ``__lr_mult__``..., which the variables created for its missing inputs
+# (``fc1_weight``, ``fc1_bias``) inherit.
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
 def _compose(op, args, kwargs, name, attr):
     """A node applying registered operator ``op``; missing inputs become variables."""
     inputs_kw, params = _split_kwargs(kwargs)
     dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
+    hidden = {f"__{k}__": str(params.pop(k)) for k in _HIDDEN_KEYS if k in params}
+    dunder.update(hidden)
     if dunder:   # MXNet: ``__layout__='NC'`` and the like are node attributes
         attr = dict(attr or {}, **dunder)
     allowed = _allowed_params(op)
@@ -506,8 +538,9 @@ def _compose(op, args, kwargs, name, attr):
                     raise ValueError(f"{op.name}: input {an!r} given twice")
                 s = inputs_kw.pop(an)
             if s is None:
-                s = Variable(f"{node_name}_{an}")
+                s = Variable(f"{node_name}_{an}", attr=hidden or None)
             entries.append(_entry(s, op.name, an))
+            _set_input_var_attrs(op.name, an, entries[-1])
         n_args = len(entries)
         for j, an in enumerate(op.aux_names):
             s = args[len(names) + j] if len(names) + j < len(args) else None
