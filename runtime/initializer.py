@@ -41,11 +41,11 @@ def create(init, **kwargs):
         text = init.strip()
         if text.startswith("["):
             try:
-                name, kw = json.loads(text)
+                text, kw = json.loads(text)
             except (ValueError, TypeError):
                 raise ValueError(f"initializer {init!r} is not a valid JSON dump") from None
-            return create(name, **dict(kw, **kwargs))
-        klass = _REGISTRY.get(text.lower())
+            kwargs = dict(kw, **kwargs)    # (an initializer may take ``init=`` itself)
+        klass = _REGISTRY.get(str(text).lower())
         if klass is None:
             raise ValueError(f"initializer {init!r} is not known; use one of "
                              f"{', '.join(sorted(_REGISTRY))}")
@@ -318,6 +318,48 @@ class LSTMBias(Initializer):
         arr[n:2 * n] = self.forget_bias
 
     _init_bias = _init_weight
+
+
+@register
+class FusedRNN(Initializer):
+    """The packed parameter vector of a fused ``RNN`` op (``mx.rnn.FusedRNNCell``):
+    unpacked into its per-gate arrays, each weight initialized by ``init`` (or the
+    global initializer), biases zero, an LSTM's forget-gate biases ``forget_bias``,
+    then packed back. ``FusedRNNCell`` attaches it to its ``parameters`` variable."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False,
+                 forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None,
+                         num_hidden=num_hidden, num_layers=num_layers, mode=mode,
+                         bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers = int(num_hidden), int(num_layers)
+        self._mode, self._bidirectional = mode, bool(bidirectional)
+        self._forget_bias = float(forget_bias)
+
+    def _init_weight(self, desc, arr):
+        from .rnn.rnn_cell import FusedRNNCell
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
+                            self._bidirectional, forget_bias=self._forget_bias, prefix="")
+        args = cell.unpack_weights({"parameters": arr})
+        glob = getattr(desc, "global_init", None)
+        for name, part in args.items():
+            sub = InitDesc(name, global_init=glob)
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                _fill(part, self._forget_bias)
+            elif self._init is not None:
+                self._init(sub, part)
+            elif glob is not None and glob is not self:
+                glob(sub, part)
+            else:
+                raise ValueError(f"FusedRNN: no initializer for {name!r} (give init= or "
+                                 "a global initializer)")
+        arr[:] = cell.pack_weights(args)["parameters"]
+
+
+__all__ += ["FusedRNN"]
 
 
 class Mixed:

@@ -4,6 +4,11 @@ The walk goes in topological order with each OpDef's ``infer``; an op whose inpu
 not all known yet first asks its ``infer_args`` (weights from the data shape), and the
 walk repeats until nothing changes. Shapes and dtypes given as variable attributes
 (``__shape__``, ``__dtype__``) seed the walk.
+
+A ``__shape__`` with 0 dimensions (MXNet's "unknown": a recurrent cell's begin state is
+``(0, num_hidden)``) is a partial shape: the variable stays unknown until its node's
+output shape is known (a consumer such as ``elemwise_add`` gave it), and then each 0
+takes the output's size on the same axis (the batch axis, for the ops such states feed).
 """
 import ast
 import numbers
@@ -72,6 +77,7 @@ class _Inference:
         self.order = order
         self.shape = {}
         self.dtype = {}
+        self.partial = {}    # variable entry -> its shape with 0 for unknown dimensions
 
     def set_shape(self, key, shape, who):
         shape = tuple(int(s) for s in shape)
@@ -102,6 +108,9 @@ def infer_graph(order, shapes, dtypes):
             s = shapes.get(n.name)
             if s is None:
                 s = _attr_shape(n)
+                if s is not None and 0 in s:
+                    inf.partial[key] = tuple(s)
+                    s = None
             if s is not None:
                 inf.shape[key] = tuple(s)
             d = dtypes.get(n.name)
@@ -120,6 +129,9 @@ def infer_graph(order, shapes, dtypes):
             keys = [(id(c), i) for c, i in n.inputs]
             in_shapes = [inf.shape.get(k) for k in keys]
             if any(s is None for s in in_shapes):
+                if inf.partial and _fill_partial(n, keys, in_shapes, inf):
+                    changed = True
+                    in_shapes = [inf.shape.get(k) for k in keys]
                 if _fill_inputs(n, keys, in_shapes, inf):
                     changed = True
                     in_shapes = [inf.shape.get(k) for k in keys]
@@ -174,6 +186,23 @@ def _infer_node(n, in_shapes, in_dtypes):
         raise InferenceError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
                          f"expected {n_out}")
     return out_shapes, out_dtypes
+
+
+def _fill_partial(n, keys, in_shapes, inf):
+    """Resolve partial input shapes of ``n`` from its known first output (same rank:
+    each 0 takes the output's size on that axis); True if any was set."""
+    out = inf.shape.get((id(n), 0))
+    if out is None:
+        return False
+    changed = False
+    for k, given in zip(keys, in_shapes):
+        hint = inf.partial.get(k)
+        if given is not None or hint is None or len(hint) != len(out):
+            continue
+        changed |= inf.set_shape(k, tuple(o if h == 0 else h for h, o in zip(hint, out)),
+                                 _node_desc(n))
+        del inf.partial[k]
+    return changed
 
 
 _SAME_SHAPE_OPS = ("elemwise_", "_backward_")
