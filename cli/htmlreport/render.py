@@ -202,10 +202,7 @@ def critical_path(doc):
     if not ex:
         return _section("critical-path", title,
                         _unavailable(doc["unavailable"].get("explain", "no explain data")))
-    by_kind = dict.fromkeys(PATH_KINDS, 0.0)
-    for seg in ex.get("critical_path", ()):
-        by_kind[seg.get("kind", "op")] = by_kind.get(seg.get("kind", "op"), 0.0) \
-            + (seg.get("dur") or 0) / 1000
+    by_kind = {**dict.fromkeys(PATH_KINDS, 0.0), **(ex.get("composition_ms") or {})}
     parts = [k for k in by_kind if by_kind[k] > 0] or list(PATH_KINDS)
     out = [f'<p>Wall time {escape(svg.fmt_ms(ex.get("wall_ms") or 0))}, critical path '
            f'{escape(svg.fmt_ms(ex.get("critical_path_ms") or 0))}.</p>',

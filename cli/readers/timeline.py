@@ -79,8 +79,11 @@ class Timeline:
         return name if name else f"thread {tid}" + (f" (pid {pid})" if pid not in (0, None) else "")
 
 
-class _Builder:
-    """Collects rows batch by batch into small numpy chunks."""
+class Builder:
+    """Collects rows batch by batch into small numpy chunks: :meth:`feed` each batch of
+    decoded events, then :meth:`finish` for the :class:`Timeline`. Public so that a
+    caller already streaming the file (``xprof report``'s statistics pass) builds the
+    timeline from the same batches instead of reading the file again."""
 
     def __init__(self):
         self.tl = Timeline()
@@ -402,7 +405,7 @@ def _csr(counts, flat, order):
 
 def from_events(events):
     """A :class:`Timeline` of an in-memory list of events (tests, callers with events)."""
-    b = _Builder()
+    b = Builder()
     b.feed(list(events))
     return b.finish()
 
@@ -411,7 +414,7 @@ def load(path, on_batch=None):
     """A :class:`Timeline` of the trace file at ``path`` (streamed; raises TraceError).
     Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch."""
     reader = TraceReader(path)
-    b = _Builder()
+    b = Builder()
     was = gc.isenabled()
     gc.disable()   # millions of short-lived dicts, no cycles
     try:

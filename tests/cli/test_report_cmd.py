@@ -115,3 +115,43 @@ def test_critical_path_section_is_xprof_explain_of_the_same_trace(tmp_path):
     section = out.read_text().split('id="critical-path"', 1)[1]
     shown = re.search(r"Wall time ([^,<]*), critical path ([^<]*)\.</p>", section)
     assert shown.groups() == (svg.fmt_ms(ex["wall_ms"]), svg.fmt_ms(ex["critical_path_ms"]))
+
+
+def test_the_trace_is_read_once_and_the_explain_document_is_the_commands(tmp_path, monkeypatch):
+    """One decoding pass feeds the statistics and the explain timeline; the document
+    the page draws is ``xprof explain --format json``'s, minus the segment list, and
+    its composition is the segments' time per kind."""
+    from xprof.cli.htmlreport.collect import collect
+    from xprof.cli.readers import tracefile
+
+    trace, _ = run_sample("custom_op_breakdown.py", tmp_path)
+    ex = json.loads(cli("explain", trace, "--format", "json").stdout)
+    passes = []
+    batches = tracefile.TraceReader.batches
+
+    def counted(self, *args, **kwargs):
+        passes.append(self.path)
+        return batches(self, *args, **kwargs)
+
+    monkeypatch.setattr(tracefile.TraceReader, "batches", counted)
+    doc = collect(str(trace))["explain"]
+    assert passes == [str(trace)]
+    composition = doc.pop("composition_ms")
+    segments = ex.pop("critical_path")
+    assert doc == ex
+    for kind in ("op", "queue", "dependency", "python"):
+        from_segments = sum(s["dur"] for s in segments if s["kind"] == kind) / 1000
+        assert abs(composition[kind] - from_segments) < 1e-3 * (1 + len(segments)), kind
+    assert composition["op"] > 0 and abs(sum(composition.values()) - ex["critical_path_ms"]) < 1e-5
+
+
+def test_a_trace_without_slices_says_the_critical_path_is_unavailable(tmp_path):
+    from cli_helpers import meta, write_trace
+
+    trace = write_trace(tmp_path / "t.json", meta() + [
+        {"name": "Memory: cpu/0", "cat": "Device Storage", "ph": "C", "ts": 1, "pid": 0,
+         "args": {"Memory: cpu/0": 4096}}])
+    out = tmp_path / "r.html"
+    assert cli("report", trace, "-o", out).exit_code == 0
+    section = out.read_text().split('id="critical-path"', 1)[1].split("</section>")[0]
+    assert "Unavailable: the trace holds no slices" in section
