@@ -24,7 +24,10 @@ import csv
 import glob
 import os
 
+import numpy as np
+
 from ..analysis.explain import analyze
+from ..readers.batch import view
 from ..readers.timeline import Builder
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
@@ -46,10 +49,15 @@ class Overview:
         self.memory = {}
 
     def feed(self, events):
-        # one plain loop, no helper calls on the common path: this pass shares its time
-        # budget with the statistics (a million events in a few seconds)
+        # the X events (most of a trace) from the batch's columns, the others in one
+        # plain loop: this pass shares its time budget with the statistics (a million
+        # events in a few seconds)
+        v = view(events)
+        rest = events
+        if v is not None and v.x_pos and self._feed_x(v):
+            rest = v.others()
         t0, t1, threads, memory = self.t0, self.t1, self.threads, self.memory
-        for e in events:
+        for e in rest:
             try:
                 ph = e["ph"]
                 ts = e["ts"]
@@ -80,6 +88,23 @@ class Overview:
                 continue
         self.events += len(events)
         self.t0, self.t1 = t0, t1
+
+    def _feed_x(self, v):
+        """Span and threads of a batch's ``X`` events; False when one has a time that
+        is not a finite number or unhashable ids (the loop then takes them one by one)."""
+        ts, dur, _, _, pids, tids = v.fields()
+        if not set(map(type, ts)) | set(map(type, dur)) <= {int, float}:
+            return False
+        ts, dur = np.array(ts, dtype=np.float64), np.array(dur, dtype=np.float64)
+        if not (np.isfinite(ts).all() and np.isfinite(dur).all()):
+            return False
+        try:
+            self.threads.update(zip(pids, tids))
+        except TypeError:
+            return False
+        self.t0 = min(self.t0, float(ts.min()))
+        self.t1 = max(self.t1, float((ts + dur).max()))
+        return True
 
     def _metadata(self, e):
         args = e.get("args")
@@ -151,13 +176,17 @@ class TimelineCollector:
 
 def read_trace(path):
     """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
-    stats --format json`` prints it, overview dict, memory samples, timeline)``; exit 2
-    for what is not a Chrome trace."""
+    stats --format json`` prints it but for the ``Operator Latency`` section the page
+    does not show, overview dict, memory samples, timeline)``; exit 2 for what is not a
+    Chrome trace."""
     from ..stats_pipeline import Options, process
+    from ..stats_pipeline.latency import LatencyCollector
     from ..stats_pipeline.sources import read_report
 
     overview = Overview()
-    report = read_report(path, collectors=[overview, TimelineCollector()])
+    # no Operator Latency section on the page: its collector is left out of the pass
+    report = read_report(path, collectors=[overview, TimelineCollector()],
+                         skip=(LatencyCollector,))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
