@@ -12,8 +12,8 @@ memory counter samples) and the timeline ``xprof explain`` analyses
 :func:`collect` returns::
 
     {"path", "overview": {...}, "stats": <stats JSON document>,
-     "explain": <explain document without its segment list, plus "composition_ms">
-                | None,
+     "explain": <explain document without its segment list, plus "composition_ms"
+                 and "dependencies"> | None,
      "memory": {series: ([ms], [bytes])},
      "allocations": {"path", "rows": [{...}], "total_rows"} | None,
      "unavailable": {section: reason}}
@@ -203,14 +203,16 @@ def _fail(message):
 def explain_doc(timeline):
     """The ``xprof explain`` document of a timeline (the dict ``xprof explain --format
     json`` prints, so the page's critical path never disagrees with the command), without
-    the segment list the page does not draw and with ``composition_ms``: the path's
-    time per kind of segment (``op``, ``queue``, ``dependency``, ``python``); None when
-    the trace holds no slice to explain."""
+    the segment list the page does not draw, with ``composition_ms`` (the path's time
+    per kind of segment: ``op``, ``queue``, ``dependency``, ``python``) and
+    ``dependencies`` (False: no dependency records, the path assumes per-thread serial
+    ops, as for MXNet and PyTorch traces); None when the trace holds no slice."""
     if not len(timeline.start):
         return None
     analysis = analyze(timeline)
     doc = analysis.to_dict(segments=False)
     doc["composition_ms"] = {kind: round(ns / 1e6, 6) for kind, ns in analysis.by_kind.items()}
+    doc["dependencies"] = not analysis.serial
     return doc
 
 
