@@ -18,18 +18,24 @@ pytestmark = pytest.mark.browser
 CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")
 
 
-@pytest.fixture(scope="module")
-def known_report(tmp_path_factory):
-    """custom_add_one.py's trace, its report, and its ``xprof stats --format json``."""
-    folder = tmp_path_factory.mktemp("report")
-    run_script(REPO / "sample_scripts" / "custom_add_one.py", folder)
-    trace, page = folder / "custom_add_one.json", folder / "report.html"
+def _report_and_stats(trace):
+    """``xprof report`` of ``trace`` (report.html next to it) and its ``xprof stats
+    --format json``."""
+    page = trace.parent / "report.html"
     subprocess.run([sys.executable, "-m", "xprof.cli", "report", str(trace), "-o", str(page)],
                    check=True, capture_output=True, timeout=300)
     stats = json.loads(subprocess.run(
         [sys.executable, "-m", "xprof.cli", "stats", str(trace), "--format", "json"],
         check=True, capture_output=True, text=True, timeout=300).stdout)
     return page, stats
+
+
+@pytest.fixture(scope="module")
+def known_report(tmp_path_factory):
+    """custom_add_one.py's trace, its report, and its ``xprof stats --format json``."""
+    folder = tmp_path_factory.mktemp("report")
+    run_script(REPO / "sample_scripts" / "custom_add_one.py", folder)
+    return _report_and_stats(folder / "custom_add_one.json")
 
 
 def _top_operator(stats):
@@ -89,12 +95,7 @@ def breakdown_report(tmp_path_factory):
         if cols and cols[0] in ("Busy", "Waiter", "Chain") and " / " in line:
             measured[cols[0]] = (float(cols[-3]), float(cols[-1]))
     assert set(measured) == {"Busy", "Waiter", "Chain"}, proc.stdout
-    trace, page = folder / "custom_op_breakdown.json", folder / "report.html"
-    subprocess.run([sys.executable, "-m", "xprof.cli", "report", str(trace), "-o", str(page)],
-                   check=True, capture_output=True, timeout=300)
-    stats = json.loads(subprocess.run(
-        [sys.executable, "-m", "xprof.cli", "stats", str(trace), "--format", "json"],
-        check=True, capture_output=True, text=True, timeout=300).stdout)
+    page, stats = _report_and_stats(folder / "custom_op_breakdown.json")
     return page, stats["Custom Operator Calls"], measured
 
 
