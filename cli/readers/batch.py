@@ -23,17 +23,22 @@ class BatchView:
     the ``X`` events), ``xs`` (those events); :meth:`fields`, :meth:`args` and
     :meth:`others` on demand."""
 
-    __slots__ = ("events", "phs", "x_pos", "xs", "_fields", "_args", "_others")
+    # No reference to the batch itself: a Batch holds its view, and a cycle would keep
+    # every batch alive while the readers run with the garbage collector off.
+    __slots__ = ("phs", "x_pos", "xs", "_others", "_fields", "_args")
 
     def __init__(self, events):
-        self.events = events
         try:
             self.phs = list(map(_PH, events))
         except (KeyError, TypeError):
             self.phs = [ev.get("ph") for ev in events]   # AttributeError: not all objects
         self.x_pos = [k for k, ph in enumerate(self.phs) if ph == "X"]
-        self.xs = [events[k] for k in self.x_pos] if len(self.x_pos) < len(events) else events
-        self._fields = self._args = self._others = None
+        if len(self.x_pos) < len(events):
+            self.xs = [events[k] for k in self.x_pos]
+            self._others = [ev for ev, ph in zip(events, self.phs) if ph != "X"]
+        else:
+            self.xs, self._others = list(events), []
+        self._fields = self._args = None
 
     def fields(self):
         """``(ts, dur, cat, name, pid, tid)`` of the ``X`` events, one sequence each
@@ -54,8 +59,6 @@ class BatchView:
 
     def others(self):
         """Every event that is not ``X``, in order (positions: :meth:`other_pos`)."""
-        if self._others is None:
-            self._others = [ev for ev, ph in zip(self.events, self.phs) if ph != "X"]
         return self._others
 
     def other_pos(self):

@@ -106,3 +106,28 @@ def test_a_slice_too_long_for_int64_picoseconds_is_skipped_not_a_traceback(tmp_p
     res = cli_subprocess("stats", trace, "--format", "json")
     assert res.returncode == 0, res.stderr
     assert "huge" not in res.stdout and '"ok"' in res.stdout
+
+
+def test_a_batch_and_its_view_are_freed_without_the_garbage_collector():
+    """Readers run with gc disabled: a Batch and its cached view must form no cycle."""
+    import gc
+    import weakref
+
+    from xprof.cli.readers.batch import Batch
+
+    class Event(dict):
+        pass
+
+    ev = Event(ph="X", name="a", cat="c", ts=0.0, dur=1.0, pid=0, tid=0)
+    alive = weakref.ref(ev)
+    batch = Batch([ev, {"ph": "C", "name": "m", "ts": 0, "args": {"m": 1}}])
+    StatsCollector().feed(batch)
+    assert batch.view().xs == [ev]
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del batch, ev
+        assert alive() is None
+    finally:
+        if was:
+            gc.enable()
