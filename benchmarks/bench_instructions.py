@@ -10,8 +10,10 @@ and the clock's vDSO call are not in them), so use this to compare two versions 
 code, and the timing benchmarks for the figures the issues ask for.
 
 Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
-NaiveEngine, profiling off, each mode alone, everything on, and everything on but the
-custom-op call span (the span's own cost is the difference of the last two).
+NaiveEngine, profiling off, each mode alone, everything on, everything on but the
+custom-op call span (the span's own cost is the difference with "all"), and everything
+on but the dependency records (``observer.dependency_records(False)``: what recording
+them costs). Then ``dumps()`` and ``dump()`` of bench_profiler's 40,002-event session.
 Needs valgrind (skipped with a message otherwise).
 Run: python benchmarks/bench_instructions.py [N1] [N2]
 """
@@ -29,7 +31,10 @@ N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
 
 MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True),
          # everything on but the custom-op call span (issue #13: its cost per call)
-         "all, no call span": dict(profile_all=True, aggregate_stats=True, _no_span=True)}
+         "all, no call span": dict(profile_all=True, aggregate_stats=True, _no_span=True),
+         # everything on but the dependency records (issue #14: what recording them costs)
+         "all, no dependency records": dict(profile_all=True, aggregate_stats=True,
+                                            _no_deps=True)}
 
 CHILD = r'''
 import os, sys
@@ -39,8 +44,9 @@ from _util import register_add_one
 engine.set_engine_type("NaiveEngine")
 case, n, kwargs, path = sys.argv[1], int(sys.argv[2]), eval(sys.argv[3]), sys.argv[4]
 register_add_one(mx)
-from xprof.runtime.profiler.observer import observer
+from xprof.runtime.profiler.observer import observer, dependency_records
 observer.call_spans = not kwargs.pop("_no_span", False) if kwargs else True
+dependency_records(not kwargs.pop("_no_deps", False) if kwargs else True)
 x = mx.nd.ones((100, 100))
 step = (lambda: x + 1) if case == "x + 1" else (lambda: mx.nd.Custom(x, op_type="MyAddOne"))
 step(); mx.nd.waitall()
@@ -52,6 +58,45 @@ for _ in range(n):
 mx.nd.waitall()
 os._exit(0)   # no dump, no teardown: only the loop differs between N1 and N2
 '''
+
+
+# dumps() and dump() of bench_profiler's session (20,000 x ``x + 1``, everything on: 40,002
+# events), as what they add to a run that records and exits: DUMP_STEPS[k] runs the first k
+DUMP_CHILD = r'''
+import os, sys
+import xprof.runtime as mx
+steps, path = int(sys.argv[1]), sys.argv[2]
+x = mx.nd.ones((100, 100))
+mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=path)
+mx.profiler.set_state("run")
+for _ in range(20000):
+    y = x + 1
+mx.nd.waitall()
+mx.profiler.set_state("stop")
+if steps >= 1:
+    mx.profiler.dumps()
+if steps >= 2:
+    mx.profiler.dump()
+os._exit(0)
+'''
+
+
+def _callgrind(argv, env):
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + os.devnull,
+                          sys.executable, "-c", *argv], capture_output=True, text=True,
+                         env=env, check=True).stderr
+    return int(re.search(r"Collected : (\d+)", out).group(1))
+
+
+def dump_instructions(tmp):
+    """Instructions of ``dumps()`` and of ``dump()`` after it, on bench_profiler's
+    session, and the events they read."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
+    env.pop("XPROF_PROFILER_AUTOSTART", None)
+    env.pop("MXNET_PROFILER_AUTOSTART", None)
+    path = os.path.join(tmp, "dump.json")
+    counts = [_callgrind([DUMP_CHILD, str(k), path], env) for k in range(3)]
+    return counts[1] - counts[0], counts[2] - counts[1]
 
 
 def instructions(case, n, kwargs, tmp):
@@ -81,6 +126,11 @@ def main():
         off = per.pop("off")
         extra = "   ".join(f"{m} +{v - off:,.0f}" for m, v in per.items())
         print(f"  {case:7s} off {off:,.0f}   {extra}")
+        print(f"  {case:7s} dependency records: +{per['all'] - per['all, no dependency records']:,.0f}")
+    dumps, dump = dump_instructions(tmp)
+    print(f"bench_profiler's session (40,002 events): dumps() {dumps / 1e6:,.1f} M "
+          f"instructions ({dumps / 40002:,.0f} per event), dump() after it {dump / 1e6:,.1f} M "
+          f"({dump / 40002:,.0f} per event)")
 
 
 if __name__ == "__main__":

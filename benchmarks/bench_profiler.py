@@ -2,7 +2,9 @@
 loop with profiling off in the same process; plus dump speed and trace bytes per op.
 
 Targets (issue #3): recording adds <= 2 us/op; <= 3 us/op counting dumps() and dump();
-dump writes >= 1,000,000 events/s; the trace takes <= 400 bytes per op.
+dump writes >= 1,000,000 events/s; the trace takes <= 400 bytes per op. Issue #14: the
+dependency records add <= 0.5 us/op and <= 60 trace bytes/op (a round of their own below:
+profiling on with them off, ``observer.dependency_records(False)``, against on).
 The machine is noisy: each round runs the loop with profiling off, then on (then
 dumps() and dump()), and the report gives the median of the per-round differences and,
 beside it, the difference of the best rounds (what the code costs when the machine
@@ -83,6 +85,45 @@ def main():
     print("  recording cost by mode (each alone, best of the rounds over the best off round):")
     for mode, best in _by_mode(mx, loop, path).items():
         print(f"    {mode:10s} +{best:.2f} us/op")
+    _dependency_cost(mx, loop, path)
+
+
+def _dependency_cost(mx, loop, path):
+    """What recording the dependency data costs (issue #14): rounds alternate profiling
+    on (all modes) without dependency records (what the engine recorded before them: a
+    plain slice per op, no stamps, no variables) and with them; each run is dumped, so
+    the trace's size is measured both ways too. Wall and CPU time of the loop."""
+    from xprof.runtime.profiler import observer as obs
+
+    wall = {"without": [], "with": []}
+    cpu = {"without": [], "with": []}
+    size = {"without": [], "with": []}
+    for _ in range(ROUNDS):
+        for name in wall:
+            obs.dependency_records(name == "with")
+            try:
+                mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=path)
+                mx.profiler.set_state("run")
+                t0, c0 = time.perf_counter(), time.process_time()
+                loop()
+                wall[name].append(time.perf_counter() - t0)
+                cpu[name].append(time.process_time() - c0)
+                mx.profiler.set_state("stop")
+                mx.profiler.dump()
+            finally:
+                obs.dependency_records(True)
+            size[name].append(os.path.getsize(path))
+    med = statistics.median
+
+    def added(xs):   # us per op: median of per-round differences, best rounds
+        return (med(a - b for a, b in zip(xs["with"], xs["without"])) / N * 1e6,
+                (min(xs["with"]) - min(xs["without"])) / N * 1e6)
+
+    print("  dependency records add +%.2f us/op (median of per-round differences; "
+          "best rounds +%.2f)" % added(wall) + "; CPU time +%.2f (best +%.2f)" % added(cpu))
+    per_op = {name: med(s) / N for name, s in size.items()}
+    print(f"  trace bytes per op: {per_op['with']:.0f} with dependency records, "
+          f"{per_op['without']:.0f} without (+{per_op['with'] - per_op['without']:.0f})")
 
 
 def _by_mode(mx, loop, path):

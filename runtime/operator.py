@@ -437,7 +437,8 @@ class Call:
                  "t_push", "pusher", "t_ready", "reads", "writes",
                  "t_span", "t_return", "blocked", "subs")
 
-    def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0):
+    def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0,
+                 stamps=(0, 0, None)):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -446,13 +447,19 @@ class Call:
         self.t_start = 0
         self.profiled = False
         # the call's dependency record (profiling only): pushed at t_push by the thread
-        # with track `pusher`, ready (handed to the pool) at t_ready, and the id()s of
-        # its inputs and outputs
+        # with track `pusher`, ready at t_ready (its inputs were), and the id()s of its
+        # inputs and outputs. The engine's stamps of the call's op when it has them
+        # (``stamps``): the op was ready when its inputs were, and the wait for an engine
+        # worker to hand the call to the pool is queue wait like the pool's own queue;
+        # else (run at once: NaiveEngine) the push and now.
         if pushed is None:
             self.t_push = 0
         else:
-            self.t_push, self.pusher = pushed
-            self.t_ready = perf_counter_ns()
+            if stamps[0]:
+                self.t_push, self.t_ready, self.pusher = stamps
+            else:
+                self.t_push, self.pusher = pushed
+                self.t_ready = perf_counter_ns()
             self.reads = tuple(map(id, reads))
             self.writes = tuple(map(id, writes))
         # the call's span (Custom Operator Calls): from t_span (0: no span) to its
@@ -478,7 +485,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     pushed = _observer.pushed_by() if _flags.recording else None
 
     def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs, t_span)
+        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return

@@ -146,7 +146,10 @@ class Engine:
 
     def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
         """Like push, but the op ends when ``fn(on_complete, *args)`` calls
-        ``on_complete(exc=None)``, possibly later and from another thread."""
+        ``on_complete(exc=None)``, possibly later and from another thread.
+        ``on_complete.stamps`` is ``(t_push, t_ready, pusher)``, the profiling stamps the
+        engine put on the op (``(0, 0, None)``: none), so that the function can record
+        the op's own push and ready times (a custom-operator call's)."""
         raise NotImplementedError
 
     def wait_for_var(self, var):

@@ -11,6 +11,8 @@ from ..base import as_mxnet_error
 from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
 
 
+_NO_STAMPS = (0, 0, None)   # push_async's on_complete.stamps (see engine.base)
+
 def _serialized(method):
     """Run ``method`` holding the engine's re-entrant lock: ops pushed by several Python
     threads at once run one at a time, in the order their pushes take the lock (an op
@@ -64,6 +66,7 @@ class NaiveEngine(Engine):
             state["done"] = True
             self._finish(writes, err)
 
+        on_complete.stamps = _NO_STAMPS   # run now, where pushed: no wait to stamp
         if exc is not None:
             on_complete(exc)
             return None

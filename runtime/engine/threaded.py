@@ -23,12 +23,18 @@ _KICK_S = 0.01  # how often a thread blocked at a sync point checks for stranded
 
 
 class _Completion:
-    """The ``on_complete`` callback handed to an async op; callable once."""
+    """The ``on_complete`` callback handed to an async op; callable once. ``stamps``:
+    the op's profiling stamps (see ``Engine.push_async``)."""
 
     __slots__ = ("engine", "op", "called")
 
     def __init__(self, engine, op):
         self.engine, self.op, self.called = engine, op, False
+
+    @property
+    def stamps(self):
+        op = self.op
+        return op.t_push, op.t_ready, op.pusher
 
     def __call__(self, exc=None):
         if self.called:
@@ -194,7 +200,7 @@ class ThreadedEngine(Engine):
                         run_now = True
             if not run_now:
                 op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
-                if observer is not None:
+                if observer is not None and observer.stamps:
                     op.t_push, op.pusher = observer.pushed_by()
                 wait = 0
                 for v in reads:
@@ -214,7 +220,7 @@ class ThreadedEngine(Engine):
                     else:
                         v.writer = True
                 op.wait = wait
-                if wait == 0 and observer is not None:
+                if wait == 0 and observer is not None and observer.stamps:
                     op.t_ready = op.t_push
                 if cost >= self.inline_threshold and not mode & ASYNC:
                     op.heavy = True   # (an async op leaves its worker when fn returns)
@@ -315,7 +321,8 @@ class ThreadedEngine(Engine):
                 return None
             for r in ready:
                 self._push_ready(r)
-            if self.observer is not None:   # when their last dependency was satisfied
+            observer = self.observer   # stamp when their last dependency was satisfied
+            if observer is not None and observer.stamps:
                 t = perf_counter_ns()
                 for r in ready:
                     r.t_ready = t

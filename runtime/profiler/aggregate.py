@@ -10,54 +10,75 @@ import numpy as np
 
 from xprof.shared import callstats, selftime, stats as _stats
 
-from . import columns, memory, recorder as R, records
+from . import columns, deps, memory, recorder as R, records
+
+
+class Part:
+    """One thread's records to aggregate: ``events`` (tuples, op records aside),
+    ``rows`` (its plain slices, ``(key, t0, t1)``), ``ops`` (its op records,
+    :class:`.deps.OpTable`); a :func:`folded` part also lists each thread's counts of
+    the three (``threads``)."""
+
+    __slots__ = ("events", "rows", "ops", "threads")
+
+    def __init__(self, events, rows, ops=None, threads=None):
+        if ops is None:   # a plain event list: its op records read out of it
+            tab = deps.OpTable.of(events)
+            ops, events = tab.within(events, 0, len(events))
+        self.events, self.rows, self.ops, self.threads = events, rows, ops, threads
 
 
 def since(snap, marks):
-    """``[(event tuples, slice rows)]`` of each buffer from its mark to the snapshot."""
+    """A :class:`Part` for each buffer, from its mark to the snapshot."""
     parts = []
     for buf, n, m in snap:
         e0, s0 = marks.get(buf, (0, 0))
         if n > e0 or m > s0:   # (a finished session keeps these: none for idle threads)
-            parts.append((buf.events[e0:n], columns.table(buf, m)[s0 // records.SLICE_WIDTH:]))
+            ops, events = deps.table(buf, n).within(buf.events, e0, n)
+            parts.append(Part(events, columns.table(buf, m)[s0 // records.SLICE_WIDTH:], ops))
     return parts
 
 
 def folded(parts):
-    """``parts`` (see :func:`since`) as one ``(event tuples, slice rows, threads)`` part:
-    a finished session keeps no list and table per thread (10,000 short-lived threads);
-    ``threads`` lists each thread's ``(events, rows)`` counts, so self time (which nests
-    slices per thread) can still tell the threads apart."""
+    """``parts`` (see :func:`since`) as one part: a finished session keeps no list and
+    tables per thread (10,000 short-lived threads); its ``threads`` lists each thread's
+    counts, so self time (which nests slices per thread) can still tell them apart."""
     if len(parts) <= 1:
         return parts
-    return [([ev for events, _ in parts for ev in events],
-             np.concatenate([rows for _, rows in parts]),
-             [(len(events), len(rows)) for events, rows in parts])]
+    return [Part([ev for p in parts for ev in p.events],
+                 np.concatenate([p.rows for p in parts]),
+                 deps.OpTable.join([p.ops for p in parts]),
+                 [(len(p.events), len(p.rows), len(p.ops)) for p in parts])]
 
 
 def unfolded(parts):
-    """``parts`` as one ``(event tuples, slice rows)`` pair per thread (undoes :func:`folded`)."""
+    """``(event tuples, slice rows)`` per thread of ``parts``, the op records among the
+    rows (undoes :func:`folded`)."""
     for part in parts:
-        if len(part) == 2:
-            yield part
+        ops = part.ops.rows()
+        if part.threads is None:
+            yield part.events, np.concatenate((part.rows, ops)) if len(ops) else part.rows
             continue
-        events, rows, threads = part
-        e = r = 0
-        for n, m in threads:
-            yield events[e:e + n], rows[r:r + m]
-            e, r = e + n, r + m
+        e = r = o = 0
+        for n, m, k in part.threads:
+            yield part.events[e:e + n], np.concatenate((part.rows[r:r + m], ops[o:o + k]))
+            e, r, o = e + n, r + m, o + k
 
 
 def aggregate_lists(parts, base_ns):
-    """Stats of ``[(event tuples, (key, t0, t1) rows)]``, skipping events that began
-    before ``base_ns`` (an op still running when an earlier session ended; see
-    chrome.encode). Durations stay integer nanoseconds, as ``xprof stats`` reads them
-    back from the trace's ``e-3`` microseconds, so both print the same numbers."""
+    """Stats of ``parts`` (:class:`Part`, or ``(event tuples, (key, t0, t1) rows)``
+    pairs), skipping events that began before ``base_ns`` (an op still running when an
+    earlier session ended; see chrome.encode). Durations stay integer nanoseconds, as
+    ``xprof stats`` reads them back from the trace's ``e-3`` microseconds, so both
+    print the same numbers."""
+    parts = [p if isinstance(p, Part) else Part(*p) for p in parts]
     st = _stats.Stats()
     add_time_ns, add_counter = st.add_time_ns, st.add_counter
     open_async = {}
     mem_cat = memory.CAT
-    rows = [part[1] for part in parts]
+    threads = list(unfolded(parts))
+    rows = [r for _, r in threads]
+    # plain slices and op records (nearly every event): summed per key with numpy
     key, _, dur = columns.split(np.concatenate(rows) if rows else columns.NO_ROWS, base_ns)
     keys = R.key_table()
     for k, count, total, lo, hi in columns.summarize(key, dur):
@@ -68,21 +89,9 @@ def aggregate_lists(parts, base_ns):
     SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
     CALL, call_split = records.CALL, records.call_split
     st.calls = calls = callstats.CallStats()
-    OP_DEP = records.OP_DEP
     for part in parts:
-        # plain ops with their dependency records (nearly every event): summed per name
-        # with numpy, like the slices above
-        ops = [ev for ev in part[0] if ev[KIND] == OP_DEP and ev[T] >= base_ns]
-        if ops:
-            ids = {}
-            k = np.fromiter((ids.setdefault((ev[CAT], ev[NAME]), len(ids)) for ev in ops),
-                            np.int64, len(ops))
-            d = np.fromiter((ev[T + 1] - ev[T] for ev in ops), np.int64, len(ops))
-            pairs = list(ids)
-            for i, count, total, lo, hi in columns.summarize(k, d):
-                st.add_times_ns(*pairs[i], count, total, lo, hi)
-        for ev in part[0]:
-            if ev[T] < base_ns or ev[KIND] == OP_DEP:
+        for ev in part.events:
+            if ev[T] < base_ns:
                 continue
             how = rule[ev[KIND]]
             if how == SPAN:         # (..., t0, t1, ...)
@@ -100,7 +109,7 @@ def aggregate_lists(parts, base_ns):
     # what widens the wall-time span besides slices: async stamps, a call's push and end
     stamps = {code: (T,) for code, how in rule.items() if how in (OPEN, CLOSE)}
     stamps[records.CALL_SPAN] = (T, records.KINDS[records.CALL_SPAN].fields.index("t_done") + 1)
-    selftime.add_recorded(st, list(unfolded(parts)), base_ns, keys,
+    selftime.add_recorded(st, threads, base_ns, keys,
                           {code for code, how in rule.items() if how == SPAN}, stamps)
     return st
 

@@ -8,8 +8,6 @@ Python slice to each sub-operator it launched. JSON is produced only at dump tim
 (numpy-written records, byte templates and orjson); the file is written by
 :func:`xprof.shared.atomic.write_atomic`.
 """
-import gc
-
 import numpy as np
 import orjson
 
@@ -28,16 +26,10 @@ def encode(snapshot, base_ns, process_name, other_data):
     Complete slices, nearly every event of a profile, are written by numpy with no
     Python work per event (see :func:`_slice_records`), each thread's in time order;
     everything else is built as dicts and serialized by orjson. The cyclic garbage
-    collector is paused meanwhile: the objects made here are acyclic, and a collection
-    pass over many of them costs more than the work itself.
+    collector is paused meanwhile (:func:`.columns.gc_paused`).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with columns.gc_paused():
         return _encode(snapshot, base_ns, process_name, other_data)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _TS = b'"ts":'
@@ -58,23 +50,34 @@ _DEP_OPEN = b',"args":{"dep":['
 _DEP_CLOSE = b"]}}"
 
 
-def _dep_tails(n_rows, at, cols, tid):
-    """NUL-padded event endings for ``n_rows`` rows: ``}`` for a row without a
-    dependency record, ``,"args":{"dep":[p,q,t,v...]}}`` (docs/dependencies.md) for the
-    rows ``at`` (ascending) holding the records of ``cols`` (:class:`.deps.Columns`)."""
+def _dep_open(dims):
+    """The start of the args of an op record with input shapes ``dims`` (None: none):
+    ``,"args":{"Input Dims":[[...]],"dep":[`` (or without the shapes)."""
+    if dims is None:
+        return _DEP_OPEN
+    return b',"args":{' + orjson.dumps(INPUT_DIMS) + b':' + orjson.dumps(dims) + \
+        b',"dep":['
+
+
+def _dep_tails(cols, var_numbers, tid, opens, which):
+    """NUL-padded event endings ``,"args":{"Input Dims":[...],"dep":[p,q,t,v...]}}``
+    (docs/dependencies.md; ``Input Dims`` only for an op with input shapes), one row per
+    record of ``cols`` (:class:`.deps.OpTable`, ``var_numbers`` its variables
+    numbered); record i's args begin with ``opens[which[i]]`` (:func:`_dep_open`)."""
     pusher = np.where(cols.pusher < 0, tid, cols.pusher)
     fields = [cols.p, cols.q, pusher]
     k = int(cols.counts.max()) if len(cols.counts) else 0
     starts = np.cumsum(cols.counts) - cols.counts
-    mag = np.abs(cols.vars)
+    mag = np.abs(var_numbers)
     wv = int(columns.ndigits(mag).max()) if len(mag) else 1
     widths = [int(columns.ndigits(f).max()) for f in fields]
-    width = len(_DEP_OPEN) + sum(widths) + 2 + k * (2 + wv) + len(_DEP_CLOSE)
-    out = np.zeros((n_rows, width), dtype=np.uint8)
-    out[:, 0] = ord("}")
-    dep = np.zeros((len(at), width), dtype=np.uint8)
-    dep[:, :len(_DEP_OPEN)] = np.frombuffer(_DEP_OPEN, dtype=np.uint8)
-    c = len(_DEP_OPEN)
+    wo = max(len(o) for o in opens)
+    width = wo + sum(widths) + 2 + k * (2 + wv) + len(_DEP_CLOSE)
+    dep = np.zeros((len(cols), width), dtype=np.uint8)
+    table = np.frombuffer(b"".join(o + bytes(wo - len(o)) for o in opens),
+                          dtype=np.uint8).reshape(len(opens), wo)
+    np.take(table, which, axis=0, out=dep[:, :wo], mode="clip")
+    c = wo
     for j, (f, w) in enumerate(zip(fields, widths)):
         if j:
             dep[:, c] = ord(",")
@@ -84,7 +87,7 @@ def _dep_tails(n_rows, at, cols, tid):
     for j in range(k):
         has = cols.counts > j
         rows = np.flatnonzero(has)
-        v = cols.vars[starts[rows] + j]
+        v = var_numbers[starts[rows] + j]
         dep[rows, c] = ord(",")
         dep[rows[v < 0], c + 1] = ord("-")
         block = np.zeros((len(rows), wv), dtype=np.uint8)
@@ -92,8 +95,7 @@ def _dep_tails(n_rows, at, cols, tid):
         dep[rows, c + 2:c + 2 + wv] = block
         c += 2 + wv
     dep[:, c:c + len(_DEP_CLOSE)] = np.frombuffer(_DEP_CLOSE, dtype=np.uint8)
-    out[at] = dep
-    return out
+    return dep
 
 
 def _slice_records(key, start, dur, head_of, tail=None):
@@ -106,9 +108,9 @@ def _slice_records(key, start, dur, head_of, tail=None):
     microsecond value) right-aligned, digits written by column. The padding is spaces,
     which JSON allows there, when it is a small part of the bytes; otherwise NUL bytes
     (never in JSON text: control characters in names are escaped), dropped at the end
-    by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: per row, what
-    follows ``"dur":...e-3`` (NUL-padded bytes ending the event, :func:`_dep_tails`);
-    None: ``}``.
+    by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: ``(rows,
+    endings)``, what follows ``"dur":...e-3`` in the given rows (NUL-padded bytes ending
+    the event, :func:`_dep_tails`); every other row ends with ``}``. None: no endings.
     """
     order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
     first = start[order]
@@ -124,7 +126,7 @@ def _slice_records(key, start, dur, head_of, tail=None):
     nd_start, nd_dur = columns.ndigits(start), columns.ndigits(dur)
     lengths = np.array([len(h) for h in heads])
     width, wt, wd = int(lengths.max()), int(nd_start.max()), int(nd_dur.max())
-    row = 1 + width + wt + len(_MID) + wd + len(end) + (0 if tail is None else tail.shape[1])
+    row = 1 + width + wt + len(_MID) + wd + len(end) + (0 if tail is None else tail[1].shape[1])
     padding = (int((width - lengths) @ np.bincount(which, minlength=len(heads)))
                + wt * len(key) - int(nd_start.sum()) + wd * len(key) - int(nd_dur.sum()))
     fill = 32 if tail is None and padding * 16 <= row * len(key) else 0
@@ -141,8 +143,14 @@ def _slice_records(key, start, dur, head_of, tail=None):
     columns.write_digits(mat[:, at:at + wd], dur, nd_dur, fill)
     at += wd
     mat[:, at:at + len(end)] = np.frombuffer(end, dtype=np.uint8)
-    if tail is not None:
-        np.take(tail, order, axis=0, out=mat[:, at + len(end):], mode="clip")
+    if tail is not None:   # "}" then NULs, or the row's ending, where the row went
+        rows, endings = tail
+        at += len(end)
+        mat[:, at] = ord("}")
+        mat[:, at + 1:] = 0
+        where = np.empty(len(order), dtype=np.intp)
+        where[order] = np.arange(len(order))
+        mat[where[rows], at:] = endings
     if fill:
         return mat
     flat = mat.reshape(-1)
@@ -213,15 +221,9 @@ def _dep_slice(th, name, cat, t0, t1, args):
 
 
 def _op_dep(th, ev):
-    """Nothing per event for most: a thread's op records are written in bulk
-    (deps.Columns, a row of the thread's matrix each, with the args tail of
-    :func:`_dep_tails`). One with input shapes (``dims``, operator profiling's
-    ``args.inputDims``) is its own event, its args both ``inputDims`` and ``dep``."""
-    dims = ev[10]
-    if dims is not None:
-        _, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, _ = ev
-        th_dep = deps.dep_args(t0, t_push, t_ready, pusher, th.tid, reads, writes, th.vars)
-        _dep_slice(th, name, cat, t0, t1, {INPUT_DIMS: dims, "dep": th_dep})
+    """Nothing per event: a thread's op records are written in bulk from their table
+    (:func:`.deps.collect`), a row of the thread's matrix each with the args tail of
+    :func:`_dep_tails` (``Input Dims`` and ``dep``); the encoder never hands it one."""
 
 
 def _sync(th, ev):
@@ -294,11 +296,12 @@ def _encode(snapshot, base_ns, process_name, other_data):
     objs = []
     records_ = []        # per thread, a matrix of slices each beginning with a comma
     flows = calls = 0
+    dep_cols, numbers = deps.collect(snapshot, base_ns)   # (gives op records' keys out)
     keys = R.key_table()
-    n_keys = len(keys)   # after the snapshot: every key its slices use
-    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in R.shaped_key_args().items()}
+    n_keys = len(keys)   # after the snapshot and its op tables: every key their rows use
+    shaped_dims = R.shaped_key_args()
+    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in shaped_dims.items()}
     T, encoders = records.T, ENCODERS
-    dep_cols, numbers = deps.collect(snapshot, base_ns)
     pids = {None: PID}   # this process, then other processes' track groups (1, 2, ...)
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
@@ -314,7 +317,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
         th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls, pid, numbers)
-        for ev in buf.events[:n]:
+        ops, rest, var_numbers = dep_cols[buf] if buf in dep_cols else (None, (), None)
+        for ev in rest:   # every record but the op records
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)
             encoders[ev[0]](th, ev)
@@ -324,14 +328,20 @@ def _encode(snapshot, base_ns, process_name, other_data):
             rows = np.concatenate((rows, np.array(th.extra, dtype=np.int64).reshape(
                 -1, records.SLICE_WIDTH)))
         tail = None
-        cols = dep_cols.get(buf)
-        if cols is not None:   # its op records, the last rows (all begun after base_ns)
-            dep_keys = np.fromiter((th.key((e[1], e[2])) for e in cols.events), np.int64,
-                                   len(cols.events))
+        if ops is not None and len(ops):   # its op records, the last rows (begun after base_ns)
+            # input shapes go in the args tail, beside dep: such a key's head has no args
+            uniq, which = np.unique(ops.key, return_inverse=True)
+            heads, opens = [], []
+            for k in uniq.tolist():
+                dims = shaped_dims.get(k)
+                heads.append(k if dims is None else th.key(keys[k]))
+                opens.append(_dep_open(dims))
+            which = which.reshape(-1)
             rows = rows[rows[:, 1] >= base_ns]
-            at = np.arange(len(rows), len(rows) + len(dep_keys))
-            rows = np.concatenate((rows, np.stack([dep_keys, cols.t0, cols.t1], axis=1)))
-            tail = _dep_tails(len(rows), at, cols, tid)
+            at = np.arange(len(rows), len(rows) + len(ops))
+            rows = np.concatenate((rows, np.stack(
+                [np.array(heads, dtype=np.int64)[which], ops.t0, ops.t1], axis=1)))
+            tail = (at, _dep_tails(ops, var_numbers, tid, opens, which))
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
             heads = th.heads

@@ -6,11 +6,29 @@ per-name statistics (``reduceat``), and the encoder writes the decimal digits of
 columns into a byte matrix: no Python work per event, which is what made dumping cost
 about a microsecond per event before.
 """
+import contextlib
+import gc
+
 import numpy as np
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 NO_ROWS = np.zeros((0, 3), dtype=np.int64)
 _POW10 = 10 ** np.arange(19, dtype=np.int64)          # 1, 10, ..., 10**18
+_POW10_INTS = _POW10.tolist()
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector paused for a dump's work (the trace, ``dumps()``):
+    the objects made there are acyclic, and a collection pass over many of them (or
+    over the recorded tuples) costs more than the work itself."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def table(buf, m):
@@ -70,7 +88,14 @@ def summarize(key, dur):
 
 def ndigits(v):
     """Number of decimal digits of each value of a non-negative int64 array."""
-    return np.searchsorted(_POW10[1:], v, side="right") + 1
+    v = np.asarray(v)
+    d = np.ones(v.shape, dtype=np.intp)
+    top = int(v.max()) if v.size else 0
+    for p in _POW10_INTS[1:]:   # one vectorized compare per digit of the largest value
+        if p > top:
+            break
+        d += v >= p
+    return d
 
 
 def write_digits(dst, v, nd=None, fill=32):

@@ -1,86 +1,190 @@
 """Dependency records at dump time: what the encoder and ``dumps()`` make of them.
 
 While profiling, every engine op is recorded with its push and ready times, the thread
-that pushed it and the ``id()`` of each variable it read and wrote
-(:func:`.records.op_dep`, the sub-operator and sync-point kinds). Turning those into
-the trace's ``args.dep = [p, q, t, v...]`` (docs/dependencies.md) and into the
-``Operator Latency`` section happens here, once per dump, so recording stays a tuple
-of integers.
+that pushed it, the ``id()`` of each variable it read and wrote and its slice key (of its
+name, and of its input shapes when operators are profiled) (:func:`.records.op_dep`; the
+sub-operator and sync-point kinds). Nearly every event of a profile is such a record, so they are read as columns
+(:class:`OpTable`), once per buffer prefix and kept on the buffer (as
+:func:`.columns.table` keeps plain slices): ``dumps()``, ``dump()`` and continuous dumps
+convert each record once, and the encoder writes them in bulk with numpy. Turning them
+into the trace's ``args.dep = [p, q, t, v...]`` (docs/dependencies.md) and into the
+``Operator Latency`` section happens here, so recording stays a tuple of integers.
 """
+from itertools import chain
+from operator import itemgetter
+
 import numpy as np
 
 from xprof.shared import latency as _latency
 
-from . import records
+from . import records, recorder as R
 
 OP_DEP, SUB, SYNC = records.OP_DEP, records.SUB_OPERATOR, records.SYNC
+_F = [itemgetter(i) for i in range(11)]
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
-class Columns:
-    """One thread's plain op records (``OP_DEP``) as columns, in recorded order:
-    ``events`` (the tuples), ``t0``, ``t1``, ``p``/``q`` (ns pushed / ready before the
-    start), ``pusher`` (-1: the thread itself), ``counts`` (variables per op) and
-    ``ids``/``signs`` (their ``id()``s, +1 read, -1 written), ``vars`` (numbered, signed,
-    filled in by :func:`collect`)."""
+class OpTable:
+    """The op records (``OP_DEP``) of an event list as columns, one row per record in
+    recorded order: ``at`` (its position in the list), ``key`` (its slice key: name and
+    category, or name and input shapes), ``t0``, ``t1``, ``p``/``q`` (ns pushed / ready
+    before the start); ``rest``: the positions of the list's other records; ``seen``:
+    how many events of the list it has read.
 
-    __slots__ = ("events", "t0", "t1", "p", "q", "pusher", "counts", "ids", "signs", "vars")
+    What only the trace needs is read on first use (:meth:`with_vars`: ``dumps()``
+    never needs it): ``pusher`` (-1: the thread itself), ``counts`` (variables per op)
+    and, flat, ``ids``/``signs`` (their ``id()``s, +1 read, -1 written; an op's reads,
+    then its writes)."""
 
-    def __init__(self, evs):
-        n = len(evs)
-        self.events = evs
-        self.t0 = np.fromiter((e[3] for e in evs), np.int64, n)
-        self.t1 = np.fromiter((e[4] for e in evs), np.int64, n)
-        tp = np.fromiter((e[5] or 0 for e in evs), np.int64, n)
-        tr = np.fromiter((e[6] or 0 for e in evs), np.int64, n)
+    TIMES = ("at", "key", "t0", "t1", "p", "q")
+    VARS = ("pusher", "counts")
+    __slots__ = TIMES + VARS + ("ids", "signs", "rest", "seen", "_ops")
+
+    @classmethod
+    def of(cls, events, offset=0):
+        """The table of ``events`` (positions counted from ``offset``)."""
+        n = len(events)
+        t = cls.__new__(cls)
+        t.seen = offset + n
+        kinds = np.fromiter(map(_F[0], events), np.int64, n)
+        is_op = kinds == OP_DEP
+        if is_op.all():
+            ops, at, t.rest = events, np.arange(n, dtype=np.int64), _EMPTY
+        else:
+            at = np.flatnonzero(is_op)
+            t.rest = np.flatnonzero(~is_op) + offset
+            ops = list(map(events.__getitem__, at.tolist()))
+        t.at = at + offset
+        m = len(ops)
+        t.key = np.fromiter(map(_F[10], ops), np.int64, m)
+        t.t0 = np.fromiter(map(_F[3], ops), np.int64, m)
+        t.t1 = np.fromiter(map(_F[4], ops), np.int64, m)
         # not stamped (0/None): pushed and run at once, push and ready are the start
-        p = np.where(tp > 0, self.t0 - tp, 0).clip(0)
-        q = np.minimum(np.where(tr > 0, self.t0 - tr, 0).clip(0), p)
-        self.p, self.q = p, q
-        self.pusher = np.fromiter((-1 if e[7] is None else e[7] for e in evs), np.int64, n)
-        nr = np.fromiter((len(e[8]) for e in evs), np.int64, n)
-        nw = np.fromiter((len(e[9]) for e in evs), np.int64, n)
+        # (fromiter: np.array of a list of ints costs several times more per item)
+        tp = np.fromiter([v or 0 for v in map(_F[5], ops)], np.int64, m)
+        tr = np.fromiter([v or 0 for v in map(_F[6], ops)], np.int64, m)
+        p = np.where(tp > 0, t.t0 - tp, 0).clip(0)
+        t.p, t.q = p, np.minimum(np.where(tr > 0, t.t0 - tr, 0).clip(0), p)
+        t._ops = ops
+        t.pusher = t.counts = t.ids = t.signs = None
+        return t
+
+    def with_vars(self):
+        """This table, its pusher and variable columns read (once)."""
+        if self.ids is not None:
+            return self
+        ops, m = self._ops, len(self.t0)
+        self.pusher = np.fromiter([-1 if v is None else v for v in map(_F[7], ops)],
+                                  np.int64, m)
+        reads, writes = list(map(_F[8], ops)), list(map(_F[9], ops))
+        nr = np.fromiter(map(len, reads), np.int64, m)
+        nw = np.fromiter(map(len, writes), np.int64, m)
         self.counts = nr + nw
         total = int(self.counts.sum())
-        self.ids = np.fromiter((i for e in evs for i in e[8] + e[9]), np.int64, total)
+        ids = np.empty(total, dtype=np.int64)
+        signs = np.empty(total, dtype=np.int64)
         starts = np.cumsum(self.counts) - self.counts
-        within = np.arange(total) - np.repeat(starts, self.counts)
-        self.signs = np.where(within < np.repeat(nr, self.counts), 1, -1)
-        self.vars = None
+        for col, count, first, sign in ((reads, nr, starts, 1), (writes, nw, starts + nr, -1)):
+            k = int(count.sum())
+            if k:   # variable j of this kind of op i goes to first[i] + j
+                at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(k)
+                ids[at] = np.fromiter(chain.from_iterable(col), np.int64, k)
+                signs[at] = sign
+        self.ids, self.signs, self._ops = ids, signs, None
+        return self
+
+    @classmethod
+    def join(cls, tables):
+        """One table of ``tables`` in order (their positions as they are)."""
+        if len(tables) == 1:
+            return tables[0]
+        t = cls.__new__(cls)
+        for f in cls.TIMES + ("rest",):
+            setattr(t, f, np.concatenate([getattr(x, f) for x in tables]))
+        t.seen = tables[-1].seen
+        t.pusher = t.counts = t.ids = t.signs = t._ops = None
+        if any(x.ids is not None for x in tables):
+            tables = [x.with_vars() for x in tables]
+            for f in cls.VARS + ("ids", "signs"):
+                setattr(t, f, np.concatenate([getattr(x, f) for x in tables]))
+        elif all(x._ops is not None for x in tables):
+            t._ops = [op for x in tables for op in x._ops]
+        return t
+
+    def __len__(self):
+        return len(self.t0)
+
+    def select(self, keep):
+        """The rows where the boolean array ``keep`` is set (with their variables if
+        read)."""
+        if keep.all():
+            return self
+        t = OpTable.__new__(OpTable)
+        for f in self.TIMES:
+            setattr(t, f, getattr(self, f)[keep])
+        t.rest, t.seen, t._ops = _EMPTY, self.seen, None
+        t.pusher = t.counts = t.ids = t.signs = None
+        if self.ids is not None:
+            t.pusher, t.counts = self.pusher[keep], self.counts[keep]
+            flat = np.repeat(keep, self.counts)
+            t.ids, t.signs = self.ids[flat], self.signs[flat]
+        return t
+
+    def rows(self):
+        """``(key, t0, t1)`` rows, as a buffer's plain slices (:func:`.columns.table`)."""
+        return np.stack([self.key, self.t0, self.t1], axis=1)
+
+    def within(self, events, e0, n, base_ns=None):
+        """``(table, other records)`` of ``events[e0:n]`` (this table being that of
+        ``events``), and only the ops begun at or after ``base_ns`` if given."""
+        keep = (self.at >= e0) & (self.at < n)
+        if base_ns is not None:
+            keep &= self.t0 >= base_ns
+        rest = self.rest
+        rest = rest[(rest >= e0) & (rest < n)].tolist()
+        return self.select(keep), [events[i] for i in rest]
+
+
+def table(buf, n):
+    """The :class:`OpTable` of ``buf.events[:n]`` (or of a longer prefix: select by
+    ``at``). Kept on the buffer (``buf.ops``; ``recorder.clear`` drops it): only the
+    records added since the last call are converted."""
+    done = buf.ops
+    if done is None:
+        done = buf.ops = OpTable.of(buf.events[:n])
+    elif done.seen < n:
+        done = buf.ops = OpTable.join([done, OpTable.of(buf.events[done.seen:n], done.seen)])
+    return done
 
 
 def collect(snapshot, base_ns):
-    """``({buffer: Columns}, {id(): number})``: the plain op records of each buffer of
-    the snapshot (begun at or after ``base_ns``), their variables numbered from 1 for
-    the whole trace, and the numbers of the variables other records name
-    (sub-operators, sync points, ops with input shapes). An ``id()`` is unique among live objects only, so two
-    variables that never lived at the same time may share a number; their ops never
-    overlapped either, so the edge a reader draws between them is never the one an op
-    waited for."""
+    """``({buffer: (OpTable, other records, variables)}, {id(): number})``: each
+    buffer's op records of the snapshot begun at or after ``base_ns``, its other
+    records and the op records' variables numbered from 1 for the whole trace (signed
+    as ``ids``: negative when written), and
+    the numbers of the variables other records name (sub-operators, sync points). An
+    ``id()`` is unique among live objects only, so two variables that never lived at
+    the same time may share a number; their ops never overlapped either, so the edge a
+    reader draws between them is never the one an op waited for."""
     per_buf, others = {}, []
     for buf, n, _ in snapshot:
-        evs = []
-        for ev in buf.events[:n]:
+        if not n:
+            continue
+        ops, rest = table(buf, n).with_vars().within(buf.events, 0, n, base_ns)
+        per_buf[buf] = (ops, rest)
+        for ev in rest:
             kind = ev[0]
-            if kind == OP_DEP:
-                if ev[3] < base_ns:
-                    continue
-                if ev[10] is None:
-                    evs.append(ev)
-                else:   # with input shapes: its own event (chrome._op_dep)
-                    others.extend(ev[8] + ev[9])
-            elif kind == SUB and len(ev) > 9:
+            if kind == SUB and len(ev) > 9:
                 others.extend(ev[10] + ev[11])
             elif kind == SYNC and ev[5] is not None:
                 others.extend(ev[5])
-        if evs:
-            per_buf[buf] = Columns(evs)
-    every = [c.ids for c in per_buf.values()] + [np.array(others, dtype=np.int64)]
+    every = [c.ids for c, _ in per_buf.values()] + [np.array(others, dtype=np.int64)]
     all_ids = np.concatenate(every)
     uniq, inverse = np.unique(all_ids, return_inverse=True)
     inverse = inverse.reshape(-1) + 1
     at = 0
-    for c in per_buf.values():
-        c.vars = inverse[at:at + len(c.ids)] * c.signs
+    for buf, (c, rest) in per_buf.items():
+        per_buf[buf] = (c, rest, inverse[at:at + len(c.ids)] * c.signs)
         at += len(c.ids)
     numbers = dict(zip(others, inverse[at:].tolist())) if others else {}
     return per_buf, numbers
@@ -97,32 +201,39 @@ def dep_args(t0, t_push, t_ready, pusher, tid, reads, writes, numbers):
 
 
 def latency_values(parts, base_ns):
-    """``[(name, dependency ns, queue ns, run ns)]`` of the ops in ``[(event tuples,
-    slice rows)]`` (the parts ``dumps()`` aggregates) that began at or after ``base_ns``."""
-    out = []
-    for part in parts:   # (events, rows) or a folded (events, rows, threads)
-        events = part[0]
-        ops = [ev for ev in events if ev[0] == OP_DEP and ev[3] >= base_ns]
-        if ops:
-            c = Columns(ops)
-            out.extend(zip([ev[1] for ev in ops], (c.p - c.q).tolist(), c.q.tolist(),
-                           (c.t1 - c.t0).tolist()))
-        for ev in events:
+    """``(names, name ids, dependency ns, queue ns, run ns)`` (the arguments of
+    ``xprof.shared.latency.section``) of the ops in ``parts`` (the
+    :class:`.aggregate.Part` list ``dumps()`` aggregates) that began at or after
+    ``base_ns``: op records from their tables, sub-operators from their tuples."""
+    keys = R.key_table()
+    names = {}
+    chunks = []
+    for part in parts:
+        ops = part.ops
+        ops = ops.select(ops.t0 >= base_ns)
+        if len(ops):
+            uniq, inverse = np.unique(ops.key, return_inverse=True)
+            lut = np.array([names.setdefault(keys[k][0], len(names)) for k in uniq.tolist()],
+                           dtype=np.int64)
+            chunks.append(np.stack([lut[inverse.reshape(-1)], ops.p - ops.q, ops.q,
+                                    ops.t1 - ops.t0]))
+        subs = []
+        for ev in part.events:
             if ev[0] == SUB and len(ev) > 9 and ev[3] >= base_ns:
                 t0, t1, tp, tr = ev[3], ev[4], ev[5], ev[9]
                 p = max(t0 - tp, 0) if tp else 0
                 q = min(max(t0 - tr, 0), p) if tr else 0
-                out.append((ev[1], p - q, q, t1 - t0))
-    return out
-
-
-def latency_section(values):
-    """The ``Operator Latency`` section of :func:`latency_values` rows, computed as
-    ``xprof stats`` computes it from the trace."""
-    names = {}
-    ids = [names.setdefault(v[0], len(names)) for v in values]
+                subs.append((names.setdefault(ev[1], len(names)), p - q, q, t1 - t0))
+        if subs:
+            chunks.append(np.array(subs, dtype=np.int64).T)
     table = [None] * len(names)
     for name, k in names.items():
         table[k] = name
-    return _latency.section(table, ids, [v[1] for v in values], [v[2] for v in values],
-                            [v[3] for v in values])
+    cols = np.concatenate(chunks, axis=1) if chunks else np.zeros((4, 0), dtype=np.int64)
+    return (table, *cols)
+
+
+def latency_section(values):
+    """The ``Operator Latency`` section of :func:`latency_values`, computed as ``xprof
+    stats`` computes it from the trace."""
+    return _latency.section(*values)

@@ -53,7 +53,13 @@ class CallNames:
 
 
 class Observer:
-    """See the module docstring. One instance, :data:`observer`."""
+    """See the module docstring. One instance, :data:`observer`.
+
+    ``stamps`` (class attribute): the engine stamps queued ops with their push and
+    ready times and pusher (read by the engine only where it already tests for an
+    observer). :func:`dependency_records` is the benchmarks' switch for it."""
+
+    stamps = True
 
     __slots__ = ("op_keys", "shaped_keys", "api_keys", "sink", "mask", "call_spans",
                  "_call_names")
@@ -78,9 +84,16 @@ class Observer:
         both: pushed and run at once here), ready at ``t_ready``, reading and writing
         the engine variables ``reads``/``writes`` (kept as ``id()``s only: a record never
         keeps an array alive); ``dims``: its input shapes (``ndarray.with_shapes``), or
-        None."""
+        None. The record keeps the slice key of the name (and shapes): integers only
+        for the dump to read."""
+        # (one or two variables, nearly every op: a tuple display is several times
+        # cheaper than tuple(map(id, ...)), measured under callgrind)
+        n = len(reads)
         self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                       tuple(map(id, reads)), tuple(map(id, writes)), dims))
+                       (id(reads[0]),) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2
+                       else tuple(map(id, reads)),
+                       (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes)),
+                       self.op_keys[name] if dims is None else self.shaped_keys[(name, dims)]))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
         """An op with attributes (``attrs``: a dict, or only its input shapes as a
@@ -99,6 +112,12 @@ class Observer:
                            t_push, tag.tid, tag.t_start, tag.name, t_ready,
                            tuple(map(id, reads)), tuple(map(id, writes))))
             tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
+
+    def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
+        """:meth:`op_dep` without the dependency record: the plain slice (key, t0, t1)
+        the engine recorded before dependency records existed (:func:`dependency_records`)."""
+        self.sink.add_slice((self.op_keys[name] if dims is None else
+                             self.shaped_keys[(name, dims)], t0, t1))
 
     def sync(self, name, t0, var=None):
         """A sync point on this thread waited from ``t0`` to now for ``var`` (None: for
@@ -152,7 +171,7 @@ class Observer:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,
                                CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
-                               call.pusher, call.reads, call.writes, None))
+                               call.pusher, call.reads, call.writes, call.pure_key))
             else:
                 self.sink.add_slice((call.pure_key, call.t_start, t1))
 
@@ -185,3 +204,18 @@ class Observer:
 
 
 observer = Observer()
+
+_WITH_DEPS = (Observer.op_dep, Observer.sync)
+
+
+def dependency_records(on):
+    """Benchmark knob (``benchmarks/bench_profiler.py``, ``bench_instructions.py``),
+    never used by the runtime: ``on=False`` makes the engine record what it recorded
+    before dependency records (docs/dependencies.md): a plain slice per op, no push or
+    ready stamps, no pusher, no variables, no sync-point records. It swaps the
+    observer's methods on the class and clears ``Observer.stamps``, so the switch costs
+    nothing where it is not used; the engine still makes its one observer call per op
+    (custom-operator calls keep their records: the benchmarks' loop has none)."""
+    Observer.op_dep, Observer.sync = _WITH_DEPS if on else (
+        Observer._op_plain, lambda self, name, t0, var=None: None)
+    Observer.stamps = bool(on)

@@ -28,7 +28,10 @@ from .state import attach_engine, state as _profiler_state
 from .observer import flags
 
 SAME_CLOCK_NS = 1_000_000    # offsets closer than 1 ms: one clock (jitter of two calls)
-_TIME_FIELDS = frozenset(("t", "t0", "t1", "t_push", "call_t0"))
+_TIME_FIELDS = frozenset(("t", "t0", "t1", "t_push", "t_ready", "call_t0", "t_start",
+                          "t_return", "t_done"))
+_TID_FIELDS = frozenset(("call_tid", "pusher"))   # a track of this process
+_OP_KEY = records.KINDS[records.OP_DEP].fields.index("key") + 1
 
 
 def _clock_pair():
@@ -84,11 +87,15 @@ def flush():
             continue
         slices = buf.slices[:m]
         used.update(slices[0::records.SLICE_WIDTH])
-        buffers.append((buf.tid, buf.name, buf.sort_index, buf.track, buf.events[:n], slices))
+        events = buf.events[:n]
+        used.update(ev[_OP_KEY] for ev in events if ev[0] == records.OP_DEP)
+        buffers.append((buf.tid, buf.name, buf.sort_index, buf.track, events, slices))
     R.clear(snap)
     new = used - _sent_keys
     table = R.key_table() if new else []
-    keys = {k: table[k] for k in new}
+    shaped = R.shaped_key_args() if new else {}
+    # (name, cat), or (name, cat, input shapes) for a shaped key
+    keys = {k: table[k] if k not in shaped else (*table[k], shaped[k]) for k in new}
     _sent_keys.update(new)
     return {"clock": _clock_pair(), "keys": keys, "buffers": buffers}
 
@@ -124,8 +131,10 @@ class Process:
         if self.offset_ns is None:
             self.offset_ns = self._clock(data["clock"])
         self.flushes += 1
-        for key, (name, cat) in data["keys"].items():
-            self._keys[key] = R.key_ids(cat)[name]
+        for key, spec in data["keys"].items():
+            name, cat = spec[0], spec[1]
+            self._keys[key] = R.key_ids(cat)[name] if len(spec) == 2 else \
+                R.shaped_keys[(name, spec[2])]
         for tid, name, sort_index, track, _, _ in data["buffers"]:
             if tid not in self._buffers:
                 buf = R.register_buffer(name, sort_index, track)
@@ -147,12 +156,14 @@ class Process:
     def _translate(self, ev):
         """A worker's record with this process's thread ids and clock."""
         kind = records.KINDS[ev[records.KIND]]
-        if kind.code != records.SUB_OPERATOR and not self.offset_ns:
+        if kind.code not in (records.SUB_OPERATOR, records.OP_DEP) and not self.offset_ns:
             return ev
         out = list(ev)
         for i, field in enumerate(kind.fields, 1):
-            if field in _TIME_FIELDS and self.offset_ns:
+            if field in _TIME_FIELDS and self.offset_ns and out[i]:
                 out[i] += self.offset_ns
-            elif field == "call_tid" and out[i] in self._buffers:
+            elif field in _TID_FIELDS and out[i] in self._buffers:
                 out[i] = self._buffers[out[i]].tid
+            elif field == "key":   # a slice key of the worker's
+                out[i] = self._keys[out[i]]
         return tuple(out)

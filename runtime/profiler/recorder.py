@@ -24,8 +24,8 @@ class ThreadBuffer:
     """One thread's events (or, with ``track`` False, process-wide events such as
     counter samples, which get no thread track in the trace)."""
 
-    __slots__ = ("tid", "name", "events", "slices", "converted", "sort_index", "track",
-                 "thread", "process")
+    __slots__ = ("tid", "name", "events", "slices", "converted", "ops", "sort_index",
+                 "track", "thread", "process")
 
     def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
@@ -34,6 +34,7 @@ class ThreadBuffer:
         self.events = []
         self.slices = []
         self.converted = None   # slices already read as an int64 table (columns.table)
+        self.ops = None         # op records already read as columns (deps.table)
         self.track = track
         self.thread = None if thread is None else weakref.ref(thread)   # the recorder
         self.process = None     # another process's track group (process_tracks.Process)
@@ -182,5 +183,5 @@ def clear(upto=None):
     for buf, n, m in (upto if upto is not None else snapshot()):
         del buf.events[:n]
         del buf.slices[:m]
-        buf.converted = None
+        buf.converted = buf.ops = None
     release_ended()

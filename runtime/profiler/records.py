@@ -75,11 +75,13 @@ KINDS = {k.code: k for k in (
     # An engine op with its dependency record (docs/dependencies.md): pushed at t_push by
     # the thread with track `pusher` (None: pushed and run at once by this thread),
     # ready (every dependency satisfied) at t_ready, variables read and written as
-    # tuples of id()s (numbered densely per trace by the encoder); dims: its input
-    # shapes (a tuple of shape tuples, args.inputDims) or None.
+    # tuples of id()s (numbered densely per trace by the encoder); key: the slice key
+    # of its name and category, or of its name and input shapes when operators are
+    # profiled (recorder.shaped_keys: the trace's args["Input Dims"]), so the record
+    # holds integers only besides its name and category.
     Kind(OP_DEP, "op with dependencies",
          ("name", "cat", "t0", "t1", "t_push", "t_ready", "pusher", "reads", "writes",
-          "dims"),
+          "key"),
          SPAN, "X"),
     # A sync point (WaitForVar / WaitForAll): the variables waited for (None: all). An
     # instant at its end with the wait's length in args (not a slice: the statistics of
@@ -110,10 +112,10 @@ def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_read
             tuple(reads), tuple(writes))
 
 
-def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
+def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, key):
     """An engine op and its dependency record (``reads``/``writes``: tuples of id()s;
-    ``dims``: its input shapes, or None)."""
-    return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, dims)
+    ``key``: the slice key of ``(name, cat)`` or of its name and input shapes)."""
+    return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, key)
 
 
 def sync(name, cat, t0, t1, var_ids):

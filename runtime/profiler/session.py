@@ -19,7 +19,7 @@ from xprof.shared import latency as _latency, stats as _stats
 from xprof.shared.atomic import write_atomic
 
 from .. import engine as _engine_mod
-from . import aggregate as _agg, chrome, config, deps, exits, memory, ranks, recorder as R
+from . import aggregate as _agg, chrome, columns, config, deps, exits, memory, ranks, recorder as R
 from .flusher import ContinuousDump
 from .handover import handover
 from .observer import flags  # noqa: F401 - the hot-path switches, re-exported
@@ -132,10 +132,11 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     _stats.check_sort(sort_by)
     _check_flag("dumps", "ascending", ascending)
     _check_flag("dumps", "reset", reset)
-    with _st.lock:
+    with _st.lock, columns.gc_paused():
         memory.fold()
         snap = R.snapshot()
-        st = _agg.aggregate(snap, _st.stats_mark, _st.base_ns)
+        parts = _agg.since(snap, _st.stats_mark)
+        st = _agg.aggregate_lists(parts, _st.base_ns)
         if _st.retained is not None:
             if not isinstance(_st.retained, _stats.Stats):   # aggregated on first use
                 # percentiles need every value: the finished session's section is
@@ -146,8 +147,7 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
             st = _stats.Stats().merge(_st.retained).merge(st)
             section = _st.retained_latency
         else:
-            section = deps.latency_section(
-                deps.latency_values(_agg.since(snap, _st.stats_mark), _st.base_ns))
+            section = deps.latency_section(deps.latency_values(parts, _st.base_ns))
         if reset:   # (rebuilt: no mark keeps a released buffer alive)
             _st.stats_mark.clear()
             for buf, n, m in snap:

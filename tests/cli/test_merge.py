@@ -97,7 +97,8 @@ def test_merge_with_mxnet_and_pytorch_fixtures(tmp_path, traces_dir, prof_trace)
     assert no_share(per["Time by process"][key]) == no_share(alone)
     assert "Rank spread" not in per
     whole = json.loads(cli("stats", merged, "--format", "json").stdout)["Time"]["operator"]
-    assert whole["Convolution"] == alone["Convolution"]
+    # (the merged wall time includes our own run's, whose length varies run to run)
+    assert no_share({"c": whole["Convolution"]}) == no_share({"c": alone["Convolution"]})
 
 
 @pytest.fixture

@@ -90,3 +90,31 @@ def test_custom_call_events_come_from_the_observer(prof):
     assert start["tid"] == pure["tid"] and finish["tid"] == sub["tid"] != pure["tid"]
     assert pure["ts"] <= start["ts"] <= pure["ts"] + pure["dur"]
     assert load(prof.path) == doc
+
+
+def test_the_benchmarks_dependency_switch_records_plain_slices_and_restores(prof, on_engine):
+    """observer.dependency_records(False) (a benchmark knob): ops as plain slices with
+    their input shapes, no stamps, variables or sync records; True restores it all."""
+    from xprof.runtime.profiler import observer as obs
+
+    on_engine("ThreadedEngine")
+    x = mx.nd.ones((300, 300))
+    x.wait_to_read()
+    obs.dependency_records(False)
+    try:
+        prof.start(profile_all=True)
+        y = mx.nd.dot(x, x) + 1      # the dot queued on a worker, the add waits for it
+        y.wait_to_read()
+        doc = prof.finish()
+    finally:
+        obs.dependency_records(True)
+    ops = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "operator"]
+    assert {e["name"] for e in ops} >= {"dot", "_plus_scalar"}
+    assert all(set(e["args"]) == {"Input Dims"} for e in ops)
+    assert not [e for e in doc["traceEvents"] if e["ph"] == "i" and "wait" in e.get("args", {})]
+    prof.start(profile_all=True)
+    y = mx.nd.dot(x, x) + 1
+    y.wait_to_read()
+    doc = prof.finish()
+    ops = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "operator"]
+    assert ops and all(set(e["args"]) == {"Input Dims", "dep"} for e in ops)

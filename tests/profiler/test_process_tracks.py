@@ -64,3 +64,30 @@ def test_perf_counter_is_one_clock_across_processes():
     parent = pt._clock_pair()
     delta = (child[1] - child[0]) - (parent[1] - parent[0])
     assert abs(delta) <= pt.SAME_CLOCK_NS
+
+
+def test_op_records_keys_pushers_and_stamps_are_translated():
+    """A worker's op record names its op by the worker's slice key (with input shapes)
+    and its pusher by the worker's thread id: both become this process's, and every
+    time stamp it has moves with the clock (None stays None)."""
+    proc = pt.Process("DataLoader worker 8")
+    perf, wall = perf_counter_ns(), time.time_ns()
+    far = perf + 2_000_000_000    # the worker's clock reads 2 s more
+    op = records.op_dep("stack", "operator", far + 10, far + 20, far + 2, far + 5, 3,
+                        (1,), (2,), 900010)
+    inline = records.op_dep("_plus_scalar", "operator", far + 30, far + 40, None, None,
+                            None, (2,), (4,), 900011)
+    proc.ingest(_flush(0, {900010: ("stack", "operator", ((2, 3), (2, 3))),
+                           900011: ("_plus_scalar", "operator")},
+                       [(0, "main thread", 0, True, [], []),
+                        (3, "engine worker 0", 100, True, [op, inline], [])],
+                       clock=(far, wall)))
+    main, worker = [b for b in R.buffers if getattr(b, "process", None) is proc]
+    got, got_inline = worker.events
+    assert got[10] == R.shaped_keys[("stack", ((2, 3), (2, 3)))]
+    assert R.shaped_key_args()[got[10]] == ((2, 3), (2, 3))
+    assert got_inline[10] == R.key_ids("operator")["_plus_scalar"]
+    assert got[7] == worker.tid                       # pushed by that thread, here
+    assert abs(got[3] - (perf + 10)) < 50_000_000
+    assert [got[4] - got[3], got[3] - got[5], got[3] - got[6]] == [10, 8, 5]
+    assert got_inline[5:8] == (None, None, None)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xprof.shared import selftime as T
@@ -40,20 +40,25 @@ def test_inner_by_row_sums_rows():
     assert T.inner_by_row(rows, [0, 1, 10, 11], [5, 3, 20, 19]) == {"outer": 2 + 8}
 
 
-@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 50)), max_size=40))
-def test_properly_nested_self_times_add_up_to_the_union(spans):
-    """For laminar (properly nested) sets, the self times add up to the covered length."""
-    # build a laminar family: each slice is cut to fit inside the innermost slice open at its start
-    spans = sorted((s, s + d) for s, d in spans)
+def _laminar(spans):
+    """``(start, end)`` of ``(start, duration)`` spans, each cut to fit inside the
+    innermost slice open at its start: a laminar (properly nested) family."""
     laminar = []
     stack = []
-    for s, e in spans:
+    for s, e in sorted((s, s + d) for s, d in spans):
         while stack and stack[-1][1] <= s:
             stack.pop()
         if stack:
             e = min(e, stack[-1][1])
         laminar.append((s, e))
         stack.append((s, e))
+    return laminar
+
+
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 50)), max_size=40))
+def test_properly_nested_self_times_add_up_to_the_union(spans):
+    """For laminar (properly nested) sets, the self times add up to the covered length."""
+    laminar = _laminar(spans)
     starts = np.array([s for s, _ in laminar], dtype=np.int64)
     ends = np.array([e for _, e in laminar], dtype=np.int64)
     self_ns = (ends - starts) - T.inner_ns(starts, ends)
@@ -62,3 +67,20 @@ def test_properly_nested_self_times_add_up_to_the_union(spans):
     for s, e in laminar:
         covered.update(range(s, e))
     assert int(self_ns.sum()) == len(covered)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 25)), max_size=50),
+       st.booleans())
+def test_vectorized_nesting_equals_the_stack_walk(spans, nest):
+    """Pointer jumping (``_parents``) gives what the viewers' stack walk gives, for
+    properly nested sets (its own path) and for any set (overlaps fall back)."""
+    if nest:
+        spans = [(s, e - s) for s, e in _laminar(spans)]
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([s + d for s, d in spans], dtype=np.int64)
+    order = np.lexsort((np.arange(len(starts)), starts - ends, starts))
+    want = np.zeros(len(starts), dtype=np.int64)
+    if len(starts):
+        want[order] = T._inner_walk(starts[order], ends[order], (ends - starts)[order], 1)
+    assert T.inner_ns(starts, ends).tolist() == want.tolist()

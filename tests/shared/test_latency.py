@@ -38,3 +38,28 @@ def test_text_table():
     assert text.splitlines()[0] == "Latency"
     assert "dot" in text and "1.0000" in text and "2.0000" in text and "5.0000" in text
     assert latency.render_text({}) == "" and latency.section([], [], [], [], []) == {}
+
+
+def test_numpy_grouping_equals_a_plain_loop():
+    """The section as a plain Python loop computes it (sorted values per name,
+    nearest-rank percentiles on them, sums of Python ints), on random ops."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 300):
+        ids = rng.integers(0, 4, n)
+        cols = [rng.integers(0, 10**9, n) for _ in range(3)]
+        names = ["w", "x", "y", "z"]
+        want = {}
+        for k in sorted(set(ids.tolist())):
+            row = {"Count": int((ids == k).sum())}
+            total = 0
+            for part, col in zip(latency.PARTS, cols):
+                v = sorted(col[ids == k].tolist())
+                total += sum(v)
+                rank = lambda p: v[max(0, -(-p * len(v) // 100) - 1)]   # noqa: E731
+                row[part] = {"Avg": round(sum(v) / len(v) / 1e6, 6),
+                             "P50": round(rank(50) / 1e6, 6), "P95": round(rank(95) / 1e6, 6),
+                             "Max": round(v[-1] / 1e6, 6)}
+            want[names[k]] = (-total, row)
+        got = latency.section(names, ids, *cols)
+        assert list(got) == [k for k, _ in sorted(want.items(), key=lambda kv: (kv[1][0], kv[0]))]
+        assert got == {k: row for k, (_, row) in want.items()}
