@@ -35,13 +35,21 @@ def _metadata():
         yield {"name": "thread_name", "ph": "M", "pid": 0, "tid": tid, "args": {"name": name}}
 
 
-def _step(k):
+def _step(k, deps=False):
     """About eleven events of one imperative step: API call, two operators, a custom op
-    with its flow arrow to a sub-operator, a memory counter, a user task and a marker."""
+    with its flow arrow to a sub-operator, a memory counter, a user task and a marker.
+
+    ``deps``: the engine's dependency records as the xprof runtime writes them
+    (``args.dep`` on every op, call and sub-operator, docs/dependencies.md), consistent
+    with the times: each op reads the previous step's output of the op before it, the
+    sub-operator waits for this step's first op, and every 100th step copies the call's
+    output (an op pushed before the call ends) and waits for the copy (``WaitForVar``),
+    so the critical path walks ops, queue waits, dependency hand-offs and Python."""
     t = round(k * 10.0, 3)
     op = _OPS[k % len(_OPS)]
     co = "Custom Operator"
-    return [
+    v = 5 * k + 1   # this step's variables: v (op), v+1 (op 2), v+2 (call), v+3 (sub-op), v+4 (copy)
+    events = [
         {"name": "MXImperativeInvoke", "cat": "API", "ph": "X", "ts": t, "dur": 5.0, "pid": 0, "tid": 0},
         {"name": op, "cat": "operator", "ph": "X", "ts": t + 1, "dur": 2.0, "pid": 0, "tid": 1},
         {"name": _OPS[(k + 3) % len(_OPS)], "cat": "operator", "ph": "X", "ts": t + 1, "dur": 3.5,
@@ -57,10 +65,25 @@ def _step(k):
         {"name": "step", "cat": "user", "ph": "e", "id": k, "ts": t + 9.5, "pid": 0, "tid": 0},
         {"name": "iteration", "cat": "user", "ph": "i", "s": "t", "ts": t + 6, "pid": 0, "tid": 0},
     ]
+    if deps:
+        prev = v - 5 if k else 0            # 0: no variable (dropped by readers)
+        events[1]["args"] = {"dep": [500, 500, 0, prev, -v]}
+        events[2]["args"] = {"dep": [800, 800, 0, prev, -(v + 1)]}
+        events[4]["args"] = {"dep": [200, 100, 0, prev + 1 if k else 0, -(v + 2)]}
+        events[6]["args"] = {"dep": [2625, 125, 3, v, -(v + 3)]}
+        if k % 100 == 99:   # a copy of the call's output, pushed early, then waited for
+            events.append({"name": "_copyto", "cat": "operator", "ph": "X", "ts": t + 5,
+                           "dur": 4.7, "pid": 0, "tid": 2,
+                           "args": {"dep": [3500, 1000, 0, v + 2, -(v + 4)]}})
+            events.append({"name": "WaitForVar", "cat": "operator", "ph": "i", "s": "t",
+                           "ts": t + 9.8, "pid": 0, "tid": 0,
+                           "args": {"wait": [v + 4], "waited": 4300}})
+    return events
 
 
-def write_trace(path, n_events, compress=False):
-    """Write an xprof-shaped object-form trace with about ``n_events`` events."""
+def write_trace(path, n_events, compress=False, deps=False):
+    """Write an xprof-shaped object-form trace with about ``n_events`` events
+    (``deps``: with dependency records and sync points, see :func:`_step`)."""
     opener = gzip.open if compress else open
     count = 0
     with opener(path, "wb") as f:
@@ -72,7 +95,7 @@ def write_trace(path, n_events, compress=False):
             count += 1
         k = 0
         while count < n_events:
-            batch = _step(k)
+            batch = _step(k, deps)
             f.write(b",\n" + b",\n".join(orjson.dumps(e) for e in batch))
             count += len(batch)
             k += 1

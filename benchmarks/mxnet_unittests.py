@@ -5,7 +5,7 @@ Usage::
     python benchmarks/mxnet_unittests.py /path/to/mxnet/tests/python/unittest \
         [--files test_ndarray,test_io] [--timeout 60] [--json out.json] [--failures]
 
-The unit-test directory (and its sibling ``../common``) is copied into a temporary
+The unit-test directory (and its siblings ``../common`` and ``../train``) is copied into a temporary
 directory next to a ``conftest.py`` that installs an import alias: ``import mxnet``,
 ``import mxnet.ndarray as nd`` or ``from mxnet.gluon import nn`` give the matching module
 of ``xprof.runtime`` (``mxnet.X.Y`` is ``xprof.runtime.X.Y``, the same module object). The
@@ -36,6 +36,10 @@ FILES = ("test_ndarray", "test_autograd", "test_symbol", "test_executor", "test_
          "test_metric", "test_engine", "test_exc_handling", "test_thread_local",
          "test_operator", "test_profiler", "test_module", "test_io", "test_kvstore",
          "test_gluon_rnn")
+
+# Directories beside unittest/ that MXNet's tests import from: common.py's helpers, and
+# train/test_bucketing.py (test_module imports train_model, prepare_bucketing_data).
+SIBLINGS = ("common", "train")
 
 CONFTEST = '''
 """Written by xprof's benchmarks/mxnet_unittests.py: ``mxnet`` is ``xprof.runtime``."""
@@ -190,9 +194,10 @@ def main(argv=None):
     try:
         work = os.path.join(tmp, "unittest")
         shutil.copytree(src, work)
-        common = os.path.join(os.path.dirname(src), "common")
-        if os.path.isdir(common):
-            shutil.copytree(common, os.path.join(tmp, "common"))
+        for sibling in SIBLINGS:
+            path = os.path.join(os.path.dirname(src), sibling)
+            if os.path.isdir(path):
+                shutil.copytree(path, os.path.join(tmp, sibling))
         with open(os.path.join(work, "conftest.py"), "w") as f:
             f.write(CONFTEST)
         results = []

@@ -272,6 +272,10 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
     _check_writable(output, out_dir)
+    if nproc is not None and open_view:
+        fail(f"--open views the trace of one run; --nproc {nproc} writes {nproc} "
+             f"(one per rank): view one with xprof view, or first merge them with "
+             f"xprof trace <rank files> -o merged.json")
     if nproc is not None:
         from .launch import copy_arguments, run_copies
         ctx = click.get_current_context()

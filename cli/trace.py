@@ -71,13 +71,12 @@ def checked_output(norm, top, checker, progress):
     yield b'{"traceEvents": [\n' + b",\n".join(orjson.dumps(e) for e in header)
     first = not header
     base = len(header)
-    for start, part in norm.chunks():
-        raw = b",\n".join(part)
+    for start, count, raw in norm.chunks():
         long_ints, huge_ints = digit_runs(raw)
         checker.check_batch(base + start, _decode_chunk(b"[" + raw + b"]", huge_ints), long_ints)
         yield (b"" if first else b",\n") + raw
         first = False
-        progress(start + len(part))
+        progress(start + count)
     checker.finish()
     yield b"\n]" + b"".join(b",\n" + orjson.dumps(k) + b": " + dumps(v) for k, v in top.items()) + b"}\n"
 

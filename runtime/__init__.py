@@ -28,7 +28,8 @@ _LAZY = {"sym": "symbol", "symbol": "symbol", "operator": "operator", "gluon": "
          "numpy": "numpy", "kv": "kvstore", "kvstore": "kvstore", "mod": "module",
          "module": "module", "model": "model", "rnn": "rnn", "callback": "callback",
          "visualization": "visualization", "viz": "visualization", "contrib": "contrib",
-         "recordio": "recordio", "image": "image", "npx": "numpy"}
+         "recordio": "recordio", "image": "image", "npx": "numpy",
+         "mon": "monitor", "monitor": "monitor"}
 # Names MXNet exposes at the top level, from the module that holds them.
 _LAZY_NAMES = {"AttrScope": ("attribute", "AttrScope"), "np_shape": ("util", "np_shape"),
                "use_np_shape": ("util", "use_np_shape"), "is_np_shape": ("util", "is_np_shape"),

@@ -1,13 +1,22 @@
 """``mx.attribute``: ``with mx.AttrScope(ctx_group='dev1'):`` attaches attributes to
 every symbol created inside the block, as in MXNet (values are strings; an inner scope
 adds to and overrides the outer one's). Stored in the nodes' ``attr`` and written to the
-symbol JSON; xprof runs everything on the CPU, so ``ctx_group`` does not move work."""
+symbol JSON; xprof runs everything on the CPU, so ``ctx_group`` does not move work. The current scope is per thread and, as in MXNet
+1.9.1, also the assignable class attribute ``AttrScope.current``."""
 import threading
+
+from ._current import class_attribute_meta
 
 __all__ = ["AttrScope", "current"]
 
 
-class AttrScope:
+def _set_current(scope):
+    _state.scope = scope
+
+
+class AttrScope(metaclass=class_attribute_meta(
+        "current", lambda: current(), _set_current,
+        "AttrScope.current: this thread's attribute scope")):
     def __init__(self, **kwargs):
         for k, v in kwargs.items():
             if not isinstance(v, str):

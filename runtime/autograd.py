@@ -10,11 +10,13 @@ Recording and training flags are per thread, as in MXNet.
 import threading
 
 
+from .base import as_mxnet_error
 from .engine.base import MODE_IMPERATIVE
 from .ndarray import ndarray as _nd
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "backward", "mark_variables", "grad", "Function"]
+           "set_recording", "set_training", "backward", "mark_variables", "grad", "Function",
+           "get_symbol"]
 
 
 class _State(threading.local):
@@ -136,23 +138,21 @@ def _in_graph(arr):
                for x in arr._ag[0].inputs)
 
 
-def _check_not_in_graph(op, outputs):
-    """Writing into an array already in the graph (``y += 1``, ``relu(x, out=x)``,
-    ``y[:] = x`` while recording) would silently route gradients wrong: MXNet refuses
-    it, and so does xprof."""
+def check_inplace(op, inputs, outputs):
+    """Writing into an array already in the graph (``y += 1``, ``relu(x, out=x)``) or
+    into one of the op's own inputs (``x[idx] = y``) while recording would route
+    gradients wrong: MXNet refuses it (an MXNetError, with MXNet's wording), and so does
+    xprof, before the op is pushed. Called by the NDArray layer for ops given ``out=``."""
     for o in outputs:
-        if _in_graph(o):
-            raise ValueError(
-                f"{op.name}: assigning to an NDArray that is already in a computational "
-                "graph while recording would give wrong gradients; in-place operations "
-                "(+=, *=, relu(x, out=x), y[idx] = x, ...) are not supported inside "
-                "autograd.record(): write to a new array, or call backward first")
+        if _in_graph(o) or any(o is x for x in inputs):
+            raise as_mxnet_error(ValueError(
+                f"{op.name}: Inplace operations (+=, -=, x[:]=, etc) are not supported "
+                "when recording with autograd: the output is already in the graph or is "
+                "an input of the op; write to a new array, or call backward first"))
 
 
 def record_op(op, inputs, outputs, params, backward_fn=None):
     """Called by the NDArray layer for every op while recording."""
-    if backward_fn is None and op is not None:
-        _check_not_in_graph(op, outputs)
     node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs)
     for i, o in enumerate(outputs):
         o._ag = (node, i)
@@ -191,17 +191,8 @@ def _sum(arrays):
     return _nd.push_op(_nd._ops["add_n"], arrays, {})[0]
 
 
-def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
-    """Compute gradients of ``heads`` into the ``.grad`` of marked variables."""
-    if isinstance(heads, _nd.NDArray):
-        heads = [heads]
-    if head_grads is None:
-        head_grads = [None] * len(heads)
-    elif isinstance(head_grads, _nd.NDArray):
-        head_grads = [head_grads]
-    if len(head_grads) != len(heads):
-        raise ValueError(f"backward: {len(head_grads)} head gradients for {len(heads)} heads")
-    # topological order of the nodes reachable from the heads
+def _recorded_order(heads):
+    """The recorded nodes reachable from ``heads`` (arrays), inputs first."""
     order, seen = [], set()
     stack = [(h._ag[0], False) for h in heads if h._ag is not None]
     while stack:
@@ -216,6 +207,20 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         for x in node.inputs:
             if x._ag is not None and id(x._ag[0]) not in seen:
                 stack.append((x._ag[0], False))
+    return order
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute gradients of ``heads`` into the ``.grad`` of marked variables."""
+    if isinstance(heads, _nd.NDArray):
+        heads = [heads]
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    elif isinstance(head_grads, _nd.NDArray):
+        head_grads = [head_grads]
+    if len(head_grads) != len(heads):
+        raise ValueError(f"backward: {len(head_grads)} head gradients for {len(heads)} heads")
+    order = _recorded_order(heads)
     if not order and not any(h._grad is not None for h in heads):
         raise ValueError("backward: the heads were not computed inside autograd.record() "
                          "from arrays with attach_grad()")
@@ -262,6 +267,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
                 _nd.push_op(_nd._ops["elemwise_add"], (arr._grad, total), {}, outs=[arr._grad])
             elif total is not arr._grad:   # a node may write the gradient buffer itself
                 _nd.push_op(_nd._ops["_copy"], (total,), {}, outs=[arr._grad])
+            arr._fresh = True       # NDArray._fresh_grad: backward wrote this gradient
     if not retain_graph:
         for node in order:
             for o in node.outputs:
@@ -313,3 +319,35 @@ class Function:
                 return [res] if isinstance(res, _nd.NDArray) else list(res)
             record_op(None, inputs, outs, {}, backward_fn)
         return outputs
+
+
+def get_symbol(x):
+    """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``):
+    one node per recorded operator, arrays that were not computed under recording
+    become variables ``var0``, ``var1``... A custom function or a hybridized block in
+    the history has no operator to show and is refused."""
+    from .symbol import Symbol
+    from .symbol.graph import _Node, _auto_name
+    if x._ag is None:
+        raise ValueError("get_symbol: the array was not computed inside autograd.record()")
+    built, variables = {}, {}
+
+    def entry(arr):
+        if arr._ag is None:
+            v = variables.get(id(arr))
+            if v is None:
+                v = variables[id(arr)] = (_Node(None, f"var{len(variables)}"), 0)
+            return v
+        node, i = arr._ag
+        return (built[id(node)], i)
+
+    for node in _recorded_order([x]):
+        op = node.op
+        if op is None:
+            raise ValueError("get_symbol: the history holds a custom function or a "
+                             "hybridized block, which has no operator node")
+        params = {k: v for k, v in node.params.items() if k != "rng"}
+        built[id(node)] = _Node(op, _auto_name(op.name.lower().lstrip("_")), params,
+                                [entry(a) for a in node.inputs],
+                                len(node.inputs) - len(op.aux_names))
+    return Symbol([entry(x)])

@@ -5,6 +5,8 @@ it raises a clear error, and ``num_gpus()`` is 0.
 """
 import threading
 
+from ._current import class_attribute_meta
+
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 _DEVICE_TYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
@@ -24,10 +26,25 @@ def _device_number(key):
         return _device_numbers[key]
 
 
-class Context:
+def _set_default(ctx):
+    """Assigning ``Context.default_ctx`` changes this thread's context only: inside a
+    ``with ctx:`` block until the block ends, else from then on (MXNet 1.9.1)."""
+    stack = getattr(Context._stack, "items", None)
+    if stack:
+        stack[-1] = ctx
+    else:
+        Context._default_ctx.value = ctx
+
+
+class Context(metaclass=class_attribute_meta(
+        "default_ctx", lambda: current_context(), _set_default,
+        "Context.default_ctx: this thread's current context")):
     """A device: ``device_type`` ('cpu', 'gpu', ...) and ``device_id``."""
 
-    _stack = threading.local()
+    _stack = threading.local()          # this thread's ``with ctx:`` blocks
+    _default_ctx = threading.local()    # this thread's context outside them (``value``)
+    devtype2str = {v: k for k, v in _DEVICE_TYPES.items()}
+    devstr2type = dict(_DEVICE_TYPES)
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -96,7 +113,9 @@ def cpu_pinned(device_id=0):
 
 def current_context():
     stack = getattr(Context._stack, "items", None)
-    return stack[-1] if stack else _CPU0
+    if stack:
+        return stack[-1]
+    return getattr(Context._default_ctx, "value", None) or _CPU0
 
 
 def num_gpus():

@@ -41,11 +41,11 @@ def create(init, **kwargs):
         text = init.strip()
         if text.startswith("["):
             try:
-                name, kw = json.loads(text)
+                text, kw = json.loads(text)
             except (ValueError, TypeError):
                 raise ValueError(f"initializer {init!r} is not a valid JSON dump") from None
-            return create(name, **dict(kw, **kwargs))
-        klass = _REGISTRY.get(text.lower())
+            kwargs = dict(kw, **kwargs)    # (an initializer may take ``init=`` itself)
+        klass = _REGISTRY.get(str(text).lower())
         if klass is None:
             raise ValueError(f"initializer {init!r} is not known; use one of "
                              f"{', '.join(sorted(_REGISTRY))}")
@@ -278,6 +278,29 @@ class Orthogonal(Initializer):
 
 
 @register
+class Bilinear(Initializer):
+    """Bilinear-interpolation kernels for upsampling (Deconvolution) weights of shape
+    ``(out, in, kh, kw)``: ``(1 - |x/f - c|) * (1 - |y/f - c|)`` with
+    ``f = ceil(kw / 2)``, ``c = (2f - 1 - f % 2) / 2f``, the same kernel in every
+    (out, in) slot, as MXNet's ``mx.init.Bilinear``."""
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, name, arr):
+        shape = arr.shape
+        if len(shape) != 4:
+            raise ValueError(f"Bilinear: {str(name)!r} has shape {shape}; it initializes "
+                             "4-D (out, in, height, width) upsampling weights")
+        f = math.ceil(shape[3] / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        wx = 1 - np.abs(np.arange(shape[3]) / f - c)
+        wy = 1 - np.abs(np.arange(shape[2]) / f - c)
+        kernel = (wy[:, None] * wx[None, :]).astype(np.float32)
+        arr[:] = np.broadcast_to(kernel, shape).astype(arr.dtype)
+
+
+@register
 class LSTMBias(Initializer):
     """An LSTM bias (gates i, f, g, o stacked): zeros, except ``forget_bias`` for the
     forget gate's quarter, so a fresh LSTM starts out remembering."""
@@ -295,6 +318,48 @@ class LSTMBias(Initializer):
         arr[n:2 * n] = self.forget_bias
 
     _init_bias = _init_weight
+
+
+@register
+class FusedRNN(Initializer):
+    """The packed parameter vector of a fused ``RNN`` op (``mx.rnn.FusedRNNCell``):
+    unpacked into its per-gate arrays, each weight initialized by ``init`` (or the
+    global initializer), biases zero, an LSTM's forget-gate biases ``forget_bias``,
+    then packed back. ``FusedRNNCell`` attaches it to its ``parameters`` variable."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False,
+                 forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None,
+                         num_hidden=num_hidden, num_layers=num_layers, mode=mode,
+                         bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers = int(num_hidden), int(num_layers)
+        self._mode, self._bidirectional = mode, bool(bidirectional)
+        self._forget_bias = float(forget_bias)
+
+    def _init_weight(self, desc, arr):
+        from .rnn.rnn_cell import FusedRNNCell
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
+                            self._bidirectional, forget_bias=self._forget_bias, prefix="")
+        args = cell.unpack_weights({"parameters": arr})
+        glob = getattr(desc, "global_init", None)
+        for name, part in args.items():
+            sub = InitDesc(name, global_init=glob)
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                _fill(part, self._forget_bias)
+            elif self._init is not None:
+                self._init(sub, part)
+            elif glob is not None and glob is not self:
+                glob(sub, part)
+            else:
+                raise ValueError(f"FusedRNN: no initializer for {name!r} (give init= or "
+                                 "a global initializer)")
+        arr[:] = cell.pack_weights(args)["parameters"]
+
+
+__all__ += ["FusedRNN"]
 
 
 class Mixed:

@@ -11,14 +11,20 @@ for, so a store is profiled like any other array code. Keys are ints or strings,
 kind per store, as in MXNet; bad input raises a ValueError that is an ``MXNetError``
 too. Distributed stores (``dist_*``, ``horovod``) and sparse
 arrays (``row_sparse_pull``) are refused with an error naming them.
+
+``KVStoreBase`` is MXNet's interface for stores written in Python:
+``@mx.kv.KVStoreBase.register`` makes ``create('<class name lower-cased>')`` build one
+(``create`` looks there first). ``TestStore`` ('teststore', MXNet's own example) sums
+with ``pushpull`` and cannot run an optimizer, so a Trainer updates beside it.
 """
 import pickle
+import warnings
 
 from . import optimizer as _opt
 from .base import mxnet_error_type
 from .ndarray import ndarray as _nd
 
-__all__ = ["KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "TestStore", "create"]
 
 # bad input: a ValueError that is also MXNet's MXNetError (what MXNet users catch)
 MXNetError = mxnet_error_type(ValueError)
@@ -56,7 +62,94 @@ def _same_shape(what, key, arrays, stored):
                              f"the stored value {stored.shape}")
 
 
-class KVStore:
+class KVStoreBase:
+    """The interface of a key-value store; subclasses registered with ``register`` are
+    created by name."""
+
+    OPTIMIZER = "optimizer"
+    kv_registry = {}
+
+    @staticmethod
+    def register(klass):
+        """Class decorator: ``mx.kv.create(klass.__name__.lower())`` builds a ``klass``."""
+        if not isinstance(klass, type):
+            raise MXNetError(f"register: {klass!r} is not a class")
+        name = klass.__name__.lower()
+        old = KVStoreBase.kv_registry.get(name)
+        if old is not None and old is not klass:
+            warnings.warn(f"WARNING: New kvstore {klass.__module__}.{klass.__name__} is "
+                          f"overriding existing kvstore {old.__module__}.{old.__name__}",
+                          stacklevel=2)
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError(f"{type(self).__name__}.broadcast")
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError(f"{type(self).__name__}.pushpull")
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError(f"{type(self).__name__}.set_optimizer")
+
+    @staticmethod
+    def is_capable(capability):
+        raise NotImplementedError("is_capable")
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError(f"{type(self).__name__}.save_optimizer_states")
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError(f"{type(self).__name__}.load_optimizer_states")
+
+    @property
+    def type(self):
+        raise NotImplementedError("type")
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's example Python store: ``pushpull`` sums the values (as copies on the
+    first value's context) into ``out`` (or back into the values); no optimizer."""
+
+    def broadcast(self, key, value, out, priority=0):
+        for o in out if isinstance(out, (list, tuple)) else [out]:
+            value.copyto(o)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        if isinstance(value, _nd.NDArray):
+            if out is not None:
+                for o in out if isinstance(out, (list, tuple)) else [out]:
+                    value.copyto(o)
+            return
+        ctx = value[0].context
+        total = _nd.invoke("add_n", tuple(v.as_in_context(ctx) for v in value), {})
+        targets = value if out is None else (out if isinstance(out, (list, tuple))
+                                             else [out])
+        for o in targets:
+            total.copyto(o)
+
+    @staticmethod
+    def is_capable(capability):
+        if str(capability).lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise MXNetError(f"is_capable: unknown capability {capability!r}; use "
+                         f"{KVStoreBase.OPTIMIZER!r}")
+
+    @property
+    def type(self):
+        return "teststore"
+
+
+class KVStore(KVStoreBase):
     """A single-process key-value store (see the module docstring)."""
 
     def __init__(self, kind="local"):
@@ -71,16 +164,9 @@ class KVStore:
     def type(self):
         return self._type
 
-    @property
-    def rank(self):
-        return 0
-
-    @property
-    def num_workers(self):
-        return 1
-
-    def is_capable(self, capability):
-        return capability == "optimizer"
+    @staticmethod
+    def is_capable(capability):
+        return str(capability).lower() == KVStoreBase.OPTIMIZER
 
     # -- keys --------------------------------------------------------------------------------
     def _check_key(self, key, what):
@@ -142,8 +228,13 @@ class KVStore:
         self.pull(key, value if out is None else out, priority)
 
     def broadcast(self, key, value, out, priority=0):
-        """``init(key, value)`` then ``pull(key, out)``."""
-        self.init(key, value)
+        """``init(key, value)`` (or, for a key already stored, a copy of ``value`` into
+        it) then ``pull(key, out)``."""
+        if isinstance(key, (int, str)) and not isinstance(key, bool) and key in self._store:
+            _same_shape("broadcast", key, [value], self._store[key])
+            value.copyto(self._store[key])
+        else:
+            self.init(key, value)
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
@@ -188,10 +279,13 @@ def create(name="local"):
     """A new store of type ``name`` (single process; see the module docstring)."""
     if not isinstance(name, str):
         raise MXNetError(f"create: name {name!r} must be a str")
+    registered = KVStoreBase.kv_registry.get(name.lower())
+    if registered is not None:
+        return registered()
     if name not in _TYPES:
         if name.startswith("dist") or name in ("horovod", "byteps"):
             raise MXNetError(f"create: kvstore type {name!r} is distributed; xprof runs "
                              "in one process (use 'local' or 'device')")
         raise MXNetError(f"create: unknown kvstore type {name!r}; use one of "
-                         + ", ".join(_TYPES))
+                         + ", ".join(_TYPES + tuple(sorted(KVStoreBase.kv_registry))))
     return KVStore(name)

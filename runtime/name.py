@@ -4,17 +4,28 @@ A :class:`NameManager` gives out ``<hint><n>`` with one counter per hint; ``with
 NameManager():`` starts fresh counters for the block, ``with Prefix('net_'):`` also puts a
 prefix in front of every node name made inside it. Outside any block the process-wide
 default manager is used (its counters restart with ``mx.sym.symbol.reset_names()``).
+As in MXNet 1.9.1, the current manager is per thread and is also the class attribute
+``NameManager.current`` (readable and assignable: ``NameManager.current = NameManager()``
+changes this thread's manager only).
 """
 import threading
+
+from ._current import class_attribute_meta
 
 __all__ = ["NameManager", "Prefix", "current"]
 
 
-class NameManager:
+def _set_current(manager):
+    _state.manager = manager
+
+
+class NameManager(metaclass=class_attribute_meta(
+        "current", lambda: current(), _set_current,
+        "NameManager.current: this thread's manager")):
     """Names for nodes created while it is current."""
 
     def __init__(self):
-        self._counts = {}
+        self._counter = {}
         self._lock = threading.Lock()
         self._previous = None
 
@@ -23,13 +34,13 @@ class NameManager:
         if name:
             return name
         with self._lock:
-            n = self._counts.get(hint, 0)
-            self._counts[hint] = n + 1
+            n = self._counter.get(hint, 0)
+            self._counter[hint] = n + 1
         return f"{hint}{n}"
 
     def reset(self):
         with self._lock:
-            self._counts.clear()
+            self._counter.clear()
 
     def __enter__(self):
         self._previous = current()

@@ -119,6 +119,14 @@ def register(reg_name):
 
 
 def get_all_registered_operators():
+    """Every operator name: the native ones (as MXNet lists them: ``Activation``,
+    ``Convolution``...) and the registered custom op types."""
+    from .ops import registry as _ops
+    return sorted(set(_ops.registry) | set(_registry))
+
+
+def custom_op_types():
+    """The registered custom operator types."""
     return sorted(_registry)
 
 

@@ -521,23 +521,32 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
     if w_stype != "default" or g_stype != "default":
         from .ndarray.sparse import unsupported
         raise unsupported(f"compare_optimizer(w_stype={w_stype!r}, g_stype={g_stype!r})")
-    shapes = shape if ntensors > 1 else [shape]
-    w1 = [_nd.array(np.random.uniform(-1, 1, s), dtype=dtype) for s in shapes]
-    g1 = [_nd.array(np.random.uniform(-1, 1, s), dtype=dtype) for s in shapes]
-    w2 = [w.copy() for w in w1]
-    g2 = [g.copy() for g in g1]
-    idx = list(range(ntensors))
-    s1 = [opt1.create_state_multi_precision(i, w) for i, w in zip(idx, w1)]
-    s2 = [opt2.create_state_multi_precision(i, w) for i, w in zip(idx, w2)]
+    if isinstance(shape, list):      # multi-tensor: opt2 gets every tensor in one call
+        w1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
+        g1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
+        w2 = [w.copy() for w in w1]
+        g2 = [g.copy() for g in g1]
+        s2 = [opt2.create_state_multi_precision(0, w) for w in w2]
+        opt2.update_multi_precision(list(range(ntensors)), w2, g2, s2)
+        for i in range(ntensors):
+            s1 = opt1.create_state_multi_precision(i, w1[i])
+            opt1.update_multi_precision(i, w1[i], g1[i], s1)
+            if compare_states:
+                compare_ndarray_tuple(s1, s2[i], rtol, atol)
+            compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+        return
+    w1 = _nd.array(np.random.uniform(0, 1, shape), dtype=dtype)
+    g1 = _nd.array(np.random.uniform(0, 1, shape), dtype=dtype)
+    w2, g2 = w1.copy(), g1.copy()
+    s1 = opt1.create_state_multi_precision(0, w1)
+    s2 = opt2.create_state_multi_precision(0, w2)
     if compare_states:
-        compare_ndarray_tuple(tuple(s1), tuple(s2), rtol=rtol, atol=atol)
-    for i in idx:
-        opt1.update_multi_precision(i, w1[i], g1[i], s1[i])
-        opt2.update_multi_precision(i, w2[i], g2[i], s2[i])
+        compare_ndarray_tuple(s1, s2)
+    opt1.update_multi_precision(0, w1, g1, s1)
+    opt2.update_multi_precision(0, w2, g2, s2)
     if compare_states:
-        compare_ndarray_tuple(tuple(s1), tuple(s2), rtol=rtol, atol=atol)
-    for a, b in zip(w1, w2):
-        assert_almost_equal(a, b, rtol=rtol, atol=atol)
+        compare_ndarray_tuple(s1, s2, rtol=rtol, atol=atol)
+    assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
 
 
 # -- environment -------------------------------------------------------------------------------

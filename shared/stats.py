@@ -104,8 +104,12 @@ class Stats:
 
     def add_times_ns(self, domain, name, count, total, lo, hi):
         """``count`` durations of one name at once, summarized (integer nanoseconds)."""
-        _merge_table(self.time, {domain: {name: (count, total * _PS_PER_NS,
-                                                 lo * _PS_PER_NS, hi * _PS_PER_NS)}})
+        self.add_times_ps(domain, name, count, total * _PS_PER_NS, lo * _PS_PER_NS,
+                          hi * _PS_PER_NS)
+
+    def add_times_ps(self, domain, name, count, total, lo, hi):
+        """``count`` durations of one name at once, summarized (integer picoseconds)."""
+        _merge_table(self.time, {domain: {name: (count, total, lo, hi)}})
 
     def add_inner_ns(self, domain, name, ns):
         """``ns`` of the row's slices spent in their direct children (see :mod:`selftime`)."""

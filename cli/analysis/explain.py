@@ -147,17 +147,20 @@ class Analysis:
             prev = (th, t1) if kind == cp.PYTHON else None
         return out
 
-    def to_dict(self):
-        return {
-            "wall_ms": round(self.wall / _MS, 6),
-            "critical_path_ms": round(self.path.length / _MS, 6),
-            "critical_path": self.segments(),
-            "by_name": {n: round(v / _MS, 6) for n, v in
-                        sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))},
-            "threads": {n: {"busy_ms": round(b / _MS, 6), "idle_ms": round(i / _MS, 6)}
-                        for n, (b, i, _) in self.thread_table().items()},
-            "findings": findings(self.facts()),
-        }
+    def to_dict(self, segments=True):
+        """The explain document; ``segments=False`` leaves out ``critical_path`` (one
+        dict per segment: a million-op path makes millions, which a summary such as
+        ``xprof report``'s does not draw)."""
+        doc = {"wall_ms": round(self.wall / _MS, 6),
+               "critical_path_ms": round(self.path.length / _MS, 6)}
+        if segments:
+            doc["critical_path"] = self.segments()
+        doc["by_name"] = {n: round(v / _MS, 6) for n, v in
+                          sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))}
+        doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "idle_ms": round(i / _MS, 6)}
+                          for n, (b, i, _) in self.thread_table().items()}
+        doc["findings"] = findings(self.facts())
+        return doc
 
 
 def timeline_of(source):

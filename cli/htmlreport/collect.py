@@ -4,14 +4,17 @@ trace files.
 Why a separate stage: the renderer (``render.py``) then works on dicts alone, the same
 documents other commands print (``xprof stats --format json``, ``xprof explain --format
 json``), so a unit test can render a hand-made document and the page never disagrees
-with the commands. One streaming pass over the trace feeds both the aggregate
-statistics and the :class:`Overview` (counts, threads, the trace's time span, memory
-counter samples); the explain analysis reads the file on its own.
+with the commands. One streaming pass over the trace feeds every collector: the
+aggregate statistics, the :class:`Overview` (counts, threads, the trace's time span,
+memory counter samples) and the timeline ``xprof explain`` analyses
+(:class:`TimelineCollector`), so the file is read and decoded once.
 
 :func:`collect` returns::
 
     {"path", "overview": {...}, "stats": <stats JSON document>,
-     "explain": <explain document>, "memory": {series: ([ms], [bytes])},
+     "explain": <explain document without its segment list, plus "composition_ms"
+                 and "dependencies"> | None,
+     "memory": {series: ([ms], [bytes])},
      "allocations": {"path", "rows": [{...}], "total_rows"} | None,
      "unavailable": {section: reason}}
 """
@@ -21,7 +24,11 @@ import csv
 import glob
 import os
 
-from ..analysis.explain import explain
+import numpy as np
+
+from ..analysis.explain import analyze
+from ..readers.batch import view
+from ..readers.timeline import Builder
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -42,10 +49,15 @@ class Overview:
         self.memory = {}
 
     def feed(self, events):
-        # one plain loop, no helper calls on the common path: this pass shares its time
-        # budget with the statistics (a million events in a few seconds)
+        # the X events (most of a trace) from the batch's columns, the others in one
+        # plain loop: this pass shares its time budget with the statistics (a million
+        # events in a few seconds)
+        v = view(events)
+        rest = events
+        if v is not None and v.x_pos and self._feed_x(v):
+            rest = v.others()
         t0, t1, threads, memory = self.t0, self.t1, self.threads, self.memory
-        for e in events:
+        for e in rest:
             try:
                 ph = e["ph"]
                 ts = e["ts"]
@@ -76,6 +88,23 @@ class Overview:
                 continue
         self.events += len(events)
         self.t0, self.t1 = t0, t1
+
+    def _feed_x(self, v):
+        """Span and threads of a batch's ``X`` events; False when one has a time that
+        is not a finite number or unhashable ids (the loop then takes them one by one)."""
+        ts, dur, _, _, pids, tids = v.fields()
+        if not set(map(type, ts)) | set(map(type, dur)) <= {int, float}:
+            return False
+        ts, dur = np.array(ts, dtype=np.float64), np.array(dur, dtype=np.float64)
+        if not (np.isfinite(ts).all() and np.isfinite(dur).all()):
+            return False
+        try:
+            self.threads.update(zip(pids, tids))
+        except TypeError:
+            return False
+        self.t0 = min(self.t0, float(ts.min()))
+        self.t1 = max(self.t1, float((ts + dur).max()))
+        return True
 
     def _metadata(self, e):
         args = e.get("args")
@@ -131,20 +160,38 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
     return [(ts - t0_us) / 1000 for ts, _ in samples], [v for _, v in samples]
 
 
+class TimelineCollector:
+    """The :class:`~xprof.cli.readers.timeline.Timeline` of ``xprof explain``, built from
+    the batches the statistics pass decodes (a stats-pipeline collector)."""
+
+    def __init__(self):
+        self._builder = Builder()
+
+    def feed(self, events):
+        self._builder.feed(events)
+
+    def finish(self, report):
+        report.extra["timeline"] = self._builder.finish()
+
+
 def read_trace(path):
     """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
-    stats --format json`` prints it, overview dict, memory samples)``; exit 2 for what is
-    not a Chrome trace."""
+    stats --format json`` prints it but for the ``Operator Latency`` section the page
+    does not show, overview dict, memory samples, timeline)``; exit 2 for what is not a
+    Chrome trace."""
     from ..stats_pipeline import Options, process
+    from ..stats_pipeline.latency import LatencyCollector
     from ..stats_pipeline.sources import read_report
 
     overview = Overview()
-    report = read_report(path, collectors=[overview])
+    # no Operator Latency section on the page: its collector is left out of the pass
+    report = read_report(path, collectors=[overview, TimelineCollector()],
+                         skip=(LatencyCollector,))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
     doc = process(report, Options()).doc
-    return doc, report.extra["overview"], overview.memory
+    return doc, report.extra["overview"], overview.memory, report.extra["timeline"]
 
 
 def _fail(message):
@@ -153,10 +200,20 @@ def _fail(message):
     fail(message)
 
 
-def explain_doc(path):
-    """The ``xprof explain`` document of ``path`` (the same dict ``xprof explain --format
-    json`` prints: the page's critical path never disagrees with the command)."""
-    return explain(path)
+def explain_doc(timeline):
+    """The ``xprof explain`` document of a timeline (the dict ``xprof explain --format
+    json`` prints, so the page's critical path never disagrees with the command), without
+    the segment list the page does not draw, with ``composition_ms`` (the path's time
+    per kind of segment: ``op``, ``queue``, ``dependency``, ``python``) and
+    ``dependencies`` (False: no dependency records, the path assumes per-thread serial
+    ops, as for MXNet and PyTorch traces); None when the trace holds no slice."""
+    if not len(timeline.start):
+        return None
+    analysis = analyze(timeline)
+    doc = analysis.to_dict(segments=False)
+    doc["composition_ms"] = {kind: round(ns / 1e6, 6) for kind, ns in analysis.by_kind.items()}
+    doc["dependencies"] = not analysis.serial
+    return doc
 
 
 def find_memory_csv(trace_path, os_pid):
@@ -196,9 +253,12 @@ def read_allocations(csv_path, limit=MAX_ALLOCATIONS):
 
 def collect(path, memory_csv=None):
     """Everything the report renders, for the trace at ``path``."""
-    stats, overview, memory = read_trace(path)
+    stats, overview, memory, timeline = read_trace(path)
     unavailable = {}
-    explain = explain_doc(path)
+    explain = explain_doc(timeline)
+    if explain is None:
+        unavailable["explain"] = ("the trace holds no slices (complete events or B/E "
+                                  "pairs) to explain")
     series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
     csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
     allocations = read_allocations(csv_path) if csv_path else None

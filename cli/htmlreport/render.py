@@ -202,15 +202,16 @@ def critical_path(doc):
     if not ex:
         return _section("critical-path", title,
                         _unavailable(doc["unavailable"].get("explain", "no explain data")))
-    by_kind = dict.fromkeys(PATH_KINDS, 0.0)
-    for seg in ex.get("critical_path", ()):
-        by_kind[seg.get("kind", "op")] = by_kind.get(seg.get("kind", "op"), 0.0) \
-            + (seg.get("dur") or 0) / 1000
+    by_kind = {**dict.fromkeys(PATH_KINDS, 0.0), **(ex.get("composition_ms") or {})}
     parts = [k for k in by_kind if by_kind[k] > 0] or list(PATH_KINDS)
-    out = [f'<p>Wall time {escape(svg.fmt_ms(ex.get("wall_ms") or 0))}, critical path '
-           f'{escape(svg.fmt_ms(ex.get("critical_path_ms") or 0))}.</p>',
-           svg.stacked_bars([("critical path", [by_kind[k] for k in parts])], parts,
-                            "Critical path by kind of wait", css_id="critical-path-kinds")]
+    out = [] if ex.get("dependencies", True) else [_unavailable(
+        "the engine's dependency records (this trace has none; the xprof engine writes "
+        "them), so this path assumes each thread's ops ran one after another "
+        "(per-thread serial)")]
+    out += [f'<p>Wall time {escape(svg.fmt_ms(ex.get("wall_ms") or 0))}, critical path '
+            f'{escape(svg.fmt_ms(ex.get("critical_path_ms") or 0))}.</p>',
+            svg.stacked_bars([("critical path", [by_kind[k] for k in parts])], parts,
+                             "Critical path by kind of wait", css_id="critical-path-kinds")]
     by_name = sorted((ex.get("by_name") or {}).items(), key=lambda kv: -kv[1])[:MAX_BARS]
     if by_name:
         out.append("<h3>Operators on the critical path (run time on it)</h3>")

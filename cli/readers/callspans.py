@@ -19,11 +19,6 @@ from . import hashable as _key
 CATEGORY = _calls.CATEGORY
 
 
-def is_call_begin(ev):
-    """True for the ``b`` of a call span (StatsCollector leaves these out of the Time rows)."""
-    return ev.get("cat") == CATEGORY and _calls.is_call_args(ev.get("args"))
-
-
 class CallSpanCollector:
     """Feed batches of events with :meth:`feed`; :meth:`finish` fills ``stats.calls``."""
 

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 from array import array
 
+import numpy as np
+
+from xprof.shared.callstats import CATEGORY as CALL_CATEGORY, is_call_args
 from xprof.shared.names import DEVICE_STORAGE
 from xprof.shared.selftime import inner_by_row
 from xprof.shared.stats import Stats
 
 from . import hashable
-from .callspans import is_call_begin
+from .batch import view
 from .grouping import row_name
 from .tracefile import short_repr
 
@@ -57,6 +60,29 @@ _TIME_MAX = 2 ** 63 / 1000
 def _num(value):
     """A usable time: a number within +-2^63 ns."""
     return (type(value) is int or type(value) is float) and -_TIME_MAX < value < _TIME_MAX
+
+
+# A duration is summed in integer picoseconds, kept in int64 columns for self time: a
+# slice longer than 2^63 ps (106 days) is skipped like other malformed ones.
+_DUR_MAX = 2 ** 63 / 1_000_000
+
+
+def _span(dur):
+    """A usable duration (us): a number in [0, 2^63 ps)."""
+    return (type(dur) is int or type(dur) is float) and 0 <= dur < _DUR_MAX
+
+
+# pids/tids of these types are their own keys (``_key`` returns them unchanged)
+_PLAIN_IDS = frozenset((int, str, float, bool, type(None)))
+_NUMBERS = frozenset((int, float))
+# The column path computes in float64 and int64 what the per-event path computes in
+# Python numbers. Floats give the same results in both; an integer ts or dur is exact
+# in float64 only below 2^53 (after the scaling to ns or ps), and sums must fit int64:
+# batches beyond these bounds take the per-event path.
+_INT_EXACT_NS = 2 ** 53 / 1000       # |ts| + dur, us, when a ts or dur is an int
+_INT_EXACT_PS = 2 ** 53 / 1_000_000  # dur, us, when a dur is an int
+_INT64_NS = 2 ** 62 / 1000           # |ts| + dur, us
+_INT64_PS = 2 ** 62 / 1_000_000      # a batch's summed dur, us
 
 
 def _level(value):
@@ -82,6 +108,29 @@ def _names_domain(process_name, domain):
                                          or process_name.endswith(": " + domain))
 
 
+def _by_thread(pids, tids):
+    """``[((pid key, tid key), positions)]`` of a batch's events (positions: an index
+    array, or ``slice(None)`` when all are on one thread)."""
+    plain = set(map(type, pids)) <= _PLAIN_IDS
+    if plain and set(map(type, tids)) == {int} and len(set(pids)) == 1:
+        pid, tid_set = pids[0], set(tids)
+        if len(tid_set) == 1:
+            return [((pid, tids[0]), slice(None))]
+        tid_set = sorted(tid_set)
+        if -2 ** 63 <= tid_set[0] and tid_set[-1] < 2 ** 63:
+            t = np.array(tids, dtype=np.int64)
+            order = np.argsort(t, kind="stable")
+            cuts = np.searchsorted(t[order], tid_set[1:])
+            return [((pid, tid), sel) for tid, sel in zip(tid_set, np.split(order, cuts))]
+    if plain and set(map(type, tids)) <= _PLAIN_IDS:
+        threads = list(zip(pids, tids))
+    else:
+        threads = [(_key(p), _key(t)) for p, t in zip(pids, tids)]
+    slot = {}
+    ids = np.array([slot.setdefault(t, len(slot)) for t in threads], dtype=np.int64)
+    return [(thread, np.flatnonzero(ids == j)) for thread, j in slot.items()]
+
+
 class StatsCollector:
     """Feed batches of events with :meth:`feed`; :meth:`finish` returns a Stats."""
 
@@ -94,6 +143,7 @@ class StatsCollector:
         self._process_names = {}
         self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
         self._rows = {}          # (domain, name) -> row id
+        self._keys = []          # row id -> (domain, name), filled when needed
         self._first = self._last = None   # ns: the profile's span (slices only)
 
     def _slice(self, thread, cat, name, ts, dur):
@@ -111,6 +161,81 @@ class StatsCollector:
         cols[3].append(round(dur * 1_000_000))   # ps, exactly as Stats.add_time sums it
 
     def feed(self, events):
+        """Add one batch: its ``X`` events column by column when every one is well formed
+        and the batch holds no ``B``/``E`` (whose slices must stay in file order among
+        the ``X`` ones), the rest event by event (:meth:`feed_events`, which gives the
+        same statistics)."""
+        v = view(events)
+        if v is None or self._group_by or not v.x_pos or v.has_pairs or not self._feed_x(v):
+            return self.feed_events(events)
+        if len(v.x_pos) < len(events):
+            self.feed_events(v.others())
+
+    def _feed_x(self, v):
+        """The ``X`` events of the batch view ``v`` as columns; False (nothing added)
+        when one of them is not plainly well formed (the per-event path then judges
+        each)."""
+        ts, dur, cats, names, pids, tids = v.fields()
+        types = set(map(type, ts)) | set(map(type, dur))
+        if not types <= _NUMBERS:
+            return False
+        ts, dur = np.array(ts, dtype=np.float64), np.array(dur, dtype=np.float64)
+        reach = np.abs(ts) + dur
+        if not ((dur >= 0).all() and (reach < _INT64_NS).all()
+                and float(dur.sum()) < _INT64_PS):          # also False for a NaN
+            return False
+        if int in types and not ((reach < _INT_EXACT_NS).all()
+                                 and (dur < _INT_EXACT_PS).all()):
+            return False
+        ps = np.rint(dur * 1_000_000).astype(np.int64)      # round(dur * 1_000_000)
+        t0 = np.rint(ts * 1000).astype(np.int64)
+        t1 = np.rint((ts + dur) * 1000).astype(np.int64)
+        if set(map(type, cats)) != {str} or "" in cats:
+            cats = [_label(c, NO_CATEGORY) for c in cats]
+        if set(map(type, names)) != {str} or "" in names:
+            names = [_label(n, NO_NAME) for n in names]
+        rows = self._rows
+        keys = list(zip(cats, names))
+        row = [rows.get(k) for k in keys]
+        if None in row:
+            row = [r if r is not None else rows.setdefault(k, len(rows))
+                   for r, k in zip(row, keys)]
+        row = np.array(row, dtype=np.int64)
+        self._add_rows(row, ps)
+        self._widen_ns(int(t0.min()), int(t1.max()))
+        for thread, sel in _by_thread(pids, tids):
+            cols = self._threads.get(thread)
+            if cols is None:
+                cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
+            for col, values in zip(cols, (t0, t1, row, ps)):
+                col.frombytes(values[sel].tobytes())
+        return True
+
+    def _add_rows(self, row, ps):
+        """Count the picosecond durations ``ps`` into the time rows numbered ``row``."""
+        order = np.argsort(row, kind="stable")
+        row, ps = row[order], ps[order]
+        first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+        counts = np.diff(np.r_[first, len(row)]).tolist()
+        sums = np.add.reduceat(ps, first).tolist()
+        lows = np.minimum.reduceat(ps, first).tolist()
+        highs = np.maximum.reduceat(ps, first).tolist()
+        key_of = self._row_keys()
+        add = self.stats.add_times_ps
+        for r, n, total, lo, hi in zip(row[first].tolist(), counts, sums, lows, highs):
+            add(*key_of[r], n, total, lo, hi)
+
+    def _row_keys(self):
+        """``(domain, name)`` of each row id."""
+        keys = self._keys
+        if len(keys) < len(self._rows):
+            keys.extend([None] * (len(self._rows) - len(keys)))
+            for key, row in self._rows.items():
+                keys[row] = key
+        return keys
+
+    def feed_events(self, events):
+        """Add one batch event by event (any event, in file order)."""
         add_time = self.stats.add_time
         for ev in events:
             if type(ev) is not dict:
@@ -120,12 +245,12 @@ class StatsCollector:
             if ph == "X":
                 dur = get("dur")
                 ts = get("ts")
-                if _num(dur) and dur >= 0:
+                if _span(dur):
                     cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
                     if self._group_by:
                         name = row_name(name, get("args"), self._group_by)
                     add_time(cat, name, dur)
-                    if _num(ts):
+                    if _num(ts) and _num(ts + dur):
                         self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
             elif ph == "C":
                 self._counter(ev)
@@ -167,20 +292,31 @@ class StatsCollector:
             stack.append((ts, name, _label(ev.get("cat"), NO_CATEGORY)))
         elif stack:
             begin, name, cat = stack.pop()
-            if ts >= begin:
+            if _span(ts - begin):
                 self.stats.add_time(cat, name, ts - begin)
                 self._slice(thread, cat, name, begin, ts - begin)
 
     def _async(self, ev, ph):
-        ts = ev.get("ts")
-        if not _num(ts):
+        # helpers inlined (_num, _label, _key): a user task per step makes these many
+        get = ev.get
+        ts = get("ts")
+        t = type(ts)
+        if not ((t is int or t is float) and -_TIME_MAX < ts < _TIME_MAX):
             return
-        if ph == "b" and is_call_begin(ev):
+        cat = get("cat")
+        if ph == "b" and cat == CALL_CATEGORY and is_call_args(get("args")):
             return   # a custom-op call span: the Custom Operator Calls section, not a Time row
-        ident = ev.get("id", ev.get("id2"))
-        cat = _label(ev.get("cat"), NO_CATEGORY)
-        name = _label(ev.get("name"), NO_NAME)
-        key = (cat, _key(ident), name)
+        ident = get("id", get("id2"))
+        try:
+            hash(ident)
+        except TypeError:
+            ident = short_repr(ident)
+        if type(cat) is not str or not cat:
+            cat = NO_CATEGORY
+        name = get("name")
+        if type(name) is not str or not name:
+            name = NO_NAME
+        key = (cat, ident, name)
         stack = self._async_open.get(key)
         if ph == "b":
             if stack is None:
@@ -199,11 +335,14 @@ class StatsCollector:
 
     def _widen(self, ts, end):
         t0, t1 = round(ts * 1000), round(end * 1000)
+        self._widen_ns(t0, t1)
+        return t0, t1
+
+    def _widen_ns(self, t0, t1):
         if self._first is None or t0 < self._first:
             self._first = t0
         if self._last is None or t1 > self._last:
             self._last = t1
-        return t0, t1
 
     def _self_times(self):
         """Each row's time in slices nested directly inside its slices, thread by thread."""

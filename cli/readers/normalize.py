@@ -62,9 +62,12 @@ CHUNK = 4096  # events per output chunk (and per output-check batch)
 
 # kind codes
 _OTHER, _X, _FLOW_ENCLOSING, _FLOW_NEXT, _ASYNC_B, _ASYNC_E = range(6)
-# flag bits
+# flag bits (_LANE_ELIGIBLE: an instant on a thread; it moves to the Custom Operator
+# lane as X events do when its cat is that, see Normalizer.finish)
 _THREAD_BOUND, _LANE_ELIGIBLE, _HAS_TID = 1, 2, 4
 _INF = math.inf
+_NOT_TEXT = object()  # stands for a cat or name that is not a string (Normalizer._label)
+_NEWLINE = orjson.Fragment(b"\n")  # written as is between two bodies (see Normalizer._store)
 
 
 def _key(value):
@@ -166,23 +169,25 @@ class Normalizer:
         self._thread_keys = []    # thread code -> (pid key, tid key)
         self._thread_pid = array("q")  # thread code -> pid code
         self._pids = {}           # pid key -> pid code
-        self._cats, self._names, self._flow_ids, self._int_ids = {}, {}, {}, {}
+        self._flow_ids, self._int_ids = {}, {}
         self._open_b = {}         # thread code -> [(seq, B event, tid)]
         self._open_async = {}     # (cat key, id key) -> [item]
         # one entry per item (a timed event; a B/E pair is one X item)
         self.cols = {"seq": array("q"), "ts": array("d"), "end": array("d"),
-                     "thread": array("i"), "cat": array("i"), "name": array("i")}
-        self._kind = bytearray()
-        self._flags = bytearray()
+                     "thread": array("i"), "label": array("i")}
+        self._codes = bytearray()  # per item: kind | flags << 3
+        self._labels = {}          # (cat, name) -> label code
         # entries only for some items: (item, code)
         self._flow_item, self._flow_code = array("q"), array("q")   # flow steps: flow id code
         self._id_item, self._id_code = array("q"), array("q")       # integer ids: id code
         self._pairs = array("q")                                    # async b, e, b, e, ...
         # every event's JSON without pid/tid/int id, one blob per batch (orjson's bytes
-        # keep a 4 KiB buffer each, and one growing buffer would be copied as it grows)
+        # keep a 4 KiB buffer each, and one growing buffer would be copied as it grows):
+        # a batch's bodies with a newline between two of them (see _store)
         self._blobs = []
-        self._blob_start = array("q", [0])
-        self._body_end = array("q")
+        self._blob_start = array("q", [0])   # blob -> its offset (the blobs as one run of bytes)
+        self._blob_item = array("q")         # blob -> its first item
+        self._body_end = array("q")          # item -> the offset just past its body
         self._size = 0
 
     # -- reading ----------------------------------------------------------------------
@@ -201,43 +206,53 @@ class Normalizer:
             self._thread_pid.append(self._pids.setdefault(pk, len(self._pids)))
         return code
 
+    def _label(self, cat, name):
+        """The code of a (cat, name) pair, numbered in order of first appearance: one
+        lookup per event for both; the filters and the Custom Operator lane are
+        decided per label in :meth:`finish`."""
+        try:
+            key = (cat, name)
+            code = self._labels.get(key)
+        except TypeError:   # an object or array as cat or name: only strings are matched
+            key = (cat if type(cat) is str else _NOT_TEXT, name if type(name) is str else _NOT_TEXT)
+            code = self._labels.get(key)
+        if code is None:
+            code = self._labels[key] = len(self._labels)
+            if type(cat) is str:
+                self.categories.add(cat)
+        return code
+
     def feed(self, events):
         """Take one batch of decoded events (their dicts are modified and not kept)."""
         c = self.cols
-        a_seq, a_ts, a_end, a_thread, a_cat, a_name = (
+        a_seq, a_ts, a_end, a_thread, a_label = (
             c["seq"].append, c["ts"].append, c["end"].append, c["thread"].append,
-            c["cat"].append, c["name"].append)
-        a_kind, a_flags, a_end_at = self._kind.append, self._flags.append, self._body_end.append
-        cats, names, open_b, threads = self._cats, self._names, self._open_b, self._threads
+            c["label"].append)
+        a_code = self._codes.append
+        labels, open_b, threads = self._labels, self._open_b, self._threads
         flow_ids, int_ids, open_async = self._flow_ids, self._int_ids, self._open_async
         a_flow_item, a_flow_code = self._flow_item.append, self._flow_code.append
         a_id_item, a_id_code = self._id_item.append, self._id_code.append
-        blob = bytearray()
-        size = self._size
-        item = len(self._kind)
-        seq = self._seq - 1
+        bodies = []
+        a_body = bodies.append
+        item = len(self._codes)
+        inf = _INF
         self.read += len(events)
-        for ev in events:
-            seq += 1
+        for seq, ev in enumerate(events, self._seq):
             if type(ev) is not dict:
                 self.dropped += 1
                 continue
             ph = ev.get("ph")
-            cat = ev.get("cat")
-            if type(cat) is str:
-                cc = cats.get(cat)
-                if cc is None:
-                    cc = cats[cat] = len(cats)
-                    self.categories.add(cat)
-            else:
-                cc = -1
-            if ph == "M":
-                self.meta.add(ev)
-                continue
             ts = ev.get("ts")
-            if not ((type(ts) is float and -_INF < ts < _INF)
-                    or (type(ts) is int and -1e308 < ts < 1e308)):
-                self.dropped += 1
+            if ph == "M" or not ((type(ts) is float and -inf < ts < inf)
+                                 or (type(ts) is int and -1e308 < ts < 1e308)):
+                cat = ev.get("cat")
+                if type(cat) is str:
+                    self.categories.add(cat)
+                if ph == "M":
+                    self.meta.add(ev)
+                else:
+                    self.dropped += 1
                 continue
             pid = ev.pop("pid", None)
             tid = ev.pop("tid", None)
@@ -248,18 +263,25 @@ class Normalizer:
             if thread is None:
                 thread = self._thread(pid, tid)
             item_seq = seq
-            if ph == "B":
+            if ph == "X":
+                kind = _X
+                end = ts
+                dur = ev.get("dur")
+                if (type(dur) is float and -inf < dur < inf) or (type(dur) is int and -1e308 < dur < 1e308):
+                    end = float(ts) + dur
+                flags = _THREAD_BOUND
+            elif ph == "B":
                 stack = open_b.get(thread)
                 if stack is None:
                     stack = open_b[thread] = []
-                stack.append((seq, ev, tid, cc))
+                stack.append((seq, ev, tid))
                 continue
-            if ph == "E":
+            elif ph == "E":
                 stack = open_b.get(thread)
                 if not stack or ts < stack[-1][1]["ts"]:
                     self.dropped += 1
                     continue
-                item_seq, b, tid, cc = stack.pop()
+                item_seq, b, tid = stack.pop()
                 x = {k: v for k, v in b.items() if k not in ("ph", "dur", "args")}
                 x["ph"] = "X"
                 x["dur"] = ts - b["ts"]
@@ -269,18 +291,13 @@ class Normalizer:
                         args.update(part)
                 if args:
                     x["args"] = args
-                ev, ph, ts = x, "X", b["ts"]
-                cat = ev.get("cat")
-            end = ts
-            flags = _HAS_TID if tid is not None else 0
-            if ph == "X":
+                ev, ts = x, b["ts"]
                 kind = _X
-                dur = ev.get("dur")
-                if (type(dur) is float and -_INF < dur < _INF) or (type(dur) is int and -1e308 < dur < 1e308):
-                    end = float(ts) + dur
-                flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+                end = float(ts) + x["dur"] if _num(x["dur"]) else ts
+                flags = _THREAD_BOUND
             elif ph == "s" or ph == "t" or ph == "f":
                 kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
+                end = ts
                 fk = ev.get("id", ev.get("id2"))
                 try:
                     code = flow_ids.get(fk)
@@ -291,15 +308,16 @@ class Normalizer:
                     code = flow_ids[fk] = len(flow_ids)
                 a_flow_item(item)
                 a_flow_code(code)
-                flags |= _THREAD_BOUND
+                flags = _THREAD_BOUND
             elif ph == "b" or ph == "e":
                 kind = _ASYNC_B if ph == "b" else _ASYNC_E
-                flags |= _THREAD_BOUND
-                akey = (cat, ev.get("id", ev.get("id2")))
+                end = ts
+                flags = _THREAD_BOUND
+                akey = (ev.get("cat"), ev.get("id", ev.get("id2")))
                 try:
                     hash(akey)
                 except TypeError:
-                    akey = (_key(cat), _key(akey[1]))
+                    akey = (_key(akey[0]), _key(akey[1]))
                 if ph == "b":
                     stack = open_async.get(akey)
                     if stack is None:
@@ -316,14 +334,18 @@ class Normalizer:
                         self._pairs.append(item)
             else:
                 kind = _OTHER
+                end = ts
+                flags = 0
                 if ph == "i" or ph == "I":
                     scope = ev.get("s", "t")
                     if scope != "g" and scope != "p":
-                        flags |= _THREAD_BOUND | (_LANE_ELIGIBLE if cat == CUSTOM_OP else 0)
+                        flags = _THREAD_BOUND | _LANE_ELIGIBLE
                 elif ph != "C":
-                    flags |= _THREAD_BOUND
+                    flags = _THREAD_BOUND
+            if tid is not None:
+                flags |= _HAS_TID
             idv = ev.get("id")
-            if idv is not None and type(idv) is not str and "id" in ev:
+            if idv is not None and type(idv) is not str:
                 # integers (JavaScript rounds them beyond 2^53) and ids no viewer takes
                 # (1.5, [1], true) get small integers; strings stay
                 del ev["id"]
@@ -337,32 +359,48 @@ class Normalizer:
                     code = int_ids[ik] = len(int_ids)
                 a_id_item(item)
                 a_id_code(code)
+            cat = ev.get("cat")
             name = ev.get("name")
-            if type(name) is str:
-                nc = names.get(name)
-                if nc is None:
-                    nc = names[name] = len(names)
-            else:
-                nc = -1
+            try:
+                label = labels.get((cat, name))
+            except TypeError:
+                label = None
+            if label is None:
+                label = self._label(cat, name)
             a_seq(item_seq)
             a_ts(ts)
             a_end(end)
             a_thread(thread)
-            a_cat(cc)
-            a_name(nc)
-            a_kind(kind)
-            a_flags(flags)
-            try:
-                blob += orjson.dumps(ev)
-            except (orjson.JSONEncodeError, TypeError):
-                blob += dumps(ev)
-            a_end_at(size + len(blob))
+            a_label(label)
+            a_code(kind | flags << 3)
+            a_body(ev)
             item += 1
-        self._seq = seq + 1
-        if blob:
-            self._blobs.append(bytes(blob))
-            self._size = size + len(blob)
-            self._blob_start.append(self._size)
+        self._seq += len(events)
+        if bodies:
+            self._store(bodies)
+
+    def _store(self, bodies):
+        """Keep the JSON of a batch's bodies as one blob, ``body,\\n,body,\\n,...,body``.
+
+        One orjson call for the batch costs half of one call per event. The
+        newlines mark where a body ends: compact JSON never holds a raw newline
+        (strings escape it), so numpy finds them, and a body starts 3 bytes after
+        the end of the one before. The blob is a slice of what orjson returns:
+        its bytes keep the spare room of orjson's buffer, about twice their length.
+        """
+        try:
+            between = [_NEWLINE] * (2 * len(bodies) - 1)
+            between[::2] = bodies
+            blob = orjson.dumps(between)[1:-1]
+        except (orjson.JSONEncodeError, TypeError):   # big integers, deep nesting
+            blob = b",\n,".join([dumps(ev) for ev in bodies])
+        newlines = np.flatnonzero(np.frombuffer(blob, np.uint8) == 10)
+        ends = np.concatenate([newlines - 1, [len(blob)]]) + self._size
+        self._blob_item.append(len(self._body_end))
+        self._body_end.frombytes(ends.astype(np.int64).tobytes())
+        self._blobs.append(blob)
+        self._size += len(blob)
+        self._blob_start.append(self._size)
 
     # -- deciding -------------------------------------------------------------------------
     def finish(self, domains=(), since_ms=None, until_ms=None, name_glob=None):
@@ -375,28 +413,37 @@ class Normalizer:
         if self.dropped:
             notes.append(f"dropped {self.dropped} malformed or unmatched event"
                          f"{'' if self.dropped == 1 else 's'}")
+        label = _np(self.cols.pop("label"))
+        keys = list(self._labels)   # label code -> (cat, name)
+
+        def of_label(test):
+            """Per item: whether its (cat, name) passes ``test``."""
+            return np.array([test(cat, name) for cat, name in keys] + [False], bool)[label]
+
         c = {k: _np(v) for k, v in self.cols.items()}
         c["end"] = c["end"].copy()
-        kind = np.frombuffer(bytes(self._kind), np.uint8)
-        flags = np.frombuffer(bytes(self._flags), np.uint8)
+        codes = np.frombuffer(self._codes, np.uint8)
+        kind, flags = codes & 7, codes >> 3
+        del codes
         n = len(kind)
         pairs = _np(self._pairs).reshape(-1, 2)
         c["end"][pairs[:, 0]] = c["ts"][pairs[:, 1]]  # an async pair is judged by its whole span
         keep = np.ones(n, bool)
         if n:
             if domains:
-                keep &= np.isin(c["cat"], [self._cats[d] for d in domains if d in self._cats])
+                keep &= of_label(lambda cat, name: type(cat) is str and cat in domains)
             if name_glob is not None:
-                keep &= np.isin(c["name"], [code for name, code in self._names.items()
-                                            if fnmatch.fnmatchcase(name, name_glob)])
+                keep &= of_label(lambda cat, name: type(name) is str
+                                 and fnmatch.fnmatchcase(name, name_glob))
             if since_ms is not None or until_ms is not None:
                 t0 = c["ts"].min()
                 lo = -_INF if since_ms is None else t0 + since_ms * 1000.0
                 hi = _INF if until_ms is None else t0 + until_ms * 1000.0
                 keep &= ~((c["end"] < lo) | (c["ts"] > hi))
             keep[pairs[:, 1]] = keep[pairs[:, 0]]  # an async e is kept with its b
-        del c["cat"], c["name"]
-        lane = (flags & _LANE_ELIGIBLE) != 0
+        # X events and instants on a thread move to their thread's Custom Operator lane
+        lane = (((flags & _LANE_ELIGIBLE) != 0) | (kind == _X)) & of_label(lambda cat, name: cat == CUSTOM_OP)
+        del label
         keep, lane = self._bind_flows(c, kind, keep, lane)
         kept = np.flatnonzero(keep).astype(np.int32 if n < 2 ** 31 else np.int64)
         del keep
@@ -440,7 +487,7 @@ class Normalizer:
         self.id_out = np.full(len(order), -1, np.int32)
         for mask in (is_flow & (idc >= 0), ~is_flow & (idc >= 0)):
             self.id_out[mask] = _first_rank(idc[mask], 1)
-        self._kind = self._flags = None
+        self._codes = None
         return notes
 
     def _bind_flows(self, c, kind, keep, lane):
@@ -508,31 +555,27 @@ class Normalizer:
         return len(self.order)
 
     def chunks(self):
-        """The sorted events as JSON bytes, ``CHUNK`` per item: ``(first index, [bytes])``.
+        """The sorted events as JSON bytes, ``CHUNK`` at a time: ``(first index, count, bytes)``,
+        the events of a chunk separated by ``,\\n``.
 
         Each stored body gets the new pid, tid and integer id in front of its fields.
         """
         blobs = self._blobs
-        ends = _np(self._body_end)
-        starts = np.concatenate([[0], ends[:-1]]) if len(ends) else ends
-        blob_start = _np(self._blob_start)
+        ends, blob_start, blob_item = _np(self._body_end), _np(self._blob_start), _np(self._blob_item)
         for start in range(0, len(self.order), CHUNK):
             stop = start + CHUNK
             ks = self.order[start:stop]
-            b = np.searchsorted(blob_start, starts[ks], side="right") - 1
-            offs = (starts[ks] - blob_start[b]).tolist()
-            lens = (ends[ks] - starts[ks]).tolist()
-            part = []
-            for blob, off, n, pid, tid, id_ in zip(b.tolist(), offs, lens, self.pid_out[start:stop].tolist(),
-                                                   self.tid_out[start:stop].tolist(),
-                                                   self.id_out[start:stop].tolist()):
-                head = b'{"pid":%d' % pid
-                if tid >= 0:
-                    head += b',"tid":%d' % tid
-                if id_ >= 0:
-                    head += b',"id":%d' % id_
-                part.append(head + b"}" if n == 2 else head + b"," + blobs[blob][off + 1:off + n])
-            yield start, part
+            b = np.searchsorted(blob_item, ks, side="right") - 1
+            begin = np.where(ks == blob_item[b], blob_start[b], ends[ks - 1] + 3)  # see _store
+            at = begin - blob_start[b] + 1   # a body always holds ts: after its "{"
+            bodies = [blobs[i][s:e] for i, s, e in zip(b.tolist(), at.tolist(),
+                                                         (ends[ks] - blob_start[b]).tolist())]
+            pieces = [None] * (2 * len(bodies))
+            pieces[::2] = _heads(self.pid_out[start:stop], self.tid_out[start:stop],
+                                 self.id_out[start:stop])
+            pieces[1::2] = bodies
+            pieces[0] = pieces[0][2:]   # no ",\n" before the chunk's first event
+            yield start, len(bodies), b"".join(pieces)
 
     @staticmethod
     def top(top):
@@ -564,6 +607,20 @@ def _group(positions, keys):
     return {int(g[0]): q for g, q in zip(np.split(k, cuts), np.split(p, cuts))}
 
 
+def _heads(pids, tids, ids):
+    """``,\\n{"pid":P,"tid":T,"id":I,`` for each event (no tid or id where they are -1):
+    one string per distinct (pid, tid) of the chunk, the ids added where there are any."""
+    key = pids.astype(np.int64) << 32 | (tids + 1).astype(np.int64)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    table = np.array([b',\n{"pid":%d,"tid":%d,' % (k >> 32, (k & 0xFFFFFFFF) - 1) if k & 0xFFFFFFFF
+                      else b',\n{"pid":%d,' % (k >> 32) for k in uniq.tolist()], object)
+    heads = table[inverse.reshape(-1)]
+    with_id = np.flatnonzero(ids >= 0)
+    if len(with_id):
+        heads[with_id] += np.array([b'"id":%d,' % i for i in ids[with_id].tolist()], object)
+    return heads.tolist()
+
+
 def _unique_in_order(codes):
     if not len(codes):
         return []
@@ -581,6 +638,6 @@ def normalize(events, top=None, domains=(), since_ms=None, until_ms=None, name_g
     norm.feed(events)
     notes = norm.finish(domains, since_ms, until_ms, name_glob)
     out = norm.header()
-    for _, part in norm.chunks():
-        out.extend(json.loads(b"[" + b",".join(part) + b"]"))
+    for _, _, raw in norm.chunks():
+        out.extend(json.loads(b"[" + raw + b"]"))
     return {"traceEvents": out, **Normalizer.top(top)}, notes

@@ -18,9 +18,11 @@ What is read (the encoding is the runtime's, see docs/dependencies.md):
 from __future__ import annotations
 
 import gc
+from itertools import chain
 
 import numpy as np
 
+from .batch import Batch, view
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
@@ -79,8 +81,11 @@ class Timeline:
         return name if name else f"thread {tid}" + (f" (pid {pid})" if pid not in (0, None) else "")
 
 
-class _Builder:
-    """Collects rows batch by batch into small numpy chunks."""
+class Builder:
+    """Collects rows batch by batch into small numpy chunks: :meth:`feed` each batch of
+    decoded events, then :meth:`finish` for the :class:`Timeline`. Public so that a
+    caller already streaming the file (``xprof report``'s statistics pass) builds the
+    timeline from the same batches instead of reading the file again."""
 
     def __init__(self):
         self.tl = Timeline()
@@ -116,54 +121,57 @@ class _Builder:
 
     def feed(self, batch):
         """Add one batch of decoded events: the common case (well-formed ``X`` events)
-        column by column (list comprehensions, no per-event statements); anything
-        unusual in the batch sends the whole batch through :meth:`_feed_careful`."""
+        column by column (the batch's :mod:`~.batch` view, no per-event statements);
+        anything unusual in the batch sends the whole batch through
+        :meth:`_feed_careful`."""
+        v = view(batch)
         try:
-            xk = [k for k, ev in enumerate(batch) if ev.get("ph") == "X"]
-            done = self._feed_columns(batch, xk)
+            done = v is not None and self._feed_columns(v)
         except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
             done = False
         if not done:
             self._feed_careful(batch)
             return
-        if len(xk) < len(batch):   # metadata, flows, B/E pairs: few, one by one
-            self._feed_careful(batch, skip_x=True)
+        if len(v.x_pos) < len(batch):   # metadata, flows, B/E pairs: few, one by one
+            self._feed_careful(batch, zip(v.other_pos(), v.others()))
         else:
             self.index += len(batch)
 
-    def _feed_columns(self, batch, xk):
-        """The ``X`` events of a batch at ``xk``; False (nothing added) if one is not
-        well formed (the careful path then judges each event)."""
+    def _feed_columns(self, v):
+        """The ``X`` events of a batch view; False (nothing added) if one is not well
+        formed (the careful path then judges each event)."""
+        xk = v.x_pos
         if not xk:
             return True
-        xs = [batch[k] for k in xk]
-        ts = np.array([ev["ts"] for ev in xs], dtype=np.float64)
-        dur = np.array([ev["dur"] for ev in xs], dtype=np.float64)
+        ts, dur, cats_, names_, pids, tids = v.fields()
+        ts = np.array(ts, dtype=np.float64)
+        dur = np.array(dur, dtype=np.float64)
         if not (dur >= 0).all() or not np.isfinite(ts).all():
             return False
         names, cats = self.name_ix, self.cat_ix
-        nm = [names.get(n) for n in [ev.get("name") for ev in xs]]
+        nm = [names.get(n) for n in names_]
         if None in nm:
             nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
-                  for n, x in zip(nm, (ev.get("name") for ev in xs))]
-        ct = [cats.get(c) for c in [ev.get("cat") for ev in xs]]
+                  for n, x in zip(nm, names_)]
+        ct = [cats.get(c) for c in cats_]
         if None in ct:
             ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
-                  for c, x in zip(ct, (ev.get("cat") for ev in xs))]
-        keys = [(ev.get("pid"), ev.get("tid")) for ev in xs]
+                  for c, x in zip(ct, cats_)]
+        keys = list(zip(pids, tids))
         th = [self.thread_ix.get(k) for k in keys]
         if None in th:
             th = [t if t is not None else self._thread(*k) for t, k in zip(th, keys)]
-        args = [ev.get("args") for ev in xs]
+        args = v.args()
         with_args = [(i, a) for i, a in enumerate(args) if a]
         base = self.count
         if with_args:
             deps = [(i, a.get("dep")) for i, a in with_args]
             deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
             if deps:
-                flat = np.array([v for _, d in deps for v in d], dtype=np.int64)
-                self.dep_chunks.append((np.array([base + i for i, _ in deps], dtype=np.int64),
-                                        np.array([len(d) for _, d in deps], dtype=np.int64),
+                rows, lists = zip(*deps)
+                flat = np.array(list(chain.from_iterable(lists)), dtype=np.int64)
+                self.dep_chunks.append((np.array(rows, dtype=np.int64) + base,
+                                        np.array(list(map(len, lists)), dtype=np.int64),
                                         None, flat))
             if len(deps) < len(with_args):
                 for i, a in with_args:
@@ -174,12 +182,12 @@ class _Builder:
                           np.array(ct, dtype=np.int32), start,
                           start + np.rint(dur * 1000).astype(np.int64),
                           np.array(xk, dtype=np.int64) + self.index))
-        self.count += len(xs)
+        self.count += len(xk)
         return True
 
-    def _feed_careful(self, batch, skip_x=False):
-        """Event by event, skipping what is malformed (``skip_x``: ``X`` events were
-        taken already)."""
+    def _feed_careful(self, batch, items=None):
+        """Event by event, skipping what is malformed; ``items``: the ``(position,
+        event)`` pairs to read (default: every event of the batch)."""
         th, nm, ct, ts_, du_, od = [], [], [], [], [], []
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
@@ -189,14 +197,12 @@ class _Builder:
         index = self.index
         self.index += len(batch)
         last_pid = last_tid = last_ix = None
-        for k, ev in enumerate(batch):
+        for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
                 continue
             get = ev.get
             ph = get("ph")
             if ph == "X":
-                if skip_x:
-                    continue
                 ts, dur = get("ts"), get("dur")
                 t1, t2 = type(ts), type(dur)
                 if not ((t1 is int or t1 is float) and (t2 is int or t2 is float)) or dur < 0:
@@ -402,7 +408,7 @@ def _csr(counts, flat, order):
 
 def from_events(events):
     """A :class:`Timeline` of an in-memory list of events (tests, callers with events)."""
-    b = _Builder()
+    b = Builder()
     b.feed(list(events))
     return b.finish()
 
@@ -411,12 +417,12 @@ def load(path, on_batch=None):
     """A :class:`Timeline` of the trace file at ``path`` (streamed; raises TraceError).
     Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch."""
     reader = TraceReader(path)
-    b = _Builder()
+    b = Builder()
     was = gc.isenabled()
     gc.disable()   # millions of short-lived dicts, no cycles
     try:
         for batch, _ in reader.batches():
-            b.feed(batch)
+            b.feed(Batch(batch))
             if on_batch is not None:
                 on_batch()
     finally:

@@ -13,6 +13,8 @@ import numpy as np
 
 from xprof.shared import latency as shared_latency
 
+from ..readers.batch import view
+
 NAME = "latency"
 
 
@@ -27,10 +29,13 @@ class LatencyCollector:
     def feed(self, events):
         ids, dep, queue, run = [], [], [], []
         names = self.names
-        for ev in events:
-            if type(ev) is not dict or ev.get("ph") != "X":
-                continue
-            args = ev.get("args")
+        v = view(events)
+        if v is None:
+            xs = [ev for ev in events if type(ev) is dict and ev.get("ph") == "X"]
+            pairs = zip(xs, [ev.get("args") for ev in xs])
+        else:
+            pairs = zip(v.xs, v.args())
+        for ev, args in pairs:
             if not args or type(args) is not dict:
                 continue
             rec = args.get("dep")

@@ -24,6 +24,7 @@ import click
 
 from ..errors import fail
 from ..progress import byte_progress
+from ..readers.batch import Batch
 from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
@@ -77,7 +78,7 @@ class OneDNNLog:
         return not _is_json(head) and looks_like_onednn(head)
 
     @staticmethod
-    def read(path, options, collectors=()):
+    def read(path, options, collectors=(), skip=()):
         with open_binary(path) as f:
             return Report(path=path, stats=read_onednn(f).stats)
 
@@ -90,16 +91,18 @@ class ChromeTrace:
         return True
 
     @staticmethod
-    def read(path, options, collectors=()):
+    def read(path, options, collectors=(), skip=()):
         with open_binary(path) as f:
             head = f.read(1 << 16)
         if not _is_json(head):
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make(options) for make in TRACE_COLLECTORS] + list(collectors)
+        collectors = [make(options) for make in TRACE_COLLECTORS if make not in skip] \
+            + list(collectors)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
+                batch = Batch(batch)     # its columns made once, for every collector
                 for collector in collectors:
                     collector.feed(batch)
                 tick()
@@ -116,17 +119,19 @@ class ChromeTrace:
 SOURCES = [OneDNNLog, ChromeTrace]
 
 
-def read_report(path, options=None, collectors=()):
+def read_report(path, options=None, collectors=(), skip=()):
     """The Report of ``path`` (exit 2 with one line when it cannot be read).
 
     ``options``: what ``xprof stats`` asked for (``--group-by`` shapes the rows);
     ``collectors``: more collector instances fed the same pass, for a caller that needs
-    more than ``xprof stats`` does (``xprof report``'s overview), at no cost to stats."""
+    more than ``xprof stats`` does (``xprof report``'s overview), at no cost to stats;
+    ``skip``: classes of :data:`TRACE_COLLECTORS` such a caller does not need (their
+    sections are then absent)."""
     try:
         with open_binary(path) as f:
             head = f.read(1 << 16)
         source = next(s for s in SOURCES if s.claims(head))
-        return source.read(path, options or Options(), collectors)
+        return source.read(path, options or Options(), collectors, skip)
     except TraceError as exc:
         fail(str(exc))
     except READ_ERRORS as exc:   # EOFError: a cut gzip stream; zlib.error: a corrupt one

@@ -14,6 +14,7 @@ import sys
 
 from .. import _env
 from . import signals
+from .bulk import bulk, set_bulk_size
 from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, MODE_SYMBOLIC, Engine,
                    Var, attribution, thread_state)
 from .naive import NaiveEngine
@@ -22,7 +23,7 @@ from .threaded import ThreadedEngine
 __all__ = ["get", "set_engine_type", "engine_type", "Engine", "Var", "ThreadedEngine",
            "NaiveEngine", "attribution", "thread_state", "MODE_SYMBOLIC",
            "MODE_IMPERATIVE", "MODE_INTERNAL", "ALWAYS_RUN", "ASYNC", "ENGINE_TYPES",
-           "on_engine_change"]
+           "on_engine_change", "bulk", "set_bulk_size"]
 
 ENGINE_TYPES = ("ThreadedEngine", "NaiveEngine")
 # MXNet's other engine names behave like the threaded engine here.

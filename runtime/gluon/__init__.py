@@ -4,16 +4,16 @@
 ``ParameterDict`` (deferred shape inference), ``gluon.loss``, ``gluon.Trainer`` (one
 optimizer update op per parameter), ``gluon.rnn`` (recurrent layers and cells),
 ``gluon.data`` (datasets, ``DataLoader``, MNIST from local files),
-``gluon.model_zoo.vision`` (ResNet, MobileNet, VGG, AlexNet; no download) and
-``gluon.utils``.
+``gluon.model_zoo.vision`` (ResNet, MobileNet, VGG, AlexNet; no download),
+``gluon.contrib`` and ``gluon.utils``.
 """
 from . import parameter  # noqa: F401
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
 from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
-from . import nn, loss, data, utils, rnn, model_zoo  # noqa: F401
+from . import nn, loss, data, utils, rnn, model_zoo, contrib  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
            "DeferredInitializationError", "Trainer", "nn", "loss", "data", "utils", "rnn",
-           "model_zoo"]
+           "model_zoo", "contrib"]

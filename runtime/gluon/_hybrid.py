@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from .. import autograd
+from .. import name as _name
 from ..engine.base import ALWAYS_RUN
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
@@ -67,7 +68,8 @@ class _PrefixedSymbols:
                 n = counts.get(hint, 0)
                 counts[hint] = n + 1
                 name = f"{hint}{n}"
-            return value(*args, name=prefix + name, **kwargs)
+            with _name.NameManager():   # the prefix is given here, not again by the scope
+                return value(*args, name=prefix + name, **kwargs)
         fn.__name__ = attr
         return fn
 
@@ -107,13 +109,70 @@ def _input_names(n):
     return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
 
 
-def _build_symbol(block, n_inputs):
-    """(symbol, input names, output format) of ``block`` called on ``n_inputs`` vars."""
+# -- inputs: NDArrays or Symbols, None, nested lists (MXNet's input formats) ----------------
+_NONE, _LEAF = "none", "leaf"
+
+
+def flatten_inputs(args):
+    """(leaves, format) of a block's arguments: ``None`` and (nested) lists/tuples are
+    kept in ``format``, everything else is a leaf."""
+    leaves = []
+
+    def walk(a):
+        if a is None:
+            return _NONE
+        if isinstance(a, (list, tuple)):
+            return (type(a), tuple(walk(x) for x in a))
+        leaves.append(a)
+        return _LEAF
+    return leaves, tuple(walk(a) for a in args)
+
+
+def regroup_inputs(leaves, fmt):
+    """The arguments ``flatten_inputs`` took apart, with ``leaves`` in their places."""
+    it = iter(leaves)
+
+    def build(f):
+        if f is _NONE or f == _NONE:
+            return None
+        if f == _LEAF:
+            return next(it)
+        kind, subs = f
+        return kind(build(x) for x in subs)
+    return [build(f) for f in fmt]
+
+
+def input_kind(block, args):
+    """'ndarray' or 'symbol': what a HybridBlock is called on (as MXNet checks: not a
+    mix of the two, at least one of them)."""
+    for a in args:                       # the common case, checked first: NDArrays only
+        if a.__class__ is not _nd.NDArray:
+            break
+    else:
+        return "ndarray"
+    leaves, _ = flatten_inputs(args)
+    sym = _sym()
+    has_nd = any(isinstance(a, _nd.NDArray) for a in leaves)
+    has_sym = any(isinstance(a, sym.Symbol) for a in leaves)
+    name = block.name or type(block).__name__
+    if has_nd and has_sym:
+        raise ValueError(f"{name}: inputs mix NDArrays and Symbols; a HybridBlock takes "
+                         "one or the other")
+    if not has_nd and not has_sym:
+        raise ValueError(f"{name}: input must be an NDArray or a Symbol (or lists of them, "
+                         f"None allowed), got {[type(a).__name__ for a in args]}")
+    return "ndarray" if has_nd else "symbol"
+
+
+def _build_symbol(block, n_inputs, in_fmt=None):
+    """(symbol, input names, output format) of ``block`` called on ``n_inputs`` vars
+    (placed in the argument structure ``in_fmt``)."""
     if hasattr(block, "_sb_symbol"):
         return block._sb_symbol, list(block._sb_inputs), block._sb_fmt
     sym = _sym()
     names = _input_names(n_inputs)
-    out = block(*[sym.var(n) for n in names])
+    variables = [sym.var(n) for n in names]
+    out = block(*(variables if in_fmt is None else regroup_inputs(variables, in_fmt)))
     flat, fmt = _flatten(out)
     for o in flat:
         if not isinstance(o, sym.Symbol):
@@ -185,11 +244,12 @@ def _run_once_imperatively(block, inputs):
 
 def infer_param_shapes(block, args):
     """HybridBlock.infer_shape's default: deferred shapes from the symbol graph."""
+    args, in_fmt = flatten_inputs(args)
     for a in args:
         if not isinstance(a, _nd.NDArray):
             raise ValueError(f"{block.name}: cannot infer parameter shapes from a "
                              f"{type(a).__name__} input")
-    symbol, names, _ = _build_symbol(block, len(args))
+    symbol, names, _ = _build_symbol(block, len(args), in_fmt)
     params = _graph_params(block, symbol, names)
     _infer_deferred(block, symbol, names, args, params)
 
@@ -275,9 +335,9 @@ def _zeros_like(a):
 class _Graph:
     """The graph of one block for one input signature, and its bound executors."""
 
-    def __init__(self, block, inputs, need_grad):
+    def __init__(self, block, inputs, need_grad, in_fmt=None):
         self.block = block
-        self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs))
+        self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs), in_fmt)
         if len(self.input_names) != len(inputs):
             raise ValueError(f"{block.name or type(block).__name__}: called with "
                              f"{len(inputs)} inputs, its graph takes "
@@ -311,19 +371,44 @@ def _direct_free(params):
     return True
 
 
-def call_cached(block, *args):
-    """Run hybridized ``block`` on NDArrays ``args`` (see the module docstring)."""
+def _check_cached_inputs(block, args, in_fmt):
+    name = block.name or type(block).__name__
     for i, a in enumerate(args):
         if not isinstance(a, _nd.NDArray):
-            raise ValueError(f"{block.name or type(block).__name__}: hybridized blocks take "
-                             f"NDArray inputs; input {i} is {type(a).__name__}")
+            raise ValueError(f"{name}: hybridized blocks take NDArray inputs (None and "
+                             f"lists of them allowed); input {i} is {type(a).__name__}")
+    devices = {(a.context.device_type.replace("cpu_pinned", "cpu"), a.context.device_id)
+               for a in args}
+    if len(devices) > 1:
+        raise ValueError(f"{name}: a hybridized block takes inputs on one context; got "
+                         f"{sorted({str(a.context) for a in args})}")
+    if getattr(block, "_in_fmt", None) is None:
+        block._in_fmt = in_fmt
+    elif _without_trailing_none(block._in_fmt) != _without_trailing_none(in_fmt):
+        # (trailing Nones are the defaults of optional arguments: the same call)
+        raise ValueError(f"{name}: the argument structure (which inputs are None or "
+                         "lists) does not match the one the block was hybridized with; "
+                         "call hybridize() again to rebuild its graph")
+
+
+def _without_trailing_none(fmt):
+    fmt = list(fmt)
+    while fmt and fmt[-1] == _NONE:
+        fmt.pop()
+    return fmt
+
+
+def call_cached(block, *args):
+    """Run hybridized ``block`` on NDArrays ``args`` (see the module docstring)."""
+    args, in_fmt = flatten_inputs(args)
+    _check_cached_inputs(block, args, in_fmt)
     state = autograd.state
     recording = state.recording
     need = tuple(recording and (a._grad is not None or a._ag is not None) for a in args)
     key = (tuple((a.shape, a._dtype) for a in args), need)
     graph = block._cached.get(key)
     if graph is None:
-        graph = block._cached[key] = _Graph(block, args, need)
+        graph = block._cached[key] = _Graph(block, args, need, in_fmt)
     if recording:
         direct = _direct_free(graph.params.values())
     else:
@@ -355,6 +440,18 @@ def call_cached(block, *args):
 
 
 # -- SymbolBlock and export ------------------------------------------------------------------
+def compose_symbol_block(block, args):
+    """A SymbolBlock called on Symbols: its graph with the inputs replaced by them."""
+    leaves, _ = flatten_inputs(args)
+    if len(leaves) != len(block._sb_inputs):
+        raise ValueError(f"SymbolBlock: {len(leaves)} inputs given, the graph takes "
+                         f"{len(block._sb_inputs)} ({', '.join(block._sb_inputs)})")
+    out = block._sb_symbol(**dict(zip(block._sb_inputs, leaves)))
+    if block._sb_fmt is None:
+        return out
+    return _regroup(list(out), block._sb_fmt)
+
+
 def init_symbol_block(block, outputs, inputs, params):
     from .parameter import Parameter
     sym = _sym()

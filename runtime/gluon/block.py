@@ -14,9 +14,11 @@ memory allocated inside is attributed to it in the memory CSV).
 """
 import re
 import threading
+import warnings
 from collections import OrderedDict
 
 from .. import initializer as _init
+from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
@@ -84,11 +86,15 @@ class _BlockScope:
             return self
         self._old_scope = getattr(_BlockScope._current, "value", None)
         _BlockScope._current.value = self
+        # as in MXNet: operators named inside get the block's prefix (``dense0_fwd``)
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
         return self
 
     def __exit__(self, *exc):
         if self._block._empty_prefix:
             return False
+        self._name_scope.__exit__(*exc)
         _BlockScope._current.value = self._old_scope
         return False
 
@@ -168,6 +174,7 @@ class Block:
     def collect_params(self, select=None):
         """A ParameterDict of this block's and every descendant's parameters;
         ``select`` is a regular expression on their names."""
+        self._check_container_with_block()
         ret = ParameterDict(self._params.prefix)
         pattern = re.compile(select) if select else None
         own = list(self._params.items()) + [(p.name, p) for p in self._reg_params.values()]
@@ -179,6 +186,28 @@ class Block:
                 if name not in ret:
                     ret._params[name] = p
         return ret
+
+    def _check_container_with_block(self):
+        """Warn, as MXNet does, about Blocks held in a list, tuple or dict attribute:
+        they are not children, so their parameters are not collected."""
+        children = set(map(id, self._children.values()))
+        for name, value in self.__dict__.items():
+            items = value.values() if isinstance(value, dict) else value \
+                if isinstance(value, (list, tuple)) else ()
+            stack = list(items)
+            while stack:
+                item = stack.pop()
+                if isinstance(item, (list, tuple)):
+                    stack.extend(item)
+                elif isinstance(item, dict):
+                    stack.extend(item.values())
+                elif isinstance(item, Block) and id(item) not in children:
+                    warnings.warn(f'"{name}" is an unregistered container with Blocks. Note '
+                                  "that Blocks inside the list, tuple or dict will not be "
+                                  "registered automatically. Make sure to register them "
+                                  "using register_child() or switching to "
+                                  "nn.Sequential/nn.HybridSequential instead.", stacklevel=3)
+                    break
 
     def _collect_params_with_prefix(self, prefix=""):
         """Parameters keyed by their structural path (``0.weight``), as
@@ -236,6 +265,13 @@ class Block:
     def zero_grad(self):
         self.collect_params().zero_grad()
 
+    def summary(self, *inputs):
+        """Print each layer's output shape and parameter count for one forward on
+        ``inputs`` (as MXNet's ``Block.summary``: not on a hybridized block, whose
+        children are not called one by one)."""
+        from .summary import summarize
+        print(summarize(self, inputs))
+
     def save_parameters(self, filename, deduplicate=False):
         """Save parameter values by structural name (MXNet 1.x's ``.params`` format)."""
         from .parameter import _save_arrays
@@ -250,13 +286,39 @@ class Block:
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
+        """Load values saved by ``save_parameters`` (structural names; a parameter
+        shared under several names needs one of them, as ``deduplicate=True`` saves it)
+        or by full parameter name. ``cast_dtype=True, dtype_source='saved'`` gives the
+        parameters the saved dtypes."""
         from .parameter import _assign, _load_arrays
+        if dtype_source not in ("current", "saved"):
+            raise ValueError(f"load_parameters: dtype_source={dtype_source!r} is not "
+                             "allowed; use 'current' or 'saved'")
         arrays = _load_arrays(filename)
         params = self._collect_params_with_prefix()
         if arrays and not any(k in params for k in arrays):
-            # saved by full parameter name (ParameterDict.save / collect_params().save)
+            # saved by full parameter name (ParameterDict.save / collect_params().save,
+            # save_params: this block's prefix stripped)
             params = dict(self.collect_params().items())
-        _assign(params, arrays, filename, allow_missing, ignore_extra, ctx)
+            arrays = {self.prefix + k if k not in params and self.prefix + k in params
+                      else k: v for k, v in arrays.items()}
+        loaded = {id(params[k]) for k in arrays if k in params}
+        params = {k: p for k, p in params.items() if k in arrays or id(p) not in loaded}
+        _assign(params, arrays, filename, allow_missing, ignore_extra, ctx,
+                cast_dtype and dtype_source == "saved")
+
+    def save_params(self, filename):
+        """MXNet's deprecated name: the parameters by full name (``collect_params().save``
+        with this block's prefix stripped). Prefer ``save_parameters``."""
+        warnings.warn("save_params is deprecated; use save_parameters", DeprecationWarning,
+                      stacklevel=2)
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """MXNet's deprecated name of ``load_parameters``."""
+        warnings.warn("load_params is deprecated; use load_parameters", DeprecationWarning,
+                      stacklevel=2)
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -315,16 +377,24 @@ class HybridBlock(Block):
         self._active = False
         self._flags = {}
         self._cached = {}
+        self._in_fmt = None     # the input structure the cached graph was built for
 
     def hybridize(self, active=True, **kwargs):
         self._active = bool(active)
         self._flags = dict(kwargs)
         self._cached = {}
+        self._in_fmt = None
         super().hybridize(active, **kwargs)
 
     def cast(self, dtype):
         self._cached = {}
         super().cast(dtype)
+
+    def register_child(self, block, name=None):
+        """A new or replaced child makes the cached graph stale (as in MXNet)."""
+        super().register_child(block, name)
+        self._cached = {}
+        self._in_fmt = None
 
     def infer_shape(self, *args):
         """Fill in parameter shapes from the inputs (deferred initialization).
@@ -341,9 +411,13 @@ class HybridBlock(Block):
                 p._finish_deferred_init()
 
     def forward(self, x, *args):
-        if isinstance(x, _nd.NDArray):
+        """NDArray inputs (``None`` and nested lists of them allowed, as in MXNet): run
+        imperatively, or through the cached graph once hybridized; Symbol inputs: build
+        the graph."""
+        from . import _hybrid
+        kind = _hybrid.input_kind(self, (x,) + args)
+        if kind == "ndarray":
             if self._active:
-                from . import _hybrid
                 return _hybrid.call_cached(self, x, *args)
             reg = self._reg_params
             try:
@@ -352,11 +426,6 @@ class HybridBlock(Block):
                 self._finish_deferred((x,) + args)
                 params = {k: p.data() for k, p in reg.items()}
             return self.hybrid_forward(_nd_module(), x, *args, **params)
-        sym = _symbol_module()
-        if sym is None or not isinstance(x, sym.Symbol):
-            raise ValueError(f"{self.name}: input must be an NDArray or a Symbol, got "
-                             f"{type(x).__name__}")
-        from . import _hybrid
         params = {k: p.var() for k, p in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_hybrid.symbol_namespace(self), x, *args, **params)
@@ -404,6 +473,8 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         from . import _hybrid
+        if _hybrid.input_kind(self, (x,) + args) == "symbol":
+            return _hybrid.compose_symbol_block(self, (x,) + args)
         return _hybrid.call_cached(self, x, *args)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

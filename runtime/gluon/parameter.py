@@ -7,6 +7,12 @@ Until then ``data()`` raises :class:`DeferredInitializationError`.
 
 The gradient buffer is attached with ``autograd.mark_variables``, so ``backward``
 writes (``grad_req='write'``) or adds (``'add'``) into ``grad()``.
+
+Initialized on several contexts (``ctx=[mx.cpu(0), mx.cpu(1)]``, data parallelism), a
+parameter holds one copy of the weight and one gradient buffer per context:
+``data(ctx)`` / ``grad(ctx)`` pick one, ``list_data()`` / ``list_grad()`` give them all
+in context order, and a Trainer sums the gradients and updates every copy (as in MXNet
+1.x). ``_data`` / ``_grad`` are the first context's.
 """
 import re
 from collections import OrderedDict
@@ -50,6 +56,21 @@ def _zeros(shape, dtype, ctx):
                                                 "dtype": np.dtype(dtype).name}, ctx=ctx)[0]
 
 
+def _merge_shapes(known, asked):
+    """The shape two descriptions of one shared parameter agree on (0 marks a dimension
+    either leaves open), or None when they conflict."""
+    if known is None:
+        return asked
+    if len(known) != len(asked):
+        return None
+    out = []
+    for a, b in zip(known, asked):
+        if a and b and a != b:
+            return None
+        out.append(a or b)
+    return tuple(out)
+
+
 class Parameter:
     """A weight of a Block.
 
@@ -71,9 +92,14 @@ class Parameter:
         self._differentiable = differentiable
         self._grad_req = None
         self.grad_req = grad_req if differentiable else "null"
+        self._stype = stype
+        self._grad_stype = grad_stype
         self._data = None
         self._grad = None
+        self._copies = []           # the weight on the 2nd, 3rd... context
+        self._copy_grads = []
         self._ctx = None
+        self._trainer = None
         self._deferred_init = ()
         self._direct_owner = None   # see gluon/_hybrid.py: pending direct gradient writer
 
@@ -173,22 +199,41 @@ class Parameter:
             _init.create(default_init)(desc, data)
         self._ctx = ctxs
         self._data = data
+        self._copy_to_contexts(ctxs)
         self._init_grad()
+
+    def _copy_to_contexts(self, ctxs):
+        """One copy of the weight per context after the first (``_data``'s)."""
+        with autograd.pause():
+            self._copies = [self._data.copyto(c) for c in ctxs[1:]]
 
     def _init_grad(self):
         if self._data is None:
             return
+        arrays = [self._data] + self._copies
         if self._grad_req == "null":
-            self._grad = None
-            autograd.mark_variables([self._data], [None], "null")
+            self._grad, self._copy_grads = None, []
+            autograd.mark_variables(arrays, [None] * len(arrays), "null")
             return
-        self._grad = _zeros(self._shape, self.dtype, self._data.context)
-        autograd.mark_variables([self._data], [self._grad], self._grad_req)
+        grads = [_zeros(self._shape, self.dtype, a.context) for a in arrays]
+        self._grad, self._copy_grads = grads[0], grads[1:]
+        autograd.mark_variables(arrays, grads, self._grad_req)
+
+    def _set_trainer(self, trainer):
+        """The Trainer updating this parameter (set by the Trainer; ``params.load``
+        resets its kvstore). A sparse parameter can have only one, as in MXNet."""
+        if self._stype != "default" and self._trainer is not None and trainer is not None \
+                and self._trainer is not trainer:
+            raise RuntimeError(f"Failed to set the trainer for Parameter {self.name!r}: it "
+                               f"already has one; more than one Trainer for a {self._stype} "
+                               "Parameter is not supported")
+        self._trainer = trainer
 
     def reset_ctx(self, ctx):
         ctxs = _ctx_list(ctx)
         if self._data is not None:
             self._data = self._data.as_in_context(ctxs[0])
+            self._copy_to_contexts(ctxs)
             self._init_grad()
         elif self._deferred_init:
             init, _, default_init = self._deferred_init
@@ -208,30 +253,43 @@ class Parameter:
         raise RuntimeError(f"parameter {self.name!r} has not been initialized; call "
                            "initialize() on it or on the block that owns it")
 
+    def _pick(self, arrays, ctx, what):
+        if ctx is None or len(arrays) == 1:
+            return arrays[0]
+        for a in arrays:
+            if a.context == ctx:
+                return a
+        raise RuntimeError(f"parameter {self.name!r}: no {what} on context {ctx}; it was "
+                           "initialized on " + ", ".join(str(a.context) for a in arrays))
+
     def data(self, ctx=None):
-        """The weight array (the same NDArray every call)."""
+        """The weight array on ``ctx`` (default: the first context; the same NDArray
+        every call)."""
         if self._data is None:
             self._check_initialized()
-        return self._data
+        return self._pick([self._data] + self._copies, ctx, "data")
 
     def list_data(self):
-        return [self.data()]
+        """The weight on every context, in context order."""
+        if self._data is None:
+            self._check_initialized()
+        return [self._data] + self._copies
 
     def grad(self, ctx=None):
-        """The gradient buffer that ``backward`` writes."""
+        """The gradient buffer that ``backward`` writes (on ``ctx``)."""
+        return self._pick(self.list_grad(), ctx, "gradient")
+
+    def list_grad(self):
         if self._data is None:
             self._check_initialized()
         if self._grad is None:
             raise RuntimeError(f"cannot get the gradient of parameter {self.name!r}: its "
                                "grad_req is 'null'")
-        return self._grad
-
-    def list_grad(self):
-        return [self.grad()]
+        return [self._grad] + self._copy_grads
 
     def list_ctx(self):
         if self._data is not None:
-            return [self._data.context]
+            return [a.context for a in [self._data] + self._copies]
         if self._deferred_init:
             return list(self._deferred_init[1])
         raise RuntimeError(f"parameter {self.name!r} has not been initialized")
@@ -247,12 +305,16 @@ class Parameter:
             else:
                 raise RuntimeError(f"parameter {self.name!r} has not been initialized; "
                                    "call initialize() before set_data()")
+        trainer = self._trainer
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
+            trainer._reset_kvstore()      # the store's copy of the weight is stale now
         with autograd.pause():
-            self._data[:] = data
+            for a in [self._data] + self._copies:
+                a[:] = data
 
     def zero_grad(self):
-        if self._grad is not None:
-            self._grad[:] = 0
+        for g in [self._grad] + self._copy_grads if self._grad is not None else []:
+            g[:] = 0
 
     def var(self):
         """The symbol variable standing for this parameter in a hybridized graph."""
@@ -273,6 +335,7 @@ class Parameter:
             return
         with autograd.pause():
             self._data = self._data.astype(dtype)
+            self._copies = [c.astype(dtype) for c in self._copies]
         self._init_grad()
 
 
@@ -349,11 +412,11 @@ class ParameterDict:
             return param
         for k, v in kwargs.items():
             if k == "shape" and v is not None:
-                try:
-                    param.shape = v
-                except ValueError:
+                merged = _merge_shapes(param.shape, Parameter._check_shape(v))
+                if merged is None:
                     raise ValueError(f"parameter {name!r} already exists with shape "
-                                     f"{param.shape}, incompatible with {v}") from None
+                                     f"{param.shape}, incompatible with {v}")
+                param._shape = merged
             elif k == "init" and v is not None and param.init is None:
                 param.init = v
         return param
@@ -451,7 +514,7 @@ def _load_arrays(filename):
         return {k: z[k] for k in z.files}
 
 
-def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx):
+def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx, saved_dtype=False):
     if not allow_missing:
         missing = [k for k in params if k not in arrays]
         if missing:
@@ -472,4 +535,6 @@ def _assign(params, arrays, filename, allow_missing, ignore_extra, ctx):
                 p.initialize(ctx=ctx, default_init=_init.Zero())
             else:
                 p._finish_deferred_init()
+        if saved_dtype and np.dtype(p.dtype) != value.dtype:
+            p.cast(value.dtype)
         p.set_data(value.astype(np.dtype(p.dtype), copy=False))

@@ -1,10 +1,20 @@
-"""``gluon.Trainer``: applies an optimizer to a set of Parameters.
+"""``gluon.Trainer``: applies an optimizer to a set of Parameters, MXNet 1.x's way.
 
-``step(batch_size)`` pushes one update op per parameter (``sgd_mom_update`` for
-``conv0_weight``...), each carrying the parameter's name as its engine attrs, and returns
-without waiting: the updates run on the engine after the backward ops that write the
-gradients.
+``step(batch_size)`` sums each parameter's gradients over its contexts (through the
+kvstore when there are several: ``pushpull``), then pushes one update op per parameter
+and context (``sgd_mom_update`` for ``conv0_weight``...), each carrying the parameter's
+name as its engine attrs, and returns without waiting: the updates run on the engine
+after the backward ops that write the gradients.
+
+The kvstore is chosen at the first step, as in MXNet: a type name with a single context
+means no store (nothing to sum); an ``mx.kv`` store object is used as given. With a
+store that can run the optimizer, ``update_on_kvstore`` (default: the environment's
+``MXNET_UPDATE_ON_KVSTORE``, 1) makes the store apply the updates (gradients pushed,
+weights pulled back); otherwise one Updater per context does. ``params.load`` /
+``set_data`` drop a store that holds the weights (``_reset_kvstore``).
 """
+import os
+
 from .. import optimizer as _opt
 from .parameter import Parameter, ParameterDict
 
@@ -17,15 +27,13 @@ class Trainer:
     ``params`` is a ParameterDict (``net.collect_params()``), a dict or a list of
     Parameters; ``optimizer`` a name or an ``mx.optimizer.Optimizer``. Gradients are
     scaled by ``rescale_grad / batch_size`` at each step (``rescale_grad`` defaults to
-    1). ``kvstore`` is a type name (``'device'``, ``'local'``...), an ``mx.kv.KVStore``
-    or None; with one device the updates run here (``update_on_kvstore`` False), unless
-    ``update_on_kvstore=True`` asks for them to run in the store: then each step
-    pushes the gradients to it and pulls the updated weights back (MXNet's
-    update-on-kvstore mode).
+    1). ``kvstore`` is a type name (``'device'``, ``'local'``...), an ``mx.kv`` store or
+    None.
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
+        from .. import kvstore as _kv
         if isinstance(params, (dict, ParameterDict)):
             params = list(params.values())
         elif isinstance(params, Parameter):
@@ -33,46 +41,121 @@ class Trainer:
         if not isinstance(params, (list, tuple)):
             raise ValueError("Trainer: params must be a ParameterDict, a dict or a list "
                              f"of Parameters, got {type(params).__name__}")
+        if kvstore is not None and not isinstance(kvstore, (str, _kv.KVStoreBase)):
+            raise ValueError(f"Trainer: kvstore={kvstore!r} must be a kvstore type name, "
+                             "an mx.kv store or None")
         self._params = []
+        self._param2idx = {}
         seen = set()
         for p in params:
             if not isinstance(p, Parameter):
                 raise ValueError(f"Trainer: {p!r} is not a Parameter")
-            if id(p) not in seen:
-                seen.add(id(p))
-                self._params.append(p)
-        optimizer_params = dict(optimizer_params or {})
-        self._scale = float(optimizer_params.get("rescale_grad", 1.0))
-        self._init_optimizer(optimizer, optimizer_params)
-        self._init_kvstore(kvstore, update_on_kvstore)
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            self._param2idx[p.name] = len(self._params)
+            self._params.append(p)
+            p._set_trainer(self)
+        self._compression_params = compression_params
+        self._contexts = self._check_contexts()
+        self._init_optimizer(optimizer, dict(optimizer_params or {}))
+        self._scale = float(self._optimizer.rescale_grad)
+        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
+        self._reset_kvstore()
 
-    def _init_kvstore(self, kvstore, update_on_kvstore):
-        from .. import kvstore as _kv
-        if isinstance(kvstore, str):
-            kvstore = _kv.create(kvstore)
-        elif kvstore is not None and not isinstance(kvstore, _kv.KVStore):
-            raise ValueError(f"Trainer: kvstore={kvstore!r} must be a kvstore type name, "
-                             "an mx.kv.KVStore or None")
-        if update_on_kvstore and kvstore is None:
-            raise ValueError("Trainer: update_on_kvstore=True needs a kvstore")
-        self._kvstore = kvstore
-        self._update_on_kvstore = bool(update_on_kvstore)
-        self._kv_initialized = False
+    def _check_contexts(self):
+        """The contexts every parameter lives on (None while none is initialized)."""
+        contexts = None
+        for p in self._params:
+            try:
+                ctx = p.list_ctx()
+            except RuntimeError:
+                continue                       # not initialized yet: checked at step
+            if contexts is not None and contexts != ctx:
+                raise ValueError(f"Trainer: all Parameters must be on the same contexts; "
+                                 f"{p.name!r} is on {ctx}, earlier ones on {contexts}")
+            contexts = ctx
+        return contexts
 
     def _init_optimizer(self, optimizer, optimizer_params):
         param_dict = dict(enumerate(self._params))
-        names = {i: p.name for i, p in param_dict.items()}
         if isinstance(optimizer, _opt.Optimizer):
             if optimizer_params:
                 raise ValueError("Trainer: optimizer_params must be empty when optimizer "
                                  "is an Optimizer instance")
             self._optimizer = optimizer
             self._optimizer.param_dict = param_dict
-            self._optimizer.idx2name = names
         else:
             self._optimizer = _opt.create(optimizer, param_dict=param_dict,
-                                          param_idx2name=names, **optimizer_params)
-        self._updater = _opt.get_updater(self._optimizer)
+                                          **optimizer_params)
+        self._updaters = [_opt.get_updater(self._optimizer)
+                          for _ in (self._contexts or [None])]
+
+    # -- the kvstore ----------------------------------------------------------------------
+    def _reset_kvstore(self):
+        """Forget the store (chosen again at the next step)."""
+        self._kv_initialized = False
+        self._kvstore = None
+        self._distributed = False
+        self._update_on_kvstore = None
+        self._params_to_init = list(self._params)
+
+    def _init_kvstore(self):
+        """Choose the store and whether it runs the updates (MXNet's rules, see the
+        module docstring)."""
+        from .. import kvstore as _kv
+        contexts = self._check_contexts() or self._contexts or [None]
+        if len(contexts) != len(self._updaters):
+            self._updaters = [_opt.get_updater(self._optimizer) for _ in contexts]
+        self._contexts = contexts
+        config = self._kvstore_params
+        kind = config["kvstore"]
+        on_kv = bool(int(os.environ.get("MXNET_UPDATE_ON_KVSTORE", "1")))
+        if kind is None:
+            kv = None
+        elif isinstance(kind, str):
+            kv = None if len(contexts) == 1 else _kv.create(kind)
+        else:
+            kv = kind
+        if config["update_on_kvstore"] is not None:
+            on_kv = bool(config["update_on_kvstore"])
+        if kv is None:
+            if config["update_on_kvstore"]:
+                raise ValueError("Trainer: update_on_kvstore=True needs a kvstore: pass "
+                                 "an mx.kv store (a type name with one context means none)")
+            on_kv = None
+        elif on_kv and not kv.is_capable(_kv.KVStoreBase.OPTIMIZER):
+            if config["update_on_kvstore"]:
+                raise ValueError(f"Trainer: update_on_kvstore=True, but the "
+                                 f"{kv.type!r} kvstore cannot run an optimizer; set "
+                                 "update_on_kvstore=False")
+            on_kv = False
+        if kv is not None:
+            if self._compression_params:
+                kv.set_gradient_compression(self._compression_params)
+            if on_kv:
+                kv.set_optimizer(self._optimizer)
+        self._kvstore = kv
+        self._update_on_kvstore = on_kv
+        self._kv_initialized = True
+
+    def _init_params(self):
+        """Give the store each parameter's weight (and every context the same one)."""
+        pending = []
+        for p in self._params_to_init:
+            if p._data is None:
+                pending.append(p)
+                continue
+            if self._kvstore is not None:
+                arrays = p.list_data()
+                self._kvstore.broadcast(self._param2idx[p.name], arrays[0], arrays)
+        self._params_to_init = pending
+
+    def _ready(self):
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
 
     # -- hyper-parameters -------------------------------------------------------------
     @property
@@ -88,50 +171,79 @@ class Trainer:
 
     # -- stepping ---------------------------------------------------------------------------
     def step(self, batch_size, ignore_stale_grad=False):
-        """One update of every parameter with its gradient scaled by 1/batch_size."""
+        """Sum the gradients over the contexts, then update every parameter with them
+        scaled by ``rescale_grad / batch_size``."""
         self._optimizer.rescale_grad = self._scale / batch_size
-        self._update()
+        self._ready()
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
-        """Nothing to reduce: there is a single device."""
+        """Sum each parameter's gradients over its contexts (for ``update`` later)."""
+        self._ready()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise AssertionError("allreduce_grads() is not supported when the kvstore "
+                                 "updates the parameters; create the Trainer with "
+                                 "update_on_kvstore=False")
+        self._allreduce_grads()
 
     def update(self, batch_size, ignore_stale_grad=False):
+        """Update with the gradients as they are (after ``allreduce_grads``)."""
+        self._ready()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise AssertionError("update() is not supported when the kvstore updates the "
+                                 "parameters; create the Trainer with "
+                                 "update_on_kvstore=False")
         self._optimizer.rescale_grad = self._scale / batch_size
-        self._update()
+        self._update(ignore_stale_grad)
 
-    def _update(self):
-        if self._update_on_kvstore:
-            return self._update_in_kvstore()
-        updater = self._updater
+    def _live(self):
         for i, p in enumerate(self._params):
             if p.grad_req == "null":
                 continue
             if p._data is None:
-                p._check_initialized()     # raises a clear error
-            updater(i, p._grad, p._data)
+                p._check_initialized()         # raises a clear error
+            yield i, p
 
-    def _update_in_kvstore(self):
+    def _allreduce_grads(self):
         kv = self._kvstore
-        live = [(i, p) for i, p in enumerate(self._params) if p.grad_req != "null"]
-        for _, p in live:
-            if p._data is None:
-                p._check_initialized()
-        if not self._kv_initialized:
-            for i, p in live:
-                kv.init(i, p._data)
-            kv.set_optimizer(self._optimizer)
-            self._kv_initialized = True
-        for i, p in live:
-            kv.push(i, p._grad)
-            kv.pull(i, out=p._data)
+        if kv is None:
+            return
+        for i, p in self._live():
+            if self._update_on_kvstore:
+                kv.pushpull(i, p.list_grad(), out=p.list_data(), priority=-i)
+            else:
+                kv.pushpull(i, p.list_grad(), priority=-i)
+
+    def _update(self, ignore_stale_grad=False):
+        if self._kvstore is not None and self._update_on_kvstore:
+            return                             # the store updated the weights
+        for updater_index, updater in enumerate(self._updaters):
+            for i, p in self._live():
+                updater(i, p.list_grad()[updater_index], p.list_data()[updater_index])
 
     # -- states ---------------------------------------------------------------------------
     def save_states(self, fname):
-        with open(fname, "wb") as f:
-            f.write(self._updater.get_states(dump_optimizer=True))
+        """The optimizer and its states, pickled (temp file + rename)."""
+        self._ready()
+        tmp = fname + ".tmp"
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(tmp, dump_optimizer=True)
+        else:
+            with open(tmp, "wb") as f:
+                f.write(self._updaters[0].get_states(dump_optimizer=True))
+        os.replace(tmp, fname)
 
     def load_states(self, fname):
-        with open(fname, "rb") as f:
-            self._updater.set_states(f.read())
-        self._optimizer = self._updater.optimizer
+        self._ready()
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+        else:
+            with open(fname, "rb") as f:
+                blob = f.read()
+            for updater in self._updaters:
+                updater.set_states(blob)
+                updater.optimizer = self._updaters[0].optimizer
+            self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

@@ -22,13 +22,15 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
         raise ValueError(f"split_data: too many slices ({num_slice}) for {size} samples")
     if num_slice == 1:
         return [data]
-    step = size // num_slice
-    out = []
+    # as numpy.array_split (and MXNet 1.9.1): the first size % num_slice slices get one
+    # sample more
+    each, extra = divmod(size, num_slice)
+    out, begin = [], 0
     for i in range(num_slice):
-        begin = i * step
-        end = (i + 1) * step if i < num_slice - 1 else size
+        end = begin + each + (i < extra)
         key = (slice(None),) * batch_axis + (slice(begin, end),)
         out.append(data[key])
+        begin = end
     return out
 
 

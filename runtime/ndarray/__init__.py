@@ -5,18 +5,20 @@ Operator functions are generated from the registry (``mx.nd.sqrt``, ``mx.nd.dot`
 operator's arguments are inputs, other keywords are parameters, ``out=`` writes into an
 existing array.
 """
+import builtins
 import numbers
 
 import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..context import Context, current_context
+from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
-from ._update import (nag_mom_update, rmsprop_update, rmspropalex_update,  # noqa: F401
-                      signsgd_update, signum_update)
+from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
+                      rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
 
 _float32 = np.dtype(np.float32)
 
@@ -117,7 +119,7 @@ def _takes_any_keyword(kernel):
     return any(p.kind is p.VAR_KEYWORD for p in params)
 
 
-def _make_function(op):
+def _make_function(op, fname=None):
     names = op.arg_names + op.aux_names     # inputs, by keyword too (moving_mean=...)
     # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
     # not a TypeError from the kernel at the next sync point.
@@ -160,8 +162,7 @@ def _make_function(op):
                           extra_vars=(random._var(),))
         return invoke(op.name, tuple(inputs), params, out=out)
 
-    fn.__name__ = op.name
-    fn.__qualname__ = op.name
+    fn.__name__ = fn.__qualname__ = fname or op.name
     fn.__doc__ = op.doc or f"Operator ``{op.name}`` (inputs: {', '.join(names) or 'none'})."
     return fn
 
@@ -180,43 +181,40 @@ def Custom(*inputs, **kwargs):
 
 def _populate():
     g = globals()
-    for name, op in _registry.registry.items():
+    for name, op in _registry.registry.items():     # aliases too (flatten, Concat...)
         if name not in g:
-            g[name] = _make_function(op)
+            g[name] = _make_function(op, name)
 
 
 _populate()
 
-# MXNet's aliases of registered operators
-ElementWiseSum = globals()["add_n"]
-Concat = globals()["concat"]
+
+def __getattr__(name):
+    # Operators registered after this module was imported (as mx.sym does).
+    op = _registry.registry.get(name)
+    if op is not None:
+        fn = globals()[name] = _make_function(op, name)
+        return fn
+    raise AttributeError(f"module 'xprof.runtime.ndarray' has no attribute {name!r}")
+
+
+# MXNet's Python-level operator functions (maximum, power, split_v2...), shared with mx.sym
+_FRONTEND = _python_level.Frontend(
+    lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False)
+_python_level.install(globals(), _FRONTEND)
+
 random_uniform = uniform = random.uniform
 random_normal = normal = random.normal
+(random_poisson, random_exponential, random_gamma, random_negative_binomial,   # MXNet 1.x
+ random_generalized_negative_binomial, random_randint) = (
+    random.poisson, random.exponential, random.gamma, random.negative_binomial,
+    random.generalized_negative_binomial, random.randint)
 
-
-def _elementwise(lhs, rhs, same, bcast, scalar, rscalar=None):
-    """MXNet's ``maximum``/``minimum``/``power``/``modulo``: arrays and/or scalars."""
-    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-        return invoke(same if lhs.shape == rhs.shape else bcast, (lhs, rhs), {})
-    if isinstance(lhs, NDArray):
-        return invoke(scalar, (lhs,), {"scalar": rhs})
-    if isinstance(rhs, NDArray):
-        return invoke(rscalar or scalar, (rhs,), {"scalar": lhs})
-    raise ValueError(f"{same}: at least one argument must be an NDArray, got "
-                     f"{type(lhs).__name__} and {type(rhs).__name__}")
-
-
-def maximum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_maximum", "broadcast_maximum", "_maximum_scalar")
-
-
-def minimum(lhs, rhs):
-    return _elementwise(lhs, rhs, "_minimum", "broadcast_minimum", "_minimum_scalar")
-
-
-def power(base, exp):
-    return _elementwise(base, exp, "_power", "broadcast_power", "_power_scalar",
-                        "_rpower_scalar")
+from . import helpers as _helpers  # noqa: E402 - after the generated functions it overrides
+from .helpers import (CachedOp, eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
+                      reset_arrays, to_dlpack_for_read, to_dlpack_for_write)
+for _alias, _name in _helpers.ALIASES.items():   # unless the registry has the alias
+    globals().setdefault(_alias, globals()[_name])
 
 
 def choose_element_0index(lhs, rhs, out=None):
@@ -263,3 +261,7 @@ def load_frombuffer(buf, ctx=None):
 
 
 methods.attach(globals())
+_helpers.attach_methods(NDArray)
+_internal = _helpers.internal_namespace(globals())
+
+from . import contrib, image, linalg  # noqa: E402,F401 - mx.nd.contrib, .image, .linalg

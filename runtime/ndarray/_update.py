@@ -14,7 +14,8 @@ from ..profiler.observer import flags as _flags, observer as _observer
 from .ndarray import NDArray, new_array, op_scope, push_op
 
 __all__ = ["push_update", "sgd_update", "sgd_mom_update", "adam_update", "nag_mom_update",
-           "rmsprop_update", "rmspropalex_update", "signsgd_update", "signum_update"]
+           "rmsprop_update", "rmspropalex_update", "signsgd_update", "signum_update",
+           "ftml_update", "ftrl_update"]
 
 
 def push_update(opname, weight, grad, states, out=None, attrs=None, **params):
@@ -65,3 +66,5 @@ rmsprop_update = _make("rmsprop_update", ("n",))
 rmspropalex_update = _make("rmspropalex_update", ("n", "g", "delta"))
 signsgd_update = _make("signsgd_update", ())
 signum_update = _make("signum_update", ("mom",))
+ftml_update = _make("ftml_update", ("d", "v", "z"))
+ftrl_update = _make("ftrl_update", ("z", "n"))

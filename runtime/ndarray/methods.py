@@ -9,26 +9,13 @@ methods are attached to :class:`NDArray` when this module is imported (by
 binary layout (``{'handle': bytes}``, as ``__getstate__`` does in MXNet), so a state
 written by MXNet loads here.
 """
+from ..ops.python_level import FLUENT, attach_fluent
 from . import serialization as _ser
 from .ndarray import NDArray, from_numpy
 from .sparse import unsupported
 
-_METHODS = ("slice_axis", "slice_like", "take", "pick", "one_hot", "squeeze", "tile",
-            "repeat", "flip", "pad", "swapaxes", "split", "diag", "norm", "topk", "sort",
-            "argsort", "argmin", "prod", "nansum", "nanprod", "floor", "ceil", "round",
-            "rint", "fix", "trunc", "sign", "log2", "log10", "log1p", "expm1", "cbrt",
-            "rcbrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
-            "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians",
-            "log_softmax", "depth_to_space", "space_to_depth", "broadcast_axes",
-            "reshape_like", "softmin", "logical_not")
-
-
-def _method(functions, opname):
-    def method(self, *args, **kwargs):
-        return functions[opname](self, *args, **kwargs)
-    method.__name__ = opname
-    method.__doc__ = f"``mx.nd.{opname}(self, ...)``."
-    return method
+# MXNet's fluent methods (shared with Symbol), and logical_not
+_METHODS = FLUENT + ("logical_not",)
 
 
 def _slice(self, begin, end, step=None):
@@ -68,9 +55,7 @@ def attach(functions):
     namespace, looked up at call time)."""
     global _functions
     _functions = functions
-    for opname in _METHODS:
-        if opname in functions and not hasattr(NDArray, opname):
-            setattr(NDArray, opname, _method(functions, opname))
+    attach_fluent(NDArray, functions, _METHODS)
     NDArray.slice = _slice
     NDArray.tostype = _tostype
     NDArray.__getstate__ = _getstate

@@ -110,7 +110,7 @@ class NDArray(Var):
     """
 
     __slots__ = ("_data", "shape", "_dtype", "context", "_ag", "_grad", "_grad_req",
-                 "_released")
+                 "_released", "_fresh")
     __array_priority__ = 1000.0
 
     @property
@@ -190,6 +190,8 @@ class NDArray(Var):
         return int(self.asscalar())
 
     def __bool__(self):
+        if self.size == 0:
+            return False       # as in MXNet 1.x (numpy's deprecated answer)
         if self.size != 1:
             raise ValueError("the truth value of an NDArray with more than one element "
                              "is ambiguous")
@@ -278,20 +280,26 @@ class NDArray(Var):
         return invoke("expand_dims", (self,), {"axis": axis})
 
     # -- reductions and math as methods ---------------------------------------------------------
-    def sum(self, axis=None, keepdims=False):
-        return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims})
+    def sum(self, axis=None, keepdims=False, exclude=False):
+        return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def mean(self, axis=None, keepdims=False):
-        return invoke("mean", (self,), {"axis": axis, "keepdims": keepdims})
+    def mean(self, axis=None, keepdims=False, exclude=False):
+        return invoke("mean", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def max(self, axis=None, keepdims=False):
-        return invoke("max", (self,), {"axis": axis, "keepdims": keepdims})
+    def max(self, axis=None, keepdims=False, exclude=False):
+        return invoke("max", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def min(self, axis=None, keepdims=False):
-        return invoke("min", (self,), {"axis": axis, "keepdims": keepdims})
+    def min(self, axis=None, keepdims=False, exclude=False):
+        return invoke("min", (self,), {"axis": axis, "keepdims": keepdims,
+                                        "exclude": exclude})
 
-    def argmax(self, axis=None, keepdims=False):
-        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims})
+    def argmax(self, axis=None, keepdims=False, out=None):
+        # ``out=`` as MXNet's generated method has it (numpy's np.argmax(x, axis) passes
+        # out=None and falls back to a numpy array without it)
+        return invoke("argmax", (self,), {"axis": axis, "keepdims": keepdims}, out=out)
 
     def sqrt(self):
         return invoke("sqrt", (self,), {})
@@ -337,6 +345,15 @@ class NDArray(Var):
     def grad(self):
         return self._grad
 
+    @property
+    def _fresh_grad(self):
+        """True once ``backward`` has written this variable's gradient (until reset)."""
+        return getattr(self, "_fresh", False)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        self._fresh = bool(value)
+
     def detach(self):
         """The same values, cut from the autograd graph (a copy op, ``_copy``)."""
         return push_op(_ops["_copy"], (self,), {})[0]
@@ -359,7 +376,7 @@ class NDArray(Var):
                 invoke("CopyCPU2CPU", (value,), {}, out=self)
             return
         key = _index_key(key, self.shape)
-        full = all(k == slice(None) or k is Ellipsis for k in key)
+        full = all(k is Ellipsis or type(k) is slice and k == _FULL_SLICE for k in key)
         if isinstance(value, numbers.Number):
             if full:     # MXNet: x[:] = 1 is _full(out=x)
                 invoke("_full", (), {"shape": self.shape, "dtype": self._dtype.name,
@@ -664,6 +681,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
         outs = [out] if isinstance(out, NDArray) else list(out)
     ag = _autograd.state
     is_train = ag.training
+    if outs is not None and ag.recording:
+        _autograd.check_inplace(op, inputs, outs)
     outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE, op_scope.attrs, extra_vars,
                    is_train)
     if ag.recording:
@@ -712,27 +731,52 @@ def _scalar_op(name, x, scalar):
 
 
 def _index_key(key, shape):
-    """Normalize a basic index to a tuple of slices/ints valid for ``shape``."""
-    if isinstance(key, NDArray):
-        raise ValueError("advanced indexing with an NDArray is not supported; use take/pick")
+    """Normalize an index to a tuple valid for ``shape``: ints (made non-negative),
+    slices, ``None`` (a new axis), ``Ellipsis``, and integer arrays for numpy's advanced
+    indexing (lists and NDArrays become numpy arrays; an NDArray index waits for its
+    values)."""
     if not isinstance(key, tuple):
         key = (key,)
-    if len([k for k in key if k is not Ellipsis]) > len(shape):
+    if len([k for k in key if k is not Ellipsis and k is not None]) > len(shape):
         raise ValueError(f"index {key!r} has too many dimensions for shape {shape}")
     out = []
+    axis = 0
     for k in key:
-        if isinstance(k, numbers.Integral):
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool):
             k = int(k)
-            dim = shape[len(out)]
+            dim = shape[axis]
             if not -dim <= k < dim:
-                raise ValueError(f"index {k} is out of bounds for axis {len(out)} "
+                raise ValueError(f"index {k} is out of bounds for axis {axis} "
                                  f"with size {dim}")
             out.append(k % dim)
         elif isinstance(k, slice) or k is Ellipsis or k is None:
             out.append(k)
+            if k is None:
+                continue
+            if k is Ellipsis:
+                axis += len(shape) - len([j for j in key if j is not Ellipsis
+                                          and j is not None])
+                continue
+        elif isinstance(k, (list, tuple, np.ndarray, NDArray)):
+            out.append(_array_index(k, key, shape[axis], axis))
         else:
-            raise ValueError(f"index {k!r} is not supported; use ints, slices or ...")
+            raise ValueError(f"index {k!r} is not supported; use ints, slices, None, ..., "
+                             "or integer lists/arrays")
+        axis += 1
     return tuple(out)
+
+
+def _array_index(k, key, dim, axis):
+    """An advanced-indexing element as an integer numpy array within ``dim``."""
+    values = k.asnumpy() if isinstance(k, NDArray) else np.asarray(k)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        values = values.astype(np.int64)     # MXNet's float32 index arrays
+    if values.dtype.kind not in "iu":
+        raise ValueError(f"index {key!r}: element {k!r} is not an integer array")
+    if values.size and not (-dim <= values.min() and values.max() < dim):
+        raise ValueError(f"index {key!r}: {values.tolist()} is out of bounds for axis "
+                         f"{axis} with size {dim}")
+    return values.astype(np.intp)
 
 
 def waitall():

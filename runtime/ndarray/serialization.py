@@ -14,6 +14,9 @@ and one array (MXNet's ``NDArray::Save``, V2 layout) is::
     int32 device type, int32 device id   (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)
     int32 dtype flag, then the raw little-endian data, C order
 
+Under ``mx.np_shape()`` arrays are written as V3 (0-d arrays kept 0-d); as in MXNet, a
+V3 array loads only under ``np_shape`` and a V2 or older one only outside it. Bad or
+truncated data raises ``FormatError`` (a ValueError and an ``MXNetError``).
 Files written before V2 (legacy, "V1") start an array directly with ``uint32 ndim`` and
 ``uint32`` dims; they are read too. Arrays saved from a GPU load on the CPU. Only dense
 storage (type 0) is supported: a sparse array in a file is refused with an error naming
@@ -24,6 +27,9 @@ import struct
 
 import numpy as np
 
+from ..base import mxnet_error_type
+from ..util import is_np_shape
+
 __all__ = ["save", "load", "save_bytes", "load_bytes", "array_bytes", "array_from_bytes"]
 
 LIST_MAGIC = 0x112
@@ -33,6 +39,8 @@ _DTYPES = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32
            6: np.int64, 7: np.bool_, 8: np.int16, 9: np.uint16, 10: np.uint32, 11: np.uint64}
 _FLAGS = {np.dtype(v): k for k, v in _DTYPES.items()}
 _STYPES = {1: "row_sparse", 2: "csr"}
+# bad or truncated data: a ValueError that is also MXNet's MXNetError, as MXNet raises
+FormatError = mxnet_error_type(ValueError)
 
 
 class _Reader:
@@ -44,7 +52,7 @@ class _Reader:
     def take(self, fmt):
         size = struct.calcsize(fmt)
         if self.pos + size > len(self.buf):
-            raise ValueError(f"{self.what}: truncated MXNet NDArray data (needed {size} bytes "
+            raise FormatError(f"{self.what}: truncated MXNet NDArray data (needed {size} bytes "
                              f"at offset {self.pos}, {len(self.buf) - self.pos} left)")
         out = struct.unpack_from(fmt, self.buf, self.pos)
         self.pos += size
@@ -52,7 +60,7 @@ class _Reader:
 
     def raw(self, n):
         if self.pos + n > len(self.buf):
-            raise ValueError(f"{self.what}: truncated MXNet NDArray data ({n} bytes of "
+            raise FormatError(f"{self.what}: truncated MXNet NDArray data ({n} bytes of "
                              f"values at offset {self.pos}, {len(self.buf) - self.pos} left)")
         out = self.buf[self.pos:self.pos + n]
         self.pos += n
@@ -68,36 +76,54 @@ def _np_of(value):
 
 
 def array_bytes(value, device=(1, 0)):
-    """One array in MXNet's V2 layout (``value``: an NDArray or numpy array)."""
+    """One array in MXNet's V2 layout, or V3 under ``mx.np_shape()`` (as MXNet writes
+    them; ``value``: an NDArray or numpy array)."""
     data = _np_of(value)
-    shape = data.shape if data.ndim else (1,)     # MXNet 1.x arrays are never 0-d
-    head = struct.pack("<IiI", V2_MAGIC, 0, len(shape)) + struct.pack(f"<{len(shape)}q", *shape)
+    if is_np_shape():
+        magic, shape = V3_MAGIC, data.shape
+    else:
+        magic, shape = V2_MAGIC, data.shape if data.ndim else (1,)   # never 0-d in 1.x
+    head = struct.pack("<IiI", magic, 0, len(shape)) + struct.pack(f"<{len(shape)}q", *shape)
     head += struct.pack("<iii", device[0], device[1], _FLAGS[data.dtype])
     return head + np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("<")).tobytes()
 
 
+def _check_shape_semantics(r, magic):
+    """MXNet's rule: a V3 array (NumPy shape semantics) loads only under
+    ``mx.np_shape()``, any other only outside it."""
+    if magic == V3_MAGIC and not is_np_shape():
+        raise FormatError(f"{r.what}: the array was saved in np shape semantics and must "
+                          "be loaded in them: load it inside `with mx.np_shape(True):`")
+    if magic != V3_MAGIC and is_np_shape():
+        raise FormatError(f"{r.what}: the array was not saved in np shape semantics but is "
+                          "loaded in them: load it inside `with mx.np_shape(False):`")
+
+
 def _read_array(r):
     (magic,) = r.take("<I")
+    _check_shape_semantics(r, magic)
     if magic in (V2_MAGIC, V3_MAGIC):
         (stype,) = r.take("<i")
         if stype != 0:
             name = _STYPES.get(stype, f"storage type {stype}")
             raise NotImplementedError(f"{r.what}: a {name} array: sparse storage is not "
                                       "supported by xprof; only dense arrays")
-        (ndim,) = r.take("<I")
+        (ndim,) = r.take("<i")
+        if ndim < 0:        # V3's unknown shape: MXNet loads an empty array
+            return np.zeros((0,), np.float32)
         shape = r.take(f"<{ndim}q") if ndim else ()
         if ndim == 0 and magic == V2_MAGIC:
             return np.zeros((0,), np.float32)
     else:      # legacy: the word read is ndim, dims are uint32
         ndim = magic
         if ndim > 32:
-            raise ValueError(f"{r.what}: not MXNet NDArray data (array header 0x{magic:08x})")
+            raise FormatError(f"{r.what}: not MXNet NDArray data (array header 0x{magic:08x})")
         shape = r.take(f"<{ndim}I") if ndim else ()
         if ndim == 0:
             return np.zeros((0,), np.float32)
     _dev_type, _dev_id, flag = r.take("<iii")
     if flag not in _DTYPES:
-        raise ValueError(f"{r.what}: unknown MXNet dtype flag {flag}")
+        raise FormatError(f"{r.what}: unknown MXNet dtype flag {flag}")
     dtype = np.dtype(_DTYPES[flag]).newbyteorder("<")
     count = int(np.prod(shape)) if shape else 1
     values = np.frombuffer(r.raw(count * dtype.itemsize), dtype=dtype, count=count)
@@ -136,7 +162,7 @@ def load_bytes(buf, what="buffer"):
     r = _Reader(buf, what)
     magic, _reserved = r.take("<QQ")
     if magic != LIST_MAGIC:
-        raise ValueError(f"{what}: not an MXNet NDArray file (magic 0x{magic:x}, expected "
+        raise FormatError(f"{what}: not an MXNet NDArray file (magic 0x{magic:x}, expected "
                          f"0x{LIST_MAGIC:x})")
     (n,) = r.take("<Q")
     arrays = [_read_array(r) for _ in range(n)]
@@ -144,7 +170,7 @@ def load_bytes(buf, what="buffer"):
     if m == 0:
         return arrays
     if m != n:
-        raise ValueError(f"{what}: {n} arrays but {m} names")
+        raise FormatError(f"{what}: {n} arrays but {m} names")
     names = []
     for _ in range(m):
         (length,) = r.take("<Q")

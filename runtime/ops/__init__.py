@@ -6,10 +6,18 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.fully_connected`, :mod:`.conv`, :mod:`.pooling`, :mod:`.activation`,
 :mod:`.dropout`, :mod:`.rnn`, :mod:`.softmax`, :mod:`.gradient_control`, :mod:`.optim`,
 :mod:`.rearrange`, :mod:`.sorting`, :mod:`.unary_math`, :mod:`.normalization`,
-:mod:`.embedding`, :mod:`.deconvolution`.
+:mod:`.embedding`, :mod:`.deconvolution`, :mod:`.sequence`, :mod:`.output_heads`,
+:mod:`.la` (``linalg``), :mod:`.contrib`, :mod:`.upsampling`, :mod:`.gather`,
+:mod:`.statistics`, :mod:`.im2col`, :mod:`.l2_normalization`, :mod:`.ctc`,
+:mod:`.spatial_transformer`, :mod:`.correlation`, :mod:`.amp`,
+:mod:`.roi_pooling`, :mod:`.image`,
+:mod:`.attention`, :mod:`.distributions`;
+:mod:`.python_level` holds the functions MXNet writes in Python over these.
 """
-from . import (activation, conv, creation, deconvolution, dropout, elemwise,  # noqa: F401
-               embedding, fully_connected, gradient_control, indexing, join, linalg,
-               normalization, optim, pooling, rearrange, reduce, rnn, sampling, shape,
-               softmax, sorting, unary_math)
+from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: F401
+               creation, ctc, deconvolution, distributions, dropout, elemwise, embedding, fully_connected, gather,
+               gradient_control, im2col, image, indexing, join, l2_normalization, la,
+               linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
+               rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
+               spatial_transformer, statistics, unary_math, upsampling)
 from .registry import OpDef, defop, get  # noqa: F401

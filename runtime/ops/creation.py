@@ -1,5 +1,5 @@
 """Creation and dtype conversion: ``zeros_like``, ``ones_like``, ``_zeros``, ``_ones``,
-``_full``, ``_arange`` and ``Cast``.
+``_full``, ``_arange``, ``_linspace``, ``_eye``, ``reset_arrays`` and ``Cast``.
 
 Creation operators have ``arg_names=()``: the kernel is called with params only and the
 gradient returns ``[]``.
@@ -75,6 +75,54 @@ defop("_arange", _arange, arg_names=(), infer=_arange_infer, grad=_no_input_grad
               "ctx": None, "dtype": "float32"})
 
 
+def _linspace_count(num):
+    if int(num) != num or num < 0:
+        raise ValueError(f"_linspace: num={num!r} must be a non-negative integer")
+    return int(num)
+
+
+def _linspace(start=0.0, stop=1.0, num=50, endpoint=True, ctx=None, dtype="float32"):
+    # computed in float64 then cast, as numpy.linspace(..., dtype=) does
+    return np.linspace(float(start), float(stop), _linspace_count(num),
+                       endpoint=bool(endpoint)).astype(_dtype(dtype))
+
+
+defop("_linspace", _linspace, arg_names=(), grad=_no_input_grad,
+      infer=lambda in_shapes, in_dtypes, num=50, dtype="float32", **_: (
+          [(_linspace_count(num),)], [_dtype(dtype)]),
+      cost=lambda in_shapes, num=50, **_: max(1, _linspace_count(num)),
+      params={"start": 0.0, "stop": 1.0, "num": 50, "endpoint": True, "ctx": None,
+              "dtype": "float32"})
+
+
+def _eye_shape(N, M=0, k=0):
+    if int(N) != N or N < 0 or int(M) != M or M < 0:
+        raise ValueError(f"_eye: N={N!r} and M={M!r} must be non-negative integers "
+                         "(M=0: M = N)")
+    return (int(N), int(M) or int(N))
+
+
+def _eye(N=0, M=0, k=0, ctx=None, dtype="float32"):
+    return np.eye(*_eye_shape(N, M), k=int(k), dtype=_dtype(dtype))
+
+
+defop("_eye", _eye, arg_names=(), grad=_no_input_grad,
+      infer=lambda in_shapes, in_dtypes, N=0, M=0, dtype="float32", **_: (
+          [_eye_shape(N, M)], [_dtype(dtype)]),
+      cost=lambda in_shapes, N=0, M=0, **_: max(1, _size(_eye_shape(N, M))),
+      params={"N": 0, "M": 0, "k": 0, "ctx": None, "dtype": "float32"})
+
+
+# MXNet's reset_arrays zeroes its inputs in place: here its outputs are those arrays
+# (``mx.nd.reset_arrays`` passes ``out=`` them), one engine op for all.
+defop("reset_arrays", lambda *arrays, num_arrays=1: tuple(np.zeros_like(a) for a in arrays),
+      arg_names=("arrays",), variadic=True, num_outputs=lambda p: int(p["num_arrays"]),
+      grad=lambda ograds, inputs, outputs, **_: [None] * len(inputs),   # constants
+      infer=lambda in_shapes, in_dtypes, **_: (list(in_shapes), list(in_dtypes)),
+      cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
+      params={"num_arrays": 1})
+
+
 # -- dtype conversion ------------------------------------------------------------------
 def _cast(data, dtype="float32"):
     out = data.astype(_dtype(dtype), copy=False)
@@ -88,4 +136,4 @@ def _cast_grad(ograds, inputs, outputs, dtype="float32"):
 defop("Cast", _cast, grad=_cast_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, dtype="float32", **_: (
           [tuple(in_shapes[0])], [_dtype(dtype)]),
-      params={"dtype": "float32"})
+      params={"dtype": "float32"}, aliases=("cast",))

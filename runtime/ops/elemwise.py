@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from .registry import broadcast_shape, defop, same_shape
+from .registry import alias, broadcast_shape, defop, same_shape
 
 
 def unbroadcast(grad, shape):
@@ -60,6 +60,30 @@ _binary(("_maximum", "broadcast_maximum"), np.maximum,
         lambda g, a, b, o: (g * (a >= b), g * (a < b)))
 _binary(("_minimum", "broadcast_minimum"), np.minimum,
         lambda g, a, b, o: (g * (a <= b), g * (a > b)))
+def _mod(a, b):
+    """MXNet's modulo: Python's sign convention (the divisor's), and 0 where b is 0."""
+    zero = b == 0
+    if not np.any(zero):
+        return np.mod(a, b)
+    return np.where(zero, 0, np.mod(a, np.where(zero, 1, b)))
+
+
+def _floordiv(a, b):
+    """floor(a / b), 0 where b is 0 (there the result is the constant 0)."""
+    return np.where(b == 0, 0, np.floor(a / np.where(b == 0, 1, b)))
+
+
+_binary(("_mod", "broadcast_mod"), _mod, lambda g, a, b, o: (g, -g * _floordiv(a, b)))
+_binary(("_hypot", "broadcast_hypot"), np.hypot,
+        lambda g, a, b, o: (g * a / o, g * b / o))
+# MXNet's other names of the same operators
+for _alias, _target in (("broadcast_plus", "broadcast_add"), ("broadcast_minus", "broadcast_sub"),
+                        ("_add", "elemwise_add"), ("_plus", "elemwise_add"),
+                        ("_sub", "elemwise_sub"), ("_minus", "elemwise_sub"),
+                        ("_mul", "elemwise_mul"), ("_div", "elemwise_div"),
+                        ("_Maximum", "_maximum"), ("_Minimum", "_minimum"),
+                        ("_Power", "_power")):
+    alias(_alias, _target)
 
 # -- array (op) scalar ---------------------------------------------------------------
 _SCALAR = {
@@ -73,6 +97,10 @@ _SCALAR = {
     "_rpower_scalar": (lambda x, s: s ** x, lambda g, x, o, s: g * o * np.log(s)),
     "_maximum_scalar": (lambda x, s: np.maximum(x, s), lambda g, x, o, s: g * (x >= s)),
     "_minimum_scalar": (lambda x, s: np.minimum(x, s), lambda g, x, o, s: g * (x <= s)),
+    "_mod_scalar": (lambda x, s: _mod(x, np.asarray(s, x.dtype)), lambda g, x, o, s: g),
+    "_rmod_scalar": (lambda x, s: _mod(np.asarray(s, x.dtype), x),
+                     lambda g, x, o, s: -g * _floordiv(np.asarray(s, x.dtype), x)),
+    "_hypot_scalar": (lambda x, s: np.hypot(x, s), lambda g, x, o, s: g * x / o),
 }
 
 
@@ -93,7 +121,8 @@ for _name, (_fn, _grad) in _SCALAR.items():
 # -- comparisons: results are 0/1 in the input's dtype, as in MXNet ------------------
 _COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
             "greater_equal": np.greater_equal, "lesser": np.less,
-            "lesser_equal": np.less_equal}
+            "lesser_equal": np.less_equal, "logical_and": np.logical_and,
+            "logical_or": np.logical_or, "logical_xor": np.logical_xor}
 
 
 def _no_grad(ograds, inputs, outputs, **params):
@@ -170,4 +199,5 @@ def _add_n_infer(in_shapes, in_dtypes, **_):
 
 
 # Gradient accumulation in autograd uses add_n (MXNet: ElementWiseSum / add_n).
-defop("add_n", _add_n, arg_names=("args",), variadic=True, infer=_add_n_infer, grad=_add_n_grad)
+defop("add_n", _add_n, arg_names=("args",), variadic=True, infer=_add_n_infer, grad=_add_n_grad,
+      aliases=("ElementWiseSum",))

@@ -20,8 +20,7 @@ def _pass_grad(ograds, inputs, outputs, **_):
     return [np.zeros_like(inputs[0]) if g is None else g]
 
 
-for _name in ("BlockGrad", "stop_gradient"):
-    defop(_name, _identity, grad=_block_grad, cost=input_size)
+defop("BlockGrad", _identity, grad=_block_grad, cost=input_size, aliases=("stop_gradient",))
 for _name in ("identity",):
     defop(_name, lambda data: data.copy(), grad=_pass_grad, cost=input_size)
 

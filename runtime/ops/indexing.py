@@ -1,8 +1,9 @@
 """Indexing and selection: slicing (``slice``, ``slice_axis``, the assignments behind
 ``x[key] = v``), ``where``, ``clip``, ``one_hot``, ``take``, ``pick``, ``argmax``/``argmin``.
 
-Slicing operators take ``key``, a normalized basic-indexing key: a tuple of ``slice``
-objects, ints, ``None`` and ``Ellipsis`` (no arrays). MXNet's ``begin``/``end``/``step``
+Slicing operators take ``key``, a normalized numpy index: a tuple of ``slice`` objects,
+ints, ``None``, ``Ellipsis`` and integer numpy arrays (advanced indexing, whose gradient
+adds up repeated positions). MXNet's ``begin``/``end``/``step``
 parameters are accepted instead of ``key`` (``begin=(0, 1), end=(2, None)``), so a graph
 saved by MXNet still loads. Kernels never modify their inputs: ``_slice_assign`` copies,
 then assigns.
@@ -32,9 +33,10 @@ def _slice_key(key=None, begin=None, end=None, step=None):
         key = tuple(key) if isinstance(key, list) else (key,)
     for k in key:
         if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
-                and not isinstance(k, bool)):
-            raise ValueError(f"slice: key {key!r} is not a basic index (slices, ints, "
-                             f"None, Ellipsis); element {k!r}")
+                and not isinstance(k, bool) or isinstance(k, np.ndarray)
+                and k.dtype.kind in "iu"):
+            raise ValueError(f"slice: key {key!r} is not an index (slices, ints, None, "
+                             f"Ellipsis, integer arrays); element {k!r}")
         if isinstance(k, slice) and k.step == 0:
             raise ValueError(f"slice: key {key!r} has a slice step of 0")
     return key
@@ -60,8 +62,15 @@ def _slice_grad(ograds, inputs, outputs, key=None, begin=None, end=None, step=No
     g = np.zeros_like(x)
     key = _slice_key(key, begin, end, step)
     og = ograds[0]
-    g[key] = og.reshape(g[key].shape)   # a (1,) result of an all-integer key
+    if _is_advanced(key):   # repeated positions add up
+        np.add.at(g, key, og.reshape(g[key].shape))
+    else:
+        g[key] = og.reshape(g[key].shape)   # a (1,) result of an all-integer key
     return [g]
+
+
+def _is_advanced(key):
+    return any(type(k) is np.ndarray for k in key)
 
 
 def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None, **_):
@@ -72,9 +81,11 @@ def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None
     return [shape or (1,)], [in_dtypes[0]]
 
 
-_KEY_PARAMS = {"key": None, "begin": None, "end": None, "step": None}
+# (``key``, xprof's own: an index expression, last so that positional parameters are
+# MXNet's begin, end, step)
+_KEY_PARAMS = {"begin": None, "end": None, "step": None, "key": None}
 defop("slice", _slice, infer=_slice_infer, grad=_slice_grad, cost=_cheap,
-      params=dict(_KEY_PARAMS))
+      params=dict(_KEY_PARAMS), aliases=("crop",))
 
 
 def _slice_axis_key(ndim, axis, begin, end):
@@ -149,7 +160,7 @@ def _slice_assign_infer(in_shapes, in_dtypes, key=None, begin=None, end=None,
 
 defop("_slice_assign", _slice_assign, arg_names=("lhs", "rhs"),
       infer=_slice_assign_infer, grad=_slice_assign_grad, cost=input_size,
-      params=dict(_KEY_PARAMS))
+      params=dict(_KEY_PARAMS), aliases=("_crop_assign",))
 
 
 def _slice_assign_scalar(data, scalar=0.0, key=None, begin=None, end=None, step=None):
@@ -173,7 +184,7 @@ def _slice_assign_scalar_infer(in_shapes, in_dtypes, scalar=0.0, key=None, begin
 
 defop("_slice_assign_scalar", _slice_assign_scalar, infer=_slice_assign_scalar_infer,
       grad=_slice_assign_scalar_grad, cost=input_size,
-      params=dict(_KEY_PARAMS, scalar=0.0))
+      params=dict(_KEY_PARAMS, scalar=0.0), aliases=("_crop_assign_scalar",))
 
 
 # -- selection ---------------------------------------------------------------------
@@ -353,3 +364,13 @@ def _def_arg(opname, fn):
 
 _def_arg("argmax", np.argmax)
 _def_arg("argmin", np.argmin)
+
+
+def _argmax_channel(data):
+    """MXNet's ``argmax_channel``: the argmax over the last axis, as floats."""
+    return np.argmax(data, axis=-1).astype(data.dtype)
+
+
+defop("argmax_channel", _argmax_channel, grad=_zeros_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, **_: ([tuple(in_shapes[0][:-1]) or (1,)],
+                                               [in_dtypes[0]]))

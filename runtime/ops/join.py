@@ -9,8 +9,8 @@ checked against the input count when given.
 
 import numpy as np
 
-from .params import _axis, _bool, _cheap, _og, _size
-from .registry import defop
+from .params import _axis, _bool, _cheap, _og, _size, parse_tuple
+from .registry import alias, defop
 
 
 # -- joining and splitting ------------------------------------------------------------
@@ -48,7 +48,7 @@ def _concat_grad(ograds, inputs, outputs, dim=1, num_args=None):
 
 defop("concat", _concat, variadic=True, infer=_concat_infer, grad=_concat_grad,
       cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
-      params={"dim": 1, "num_args": None})
+      params={"dim": 1, "num_args": None}, aliases=("Concat",))
 
 
 def _stack_infer(in_shapes, in_dtypes, axis=0, num_args=None, **_):
@@ -126,7 +126,66 @@ def _def_split(opname):
           params={"num_outputs": None, "axis": 1, "squeeze_axis": False})
 
 
-# MXNet registers SliceChannel with the alias split; both names are kept here so that
-# either spelling (symbol JSON uses SliceChannel, nd.split calls split) finds the op.
+# MXNet registers SliceChannel with the alias split (symbol JSON uses SliceChannel).
 _def_split("SliceChannel")
-_def_split("split")
+alias("split", "SliceChannel")
+
+
+# -- _split_v2: numpy.split's semantics (mx.nd.split_v2 is its Python front end) -----------
+def _split_v2_bounds(n, indices, sections, opname="split_v2"):
+    """[(start, end)] along the axis: ``sections`` equal parts, or split points
+    ``indices`` (with a leading 0, as MXNet's front end passes them)."""
+    if int(sections or 0) > 0:
+        k = int(sections)
+        if n % k:
+            raise ValueError(f"{opname}: an axis of {n} cannot be split into {k} equal "
+                             "sections")
+        return [(i * n // k, (i + 1) * n // k) for i in range(k)]
+    points = [int(i) for i in parse_tuple(indices, "indices")] if indices else [0]
+    ends = points[1:] + [n]
+    return [(min(s, n), min(max(e, s), n)) for s, e in zip(points, ends)]
+
+
+def _split_v2(data, indices=(), axis=0, squeeze_axis=False, sections=0):
+    a = _axis(axis, data.ndim, "split_v2")
+    outs = []
+    for s, e in _split_v2_bounds(data.shape[a], indices, sections):
+        part = data[(slice(None),) * a + (slice(s, e),)]
+        outs.append(part.squeeze(a) if _bool(squeeze_axis) else part)
+    return tuple(outs)
+
+
+def _split_v2_infer(in_shapes, in_dtypes, indices=(), axis=0, squeeze_axis=False,
+                    sections=0, **_):
+    shape = tuple(in_shapes[0])
+    a = _axis(axis, len(shape), "split_v2")
+    out = []
+    for s, e in _split_v2_bounds(shape[a], indices, sections):
+        if _bool(squeeze_axis):
+            if e - s != 1:
+                raise ValueError("split_v2: squeeze_axis=True needs parts of size 1")
+            out.append(shape[:a] + shape[a + 1:])
+        else:
+            out.append(shape[:a] + (e - s,) + shape[a + 1:])
+    return out, [in_dtypes[0]] * len(out)
+
+
+def _split_v2_grad(ograds, inputs, outputs, indices=(), axis=0, squeeze_axis=False,
+                   sections=0):
+    x = inputs[0]
+    a = _axis(axis, x.ndim, "split_v2")
+    parts = [_og(ograds, i, outputs) for i in range(len(outputs))]
+    if _bool(squeeze_axis):
+        parts = [np.expand_dims(p, a) for p in parts]
+    return [np.concatenate(parts, axis=a)]
+
+
+def _split_v2_count(params):
+    if int(params.get("sections") or 0) > 0:
+        return int(params["sections"])
+    return len(parse_tuple(params.get("indices") or (0,), "indices"))
+
+
+defop("_split_v2", _split_v2, infer=_split_v2_infer, grad=_split_v2_grad, cost=_cheap,
+      num_outputs=_split_v2_count,
+      params={"indices": (), "axis": 0, "squeeze_axis": False, "sections": 0})

@@ -189,7 +189,7 @@ defop("BatchNorm", _batch_norm, train_kernel=_batch_norm_train,
       mutate_aux=True, infer=_batch_norm_infer, infer_args=_batch_norm_infer_args,
       grad=_batch_norm_grad, num_outputs=3, visible_outputs=_mean_var_visible,
       output_names=("output", "mean", "var"), cost=lambda s, **_: 8 * input_size(s),
-      params=dict(_BN_PARAMS))
+      params=dict(_BN_PARAMS), aliases=("BatchNorm_v1",))   # MXNet's legacy BatchNorm
 
 
 # -- LayerNorm -------------------------------------------------------------------------

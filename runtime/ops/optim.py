@@ -1,6 +1,6 @@
 """Optimizer update operators: ``sgd_update``, ``sgd_mom_update``, ``adam_update``,
 ``nag_mom_update``, ``rmsprop_update``, ``rmspropalex_update``, ``signsgd_update``,
-``signum_update``.
+``signum_update``, ``ftml_update``, ``ftrl_update``.
 
 Names and parameters follow MXNet 1.x. Each update is one engine op per parameter, so
 a ``Trainer.step`` shows up in a profile as one ``sgd_mom_update`` (say) per weight.
@@ -216,10 +216,52 @@ defop("signum_update", _signum, arg_names=("weight", "grad", "mom"),
       num_outputs=2, visible_outputs=1, output_names=("output", "mom"),
       params=dict(_PLAIN, lr=0.01, momentum=0.0, wd_lh=0.0), doc=_signum.__doc__)
 
+
+# -- FTML, FTRL ------------------------------------------------------------------------------
+def _ftml(weight, grad, d, v, z, lr=0.0025, beta1=0.6, beta2=0.999, epsilon=1e-8, t=1,
+          wd=0.0, rescale_grad=1.0, clip_grad=-1.0):
+    """FTML (Zheng & Kwok 2017) as MXNet's ``ftml_update``: g = clip(rescale_grad * grad
+    + wd * w, clip_grad); v' = beta2 v + (1 - beta2) g^2; d' = (1 - beta1^t) / lr *
+    (sqrt(v' / (1 - beta2^t)) + epsilon); z' = beta1 z + (1 - beta1) g - (d' - beta1 d) w;
+    w' = -z' / d'."""
+    b1, b2, t, lr = float(beta1), float(beta2), int(t), float(lr)
+    g = _clip(grad * float(rescale_grad) + float(wd) * weight, clip_grad)
+    new_v = b2 * v + (1.0 - b2) * np.square(g)
+    new_d = (1.0 - b1 ** t) / lr * (np.sqrt(new_v / (1.0 - b2 ** t)) + float(epsilon))
+    new_z = b1 * z + (1.0 - b1) * g - (new_d - b1 * d) * weight
+    return (_as(weight, -new_z / new_d), _as(d, new_d), _as(v, new_v), _as(z, new_z))
+
+
+def _ftrl(weight, grad, z, n, lr=0.1, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad=1.0,
+          clip_gradient=-1.0):
+    """FTRL-Proximal (McMahan et al. 2013) as MXNet's ``ftrl_update``: g =
+    clip(rescale_grad * grad); z' = z + g - (sqrt(n + g^2) - sqrt(n)) w / lr;
+    n' = n + g^2; w' = (sign(z') lamda1 - z') / ((beta + sqrt(n')) / lr + wd) where
+    |z'| > lamda1, else 0."""
+    lr, l1 = float(lr), float(lamda1)
+    g = _prep(grad, rescale_grad, clip_gradient)
+    new_n = n + np.square(g)
+    new_z = z + g - (np.sqrt(new_n) - np.sqrt(n)) * weight / lr
+    new_w = np.where(np.abs(new_z) > l1,
+                     (np.sign(new_z) * l1 - new_z)
+                     / ((float(beta) + np.sqrt(new_n)) / lr + float(wd)), 0.0)
+    return _as(weight, new_w), _as(z, new_z), _as(n, new_n)
+
+
+defop("ftml_update", _ftml, arg_names=("weight", "grad", "d", "v", "z"),
+      infer=_same_shapes("ftml_update", ("weight", "grad", "d", "v", "z")), cost=_cost(14),
+      num_outputs=4, visible_outputs=1, output_names=("output", "d", "v", "z"),
+      params={"lr": 0.0025, "beta1": 0.6, "beta2": 0.999, "epsilon": 1e-8, "t": 1,
+              "wd": 0.0, "rescale_grad": 1.0, "clip_grad": -1.0}, doc=_ftml.__doc__)
+defop("ftrl_update", _ftrl, arg_names=("weight", "grad", "z", "n"),
+      infer=_same_shapes("ftrl_update", ("weight", "grad", "z", "n")), cost=_cost(12),
+      num_outputs=3, visible_outputs=1, output_names=("output", "z", "n"),
+      params=dict(_PLAIN, lr=0.1, lamda1=0.01, beta=1.0), doc=_ftrl.__doc__)
+
 # op name -> number of state inputs following (weight, grad)
 UPDATE_OPS = {"sgd_update": 0, "sgd_mom_update": 1, "adam_update": 2, "nag_mom_update": 1,
               "rmsprop_update": 1, "rmspropalex_update": 3, "signsgd_update": 0,
-              "signum_update": 1}
+              "signum_update": 1, "ftml_update": 3, "ftrl_update": 2}
 
 
 def num_states(opname):

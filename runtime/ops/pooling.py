@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from .conv import _check_params, _padded, _spatial, _spatial_dims
-from .params import _as, _bool, _size
+from .params import _as, _bool, _size, parse_tuple
 from .registry import defop
 
 __all__ = ["pool_output_shape"]
@@ -37,21 +37,30 @@ class _PoolGeom:
             self.pad = self.extra = (0,) * nsp
             self.out = (1,) * nsp
             return
-        if pooling_convention not in ("valid", "full"):
+        if pooling_convention not in ("valid", "full", "same"):
             raise ValueError(f"Pooling: pooling_convention={pooling_convention!r} is not "
-                             f"supported; use 'valid' or 'full'")
+                             f"supported; use 'valid', 'full' or 'same'")
         self.kernel = _spatial(kernel, nsp, "kernel", opname)
         self.stride = _spatial(stride, nsp, "stride", opname, default=1)
+        if pooling_convention == "same":
+            # output ceil(n / stride), the missing input past the end padded; MXNet takes
+            # no explicit pad with it
+            if any(parse_tuple(pad, "pad") or ()):
+                raise ValueError(f"Pooling: pooling_convention='same' takes no pad, got "
+                                 f"pad={pad}")
+            pad = ()
         self.pad = _spatial(pad, nsp, "pad", opname, default=0, minimum=0)
         out, extra = [], []
         for i, (n, k, s, p) in enumerate(zip(self.spatial, self.kernel, self.stride,
                                              self.pad)):
             padded = n + 2 * p
-            if k > padded:
+            if k > padded and pooling_convention != "same":
                 raise ValueError(f"Pooling: kernel={self.kernel} is larger than the padded "
                                  f"input {padded} along spatial axis {i} (data {dshape}, "
                                  f"pad={self.pad})")
-            if pooling_convention == "valid":
+            if pooling_convention == "same":
+                o = -(-n // s)
+            elif pooling_convention == "valid":
                 o = (padded - k) // s + 1
             else:
                 o = -(-(padded - k) // s) + 1

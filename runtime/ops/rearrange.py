@@ -6,6 +6,7 @@ gradient back where the element came from)."""
 import numpy as np
 
 from .params import _cheap, _size, parse_tuple
+from .. import util as _util
 from .registry import defop, input_size
 
 
@@ -47,10 +48,13 @@ defop("squeeze", _squeeze, grad=lambda og, i, o, **_: [og[0].reshape(i[0].shape)
 # -- tile, repeat --------------------------------------------------------------------------
 def _tile_reps(ndim, reps):
     reps = parse_tuple(reps, "reps")
-    if not reps:
-        raise ValueError("tile: reps must not be empty")
+    if not reps:                       # as numpy.tile: a copy
+        return (1,) * ndim
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: reps={reps} must not be negative")
+    if 0 in reps and not _util.is_np_shape():
+        raise ValueError(f"tile: reps={reps} has a 0, an empty result; MXNet 1.x allows it "
+                         "only under mx.np_shape(True)")
     return reps if len(reps) >= ndim else (1,) * (ndim - len(reps)) + reps
 
 
@@ -110,9 +114,8 @@ def _flip(data, axis=()):
     return np.flip(data, axes).copy() if axes else data.copy()
 
 
-for _name in ("flip", "reverse"):
-    defop(_name, _flip, grad=lambda og, i, o, axis=(): [_flip(og[0], axis)], cost=input_size,
-          params={"axis": ()})
+defop("reverse", _flip, grad=lambda og, i, o, axis=(): [_flip(og[0], axis)], cost=input_size,
+      params={"axis": ()}, aliases=("flip",))
 
 
 def _swap(data, dim1=0, dim2=0):
@@ -126,9 +129,8 @@ def _swap_infer(in_shapes, in_dtypes, dim1=0, dim2=0, **_):
     return [tuple(shape)], [in_dtypes[0]]
 
 
-for _name in ("swapaxes", "SwapAxis"):
-    defop(_name, _swap, infer=_swap_infer, cost=input_size, params={"dim1": 0, "dim2": 0},
-          grad=lambda og, i, o, dim1=0, dim2=0: [_swap(og[0], dim1, dim2)])
+defop("SwapAxis", _swap, infer=_swap_infer, cost=input_size, params={"dim1": 0, "dim2": 0},
+      grad=lambda og, i, o, dim1=0, dim2=0: [_swap(og[0], dim1, dim2)], aliases=("swapaxes",))
 
 
 # -- reshape_like, slice_like --------------------------------------------------------------
@@ -210,13 +212,17 @@ def _s2d(data, block_size=1):
     return x.reshape(n, c * b * b, h // b, w // b)
 
 
-def _check4(opname, shape):
+def _check4(opname, shape, block_size=1):
     if len(shape) != 4:
         raise ValueError(f"{opname}: data must be 4-D (NCHW), got shape {tuple(shape)}")
+    if int(block_size) < 1:
+        raise ValueError(f"{opname}: block_size={block_size} must be a positive int")
+    if 0 in tuple(shape):
+        raise ValueError(f"{opname}: data of shape {tuple(shape)} has an empty dimension")
 
 
 def _d2s_infer(s, d, block_size=1, **_):
-    _check4("depth_to_space", s[0])
+    _check4("depth_to_space", s[0], block_size)
     n, c, h, w = s[0]
     b = int(block_size)
     if c % (b * b):
@@ -225,7 +231,7 @@ def _d2s_infer(s, d, block_size=1, **_):
 
 
 def _s2d_infer(s, d, block_size=1, **_):
-    _check4("space_to_depth", s[0])
+    _check4("space_to_depth", s[0], block_size)
     n, c, h, w = s[0]
     b = int(block_size)
     if h % b or w % b:
@@ -258,7 +264,13 @@ def _diag_grad(ograds, inputs, outputs, k=0, axis1=0, axis2=1):
 
 
 def _diag_infer(in_shapes, in_dtypes, k=0, axis1=0, axis2=1, **_):
-    probe = np.empty(tuple(in_shapes[0]), dtype=np.bool_)
+    shape = tuple(in_shapes[0])
+    if len(shape) >= 2:
+        n1, n2 = shape[axis1], shape[axis2]
+        if not -n1 < int(k) < n2:
+            raise ValueError(f"diag: k={k} is out of range for a {n1}x{n2} matrix "
+                             f"(allowed: {-n1 + 1} to {n2 - 1})")
+    probe = np.empty(shape, dtype=np.bool_)
     return [_diag(probe, k, axis1, axis2).shape], [in_dtypes[0]]
 
 
@@ -305,6 +317,5 @@ def _pad_infer(in_shapes, in_dtypes, mode="constant", pad_width=(), **_):
     return [tuple(n + a + b for n, (a, b) in zip(in_shapes[0], width))], [in_dtypes[0]]
 
 
-for _name in ("Pad", "pad"):
-    defop(_name, _pad, infer=_pad_infer, grad=_pad_grad, cost=input_size,
-          params={"mode": "constant", "pad_width": (), "constant_value": 0.0})
+defop("Pad", _pad, infer=_pad_infer, grad=_pad_grad, cost=input_size,
+      params={"mode": "constant", "pad_width": (), "constant_value": 0.0}, aliases=("pad",))

@@ -7,7 +7,7 @@ As in MXNet 1.x, reducing every axis without ``keepdims`` gives shape ``(1,)``, 
 """
 import numpy as np
 
-from .registry import defop, input_size
+from .registry import alias, defop, input_size
 
 
 def _axes(axis, ndim):
@@ -77,8 +77,23 @@ def _reduction(name, fn, grad):
 
     # a reduction reads every input element: its cost is the input's size, not the
     # (small) output's, so summing a big array is not run inline on the caller
-    return defop(name, kernel, infer=_infer, grad=g, cost=input_size,
+    infer = _infer
+    if name in ("max", "min"):
+        infer = _nonempty_infer(name)
+    return defop(name, kernel, infer=infer, grad=g, cost=input_size,
                  params={"axis": None, "keepdims": False, "exclude": False})
+
+
+def _nonempty_infer(name):
+    """max/min of nothing has no value: refused at the call, as MXNet does."""
+    def infer(in_shapes, in_dtypes, axis=None, keepdims=False, exclude=False, **_):
+        shape = tuple(in_shapes[0])
+        axes = _reduced(axis, len(shape), exclude)
+        axes = range(len(shape)) if axes is None else axes
+        if any(shape[a] == 0 for a in axes):
+            raise ValueError(f"{name}: cannot reduce an empty axis (input shape {shape})")
+        return _infer(in_shapes, in_dtypes, axis, keepdims, exclude)
+    return infer
 
 
 def _count(x, axes):
@@ -117,9 +132,9 @@ _reduction("nanprod", np.nanprod,
            lambda og, x, o, axes: np.where(np.isnan(x), 0, _prod_grad(og, np.where(
                np.isnan(x), 1, x), o, axes)))
 # MXNet's legacy names
-_reduction("sum_axis", np.sum, lambda og, x, o, axes: np.broadcast_to(og, x.shape))
-_reduction("max_axis", np.max, _arg_grad)
-_reduction("min_axis", np.min, _arg_grad)
+alias("sum_axis", "sum")
+alias("max_axis", "max")
+alias("min_axis", "min")
 
 
 # -- norm -------------------------------------------------------------------------------

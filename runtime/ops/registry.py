@@ -30,10 +30,10 @@ import math
 
 import numpy as np
 
-__all__ = ["OpDef", "defop", "get", "registry", "same_shape", "broadcast_shape",
-           "input_size"]
+__all__ = ["OpDef", "defop", "alias", "get", "registry", "canonical", "same_shape",
+           "broadcast_shape", "input_size"]
 
-registry = {}
+registry = {}    # every name an operator answers to (aliases included) -> its OpDef
 
 
 class OpDef:
@@ -137,13 +137,35 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
-def defop(name, kernel, **kwargs):
-    """Register operator ``name`` (see :class:`OpDef` for the fields) and return it."""
+def defop(name, kernel, aliases=(), **kwargs):
+    """Register operator ``name`` (see :class:`OpDef` for the fields) and return it;
+    ``aliases`` are other names of the same operator (see :func:`alias`)."""
     if name in registry:
         raise ValueError(f"operator {name!r} is already registered")
     op = OpDef(name, kernel, **kwargs)
     registry[name] = op
+    for other in aliases:
+        alias(other, name)
     return op
+
+
+def alias(name, target):
+    """Make ``name`` another name of registered operator ``target`` (MXNet's
+    ``add_alias``: ``flatten`` for ``Flatten``, ``broadcast_plus`` for ``broadcast_add``).
+
+    ``mx.nd.<name>`` and ``mx.sym.<name>`` then exist and call the same definition;
+    the op is profiled, serialized and differentiated under its own name ``target``,
+    as in MXNet, and an unnamed symbol node is named after ``name``."""
+    op = get(target)
+    if name in registry and registry[name] is not op:
+        raise ValueError(f"operator {name!r} is already registered")
+    registry[name] = op
+    return op
+
+
+def canonical():
+    """Each registered operator once: {name: OpDef} without the aliases."""
+    return {name: op for name, op in registry.items() if op.name == name}
 
 
 def get(name):

@@ -10,10 +10,15 @@ then direction (forward, backward), then ``i2h`` before ``h2h``; a weight is
 concatenation of the previous layer's directions. With ``state_outputs`` the op also
 returns the final ``h`` (and ``c`` for LSTM), stacked like ``state``.
 
+LSTM with ``projection_size`` P (MXNet's LSTMP): each step's ``o * tanh(c)`` (H values)
+is projected to ``h`` (P values) by a (P, H) weight ``h2r``; ``state`` and the outputs
+then have P per direction, ``h2h`` weights are (4H, P), and each (layer, direction)'s
+weights are i2h, h2h, h2r in the flat vector (biases as without projection).
+
 The gradient re-runs the forward keeping each step's activations (backpropagation
 through time), so the forward keeps nothing alive between calls. ``p`` (dropout between
 layers) is accepted as MXNet's front ends pass it; the kernel does not drop (noted in
-docs/architecture.md). ``use_sequence_length`` and ``projection_size`` are refused.
+docs/architecture.md). ``use_sequence_length`` is refused.
 """
 import numpy as np
 
@@ -36,33 +41,55 @@ def _geometry(dshape, state_size, num_layers, bidirectional, mode):
     return dshape + (hidden, layers, dirs, GATES[mode])
 
 
-def param_size(input_size, state_size, num_layers, bidirectional, mode):
+def _projection(projection_size, mode):
+    """P, the projected state size (0: no projection; LSTM only)."""
+    if projection_size in (None, 0, "None"):
+        return 0
+    p = _positive_int(projection_size, "projection_size", "RNN")
+    if mode != "lstm":
+        raise ValueError(f"RNN: projection_size={projection_size!r} needs mode='lstm', "
+                         f"not {mode!r}")
+    return p
+
+
+def param_size(input_size, state_size, num_layers, bidirectional, mode,
+               projection_size=None):
     """Length of the flat parameter vector (MXNet's ``GetRnnParamSize``)."""
     _, _, c, h, layers, dirs, g = _geometry((1, 1, input_size), state_size, num_layers,
                                             bidirectional, mode)
+    p = _projection(projection_size, mode)
+    r = p or h
     total = 0
     for layer in range(layers):
-        ni = c if layer == 0 else h * dirs
-        total += dirs * g * h * (ni + h + 2)
+        ni = c if layer == 0 else r * dirs
+        total += dirs * (g * h * (ni + r + 2) + p * h)
     return total
 
 
-def _unpack(params, c, h, layers, dirs, g):
-    """[(Wx, Wh, bx, bh)] per (layer, direction), views into the flat vector."""
+def _unpack(params, c, h, layers, dirs, g, p=0):
+    """[(Wx, Wh, bx, bh, Wr or None)] per (layer, direction), views into the flat
+    vector."""
+    r = p or h
     weights, off = [], 0
     for layer in range(layers):
-        ni = c if layer == 0 else h * dirs
+        ni = c if layer == 0 else r * dirs
         for _ in range(dirs):
             wx = params[off:off + g * h * ni].reshape(g * h, ni)
             off += g * h * ni
-            wh = params[off:off + g * h * h].reshape(g * h, h)
-            off += g * h * h
-            weights.append([wx, wh])
+            wh = params[off:off + g * h * r].reshape(g * h, r)
+            off += g * h * r
+            wr = None
+            if p:
+                wr = params[off:off + p * h].reshape(p, h)
+                off += p * h
+            weights.append([wx, wh, wr])
     for k in range(layers * dirs):
-        weights[k].append(params[off:off + g * h])
+        bx = params[off:off + g * h]
         off += g * h
-        weights[k].append(params[off:off + g * h])
+        bh = params[off:off + g * h]
         off += g * h
+        wx, wh, wr = weights[k]
+        weights[k] = [wx, wh, bx, bh, wr]
     return weights
 
 
@@ -78,9 +105,9 @@ def _clip(c, lo, hi):
 
 def _run_direction(x, h, c, w, mode, reverse, clip, keep):
     """One layer, one direction over x (T, N, C): (outputs (T, N, H), h, c, cache)."""
-    wx, wh, bx, bh = w
+    wx, wh, bx, bh, wr = w
     steps = x.shape[0]
-    hsz = wh.shape[1]
+    hsz = wx.shape[0] // GATES[mode]
     xs = x @ wx.T + bx
     out = np.empty((steps,) + h.shape, dtype=x.dtype)
     cache = []
@@ -98,8 +125,9 @@ def _run_direction(x, h, c, w, mode, reverse, clip, keep):
             raw = f * c + i * gg
             c = _clip(raw, *clip)
             tc = np.tanh(c)
-            h = o * tc
-            step = (hp, cp, i, f, gg, o, tc, raw)
+            m = o * tc
+            h = m if wr is None else m @ wr.T       # LSTMP: the projected state
+            step = (hp, cp, i, f, gg, o, tc, raw, m)
         elif mode == "gru":
             r = _sigmoid(a[:, :hsz] + hh[:, :hsz])
             z = _sigmoid(a[:, hsz:2 * hsz] + hh[:, hsz:2 * hsz])
@@ -119,16 +147,20 @@ def _run_direction(x, h, c, w, mode, reverse, clip, keep):
 
 def _back_direction(x, dout, dh, dc, w, mode, cache, clip):
     """Gradients of one direction: (dx, dh0, dc0, [dWx, dWh, dbx, dbh])."""
-    wx, wh, _, _ = w
-    hsz = wh.shape[1]
+    wx, wh, _, _, wr = w
+    hsz = wx.shape[0] // GATES[mode]
     dxpre = np.zeros((x.shape[0], x.shape[1], wx.shape[0]), dtype=x.dtype)
     dwh = np.zeros_like(wh)
+    dwr = None if wr is None else np.zeros_like(wr)
     dbh = np.zeros(wh.shape[0], dtype=x.dtype)
     lo, hi = clip
     for t, step in reversed(cache):
         dh = dh + dout[t]
         if mode == "lstm":
-            hp, cp, i, f, gg, o, tc, raw = step
+            hp, cp, i, f, gg, o, tc, raw, m = step
+            if wr is not None:                # through the projection
+                dwr += dh.T @ m
+                dh = dh @ wr
             do = dh * tc
             dcc = dc + dh * o * (1.0 - tc * tc)
             if lo is not None or hi is not None:
@@ -142,7 +174,7 @@ def _back_direction(x, dout, dh, dc, w, mode, cache, clip):
                                    dcc * i * (1 - gg * gg), do * o * (1 - o)], axis=1)
             dc = dcc * f
             dhpre = dpre
-            dh = np.zeros_like(dh)
+            dh = np.zeros(hp.shape, dtype=dh.dtype)
         elif mode == "gru":
             hp, r, z, n, hn = step
             dn = dh * (1.0 - z) * (1.0 - n * n)
@@ -163,17 +195,17 @@ def _back_direction(x, dout, dh, dc, w, mode, cache, clip):
     flat = dxpre.reshape(-1, wx.shape[0])
     dwx = flat.T @ x.reshape(-1, x.shape[2])
     dx = (flat @ wx).reshape(x.shape)
-    return dx, dh, dc, [dwx, dwh, flat.sum(axis=0), dbh]
+    return dx, dh, dc, [dwx, dwh, flat.sum(axis=0), dbh, dwr]
 
 
 def _forward(data, parameters, state, state_cell, state_size, num_layers, bidirectional,
-             mode, clip, keep):
+             mode, clip, keep, projection_size=None):
     steps, n, c, h, layers, dirs, g = _geometry(data.shape, state_size, num_layers,
                                                 bidirectional, mode)
-    weights = _unpack(parameters, c, h, layers, dirs, g)
+    weights = _unpack(parameters, c, h, layers, dirs, g, _projection(projection_size, mode))
     x = data
     hy = np.empty_like(state)
-    cy = np.empty_like(state) if mode == "lstm" else None
+    cy = np.empty_like(state_cell) if mode == "lstm" else None
     trail = []
     for layer in range(layers):
         outs = []
@@ -197,24 +229,21 @@ def _clip_bounds(lstm_state_clip_min, lstm_state_clip_max):
     return lo, hi
 
 
-def _check_supported(use_sequence_length, projection_size):
+def _check_supported(use_sequence_length):
     if _bool(use_sequence_length):
         raise ValueError("RNN: use_sequence_length=True is not supported (pad the "
                          "sequences to one length)")
-    if projection_size not in (None, 0, "None"):
-        raise ValueError(f"RNN: projection_size={projection_size!r} is not supported "
-                         f"(LSTM projection)")
 
 
 def _rnn(data, parameters, state, state_cell=None, state_size=None, num_layers=1,
          bidirectional=False, mode=None, p=0.0, state_outputs=False, projection_size=None,
          lstm_state_clip_min=None, lstm_state_clip_max=None, lstm_state_clip_nan=False,
          use_sequence_length=False):
-    _check_supported(use_sequence_length, projection_size)
+    _check_supported(use_sequence_length)
     out, hy, cy, _, _ = _forward(data, parameters, state, state_cell, state_size,
                                  num_layers, bidirectional, mode,
                                  _clip_bounds(lstm_state_clip_min, lstm_state_clip_max),
-                                 False)
+                                 False, projection_size)
     if not _bool(state_outputs):
         return out
     return (out, hy, cy) if mode == "lstm" else (out, hy)
@@ -222,33 +251,35 @@ def _rnn(data, parameters, state, state_cell=None, state_size=None, num_layers=1
 
 def _rnn_grad(ograds, inputs, outputs, state_size=None, num_layers=1, bidirectional=False,
               mode=None, state_outputs=False, lstm_state_clip_min=None,
-              lstm_state_clip_max=None, **_):
+              lstm_state_clip_max=None, projection_size=None, **_):
     data, parameters, state = inputs[:3]
     state_cell = inputs[3] if mode == "lstm" else None
     clip = _clip_bounds(lstm_state_clip_min, lstm_state_clip_max)
     _, _, weights, trail = _forward(data, parameters, state, state_cell, state_size,
-                                    num_layers, bidirectional, mode, clip, True)[1:]
+                                    num_layers, bidirectional, mode, clip, True,
+                                    projection_size)[1:]
     steps, n, c, h, layers, dirs, g = _geometry(data.shape, state_size, num_layers,
                                                 bidirectional, mode)
+    r = _projection(projection_size, mode) or h     # per-direction output size
 
-    def og(i):
+    def og(i, like):
         if i < len(ograds) and ograds[i] is not None:
             return ograds[i]
-        return np.zeros_like(state)
+        return np.zeros_like(like)
 
     dout = ograds[0] if ograds[0] is not None else np.zeros_like(outputs[0])
-    dhy = og(1) if _bool(state_outputs) else np.zeros_like(state)
-    dcy = (og(2) if _bool(state_outputs) else np.zeros_like(state)) if mode == "lstm" \
-        else None
+    dhy = og(1, state) if _bool(state_outputs) else np.zeros_like(state)
+    dcy = (og(2, state_cell) if _bool(state_outputs) else np.zeros_like(state_cell)) \
+        if mode == "lstm" else None
     dstate = np.zeros_like(state)
-    dcell = np.zeros_like(state) if mode == "lstm" else None
+    dcell = np.zeros_like(state_cell) if mode == "lstm" else None
     dweights = [None] * (layers * dirs)
     for layer in range(layers - 1, -1, -1):
         dx_total = None
         for d in range(dirs):
             k = layer * dirs + d
             x, cache = trail[k]
-            dslice = dout[:, :, d * h:(d + 1) * h] if dirs == 2 else dout
+            dslice = dout[:, :, d * r:(d + 1) * r] if dirs == 2 else dout
             dc0 = dcy[k] if dcy is not None else None
             dx, dh0, dc0, dw = _back_direction(x, dslice, dhy[k], dc0, weights[k], mode,
                                                cache, clip)
@@ -258,7 +289,7 @@ def _rnn_grad(ograds, inputs, outputs, state_size=None, num_layers=1, bidirectio
             dweights[k] = dw
             dx_total = dx if dx_total is None else dx_total + dx
         dout = dx_total
-    flat = [v for w in dweights for v in (w[0].ravel(), w[1].ravel())] + \
+    flat = [v.ravel() for w in dweights for v in (w[0], w[1], w[4]) if v is not None] + \
         [v for w in dweights for v in (w[2], w[3])]
     grads = [_as(data, dout), _as(parameters, np.concatenate(flat)), _as(state, dstate)]
     if mode == "lstm":
@@ -266,37 +297,40 @@ def _rnn_grad(ograds, inputs, outputs, state_size=None, num_layers=1, bidirectio
     return grads
 
 
-def _arg_shapes(dshape, state_size, num_layers, bidirectional, mode):
+def _arg_shapes(dshape, state_size, num_layers, bidirectional, mode, projection_size=None):
     steps, n, c, h, layers, dirs, g = _geometry(dshape, state_size, num_layers,
                                                 bidirectional, mode)
-    shapes = [tuple(dshape), (param_size(c, h, layers, dirs == 2, mode),),
-              (layers * dirs, n, h)]
+    p = _projection(projection_size, mode)
+    shapes = [tuple(dshape), (param_size(c, h, layers, dirs == 2, mode, p),),
+              (layers * dirs, n, p or h)]
     return shapes + [(layers * dirs, n, h)] if mode == "lstm" else shapes
 
 
 def _rnn_infer(in_shapes, in_dtypes, state_size=None, num_layers=1, bidirectional=False,
                mode=None, state_outputs=False, projection_size=None,
                use_sequence_length=False, **_):
-    _check_supported(use_sequence_length, projection_size)
-    expected = _arg_shapes(in_shapes[0], state_size, num_layers, bidirectional, mode)
+    _check_supported(use_sequence_length)
+    expected = _arg_shapes(in_shapes[0], state_size, num_layers, bidirectional, mode,
+                           projection_size)
     names = ("parameters", "state", "state_cell")
     _check_arg_shapes("RNN", names, in_shapes[1:], expected[1:],
                       f"data {tuple(in_shapes[0])}, state_size={state_size}, "
                       f"num_layers={num_layers}, mode={mode!r}")
     steps, n, _, h, layers, dirs, _ = _geometry(in_shapes[0], state_size, num_layers,
                                                 bidirectional, mode)
-    shapes = [(steps, n, dirs * h)]
+    shapes = [(steps, n, dirs * (_projection(projection_size, mode) or h))]
     if _bool(state_outputs):
-        shapes += [(layers * dirs, n, h)] * (2 if mode == "lstm" else 1)
+        shapes += expected[2:]
     return shapes, [in_dtypes[0]] * len(shapes)
 
 
 def _rnn_infer_args(in_shapes, state_size=None, num_layers=1, bidirectional=False,
-                    mode=None, **_):
+                    mode=None, projection_size=None, **_):
     if in_shapes[0] is None:
         raise ValueError("RNN: the data shape is needed to infer the parameter and state "
                          "shapes")
-    expected = _arg_shapes(in_shapes[0], state_size, num_layers, bidirectional, mode)
+    expected = _arg_shapes(in_shapes[0], state_size, num_layers, bidirectional, mode,
+                           projection_size)
     return expected[:len(in_shapes)]
 
 
@@ -307,10 +341,10 @@ def _rnn_outputs(params):
 
 
 def _rnn_cost(in_shapes, state_size=None, num_layers=1, bidirectional=False, mode=None,
-              **_):
+              projection_size=None, **_):
     steps, n, c, h, layers, dirs, g = _geometry(in_shapes[0], state_size, num_layers,
                                                 bidirectional, mode)
-    return steps * n * param_size(c, h, layers, dirs == 2, mode)
+    return steps * n * param_size(c, h, layers, dirs == 2, mode, projection_size)
 
 
 defop("RNN", _rnn, arg_names=("data", "parameters", "state", "state_cell"),

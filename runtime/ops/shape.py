@@ -121,7 +121,7 @@ def _reshape_infer(in_shapes, in_dtypes, shape=(), reverse=False, **_):
 
 
 defop("reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
-      params={"shape": (), "reverse": False})
+      params={"shape": (), "reverse": False}, aliases=("Reshape",))
 
 
 def _flatten_shape(shape):
@@ -135,7 +135,7 @@ def _flatten(data):
     return data.reshape(_flatten_shape(data.shape))
 
 
-defop("Flatten", _flatten, grad=_reshape_grad, cost=_cheap,
+defop("Flatten", _flatten, grad=_reshape_grad, cost=_cheap, aliases=("flatten",),
       infer=lambda in_shapes, in_dtypes, **_: ([_flatten_shape(in_shapes[0])],
                                                [in_dtypes[0]]))
 
@@ -224,8 +224,53 @@ defop("broadcast_to", _broadcast_to, grad=_broadcast_grad, cost=input_size,
       params={"shape": ()})
 
 
+def _broadcast_axis_shape(shape, axis, size):
+    shape = list(shape)
+    axes = parse_tuple(axis, "axis") if axis not in (None, ()) else ()
+    sizes = parse_tuple(size, "size") if size not in (None, ()) else ()
+    if len(axes) != len(sizes):
+        raise ValueError(f"broadcast_axis: axis={tuple(axes)} and size={tuple(sizes)} must "
+                         "have the same length")
+    for a, n in zip(axes, sizes):
+        i = _axis(a, len(shape), "broadcast_axis")
+        if shape[i] != 1 and shape[i] != n:
+            raise ValueError(f"broadcast_axis: axis {a} has size {shape[i]}, not 1; cannot "
+                             f"broadcast it to {n}")
+        shape[i] = int(n)
+    return tuple(shape)
+
+
+def _broadcast_axis(data, axis=(), size=()):
+    return np.broadcast_to(data, _broadcast_axis_shape(data.shape, axis, size))
+
+
+defop("broadcast_axis", _broadcast_axis, grad=_broadcast_grad, cost=input_size,
+      infer=lambda in_shapes, in_dtypes, axis=(), size=(), **_: (
+          [_broadcast_axis_shape(in_shapes[0], axis, size)], [in_dtypes[0]]),
+      params={"axis": (), "size": ()}, aliases=("broadcast_axes",))
+
+
+def _broadcast_like_shape(lshape, rshape, lhs_axes=None, rhs_axes=None):
+    """``rhs``'s shape, or with ``lhs_axes``/``rhs_axes`` the lhs shape whose axes
+    ``lhs_axes`` take the sizes of ``rhs``'s axes ``rhs_axes``."""
+    lshape, rshape = tuple(lshape), tuple(rshape)
+    if lhs_axes in (None, ()) and rhs_axes in (None, ()):
+        return _broadcast_to_shape(lshape, rshape)
+    la = parse_tuple(lhs_axes, "lhs_axes") if lhs_axes not in (None, ()) else ()
+    ra = parse_tuple(rhs_axes, "rhs_axes") if rhs_axes not in (None, ()) else ()
+    if len(la) != len(ra):
+        raise ValueError(f"broadcast_like: lhs_axes={tuple(la)} and rhs_axes={tuple(ra)} "
+                         "must have the same length")
+    target = list(lshape)
+    for a, b in zip(la, ra):
+        i = _axis(a, len(lshape), "broadcast_like")
+        target[i] = rshape[_axis(b, len(rshape), "broadcast_like")]
+    return _broadcast_to_shape(lshape, tuple(target))
+
+
 def _broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
-    return np.broadcast_to(lhs, _broadcast_to_shape(lhs.shape, rhs.shape))
+    return np.broadcast_to(lhs, _broadcast_like_shape(lhs.shape, rhs.shape, lhs_axes,
+                                                      rhs_axes))
 
 
 def _broadcast_like_grad(ograds, inputs, outputs, **_):
@@ -234,6 +279,19 @@ def _broadcast_like_grad(ograds, inputs, outputs, **_):
 
 defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
       grad=_broadcast_like_grad, cost=input_size,
-      infer=lambda in_shapes, in_dtypes, **_: (
-          [_broadcast_to_shape(in_shapes[0], in_shapes[1])], [in_dtypes[0]]),
+      infer=lambda in_shapes, in_dtypes, lhs_axes=None, rhs_axes=None, **_: (
+          [_broadcast_like_shape(in_shapes[0], in_shapes[1], lhs_axes, rhs_axes)],
+          [in_dtypes[0]]),
       params={"lhs_axes": None, "rhs_axes": None})
+
+
+# -- shape_array, size_array: the shape as data (int64, no gradient) ------------------------
+def _no_grad(ograds, inputs, outputs, **_):
+    return [np.zeros_like(inputs[0])]
+
+
+defop("shape_array", lambda data: np.asarray(data.shape, dtype=np.int64), grad=_no_grad,
+      cost=_cheap, infer=lambda in_shapes, in_dtypes, **_: (
+          [(len(in_shapes[0]),)], [np.dtype(np.int64)]))
+defop("size_array", lambda data: np.asarray([data.size], dtype=np.int64), grad=_no_grad,
+      cost=_cheap, infer=lambda in_shapes, in_dtypes, **_: ([(1,)], [np.dtype(np.int64)]))

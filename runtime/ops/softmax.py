@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from .params import _as, _bool, _size
+from .params import _ACTIVE, _as, _bool, _size
 from .registry import defop, input_size
 
 
@@ -35,17 +35,29 @@ def _sm_axis(axis, ndim, opname):
     return axis % ndim
 
 
-def _softmax(data, axis=-1, temperature=None, dtype=None, use_length=False):
-    out = _softmax_fwd(_scaled(data, temperature), _sm_axis(axis, data.ndim, "softmax"))
-    return out.astype(dtype or data.dtype, copy=False)
+def _length_mask(shape, length, ax):
+    """True where the position along ``ax`` is below that row's ``length``."""
+    steps = np.arange(shape[ax]).reshape((-1,) + (1,) * (len(shape) - ax - 1))
+    return steps < np.expand_dims(np.asarray(length).astype(np.int64), ax)
+
+
+def _softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    ax = _sm_axis(axis, data.ndim, "softmax")
+    x = _scaled(data, temperature)
+    if length is None:
+        return _softmax_fwd(x, ax).astype(dtype or data.dtype, copy=False)
+    mask = _length_mask(data.shape, length, ax)       # MXNet: steps past length give 0
+    with np.errstate(invalid="ignore"):
+        out = _softmax_fwd(np.where(mask, x, -np.inf), ax)
+    return np.where(mask, out, 0).astype(dtype or data.dtype, copy=False)
 
 
 def _softmax_grad(ograds, inputs, outputs, axis=-1, temperature=None, dtype=None,
                   use_length=False):
     x, o, og = inputs[0], outputs[0], ograds[0]
     ax = _sm_axis(axis, x.ndim, "softmax")
-    g = o * (og - (og * o).sum(axis=ax, keepdims=True))
-    return [_as(x, _scaled(g, temperature))]
+    g = o * (og - (og * o).sum(axis=ax, keepdims=True))     # 0 where o is (masked)
+    return [_as(x, _scaled(g, temperature))] + [np.zeros_like(v) for v in inputs[1:]]
 
 
 def _log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False):
@@ -64,17 +76,23 @@ def _log_softmax_grad(ograds, inputs, outputs, axis=-1, temperature=None, dtype=
 
 def _softmax_infer(opname):
     def infer(in_shapes, in_dtypes, axis=-1, dtype=None, use_length=False, **_):
+        ax = _sm_axis(axis, len(in_shapes[0]), opname)
         if _bool(use_length):
-            raise ValueError(f"{opname}: use_length=True is not supported")
-        _sm_axis(axis, len(in_shapes[0]), opname)
+            if opname != "softmax":
+                raise ValueError(f"{opname}: use_length=True is not supported")
+            want = tuple(in_shapes[0][:ax]) + tuple(in_shapes[0][ax + 1:])
+            if len(in_shapes) < 2 or tuple(in_shapes[1]) != want:
+                raise ValueError(f"softmax: use_length=True needs a length input of shape "
+                                 f"{want}")
         return [tuple(in_shapes[0])], [np.dtype(dtype) if dtype else in_dtypes[0]]
     return infer
 
 
 _SOFTMAX_PARAMS = {"axis": -1, "temperature": None, "dtype": None, "use_length": False}
-defop("softmax", _softmax, infer=_softmax_infer("softmax"), grad=_softmax_grad,
-      cost=input_size,
-      params=dict(_SOFTMAX_PARAMS))
+defop("softmax", _softmax, arg_names=("data", "length"), infer=_softmax_infer("softmax"),
+      grad=_softmax_grad, cost=input_size, params=dict(_SOFTMAX_PARAMS))
+_ACTIVE["softmax"] = lambda p: ("data", "length") if _bool(p.get("use_length")) \
+    else ("data",)
 defop("log_softmax", _log_softmax, infer=_softmax_infer("log_softmax"),
       grad=_log_softmax_grad, cost=input_size, params=dict(_SOFTMAX_PARAMS))
 
@@ -99,6 +117,8 @@ def _so_layout(dshape, multi_output, preserve_shape):
 def _so_check_label(dshape, lshape, multi_output, preserve_shape):
     _, work, expected = _so_layout(dshape, multi_output, preserve_shape)
     lshape = tuple(lshape)
+    if lshape == tuple(dshape) and len(dshape) > 1:
+        return lshape          # a probability per class (soft labels), as MXNet allows
     if lshape != expected and _size(lshape) != _size(expected):
         raise ValueError(f"SoftmaxOutput: label has shape {lshape}, expected {expected} "
                          f"for data {tuple(dshape)}")
@@ -124,6 +144,12 @@ def _softmax_output_grad(ograds, inputs, outputs, grad_scale=1.0, ignore_label=-
     ignored unless ``out_grad`` (as in MXNet: the op is a loss head)."""
     data, label = inputs
     axis, work, lshape = _so_layout(data.shape, multi_output, preserve_shape)
+    if label.shape == data.shape and data.ndim > 1:
+        # soft labels: the cross-entropy gradient against a distribution
+        g = (outputs[0] - label.astype(outputs[0].dtype)) * float(grad_scale)
+        if _bool(out_grad):
+            g = g * ograds[0]
+        return [_as(data, g), np.zeros_like(label)]
     prob = outputs[0].reshape(work)
     k = work[axis]
     lab = label.reshape(lshape)
@@ -213,3 +239,21 @@ def _sce_infer(in_shapes, in_dtypes, **_):
 
 defop("softmax_cross_entropy", _sce, arg_names=("data", "label"), infer=_sce_infer,
       grad=_sce_grad, cost=lambda in_shapes, **_: _size(in_shapes[0]))
+
+
+# -- softmin: softmax of -x -------------------------------------------------------------------
+def _softmin(data, axis=-1, temperature=None, dtype=None, use_length=False):
+    out = _softmax_fwd(-_scaled(data, temperature), _sm_axis(axis, data.ndim, "softmin"))
+    return out.astype(dtype or data.dtype, copy=False)
+
+
+def _softmin_grad(ograds, inputs, outputs, axis=-1, temperature=None, dtype=None,
+                  use_length=False):
+    x, o, og = inputs[0], outputs[0], ograds[0]
+    ax = _sm_axis(axis, x.ndim, "softmin")
+    g = -o * (og - (og * o).sum(axis=ax, keepdims=True))
+    return [_as(x, _scaled(g, temperature))]
+
+
+defop("softmin", _softmin, infer=_softmax_infer("softmin"), grad=_softmin_grad,
+      cost=input_size, params=dict(_SOFTMAX_PARAMS))

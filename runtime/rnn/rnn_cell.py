@@ -231,7 +231,9 @@ class FusedRNNCell(BaseRNNCell):
         self._gate_names = {"rnn_relu": ("",), "rnn_tanh": ("",),
                             "lstm": ("_i", "_f", "_c", "_o"),
                             "gru": ("_r", "_z", "_o")}[mode]
-        self._parameter = self._params.get("parameters")
+        from ..initializer import FusedRNN
+        self._parameter = self._params.get("parameters", init=FusedRNN(
+            None, num_hidden, num_layers, mode, bidirectional, forget_bias))
 
     @property
     def state_info(self):

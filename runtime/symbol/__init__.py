@@ -6,14 +6,16 @@ One composition function per registered operator (``mx.sym.FullyConnected``,
 :mod:`.inference` for shape/dtype inference, :mod:`.serialization` for JSON and
 :mod:`.executor` for binding and bulk execution.
 """
+from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from . import executor, graph, inference, serialization, symbol  # noqa: F401
 from .executor import Executor
 from .graph import reset_names
 from .symbol import Custom, Group, Symbol, Variable, load, load_json, make_function, var
+from .symbol import _compose
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
-           "zeros", "ones", "full"]
+           "zeros", "ones", "full", "arange"]
 
 
 def zeros(shape, dtype=None, name=None, **kwargs):
@@ -31,24 +33,39 @@ def full(shape, val, dtype=None, name=None, **kwargs):
                         value=val, dtype=dtype or "float32", name=name, **kwargs)
 
 
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """``mx.sym.arange``: the ``_arange`` operator, as ``mx.nd.arange``."""
+    return _fn("_arange")(start=start, stop=stop, step=step, repeat=repeat,
+                          infer_range=infer_range, dtype=dtype or "float32", name=name)
+
+
 _made = {}
 
 
 def _fn(opname):
     fn = _made.get(opname)
     if fn is None:
-        fn = _made[opname] = make_function(_registry.get(opname))
+        fn = _made[opname] = make_function(_registry.get(opname), opname)
     return fn
 
 
 def _populate():
     g = globals()
-    for name in list(_registry.registry):
+    for name in list(_registry.registry):      # aliases too (flatten, Concat...)
         if name not in g:
             g[name] = _fn(name)
 
 
 _populate()
+# MXNet's Python-level operator functions (maximum, pow, split_v2...), shared with mx.nd
+_FRONTEND = _python_level.Frontend(
+    lambda opname, inputs, params: _compose(_registry.get(opname), inputs, params, None,
+                                            None, opname), Symbol, True)
+_python_level.install(globals(), _FRONTEND)
+# x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
+_python_level.attach_fluent(Symbol, globals())
+
+from . import contrib, image, linalg, random  # noqa: E402,F401 - mx.sym.contrib...
 
 
 def __getattr__(name):

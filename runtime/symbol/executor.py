@@ -28,6 +28,8 @@ operator (``Convolution``, ``_backward_Convolution``), with the node name in its
 (``{"name": "conv0"}``) so that two convolutions can be told apart.
 """
 
+import math
+
 import numpy as np
 
 from .. import _env
@@ -118,7 +120,7 @@ class _Step:
     """One kernel run: ``fn(*args)`` reading ``reads`` and writing ``writes``."""
 
     __slots__ = ("opname", "label", "fn", "args", "reads", "writes", "cost", "attrs",
-                 "push")
+                 "push", "watch", "watch_in")
 
     def __init__(self, opname, label, fn, args, reads, writes, cost, push=None):
         self.opname = opname
@@ -130,6 +132,8 @@ class _Step:
         self.cost = cost
         self.attrs = {"name": label}
         self.push = push    # a callable replacing the single-op push (push_op / Custom)
+        self.watch = ()     # (name, array) of its results, for a monitor callback
+        self.watch_in = ()  # (name, array) of its inputs (monitor_all)
 
 
 def _dedupe(reads, writes):
@@ -144,6 +148,24 @@ def _dedupe(reads, writes):
             rseen.add(id(v))
             r.append(v)
     return r, w
+
+
+def _watch(step, node, ins, outs):
+    """What a monitor callback sees of a forward step, as MXNet names it: its results
+    (``<node>_output``) and, with ``monitor_all``, each input: a variable's own name
+    first, then ``<node>_<input name>``."""
+    names = node.output_names()
+    n_vis = len(names)
+    step.watch = [(names[i].encode() if i < n_vis else f"{node.name}_output{i}".encode(), o)
+                  for i, o in enumerate(outs)]
+    arg_names = node.arg_names() + node.aux_names()
+    watch_in = []
+    for i, ((src, _), x) in enumerate(zip(node.inputs, ins)):
+        if src.op is None:
+            watch_in.append((src.name.encode(), x))
+        arg = arg_names[i] if i < len(arg_names) else f"input{i}"
+        watch_in.append((f"{node.name}_{arg}".encode(), x))
+    step.watch_in = watch_in
 
 
 def _run_segment(calls):
@@ -252,6 +274,7 @@ class Executor:
         self._plans = {}
         self._bwd_steps = None
         self._head_state = "ones"
+        self._monitor = None
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -368,6 +391,7 @@ class Executor:
                                                  params),
                          list(ins), list(targets) + list(extra), cost)
             step.push = self._push_op_fn(op, ins, params, outs, extra, is_train, step.attrs)
+            _watch(step, n, ins, outs)
             steps.append(step)
         self._fwd[is_train] = steps
         return steps
@@ -399,6 +423,7 @@ class Executor:
                                   is_train=is_train, outputs=outs, aux=aux, reqs=reqs,
                                   prop=n.prop, op=op, record=False)
         step = _Step("Custom", n.name, None, None, args, outs, 0, push)
+        _watch(step, n, ins, outs)
         return step
 
     # -- forward ------------------------------------------------------------------------
@@ -422,6 +447,9 @@ class Executor:
                                      f"argument has shape {dst.shape}")
                 dst[:] = arr
         is_train = bool(is_train)
+        if self._monitor is not None:
+            self._run_monitored(self._forward_steps(is_train))
+            return self.outputs
         kind = "fwd" if is_train else "inference"
         on, max_nodes = _bulk_settings(kind)
         key = (kind, on, max_nodes)
@@ -462,6 +490,9 @@ class Executor:
                 _nd.push_op(copy, (g,), {}, outs=[h], mode=MODE_SYMBOLIC,
                             attrs={"name": f"out_grad{i}"})
             self._head_state = "given"
+        if self._monitor is not None:
+            self._run_monitored(self._backward_steps())
+            return
         on, max_nodes = _bulk_settings("bwd")
         key = ("bwd", on, max_nodes)
         plan = self._plans.get(key)
@@ -545,8 +576,12 @@ class Executor:
             bufs = []
             needs = [id(c) in need for c, _ in n.inputs[:n.n_args]]
             custom = n.op is CUSTOM
+            every = custom or self._monitor is not None   # a monitor sees every gradient
+            if every:
+                needs = [True] * len(needs)
+            watched = []
             for (c, i), x, needed in zip(n.inputs[:n.n_args], args, needs):
-                if not needed and not custom:
+                if not needed and not every:
                     continue      # nobody reads this gradient: never computed
                 key = (id(c), i)
                 if c.op is None and reqs.get(c.name) == "write" and count.get(key) == 1 \
@@ -556,12 +591,14 @@ class Executor:
                 else:
                     buf = _nd.new_array(x.shape, x._dtype, ctx, "_backward_" + n.op.name)
                 bufs.append(buf)
-                if needed:
+                watched.append((f"{n.name}_backward_{len(watched)}".encode(), buf))
+                if id(c) in need:
                     contrib.setdefault(key, []).append(buf)
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
             if custom:
                 steps.append(self._custom_backward_step(n, ograds, args, ins[n.n_args:],
                                                         outs, bufs, _operator))
+                steps[-1].watch = watched
                 continue
             op = n.op
             if op.grad is None:
@@ -573,6 +610,7 @@ class Executor:
             cost = op.grad_cost(args, params)
             steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
                                all_in, bufs, cost))
+            steps[-1].watch = watched
         for n in self._order:
             if n.op is not None or id(n) not in need:
                 continue
@@ -595,7 +633,106 @@ class Executor:
                                       MODE_SYMBOLIC, in_grads=bufs, reqs=reqs)
         return _Step("_backward_Custom", n.name, None, None, ograds + args, bufs, 0, push)
 
+    # -- monitoring ----------------------------------------------------------------------
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` for every array a node computes (its inputs
+        too with ``monitor_all``), right after the node is pushed; ``name`` is bytes,
+        as MXNet's C API gives it (``mx.base.py_str`` decodes it). A monitored
+        executor pushes one op per node (no bulk segments) and computes every input
+        gradient of a node in backward; ``None`` switches monitoring off."""
+        if callback is not None and not callable(callback):
+            raise ValueError(f"set_monitor_callback: {callback!r} is not callable")
+        self._monitor = None if callback is None else (callback, bool(monitor_all))
+        self._plans.clear()
+        self._bwd_steps = None
+
+    def _run_monitored(self, steps):
+        callback, monitor_all = self._monitor
+        for step in steps:
+            if monitor_all:
+                for name, a in step.watch_in:
+                    callback(name, a)
+            _single(step)()
+            for name, a in step.watch:
+                callback(name, a)
+
+    # -- reshaping -------------------------------------------------------------------------
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes (``name=shape``) that shares every array
+        whose shape is unchanged (the parameters, their gradients) with this one.
+
+        An argument whose shape changes must be named, unless ``partial_shaping``; one
+        that grows needs ``allow_up_sizing`` (MXNet's rule: bind the largest shape
+        first). Changed arrays are new zero-filled arrays."""
+        sym = self._symbol
+        arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise ValueError("reshape: cannot infer every shape from "
+                             + ", ".join(f"{k}={v}" for k, v in kwargs.items()))
+        def pick(kind, name, old, shape, grad=False):
+            shape = tuple(shape)
+            if old is None:
+                return None
+            if old.shape == shape:
+                return old
+            if name not in kwargs and not partial_shaping:
+                raise ValueError(f"reshape: the shape of {kind} {name!r} changes from "
+                                 f"{old.shape} to {shape} but it was not given; pass "
+                                 "partial_shaping=True if that is intended")
+            if math.prod(shape) > old.size and not allow_up_sizing:
+                raise ValueError(f"reshape: {kind} {name!r} grows from {old.shape} to "
+                                 f"{shape}; pass allow_up_sizing=True (or bind the "
+                                 "largest shape first)")
+            return _zeros(shape, old._dtype, old.context, "grad" if grad else kind)
+
+        args = [pick("argument", n, a, s) for n, a, s in
+                zip(self._arg_names, self.arg_arrays, arg_shapes)]
+        grads = [pick("argument", n, g, s, True) for n, g, s in
+                 zip(self._arg_names, self.grad_arrays, arg_shapes)]
+        aux = [pick("auxiliary state", n, a, s) for n, a, s in
+               zip(self._aux_names, self.aux_arrays, aux_shapes)]
+        reqs = dict(self._grad_req)
+        new = type(self)(sym, self._ctx, args, grads, reqs, aux)
+        if self._monitor is not None:
+            new.set_monitor_callback(*self._monitor)
+        return new
+
     # -- conveniences ---------------------------------------------------------------------
+    def debug_str(self):
+        """A text listing of the bound graph: each node with its inputs and shapes, and
+        the bytes of the arrays this executor holds."""
+        lines = ["Symbol Outputs:"]
+        for i, (n, k) in enumerate(self._symbol._outputs):
+            lines.append(f"\toutput[{i}]={n.name}({k})")
+        total = 0
+        for n in self._order:
+            if n.op is None:
+                a = self.arg_dict.get(n.name, self.aux_dict.get(n.name))
+                lines.append(f"Variable:{n.name}" + (f" shape={a.shape}" if a is not None
+                                                     else ""))
+                continue
+            opname = n.op.name if n.op is not CUSTOM else f"Custom({n.op_type})"
+            lines.append("--------------------")
+            lines.append(f"Op:{opname}, Name={n.name}")
+            lines.append("Inputs:")
+            for j, (c, k) in enumerate(n.inputs):
+                lines.append(f"\targ[{j}]={c.name}({k}) shape="
+                             f"{self._shape.get((id(c), k))}")
+            for k in range(n.num_outputs()):
+                shape = self._shape.get((id(n), k))
+                lines.append(f"Output[{k}] shape={shape}")
+                if shape is not None:
+                    total += math.prod(shape) * np.dtype(self._dtype[(id(n), k)]).itemsize
+        for a in self.arg_arrays + self.aux_arrays + [g for g in self.grad_arrays if g is not None]:
+            total += a.size * a._dtype.itemsize
+        lines.append(f"Total {total / (1 << 20):.4f} MB allocated")
+        return "\n".join(lines) + "\n"
+
+    def get_optimized_symbol(self):
+        """The symbol this executor runs: xprof applies no graph rewriting (no operator
+        fusion or subgraph backends), so it is a copy of the bound symbol."""
+        return self._symbol.copy()
+
     @property
     def output_dict(self):
         return dict(zip(self._symbol.list_outputs(), self.outputs))

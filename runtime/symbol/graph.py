@@ -185,3 +185,33 @@ def _aux_ids(order):
             for c, _ in n.inputs[n.n_args:]:
                 aux.add(id(c))
     return aux
+
+
+def substitute(entries, mapping):
+    """``entries`` with each variable named in ``mapping`` replaced by the entry given
+    for it (MXNet's symbol composition): operator nodes on a path to a replaced variable
+    are copied, the rest is shared. Returns the new entries."""
+    new = {}          # id(old node) -> the node standing for it
+    for node in _topo(entries):
+        if node.is_var:
+            continue
+        inputs, changed = [], False
+        for child, i in node.inputs:
+            if child.is_var and child.name in mapping:
+                inputs.append(mapping[child.name])
+                changed = True
+            elif id(child) in new:
+                inputs.append((new[id(child)], i))
+                changed = True
+            else:
+                inputs.append((child, i))
+        if changed:
+            new[id(node)] = _Node(node.op, node.name, node.params, inputs, node.n_args,
+                                  node.attr, node.prop, node.op_type)
+    out = []
+    for node, i in entries:
+        if node.is_var and node.name in mapping:
+            out.append(mapping[node.name])
+        else:
+            out.append((new.get(id(node), node), i))
+    return out

@@ -4,13 +4,22 @@ The walk goes in topological order with each OpDef's ``infer``; an op whose inpu
 not all known yet first asks its ``infer_args`` (weights from the data shape), and the
 walk repeats until nothing changes. Shapes and dtypes given as variable attributes
 (``__shape__``, ``__dtype__``) seed the walk.
+
+A ``__shape__`` with 0 dimensions (MXNet's "unknown": a recurrent cell's begin state is
+``(0, num_hidden)``) is a partial shape: the variable stays unknown until its node's
+output shape is known (a consumer such as ``elemwise_add`` gave it), and then each 0
+takes the output's size on the same axis (the batch axis, for the ops such states feed).
 """
 import ast
 import numbers
 
 import numpy as np
 
+from ..base import mxnet_error_type
 from .graph import CUSTOM
+
+# a shape or dtype that does not fit: a ValueError that is also MXNet's MXNetError
+InferenceError = mxnet_error_type(ValueError)
 
 
 # -- shape parsing -------------------------------------------------------------------
@@ -20,9 +29,9 @@ def _check_shape(shape, what):
     try:
         shape = tuple(int(s) for s in shape)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: shape {shape!r} is not a tuple of integers") from None
+        raise InferenceError(f"{what}: shape {shape!r} is not a tuple of integers") from None
     if any(s < 0 for s in shape):
-        raise ValueError(f"{what}: shape {shape!r} has a negative dimension")
+        raise InferenceError(f"{what}: shape {shape!r} has a negative dimension")
     return shape
 
 
@@ -30,7 +39,7 @@ def _check_dtype(dtype, what):
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise ValueError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
+        raise InferenceError(f"{what}: dtype {dtype!r} is not a numpy dtype") from None
 
 
 def _attr_shape(node):
@@ -40,7 +49,7 @@ def _attr_shape(node):
     try:
         return _check_shape(ast.literal_eval(text), f"variable {node.name!r}")
     except (ValueError, SyntaxError):
-        raise ValueError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
+        raise InferenceError(f"variable {node.name!r}: attribute __shape__={text!r} is not a "
                          "tuple of integers") from None
 
 
@@ -56,7 +65,7 @@ def _attr_dtype(node):
                  "5": "int8", "6": "int64"}
         if text in codes:
             return np.dtype(codes[text])
-        raise ValueError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
+        raise InferenceError(f"variable {node.name!r}: attribute __dtype__={text!r} is not a "
                          "dtype") from None
 
 
@@ -68,6 +77,7 @@ class _Inference:
         self.order = order
         self.shape = {}
         self.dtype = {}
+        self.partial = {}    # variable entry -> its shape with 0 for unknown dimensions
 
     def set_shape(self, key, shape, who):
         shape = tuple(int(s) for s in shape)
@@ -76,7 +86,7 @@ class _Inference:
             self.shape[key] = shape
             return True
         if old != shape:
-            raise ValueError(f"infer_shape: {who} gives shape {shape} to an entry already "
+            raise InferenceError(f"infer_shape: {who} gives shape {shape} to an entry already "
                              f"known to have shape {old}")
         return False
 
@@ -98,6 +108,9 @@ def infer_graph(order, shapes, dtypes):
             s = shapes.get(n.name)
             if s is None:
                 s = _attr_shape(n)
+                if s is not None and 0 in s:
+                    inf.partial[key] = tuple(s)
+                    s = None
             if s is not None:
                 inf.shape[key] = tuple(s)
             d = dtypes.get(n.name)
@@ -116,6 +129,9 @@ def infer_graph(order, shapes, dtypes):
             keys = [(id(c), i) for c, i in n.inputs]
             in_shapes = [inf.shape.get(k) for k in keys]
             if any(s is None for s in in_shapes):
+                if inf.partial and _fill_partial(n, keys, in_shapes, inf):
+                    changed = True
+                    in_shapes = [inf.shape.get(k) for k in keys]
                 if _fill_inputs(n, keys, in_shapes, inf):
                     changed = True
                     in_shapes = [inf.shape.get(k) for k in keys]
@@ -151,11 +167,11 @@ def _infer_node(n, in_shapes, in_dtypes):
             _, oshapes, ashapes, odtypes, _ = _operator.infer(
                 n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
         except ValueError as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)}: {e}") from None
+            raise InferenceError(f"infer_shape: {_node_desc(n)}: {e}") from None
         for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
                                            ashapes):
             if tuple(given) != tuple(expected):
-                raise ValueError(f"infer_shape: {_node_desc(n)}: auxiliary state "
+                raise InferenceError(f"infer_shape: {_node_desc(n)}: auxiliary state "
                                  f"{c.name!r} has shape {tuple(given)}, expected "
                                  f"{tuple(expected)}")
         return oshapes, odtypes
@@ -163,13 +179,30 @@ def _infer_node(n, in_shapes, in_dtypes):
         out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
                                             **n.full_params())
     except (ValueError, TypeError, IndexError, KeyError) as e:
-        raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+        raise InferenceError(f"infer_shape: {_node_desc(n)} with input shapes "
                          f"{[tuple(s) for s in in_shapes]}: {e}") from None
     n_out = n.num_outputs()
     if len(out_shapes) != n_out:
-        raise ValueError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
+        raise InferenceError(f"infer_shape: {_node_desc(n)} inferred {len(out_shapes)} outputs, "
                          f"expected {n_out}")
     return out_shapes, out_dtypes
+
+
+def _fill_partial(n, keys, in_shapes, inf):
+    """Resolve partial input shapes of ``n`` from its known first output (same rank:
+    each 0 takes the output's size on that axis); True if any was set."""
+    out = inf.shape.get((id(n), 0))
+    if out is None:
+        return False
+    changed = False
+    for k, given in zip(keys, in_shapes):
+        hint = inf.partial.get(k)
+        if given is not None or hint is None or len(hint) != len(out):
+            continue
+        changed |= inf.set_shape(k, tuple(o if h == 0 else h for h, o in zip(hint, out)),
+                                 _node_desc(n))
+        del inf.partial[k]
+    return changed
 
 
 _SAME_SHAPE_OPS = ("elemwise_", "_backward_")
@@ -199,7 +232,7 @@ def _fill_inputs(n, keys, in_shapes, inf):
             filled = op.infer_args([None if s is None else tuple(s) for s in in_shapes],
                                    **n.full_params())
         except (ValueError, TypeError, IndexError, KeyError) as e:
-            raise ValueError(f"infer_shape: {_node_desc(n)} with input shapes "
+            raise InferenceError(f"infer_shape: {_node_desc(n)} with input shapes "
                              f"{in_shapes}: {e}") from None
         for k, given, s in zip(keys, in_shapes, filled):
             if given is None and s is not None:
@@ -235,6 +268,14 @@ def _infer_dtype_only(order, dtypes):
             keys = [(id(c), i) for c, i in n.inputs]
             known = [dt[k] for k in keys if k in dt]
             if keys and not known:
+                p = n.full_params().get("dtype") if n.op is not CUSTOM else None
+                if p is None or (isinstance(p, str) and p == "None"):
+                    continue
+                # the op's dtype parameter gives its outputs (Cast): inputs stay unknown
+                for i in range(n.num_outputs()):
+                    dt[(id(n), i)] = np.dtype(p)
+                done.add(id(n))
+                changed = True
                 continue
             default = known[0] if known else np.dtype(np.float32)
             for k in keys:

@@ -21,13 +21,18 @@ import numpy as np
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..ops import registry as _registry
 from .. import attribute as _attribute
+from .. import base as _base
 from . import serialization as _serialization
 from .executor import Executor
 from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
+from .graph import substitute
 from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as before the split
 from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "load", "load_json", "CUSTOM"]
+
+# bool(symbol): MXNet's NotImplementedForSymbol, and the TypeError Python code expects
+_BoolError = type("NotImplementedForSymbol", (_base.NotImplementedForSymbol, TypeError), {})
 
 
 # -- Symbol --------------------------------------------------------------------------
@@ -119,10 +124,53 @@ class Symbol:
         return Symbol(entries)
 
     def get_children(self):
-        node, _ = self._single("get_children")
-        if node.op is None:
-            return None
-        return Symbol(list(node.inputs))
+        """The inputs of this symbol's node(s), in order (each node once); None when
+        they are all variables."""
+        seen, entries = set(), []
+        for node, _ in self._outputs:
+            if id(node) not in seen:
+                seen.add(id(node))
+                entries.extend(node.inputs)
+        return Symbol(entries) if entries else None
+
+    def __call__(self, *args, **kwargs):
+        """MXNet's composition: a copy of this graph with argument variables replaced by
+        the symbols given (positionally in ``list_arguments()`` order, or by name)."""
+        name = kwargs.pop("name", None)
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise ValueError(f"compose: {len(args)} positional symbols for "
+                             f"{len(names)} arguments {names}")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise ValueError(f"compose: {k!r} is not an argument of the symbol; "
+                                 f"arguments: {', '.join(names)}")
+            given[k] = v
+        repl = {k: _entry(v, "compose", k) for k, v in given.items()}
+        copies = {}
+
+        def copy(entry):
+            node, i = entry
+            if node.op is None:
+                return repl.get(node.name, entry)
+            new = copies.get(id(node))
+            if new is None:
+                new = copies[id(node)] = _Node(node.op, node.name, node.params,
+                                               [copy(e) for e in node.inputs], node.n_args,
+                                               node.attr, prop=node.prop,
+                                               op_type=node.op_type)
+            return (new, i)
+        out = [copy(e) for e in self._outputs]
+        if name is not None and len(out) == 1 and out[0][0].op is not None:
+            out[0][0].name = name
+        return Symbol(out)
+
+    def __getstate__(self):
+        return {"handle": self.tojson()}
+
+    def __setstate__(self, state):
+        self._outputs = list(_serialization.graph_entries(state["handle"]))
 
     def __copy__(self):
         return Symbol(self._outputs)
@@ -139,8 +187,8 @@ class Symbol:
         return "<Symbol group [" + ", ".join(self.list_outputs()) + "]>"
 
     def __bool__(self):
-        raise TypeError("the truth value of a Symbol is not defined (== builds a graph "
-                        "node); use `is` to compare symbols")
+        # as MXNet: NotImplementedForSymbol (a TypeError here as well)
+        raise _BoolError(bool, None)
 
     # -- attributes -------------------------------------------------------------------
     def attr(self, key):
@@ -232,7 +280,15 @@ class Symbol:
         return arg_shapes, out_shapes, aux_shapes
 
     def infer_type(self, *args, **kwargs):
-        """(arg_types, out_types, aux_types) as numpy scalar types."""
+        """(arg_types, out_types, aux_types) as numpy scalar types; all None when some
+        stay unknown (``infer_type_partial`` gives the known ones)."""
+        return self._infer_type(False, args, kwargs)
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like ``infer_type``; unknown types are None."""
+        return self._infer_type(True, args, kwargs)
+
+    def _infer_type(self, partial, args, kwargs):
         dtypes = self._named_values("infer_type", "types", args, kwargs, _check_dtype)
         order = self._order()
         dt = _infer_dtype_only(order, dtypes)
@@ -240,6 +296,10 @@ class Symbol:
         arg_t = [by_name.get(a) for a in self.list_arguments()]
         aux_t = [by_name.get(a) for a in self.list_auxiliary_states()]
         out_t = [dt.get((id(node), i)) for node, i in self._outputs]
+        if partial:
+            def types(ts):
+                return [None if t is None else t.type for t in ts]
+            return types(arg_t), types(out_t), types(aux_t)
         if any(t is None for t in arg_t + aux_t + out_t):
             return None, None, None
         return ([t.type for t in arg_t], [t.type for t in out_t], [t.type for t in aux_t])
@@ -261,8 +321,10 @@ class Symbol:
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
-        """Allocate zero-filled arguments (and gradients) from shapes given by name."""
-        return Executor._simple_bind(self, ctx, grad_req, type_dict, kwargs)
+        """Allocate zero-filled arguments (and gradients) from shapes given by name.
+        As in MXNet, only tuple (and list) values are shapes; other keywords are ignored."""
+        shapes = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
+        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays, run forward, return the outputs."""
@@ -323,6 +385,12 @@ class Symbol:
     def __rpow__(self, o):
         return self._rscalar(o, "_rpower_scalar")
 
+    def __mod__(self, o):
+        return self._binary(o, "_mod", "_mod_scalar")
+
+    def __rmod__(self, o):
+        return self._rscalar(o, "_rmod_scalar")
+
     def __neg__(self):
         return self.__mul__(-1.0)   # MXNet 1.x: _mul_scalar with scalar -1.0
 
@@ -364,24 +432,6 @@ class Symbol:
     def transpose(self, axes=(), **kwargs):
         return _compose(_registry.get("transpose"), (self,), dict(kwargs, axes=axes), None,
                         None)
-
-
-def _method(opname):
-    def method(self, *args, **kwargs):
-        name = kwargs.pop("name", None)
-        attr = kwargs.pop("attr", None)
-        return _compose(_registry.get(opname), (self,) + args, kwargs, name, attr)
-    method.__name__ = opname
-    method.__doc__ = f"``{opname}`` applied to this symbol."
-    return method
-
-
-# Method forms, as on MXNet's Symbol (``x.sum(axis=1)`` is ``sum(x, axis=1)``).
-for _m in ("sum", "mean", "max", "min", "argmax", "exp", "log", "sqrt", "square", "abs",
-           "relu", "sigmoid", "tanh", "softmax", "log_softmax", "clip", "expand_dims",
-           "zeros_like", "ones_like", "slice_axis", "broadcast_to", "sign", "reciprocal"):
-    if not hasattr(Symbol, _m):
-        setattr(Symbol, _m, _method(_m))
 
 
 def _astype(self, dtype, name=None):
@@ -468,10 +518,57 @@ def _is_dunder(key):
     return len(key) > 4 and key.startswith("__") and key.endswith("__")
 
 
-def _compose(op, args, kwargs, name, attr):
-    """A node applying registered operator ``op``; missing inputs become variables."""
+# Attributes an operator gives the variables of some inputs when composed, unless they
+# have them (MXNet's FSetInputVarAttrOnCompose): a PReLU slope starts at 0.25.
+_INPUT_VAR_ATTRS = {("LeakyReLU", "gamma"): {"__init__": '["Constant", {"value": 0.25}]'}}
+
+
+def _set_input_var_attrs(opname, argname, entry):
+    extra = _INPUT_VAR_ATTRS.get((opname, argname))
+    node = entry[0]
+    if extra and node.op is None:
+        for k, v in extra.items():
+            node.attr.setdefault(k, v)
+
+
+# MXNet's hidden keys: given to an operator (``FullyConnected(..., lr_mult=0)``) they are
+# node attributes ``__lr_mult__``..., which the variables created for its missing inputs
+# (``fc1_weight``, ``fc1_bias``) inherit.
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
+def _positional_params(op, args, kwargs):
+    """MXNet's generated signature: inputs, then parameters in order
+    (``mx.sym.clip(x, 0, 1)``, ``x.slice_axis(1, 0, 2)``): the trailing non-Symbol
+    positional arguments become parameters."""
+    k = len(args)
+    while k and not isinstance(args[k - 1], Symbol) and args[k - 1] is not None:
+        k -= 1
+    if k == len(args) or (k == 0 and op.nin):    # no input at all: reported as such
+        return args, kwargs
+    positional = args[k:]
+    pnames = [p for p in op.params if p not in kwargs and p != "key"]
+    if len(positional) > len(pnames):
+        raise ValueError(f"{op.name}: {len(positional)} positional parameters given, it "
+                         f"takes at most {len(pnames)} ({pnames})")
+    return args[:k], dict(kwargs, **dict(zip(pnames, positional)))
+
+
+def _compose(op, args, kwargs, name, attr, hint=None):
+    """A node applying registered operator ``op``; missing inputs become variables.
+    ``hint`` (default: the op's name) names an unnamed node: ``<hint lowercased><n>``.
+    An input given as None is not given (``sequence_length=None``)."""
+    if args and not op.variadic:
+        args, kwargs = _positional_params(op, args, kwargs)
+        while args and args[-1] is None:       # trailing inputs given as None: not given
+            args = args[:-1]
+    if any(v is None for v in kwargs.values()):
+        inputs = set(op.arg_names) | set(op.aux_names)
+        kwargs = {k: v for k, v in kwargs.items() if v is not None or k not in inputs}
     inputs_kw, params = _split_kwargs(kwargs)
     dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
+    hidden = {f"__{k}__": str(params.pop(k)) for k in _HIDDEN_KEYS if k in params}
+    dunder.update(hidden)
     if dunder:   # MXNet: ``__layout__='NC'`` and the like are node attributes
         attr = dict(attr or {}, **dunder)
     allowed = _allowed_params(op)
@@ -482,7 +579,7 @@ def _compose(op, args, kwargs, name, attr):
                                  + (", ".join(sorted(allowed)) or "none"))
     if name is not None and (not isinstance(name, str) or not name):
         raise ValueError(f"{op.name}: name {name!r} must be a non-empty string")
-    node_name = _auto_name(op.name.lower(), name)
+    node_name = _auto_name((hint or op.name).lower(), name)
     entries = []
     if op.variadic:
         if inputs_kw:
@@ -506,8 +603,9 @@ def _compose(op, args, kwargs, name, attr):
                     raise ValueError(f"{op.name}: input {an!r} given twice")
                 s = inputs_kw.pop(an)
             if s is None:
-                s = Variable(f"{node_name}_{an}")
+                s = Variable(f"{node_name}_{an}", attr=hidden or None)
             entries.append(_entry(s, op.name, an))
+            _set_input_var_attrs(op.name, an, entries[-1])
         n_args = len(entries)
         for j, an in enumerate(op.aux_names):
             s = args[len(names) + j] if len(names) + j < len(args) else None
@@ -536,7 +634,7 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
     from .. import operator as _operator
     if op_type is None:
         raise ValueError("Custom: op_type is required; registered: "
-                         + (", ".join(_operator.get_all_registered_operators()) or "none"))
+                         + (", ".join(_operator.custom_op_types()) or "none"))
     inputs_kw, params = _split_kwargs(kwargs)
     prop = _operator.make_prop(op_type, params)
     node_name = _auto_name("custom", name)
@@ -564,14 +662,15 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
     return Symbol([(node, i) for i in range(node.num_outputs())])
 
 
-def make_function(op):
-    """The ``mx.sym.<op>`` composition function of registered operator ``op``."""
+def make_function(op, fname=None):
+    """The ``mx.sym.<fname>`` composition function of registered operator ``op``
+    (``fname``: the name it is called by, an alias or the op's own name)."""
+    hint = fname or op.name
 
     def fn(*args, name=None, attr=None, **kwargs):
-        return _compose(op, args, kwargs, name, attr)
+        return _compose(op, args, kwargs, name, attr, hint)
 
-    fn.__name__ = op.name
-    fn.__qualname__ = op.name
+    fn.__name__ = fn.__qualname__ = hint
     fn.__doc__ = op.doc or (f"Symbolic operator ``{op.name}`` (inputs: "
                             f"{', '.join(op.arg_names) or 'none'}).")
     return fn

@@ -15,19 +15,27 @@ from conftest import REPO, run_script
 
 pytestmark = pytest.mark.browser
 
+CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")
 
-@pytest.fixture(scope="module")
-def known_report(tmp_path_factory):
-    """custom_add_one.py's trace, its report, and its ``xprof stats --format json``."""
-    folder = tmp_path_factory.mktemp("report")
-    run_script(REPO / "sample_scripts" / "custom_add_one.py", folder)
-    trace, page = folder / "custom_add_one.json", folder / "report.html"
+
+def _report_and_stats(trace):
+    """``xprof report`` of ``trace`` (report.html next to it) and its ``xprof stats
+    --format json``."""
+    page = trace.parent / "report.html"
     subprocess.run([sys.executable, "-m", "xprof.cli", "report", str(trace), "-o", str(page)],
                    check=True, capture_output=True, timeout=300)
     stats = json.loads(subprocess.run(
         [sys.executable, "-m", "xprof.cli", "stats", str(trace), "--format", "json"],
         check=True, capture_output=True, text=True, timeout=300).stdout)
     return page, stats
+
+
+@pytest.fixture(scope="module")
+def known_report(tmp_path_factory):
+    """custom_add_one.py's trace, its report, and its ``xprof stats --format json``."""
+    folder = tmp_path_factory.mktemp("report")
+    run_script(REPO / "sample_scripts" / "custom_add_one.py", folder)
+    return _report_and_stats(folder / "custom_add_one.json")
 
 
 def _top_operator(stats):
@@ -66,10 +74,61 @@ def test_report_opens_offline_and_shows_the_top_operator(page, known_report, art
 
 def test_report_has_the_custom_op_bar(page, known_report):
     path, stats = known_report
-    if "Custom Operator Calls" not in stats:
-        pytest.skip("this build's xprof stats has no 'Custom Operator Calls' section yet")
+    row = stats["Custom Operator Calls"]["MyAddOne"]
     page.navigate(path.as_uri())
     parts = page.evaluate("""Array.from(document.querySelectorAll(
         '#custom-op-bars g.bar[data-label=MyAddOne] rect'), r => r.dataset.part)""")
-    assert parts and set(parts) <= {"Queued", "Python", "Blocked", "Tail"}
+    assert parts == [p for p in CALL_PARTS if row[p] > 0]   # every part it has, in order
     assert "Python" in parts
+
+
+@pytest.fixture(scope="module")
+def breakdown_report(tmp_path_factory):
+    """custom_op_breakdown.py's report, its stats document, and what the script measured
+    itself with ``time.perf_counter`` inside each ``forward``: ``{op: (python ms, blocked
+    ms)}`` per call (the last two columns it prints)."""
+    folder = tmp_path_factory.mktemp("breakdown")
+    proc = run_script(REPO / "sample_scripts" / "custom_op_breakdown.py", folder)
+    measured = {}
+    for line in proc.stdout.splitlines():
+        cols = line.split()
+        if cols and cols[0] in ("Busy", "Waiter", "Chain") and " / " in line:
+            measured[cols[0]] = (float(cols[-3]), float(cols[-1]))
+    assert set(measured) == {"Busy", "Waiter", "Chain"}, proc.stdout
+    page, stats = _report_and_stats(folder / "custom_op_breakdown.json")
+    return page, stats["Custom Operator Calls"], measured
+
+
+def test_custom_op_bars_draw_the_measured_split(page, breakdown_report, artifacts):
+    """Each op type's bar, as the browser lays it out, is its Queued / Python / Blocked /
+    Tail split, in that order and end to end; converted back to ms with the chart's scale
+    (the longest bar spans the bar width), its Python and Blocked segments are the times
+    the script measured with perf_counter inside forward (Busy spins in Python, Waiter
+    blocks on wait_to_read, Chain neither)."""
+    path, calls, measured = breakdown_report
+    page.navigate(path.as_uri())
+    assert page.errors() == []
+    bars = page.evaluate("""(() => {
+        const out = {};
+        for (const g of document.querySelectorAll('#custom-op-bars g.bar')) {
+            out[g.dataset.label] = Array.from(g.querySelectorAll('rect'), r => {
+                const b = r.getBBox(); return [r.dataset.part, b.x, b.width]; });
+        }
+        return out; })()""")
+    assert set(bars) == {"Busy", "Waiter", "Chain"}
+    widest = max(sum(w for _, _, w in segs) for segs in bars.values())
+    assert abs(widest - 560) < 1                   # svg.BAR_W: the longest bar spans it
+    ms_per_px = max(sum(row[p] for p in CALL_PARTS) for row in calls.values()) / widest
+    for op, segs in bars.items():
+        row = calls[op]
+        assert [p for p, _, _ in segs] == [p for p in CALL_PARTS if row[p] > 0], op
+        for (_, x, w), (_, next_x, _) in zip(segs, segs[1:]):
+            assert abs(x + w - next_x) < 0.6, op    # stacked end to end
+        drawn = {p: w * ms_per_px for p, _, w in segs}
+        for p in CALL_PARTS:                         # the bar is the stats document's split
+            assert abs(drawn.get(p, 0) - row[p]) <= 0.6 * ms_per_px + 1e-9, (op, p)
+        python, blocked = measured[op]               # ... and the script's own clock
+        for p, want in (("Python", python), ("Blocked", blocked)):
+            assert abs(drawn.get(p, 0) - want) <= 0.1 * want + 2 * ms_per_px, (op, p, want)
+    assert measured["Waiter"][1] > 0 and "Blocked" in [p for p, _, _ in bars["Waiter"]]
+    page.screenshot(artifacts / "report-custom_op_breakdown.png")

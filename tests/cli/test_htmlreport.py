@@ -92,12 +92,7 @@ def test_custom_op_calls_unavailable_reasons():
 
 
 EXPLAIN = {"wall_ms": 20.0, "critical_path_ms": 18.0,
-           "critical_path": [{"name": "dot", "cat": "operator", "tid": 2, "ts": 0, "dur": 9000,
-                              "kind": "op"},
-                             {"name": "dot", "cat": "operator", "tid": 2, "ts": 9000,
-                              "dur": 3000, "kind": "queue"},
-                             {"name": "", "cat": "", "tid": 1, "ts": 12000, "dur": 6000,
-                              "kind": "python"}],
+           "composition_ms": {"op": 9.0, "queue": 3.0, "dependency": 0.0, "python": 6.0},
            "by_name": {"dot": 9.0},
            "threads": {"main thread": {"busy_ms": 6.0, "idle_ms": 14.0},
                        "engine worker 0": {"busy_ms": 12.0, "idle_ms": 8.0}},

@@ -46,6 +46,9 @@ def test_mxnet_and_pytorch_traces(traces_dir, tmp_path, fixture, kind):
         assert "Unavailable: the statistics hold no custom-operator call breakdown" in page
     assert "<table id=\"operators-table\"" in page     # what the data supports is there
     assert "Engine</dt><dd>unknown" in page
+    path = page.split('id="critical-path"', 1)[1].split("</section>")[0]
+    assert "Unavailable: the engine&#x27;s dependency records (this trace has none" in path
+    assert "Wall time" in path                          # the per-thread-serial path
 
 
 def test_default_output_is_next_to_the_trace(tmp_path):
@@ -113,5 +116,87 @@ def test_critical_path_section_is_xprof_explain_of_the_same_trace(tmp_path):
     out = tmp_path / "r.html"
     assert cli("report", trace, "-o", out).exit_code == 0
     section = out.read_text().split('id="critical-path"', 1)[1]
+    assert "Unavailable" not in section.split("</section>")[0]    # recorded dependencies
     shown = re.search(r"Wall time ([^,<]*), critical path ([^<]*)\.</p>", section)
     assert shown.groups() == (svg.fmt_ms(ex["wall_ms"]), svg.fmt_ms(ex["critical_path_ms"]))
+
+
+def test_the_trace_is_read_once_and_the_explain_document_is_the_commands(tmp_path, monkeypatch):
+    """One decoding pass feeds the statistics and the explain timeline; the document
+    the page draws is ``xprof explain --format json``'s, minus the segment list, and
+    its composition is the segments' time per kind."""
+    from xprof.cli.htmlreport.collect import collect
+    from xprof.cli.readers import tracefile
+
+    trace, _ = run_sample("custom_op_breakdown.py", tmp_path)
+    ex = json.loads(cli("explain", trace, "--format", "json").stdout)
+    passes = []
+    batches = tracefile.TraceReader.batches
+
+    def counted(self, *args, **kwargs):
+        passes.append(self.path)
+        return batches(self, *args, **kwargs)
+
+    monkeypatch.setattr(tracefile.TraceReader, "batches", counted)
+    doc = collect(str(trace))["explain"]
+    assert passes == [str(trace)]
+    composition = doc.pop("composition_ms")
+    assert doc.pop("dependencies") is True
+    segments = ex.pop("critical_path")
+    assert doc == ex
+    for kind in ("op", "queue", "dependency", "python"):
+        from_segments = sum(s["dur"] for s in segments if s["kind"] == kind) / 1000
+        assert abs(composition[kind] - from_segments) < 1e-3 * (1 + len(segments)), kind
+    assert composition["op"] > 0 and abs(sum(composition.values()) - ex["critical_path_ms"]) < 1e-5
+
+
+def test_a_trace_without_slices_says_the_critical_path_is_unavailable(tmp_path):
+    from cli_helpers import meta, write_trace
+
+    trace = write_trace(tmp_path / "t.json", meta() + [
+        {"name": "Memory: cpu/0", "cat": "Device Storage", "ph": "C", "ts": 1, "pid": 0,
+         "args": {"Memory: cpu/0": 4096}}])
+    out = tmp_path / "r.html"
+    assert cli("report", trace, "-o", out).exit_code == 0
+    section = out.read_text().split('id="critical-path"', 1)[1].split("</section>")[0]
+    assert "Unavailable: the trace holds no slices" in section
+
+
+def test_a_100000_event_trace_makes_at_most_2_mb_also_gzipped(tmp_path):
+    """The page stays small whatever the trace: 100,000 events of 3,000 operator names
+    on 200 threads, 40 custom-op types and 4 memory series (every table, chart and line
+    capped), read from a .json.gz."""
+    import gzip
+
+    import orjson
+
+    from cli_helpers import meta
+
+    events = meta()
+    k = 0
+    while len(events) < 100_000:
+        t = k * 3.0
+        events.append({"name": f"op_{k % 3000}_" + "x" * 40, "cat": "operator", "ph": "X",
+                       "ts": t, "dur": 2.0, "pid": 0, "tid": k % 200,
+                       "args": {"dep": [1000, 500, 0, k + 1, -(k + 2)]}})
+        events.append({"name": f"Memory: cpu/{k % 4}", "cat": "Device Storage", "ph": "C",
+                       "ts": t, "pid": 0, "args": {f"Memory: cpu/{k % 4}": 4096 * (k % 991)}})
+        if k % 5 == 0:
+            op = f"Op{(k // 5) % 40}"
+            events.append({"name": op, "cat": "Custom Operator", "ph": "b", "id": k, "ts": t,
+                           "pid": 0, "tid": 1, "args": {"queued_ns": 100, "python_ns": 800,
+                                                        "blocked_ns": 300, "tail_ns": 50,
+                                                        "sub_operators_ns": 200}})
+            events.append({"name": op, "cat": "Custom Operator", "ph": "e", "id": k,
+                           "ts": t + 1.25, "pid": 0, "tid": 1})
+        k += 1
+    trace = tmp_path / "big.json.gz"
+    trace.write_bytes(gzip.compress(orjson.dumps({"traceEvents": events,
+                                                 "otherData": {"xprof_version": "t"}})))
+    out = tmp_path / "big.report.html"
+    res = cli("report", trace)
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert len(page.encode()) <= 2_000_000
+    assert "of 3,000 rows" in page and "Memory: cpu/3" in page
+    assert page.count("<g class=\"bar\" data-label=\"Op") == 15     # svg bars capped too

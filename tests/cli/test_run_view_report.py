@@ -79,3 +79,16 @@ def test_run_quiet_report(tmp_path):
     _trace, proc = run_sample("custom_add_one.py", tmp_path, "-q", "--report")
     assert "xprof:" not in proc.stderr
     assert "MyAddOne" in (tmp_path / "profile.report.html").read_text()
+
+
+def test_run_open_with_nproc_is_refused_before_anything_runs(tmp_path):
+    """N ranks write N traces: --open has no single trace to view, so it says so in one
+    line instead of silently doing nothing."""
+    (tmp_path / "s.py").write_text("open('ran', 'w').close()\n")
+    proc = subprocess.run([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "--open",
+                           "s.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("xprof: error: --open views the trace of one run")
+    assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "ran").exists()

@@ -273,3 +273,29 @@ def test_output_gets_ordinary_file_permissions(tmp_path):
     finally:
         os.umask(mask)
     assert os.stat(out).st_mode & 0o777 == 0o644
+
+
+def test_event_bodies_come_back_whole(tmp_path):
+    """The normalizer keeps a batch's bodies as one JSON array and finds where each ends
+    by the newlines between them: strings holding newlines, `},{` and `,\\n,` must not cut
+    a body."""
+    tricky = ["line\nbreak", '"},{"ph":"X"', ",\n,", "\\n", "·\u2028", ""]
+    events = meta() + [X(name, 10 * k, 5, args={"text": name, "k": k}) for k, name in enumerate(tricky)]
+    src = write_trace(tmp_path / "in.json", events)
+    out = tmp_path / "out.json"
+    res = cli("trace", src, "-o", out)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    timed = [e for e in _load(out)["traceEvents"] if e["ph"] != "M"]
+    assert [(e["name"], e["args"], e["dur"]) for e in timed] == [
+        (name, {"text": name, "k": k}, 5) for k, name in enumerate(tricky)]
+
+
+def test_a_batch_orjson_cannot_write_keeps_every_field(tmp_path):
+    """An integer beyond 64 bits: the batch's bodies are written by the standard library."""
+    events = meta() + [X("small", 0, 5, args={"n": 1}), X("huge", 10, 1, args={"big": 2 ** 70})]
+    src = write_trace(tmp_path / "in.json", events)
+    out = tmp_path / "out.json"
+    res = cli("trace", src, "-o", out, "--force")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    timed = [e for e in _load(out)["traceEvents"] if e["ph"] != "M"]
+    assert [(e["name"], e["args"]) for e in timed] == [("small", {"n": 1}), ("huge", {"big": 2 ** 70})]

@@ -54,3 +54,31 @@ def test_cell_names_states_and_errors():
         mx.rnn.FusedRNNCell(4)(mx.sym.var("x"), [])
     with pytest.raises(ValueError, match="mode='lstmx'"):
         mx.rnn.FusedRNNCell(4, mode="lstmx")
+
+
+def test_fused_rnn_parameters_initialize_per_gate():
+    """mx.init.FusedRNN (attached to FusedRNNCell's parameters): weights by the global
+    initializer, biases zero, the LSTM forget-gate biases forget_bias."""
+    cell = mx.rnn.FusedRNNCell(3, num_layers=2, mode="lstm", bidirectional=True,
+                               forget_bias=2.5, prefix="")
+    out, _ = cell.unroll(2, mx.sym.Variable("data"), layout="NTC", merge_outputs=True)
+    mod = mx.mod.Module(out, label_names=None)
+    mod.bind(data_shapes=[("data", (4, 2, 5))])
+    mod.init_params(initializer=mx.init.One())
+    parts = cell.unpack_weights(mod.get_params()[0])
+    assert parts["l0_i2h_i_weight"].shape == (3, 5) and parts["r1_h2h_o_weight"].shape == (3, 3)
+    for name, arr in parts.items():
+        value = arr.asnumpy()
+        if name.endswith("_f_bias"):
+            assert (value == 2.5).all(), name
+        elif name.endswith("bias"):
+            assert (value == 0).all(), name
+        else:
+            assert (value == 1).all(), name
+
+
+def test_fused_rnn_initializer_roundtrips_through_its_json_dump():
+    init = mx.init.FusedRNN(mx.init.One(), 2, 1, "gru")
+    again = mx.init.create(init.dumps())      # its own kwargs include init=
+    assert isinstance(again, mx.init.FusedRNN) and again == init
+    assert isinstance(again._init, mx.init.One)

@@ -1,4 +1,4 @@
-"""Tests of NAG, RMSProp (plain and centered) and Signum/signSGD in runtime/optimizer.py
+"""Tests of NAG, RMSProp (plain and centered) and Signum/signSGD in runtime/optimizer/
 and their update operators in runtime/ops/optim.py, against the update rules written
 out here in numpy (MXNet's reference implementations in its own tests)."""
 import numpy as np

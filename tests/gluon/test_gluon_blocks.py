@@ -279,3 +279,180 @@ def test_scalar_ops_in_a_layer_carry_its_name_when_not_recording(profile):
     ops = [(e["name"], e.get("args", {}).get("name")) for e in p.events("operator")]
     assert ("_mul_scalar", "triple") in ops
     assert ("_mul_scalar", None) in ops
+
+
+# -- channels-last layouts: transposes around the channels-first operators ----------------
+@pytest.mark.parametrize("n, first, last", [(1, "NCW", "NWC"), (2, "NCHW", "NHWC"),
+                                            (3, "NCDHW", "NDHWC")])
+def test_channels_last_conv_and_pool_match_channels_first(n, first, last):
+    rng = np.random.default_rng(n)
+    shape_first = (2, 3) + (6,) * n
+    x = rng.standard_normal(shape_first).astype(np.float32)
+    conv_cls = {1: nn.Conv1D, 2: nn.Conv2D, 3: nn.Conv3D}[n]
+    ref = conv_cls(4, 3, layout=first, in_channels=3)
+    cl = conv_cls(4, 3, layout=last, in_channels=3)
+    ref.initialize()
+    cl.initialize()
+    assert cl.weight.shape == (4,) + (3,) * n + (3,)
+    w = ref.weight.data().asnumpy()
+    cl.weight.set_data(np.moveaxis(w, 1, -1))
+    cl.bias.set_data(ref.bias.data())
+    to_last = (0,) + tuple(range(2, n + 2)) + (1,)
+    xl = mx.nd.array(x.transpose(to_last))
+    for hybrid in (False, True):
+        if hybrid:
+            cl.hybridize()
+        xl.attach_grad()
+        with mx.autograd.record():
+            out = cl(xl)
+        out.backward()
+        want = ref(mx.nd.array(x)).asnumpy().transpose(to_last)
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-4, atol=1e-5)
+        xf = mx.nd.array(x)
+        xf.attach_grad()
+        with mx.autograd.record():
+            ref(xf).backward()
+        np.testing.assert_allclose(xl.grad.asnumpy(), xf.grad.asnumpy().transpose(to_last),
+                                   rtol=1e-4, atol=1e-5)
+    pool_cls = {1: nn.MaxPool1D, 2: nn.MaxPool2D, 3: nn.MaxPool3D}[n]
+    got = pool_cls(2, layout=last)(xl).asnumpy()
+    np.testing.assert_allclose(got, pool_cls(2)(mx.nd.array(x)).asnumpy().transpose(to_last))
+    with pytest.raises(ValueError, match=f"use '{first}' or '{last}'"):
+        pool_cls(2, layout="NCXW")
+
+
+def test_reflection_pad_2d_matches_numpy_and_its_gradient():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    layer = nn.ReflectionPad2D(2)
+    want = np.pad(x, [(0, 0), (0, 0), (2, 2), (2, 2)], mode="reflect")
+    np.testing.assert_array_equal(layer(mx.nd.array(x)).asnumpy(), want)
+    g = rng.standard_normal(want.shape).astype(np.float32)
+    xa = mx.nd.array(x)
+    xa.attach_grad()
+    layer.hybridize()
+    with mx.autograd.record():
+        out = layer(xa)
+    out.backward(mx.nd.array(g))
+    # each input element's gradient: the sum of the output elements that copy it
+    idx = np.arange(x.size).reshape(x.shape)
+    src = np.pad(idx, [(0, 0), (0, 0), (2, 2), (2, 2)], mode="reflect")
+    expect = np.bincount(src.ravel(), weights=g.ravel(), minlength=x.size).reshape(x.shape)
+    np.testing.assert_allclose(xa.grad.asnumpy(), expect, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="batch or channel axis"):
+        nn.ReflectionPad2D((1, 1, 0, 0, 1, 1, 1, 1))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_layer_norm_with_the_wrong_channels_is_an_mxnet_error(hybridize):
+    layer = nn.LayerNorm(in_channels=10)
+    layer.initialize()
+    if hybridize:
+        layer.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="gamma has shape"):
+        layer(mx.nd.ones((2, 11)))
+
+
+@pytest.mark.parametrize("size, n, axis", [(33, 4, 1), (33, 15, 1), (128, 8, 0), (10, 3, 0)])
+def test_split_data_uneven_slices_follow_numpy_array_split(size, n, axis):
+    shape = [4, 4]
+    shape[axis] = size
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    got = gluon.utils.split_data(mx.nd.array(x), n, axis, even_split=False)
+    want = np.array_split(x, n, axis=axis)
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    if size % n:
+        with pytest.raises(ValueError, match="cannot be split evenly"):
+            gluon.utils.split_data(mx.nd.array(x), n, axis)
+
+
+# -- Block behaviours MXNet programs rely on ----------------------------------------------
+def test_summary_counts_parameters_and_shows_output_shapes(capsys):
+    net = nn.Sequential()
+    net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=3), nn.BatchNorm(in_channels=2))
+    net.initialize()
+    net.summary(mx.nd.ones((5, 4)))
+    out = capsys.readouterr().out
+    assert "Dense-1" in out and "(5, 3)" in out and "(5, 2)" in out
+    # 4*3+3 + 3*2+2 + BatchNorm gamma/beta (trainable) 4 and its statistics 4
+    assert "Trainable params: 27" in out and "Non-trainable params: 4" in out
+    hnet = nn.HybridSequential()
+    hnet.add(nn.Dense(2, in_units=4))
+    hnet.initialize()
+    hnet.hybridize()
+    with pytest.raises(AssertionError, match="non-hybridized"):
+        hnet.summary(mx.nd.ones((1, 4)))
+
+
+def test_shared_parameters_merge_unknown_dimensions():
+    a = nn.Dense(5, in_units=4, prefix="shared_")
+    b = nn.Dense(5, prefix="shared_", params=a.collect_params())   # (5, 0) asked
+    assert b.weight is a.weight and a.weight.shape == (5, 4)
+    with pytest.raises(ValueError, match="incompatible"):
+        nn.Dense(6, prefix="shared_", params=a.collect_params())
+
+
+def test_deduplicated_save_loads_into_shared_parameters(tmp_path):
+    class Two(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.first = nn.Dense(2, in_units=2)
+                self.second = nn.Dense(2, in_units=2, params=self.first.collect_params())
+    net = Two()
+    net.initialize()
+    path = str(tmp_path / "dedup.params")
+    net.save_parameters(path, deduplicate=True)
+    assert sorted(mx.nd.load(path)) == ["first.bias", "first.weight"]
+    other = Two()
+    other.load_parameters(path)          # second.* are the same Parameters: not missing
+    np.testing.assert_array_equal(other.second.weight.data().asnumpy(),
+                                  net.first.weight.data().asnumpy())
+
+
+def test_legacy_save_params_and_saved_dtypes(tmp_path):
+    net = nn.HybridSequential(prefix="")
+    net.add(nn.Dense(3, in_units=2, prefix="dense0_"))
+    net.initialize()
+    path = str(tmp_path / "legacy.params")
+    with pytest.warns(DeprecationWarning):
+        net.save_params(path)
+    assert sorted(mx.nd.load(path)) == ["dense0_bias", "dense0_weight"]
+    fresh = nn.HybridSequential(prefix="")
+    fresh.add(nn.Dense(3, in_units=2, prefix="dense0_"))
+    with pytest.warns(DeprecationWarning):
+        fresh.load_params(path)
+    np.testing.assert_array_equal(fresh[0].weight.data().asnumpy(),
+                                  net[0].weight.data().asnumpy())
+    net.cast("float16")
+    net.save_parameters(path)
+    net.cast("float32")
+    net.load_parameters(path, cast_dtype=True, dtype_source="saved")
+    assert net[0].weight.dtype == np.float16
+    with pytest.raises(ValueError, match="dtype_source='mine'"):
+        net.load_parameters(path, dtype_source="mine")
+
+
+def test_new_child_makes_the_cached_graph_stale():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(10, flatten=False))
+    net.hybridize()
+    net.initialize()
+    assert net(mx.nd.ones((2, 3, 5))).shape == (2, 3, 10)
+    net.add(nn.Flatten())
+    assert net(mx.nd.ones((2, 3, 5))).shape == (2, 30)
+
+
+def test_container_and_sequential_warnings():
+    class Listed(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.layers = [nn.Dense(2)]
+    with pytest.warns(UserWarning, match="unregistered container with Blocks"):
+        Listed().collect_params()
+    seq = nn.Sequential()
+    seq.add(nn.Dense(2))
+    with pytest.warns(UserWarning, match="Consider using HybridSequential"):
+        seq.hybridize()

@@ -166,3 +166,12 @@ def test_mnist_rejects_corrupt_files(tmp_path):
         f.write(b"PK\x03\x04garbage")
     with pytest.raises(ValueError, match="not an idx file"):
         vision.MNIST(root=root)
+
+
+@pytest.mark.parametrize("auto_reload", [True, False])
+def test_auto_reload_is_accepted_and_epochs_repeat(auto_reload):
+    data = gluon.data.ArrayDataset(np.arange(6, dtype=np.float32))
+    loader = gluon.data.DataLoader(data, batch_size=2, num_workers=2, thread_pool=True,
+                                   auto_reload=auto_reload)
+    for _ in range(2):
+        assert [b.asnumpy().tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]

@@ -163,3 +163,77 @@ def test_hybridized_block_rejects_non_arrays():
     _, b = _pair()
     with pytest.raises(ValueError, match="NDArray"):
         b(np.ones((1, 1, 8, 8)))
+
+
+# -- inputs that are None or lists (MXNet's input formats) ------------------------------------
+class _Pair(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = nn.Dense(3, in_units=2)
+
+    def hybrid_forward(self, F, a, b=None):
+        if isinstance(a, (list, tuple)):
+            a = F.add_n(*a)
+        out = self.dense(a)
+        return out if b is None else out * b
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_none_and_list_inputs_give_the_imperative_results(hybridize):
+    rng = np.random.default_rng(3)
+    x, y, s = (rng.standard_normal(sh).astype(np.float32) for sh in [(4, 2), (4, 2), (4, 3)])
+    net = _Pair()
+    net.initialize()
+    w, b = net.dense.weight.data().asnumpy(), net.dense.bias.data().asnumpy()
+    if hybridize:
+        net.hybridize()
+    X, Y, S = mx.nd.array(x), mx.nd.array(y), mx.nd.array(s)
+    np.testing.assert_allclose(net(X).asnumpy(), x @ w.T + b, rtol=1e-5)
+    np.testing.assert_allclose(net(X, None).asnumpy(), x @ w.T + b, rtol=1e-5)
+    X.attach_grad()
+    with autograd.record():
+        out = net(X)
+    out.backward()
+    np.testing.assert_allclose(X.grad.asnumpy(), np.ones((4, 3)) @ w, rtol=1e-5)
+    np.testing.assert_allclose(net([X, Y], S).asnumpy() if not hybridize else
+                               _fresh_hybrid(net, [X, Y], S).asnumpy(),
+                               ((x + y) @ w.T + b) * s, rtol=1e-5)
+
+
+def _fresh_hybrid(net, *args):
+    net.hybridize()       # a new argument structure needs a new graph, as in MXNet
+    return net(*args)
+
+
+def test_hybridized_input_checks_name_the_problem():
+    net = _Pair()
+    net.initialize()
+    net.hybridize()
+    with pytest.raises(ValueError, match="input must be an NDArray or a Symbol"):
+        net(None, None)
+    with pytest.raises(ValueError, match="mix NDArrays and Symbols"):
+        net(mx.nd.ones((1, 2)), mx.sym.var("b"))
+    with pytest.raises(ValueError, match="input 1 is int"):
+        net(mx.nd.ones((1, 2)), 1)
+    with pytest.raises(ValueError, match="on one context"):
+        net(mx.nd.ones((1, 2), ctx=mx.cpu(1)), mx.nd.ones((1, 3), ctx=mx.cpu(2)))
+    net(mx.nd.ones((1, 2)))
+    with pytest.raises(ValueError, match="argument structure"):
+        net([mx.nd.ones((1, 2))], mx.nd.ones((1, 3)))
+    assert net(mx.nd.ones((1, 2)), None).shape == (1, 3)   # a trailing None: the default
+
+
+def test_symbol_block_on_symbols_composes_its_graph():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=3), nn.Activation("relu"))
+    net.initialize()
+    data = mx.sym.var("data")
+    sblock = gluon.SymbolBlock(net(data), data, params=net.collect_params())
+    out = sblock(mx.sym.var("other") * 2)
+    assert out.list_arguments()[0] == "other"
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    exe = out.bind(mx.cpu(), {"other": mx.nd.array(x),
+                              **{k: p.data() for k, p in net.collect_params().items()}})
+    np.testing.assert_allclose(exe.forward()[0].asnumpy(), net(mx.nd.array(2 * x)).asnumpy(),
+                               rtol=1e-5)

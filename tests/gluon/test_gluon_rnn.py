@@ -187,3 +187,68 @@ def test_unfused_stack_shares_parameters_and_matches_mxnet_numbers():
     np.testing.assert_allclose(fused, want, rtol=1e-5)
     np.testing.assert_allclose(unrolled, want, rtol=1e-5)
     assert set(cells.collect_params()) == set(layer.collect_params())
+
+
+# -- unroll(valid_length=...): per-sequence lengths -----------------------------------------
+def _cells():
+    from xprof.runtime.gluon.contrib.rnn import VariationalDropoutCell
+    res = gluon.rnn.SequentialRNNCell()
+    res.add(gluon.rnn.ResidualCell(gluon.rnn.RNNCell(6)))
+    return [gluon.rnn.LSTMCell(6),
+            gluon.rnn.BidirectionalCell(gluon.rnn.GRUCell(6), gluon.rnn.GRUCell(6)),
+            VariationalDropoutCell(gluon.rnn.RNNCell(6)), res]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_valid_length_unroll_equals_each_sequence_unrolled_alone(k):
+    cell = _cells()[k]
+    cell.collect_params().initialize()
+    lengths = [3, 5, 1, 4]
+    data = mx.nd.random.normal(0, 1, shape=(4, 5, 6))
+    outs, states = cell.unroll(5, data, valid_length=mx.nd.array(lengths), layout="NTC")
+    assert outs.shape[:2] == (4, 5)          # merged, as MXNet gives masked outputs
+    for i, n in enumerate(lengths):
+        one, one_states = cell.unroll(n, data[i:i + 1, :n], layout="NTC",
+                                      merge_outputs=True)
+        np.testing.assert_allclose(outs[i:i + 1, :n].asnumpy(), one.asnumpy(), rtol=1e-4,
+                                   atol=1e-5)
+        assert not outs[i, n:].asnumpy().any()
+        for s, s1 in zip(states, one_states):
+            np.testing.assert_allclose(s[i:i + 1].asnumpy(), s1.asnumpy(), rtol=1e-4,
+                                       atol=1e-5)
+
+
+def test_valid_length_unroll_builds_a_graph_with_the_same_values():
+    cell = gluon.rnn.RNNCell(4, prefix="r_")
+    cell.collect_params().initialize()
+    x = mx.nd.random.normal(0, 1, shape=(3, 4, 2))
+    lengths = mx.nd.array([2, 4, 1])
+    want_out, want_states = cell.unroll(4, x, valid_length=lengths, merge_outputs=True)
+    outs, states = cell.unroll(4, mx.sym.var("data"), valid_length=mx.sym.var("vl"),
+                               merge_outputs=True)
+    args = {"data": x, "vl": lengths,
+            **{k: p.data() for k, p in cell.collect_params().items()}}
+    got = mx.sym.Group([outs, states[0]]).bind(mx.cpu(), args).forward()
+    np.testing.assert_allclose(got[0].asnumpy(), want_out.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1].asnumpy(), want_states[0].asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_variational_dropout_keeps_one_mask_per_sequence():
+    from xprof.runtime.gluon.contrib.rnn import VariationalDropoutCell
+
+    class Echo(gluon.rnn.HybridRecurrentCell):      # output = input: shows the mask
+        def state_info(self, batch_size=0):
+            return [{"shape": (batch_size, 8), "__layout__": "NC"}]
+
+        def hybrid_forward(self, F, inputs, states):
+            return inputs, states
+    cell = VariationalDropoutCell(Echo(), drop_inputs=0.5)
+    with autograd.train_mode():
+        outs, _ = cell.unroll(6, mx.nd.ones((2, 6, 8)), merge_outputs=True)
+    o = outs.asnumpy()
+    assert set(np.unique(o)) <= {0.0, 2.0} and 0 < (o == 0).mean() < 1
+    for t in range(1, 6):
+        np.testing.assert_array_equal(o[:, t], o[:, 0])     # the same mask every step
+    with pytest.raises(ValueError, match="drop_states=1.0"):
+        VariationalDropoutCell(Echo(), drop_states=1.0)

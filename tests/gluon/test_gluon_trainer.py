@@ -111,8 +111,8 @@ def test_trainer_states_round_trip(tmp_path):
     tr.save_states(path)
     tr2 = gluon.Trainer(d.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
     tr2.load_states(path)
-    np.testing.assert_allclose(tr2._updater.states[0].asnumpy(),
-                               tr._updater.states[0].asnumpy())
+    np.testing.assert_allclose(tr2._updaters[0].states[0].asnumpy(),
+                               tr._updaters[0].states[0].asnumpy())
 
 
 def test_trainer_rejects_bad_arguments():

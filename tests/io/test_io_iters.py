@@ -64,3 +64,18 @@ def test_csv_and_mnist_iters_read_local_files(tmp_path):
         mx.io.MNISTIter(image=str(csv), label=str(tmp_path / "lab"))
     with pytest.raises(NotImplementedError, match="RecordIO"):
         mx.io.ImageRecordIter(path_imgrec="x.rec")
+
+
+def test_batches_own_their_values_and_record_one_array_event_each(prof):
+    data = np.arange(12, dtype=np.float32).reshape(6, 2)
+    label = np.arange(6, dtype=np.int32)
+    it = mx.io.NDArrayIter(data, label, batch_size=4)   # 2 batches, the last padded
+    prof.start(profile_api=True, profile_imperative=True, aggregate_stats=True)
+    batches = list(it)
+    prof.stop()
+    assert prof.stats()["Time"]["API"]["array"]["Count"] == 4     # data + label, twice
+    data[:] = -1                                                  # the source changes...
+    np.testing.assert_array_equal(batches[0].data[0].asnumpy(),   # ...the batch does not
+                                  np.arange(8, dtype=np.float32).reshape(4, 2))
+    assert batches[1].label[0].dtype == np.int32
+    assert batches[1].label[0].asnumpy().tolist() == [4, 5, 0, 1]

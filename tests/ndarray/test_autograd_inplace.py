@@ -20,8 +20,19 @@ def test_inplace_write_into_graph_while_recording_raises(write):
     x.attach_grad()
     with autograd.record():
         y = x * 2
-        with pytest.raises(ValueError, match="in-place operations"):
+        with pytest.raises(ValueError, match="Inplace operations"):
             write(y, x)
+
+
+def test_assigning_into_an_op_input_while_recording_is_an_mxnet_error():
+    # MXNet: x[1:] = v reads x and writes x, refused while recording even for a fresh x
+    x = nd.zeros((3,))
+    v = nd.ones((2,))
+    with autograd.record():
+        with pytest.raises(mx.base.MXNetError, match=r"Inplace operations \(\+=, -=, "
+                           r"x\[:\]=, etc\) are not supported when recording with"):
+            x[1:] = v
+    np.testing.assert_allclose(x.asnumpy(), [0, 0, 0])   # refused before the push
 
 
 def test_fresh_arrays_and_unrecorded_writes_still_work():

@@ -74,9 +74,16 @@ def _one_line_error(call, *fragments):
 
 
 def test_random_parameter_checks(engine):
-    _one_line_error(lambda: mx.nd.random.uniform(1, 0, shape=(2,)), "low=1.0", "high=0.0")
-    _one_line_error(lambda: mx.random.uniform(5, -5), "low <= high")
-    _one_line_error(lambda: mx.nd.random.normal(0, -1, shape=(2,)), "scale=-1.0")
+    # As in MXNet, the sampling kernel checks its parameters: the call returns, the
+    # clear one-line error (a ValueError and an MXNetError) comes at the sync point,
+    # and the engine goes on.
+    bad = mx.nd.random.uniform(1, 0, shape=(2,))
+    _one_line_error(bad.asnumpy, "low=1.0", "high=0.0")
+    _one_line_error(lambda: mx.random.uniform(5, -5).asnumpy(), "low <= high")
+    bad = mx.nd.random.normal(0, -1, shape=(2,))
+    with pytest.raises(mx.base.MXNetError, match="scale=-1.0 is not allowed"):
+        mx.nd.dot(bad, mx.nd.ones((2, 1))).asnumpy()
+    _one_line_error(bad.asnumpy, "scale=-1.0")
     assert mx.nd.random.uniform(2, 2, shape=(3,)).asnumpy().tolist() == [2, 2, 2]
     assert mx.nd.random.normal(1, 0, shape=(2,)).asnumpy().tolist() == [1, 1]
 

@@ -432,8 +432,21 @@ def test_pooling_infer_errors():
         op.infer([(1, 1, 4, 4)], f32)
     with pytest.raises(ValueError, match="pool_type='lp'"):
         op.infer([(1, 1, 4, 4)], f32, kernel=(2, 2), pool_type="lp")
-    with pytest.raises(ValueError, match="pooling_convention='same'"):
-        op.infer([(1, 1, 4, 4)], f32, kernel=(2, 2), pooling_convention="same")
+    # 'same': ceil(n / stride) outputs, the input padded past its end; no explicit pad
+    assert op.infer([(1, 1, 7, 10)], f32, kernel=(3, 2), stride=(2, 2),
+                    pooling_convention="same")[0] == [(1, 1, 4, 5)]
+    with pytest.raises(ValueError, match="pooling_convention='same' takes no pad"):
+        op.infer([(1, 1, 4, 4)], f32, kernel=(2, 2), pad=(1, 1), pooling_convention="same")
+    with pytest.raises(ValueError, match="pooling_convention='middle'"):
+        op.infer([(1, 1, 4, 4)], f32, kernel=(2, 2), pooling_convention="middle")
+
+
+def test_pooling_same_convention_matches_explicit_end_padding():
+    x = np.arange(1.0, 8.0).reshape(1, 1, 7)
+    op = registry.get("Pooling")
+    out = op.kernel(x, kernel=(3,), stride=(2,), pool_type="max", pooling_convention="same")
+    # windows [0:3], [2:5], [4:7], [6:9] (past the end: ignored by max)
+    np.testing.assert_array_equal(out.ravel(), [3, 5, 7, 7])
 
 
 # -- activations -------------------------------------------------------------------

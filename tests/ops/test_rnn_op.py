@@ -37,8 +37,10 @@ def _cell(mode, x, h, c, wx, wh, bx, bh):
     return (np.maximum(a, 0) if mode == "rnn_relu" else np.tanh(a)), c
 
 
-def _reference(mode, x, layers_w, h0, c0, bidirectional):
-    """Stacked (bi)directional unroll of ``_cell``; layers_w[k] = (wx, wh, bx, bh)."""
+def _reference(mode, x, layers_w, h0, c0, bidirectional, cell=None):
+    """Stacked (bi)directional unroll of ``cell`` (default ``_cell``); layers_w[k] =
+    (wx, wh, bx, bh) or what ``cell`` takes."""
+    cell = cell or (lambda x, h, c, *w: _cell(mode, x, h, c, *w))
     dirs = 2 if bidirectional else 1
     hy, cy = [], []
     for layer in range(len(layers_w) // dirs):
@@ -48,7 +50,7 @@ def _reference(mode, x, layers_w, h0, c0, bidirectional):
             h, c = h0[k], c0[k]
             seq = [None] * len(x)
             for t in (reversed(range(len(x))) if d else range(len(x))):
-                h, c = _cell(mode, x[t], h, c, *layers_w[k])
+                h, c = cell(x[t], h, c, *layers_w[k])
                 seq[t] = h
             outs.append(np.stack(seq))
             hy.append(h)
@@ -99,6 +101,11 @@ def test_gradient_matches_central_differences(mode, bidirectional):
            rng.standard_normal((L * D, N, H))]
     if mode == "lstm":
         ins.append(rng.standard_normal((L * D, N, H)))
+    _check_gradients(rng, ins, kw)
+
+
+def _check_gradients(rng, ins, kw):
+    """Every input's analytic gradient against central differences, for random heads."""
     outs = rnn._rnn(*ins, **kw)
     heads = [rng.standard_normal(o.shape) for o in outs]
 
@@ -108,6 +115,7 @@ def test_gradient_matches_central_differences(mode, bidirectional):
     analytic = rnn._rnn_grad(heads, ins, list(outs), **kw)
     for i, x in enumerate(ins):
         np.testing.assert_allclose(analytic[i], numeric_grad(loss, x), rtol=1e-4, atol=1e-6)
+    return outs
 
 
 def test_lstm_cell_clip_bounds_the_cell_state_and_its_gradient():
@@ -183,3 +191,80 @@ def test_rnn_is_profiled_under_its_mxnet_name(tmp_path):
     mx.profiler.dump()
     names = {e.get("name") for e in json.loads(trace.read_text())["traceEvents"]}
     assert {"RNN", "_backward_RNN"} <= names
+
+
+# -- LSTM with projection_size (LSTMP) ---------------------------------------------------
+def _lstmp_reference(x, flat, h0, c0, H, P, L, D):
+    """Textbook LSTMP over the MXNet layout: per (layer, dir) Wx, Wh (4H, P), Wr (P, H),
+    then the biases."""
+    C = x.shape[2]
+    ws, off = [], 0
+    for layer in range(L):
+        ni = C if layer == 0 else P * D
+        for _ in range(D):
+            wx = flat[off:off + 4 * H * ni].reshape(4 * H, ni)
+            off += 4 * H * ni
+            wh = flat[off:off + 4 * H * P].reshape(4 * H, P)
+            off += 4 * H * P
+            wr = flat[off:off + P * H].reshape(P, H)
+            off += P * H
+            ws.append([wx, wh, wr])
+    for k in range(L * D):
+        ws[k] += [flat[off:off + 4 * H], flat[off + 4 * H:off + 8 * H]]
+        off += 8 * H
+    assert off == flat.size
+
+    def lstmp(x, h, c, wx, wh, wr, bx, bh):
+        pre = x @ wx.T + bx + h @ wh.T + bh
+        i, f = _sig(pre[:, :H]), _sig(pre[:, H:2 * H])
+        g, o = np.tanh(pre[:, 2 * H:3 * H]), _sig(pre[:, 3 * H:])
+        c = f * c + i * g
+        return (o * np.tanh(c)) @ wr.T, c
+    return _reference("lstm", x, ws, h0, c0, D == 2, cell=lstmp)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_projection_forward_and_gradient(bidirectional):
+    rng = np.random.default_rng(5)
+    T, N, C, H, P, L = 3, 2, 3, 3, 2, 2
+    D = 2 if bidirectional else 1
+    kw = dict(state_size=H, num_layers=L, bidirectional=bidirectional, mode="lstm",
+              state_outputs=True, projection_size=P)
+    n = rnn.param_size(C, H, L, bidirectional, "lstm", P)
+    ins = [rng.standard_normal((T, N, C)), 0.5 * rng.standard_normal(n),
+           rng.standard_normal((L * D, N, P)), rng.standard_normal((L * D, N, H))]
+    outs = rnn._rnn(*ins, **kw)
+    for got, want in zip(outs, _lstmp_reference(*ins, H, P, L, D)):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert outs[0].shape == (T, N, D * P)
+    shapes, _ = mx.ops.registry.get("RNN").infer([(T, N, C), (n,), (L * D, N, P),
+                                                  (L * D, N, H)], [np.float64] * 4, **kw)
+    assert shapes == [(T, N, D * P), (L * D, N, P), (L * D, N, H)]
+    _check_gradients(rng, ins, kw)
+    with pytest.raises(ValueError, match="needs mode='lstm'"):
+        rnn.param_size(C, H, L, bidirectional, "gru", P)
+
+
+def test_lstm_layer_with_projection_equals_stacked_lstmp_cells():
+    from xprof.runtime.gluon.contrib.rnn import LSTMPCell
+    fused = mx.gluon.rnn.LSTM(4, projection_size=3, num_layers=2, prefix="p_")
+    stack = mx.gluon.rnn.HybridSequentialRNNCell(prefix="p_")
+    with stack.name_scope():
+        for i in range(2):
+            stack.add(LSTMPCell(4, projection_size=3, prefix=f"l{i}_"))
+    x = mx.nd.random.uniform(shape=(5, 2, 6))
+    fused.initialize()
+    stack.initialize()
+    states = fused.begin_state(2)
+    assert [s.shape for s in states] == [(2, 2, 3), (2, 2, 4)]
+    fused.infer_shape(x, states)
+    for name, p in fused.collect_params().items():
+        value = mx.nd.random.uniform(shape=p.shape)
+        p.set_data(value)
+        stack.collect_params()[name].set_data(value)
+    out, st = fused(x, states)
+    ref, ref_st = stack.unroll(5, x, begin_state=stack.begin_state(batch_size=2),
+                               layout="TNC", merge_outputs=True)
+    np.testing.assert_allclose(out.asnumpy(), ref.asnumpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(st[0].asnumpy()[1], ref_st[2].asnumpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(st[1].asnumpy()[1], ref_st[3].asnumpy(), rtol=1e-4, atol=1e-5)

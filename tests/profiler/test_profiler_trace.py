@@ -228,31 +228,31 @@ def test_many_threads_nothing_lost(prof):
 
 
 def test_dumps_while_threads_record(prof):
+    # A fixed amount of work per thread: "record until the reader is done" made the
+    # recording grow without bound on a loaded machine (each stats() call is O(events),
+    # so a slow reader let the writers run away: 17 GB seen).
     prof.start(profile_imperative=True, profile_api=False, profile_memory=False)
-    stop = threading.Event()
+    n_ops = 3000
     done = []
 
     def work():
         x = mx.nd.ones((4,))
-        n = 0
-        while not stop.is_set() or n < 200:
+        for _ in range(n_ops):
             (x + 1).wait_to_read()
-            n += 1
-        done.append(n)
+        done.append(n_ops)
 
     threads = [threading.Thread(target=work) for _ in range(2)]
     for t in threads:
         t.start()
     last = 0
-    for _ in range(20):
+    while any(t.is_alive() for t in threads):
         count = prof.stats()["Time"].get("operator", {}).get("_plus_scalar", {}).get("Count", 0)
         assert count >= last
         last = count
-    stop.set()
     for t in threads:
         t.join()
     prof.stop()
-    assert prof.stats()["Time"]["operator"]["_plus_scalar"]["Count"] == sum(done)
+    assert prof.stats()["Time"]["operator"]["_plus_scalar"]["Count"] == sum(done) == 2 * n_ops
 
 
 def test_nesting_checker_rejects_partial_overlap():

@@ -195,3 +195,42 @@ def test_symbol_module_aliases():
     z = mx.sym.zeros((2, 3)) + mx.sym.ones((2, 3))
     (out,) = z.eval()
     assert np.array_equal(out.asnumpy(), np.ones((2, 3), np.float32))
+
+
+# -- MXNet 1.x Symbol behaviours (test_symbol.py of MXNet) ---------------------------------
+def test_compose_replaces_arguments_in_a_copy():
+    data = mx.sym.var("data")
+    net1 = mx.sym.FullyConnected(data=data, name="fc1", num_hidden=10)
+    net2 = mx.sym.FullyConnected(mx.sym.Activation(mx.sym.FullyConnected(
+        name="fc3", num_hidden=10), act_type="relu"), name="fc4", num_hidden=20)
+    composed = net2(fc3_data=net1, name="composed")
+    assert composed.name == "composed"
+    assert composed.list_arguments()[:3] == ["data", "fc1_weight", "fc1_bias"]
+    assert "fc3_data" in net2.list_arguments()          # the original is unchanged
+    with pytest.raises(ValueError, match="not an argument"):
+        net2(nope=net1)
+
+
+def test_get_children_of_groups_and_variables():
+    data = mx.sym.var("data")
+    fc2 = mx.sym.FullyConnected(mx.sym.FullyConnected(data, name="fc1", num_hidden=10),
+                                name="fc2", num_hidden=100)
+    assert fc2.get_children().list_outputs() == ["fc1_output", "fc2_weight", "fc2_bias"]
+    assert fc2.get_children().get_children().list_outputs() == ["data", "fc1_weight",
+                                                                "fc1_bias"]
+    assert fc2.get_children()["fc2_weight"].get_children() is None
+    sliced = mx.sym.SliceChannel(data, num_outputs=3, name="slice")
+    assert sliced.get_children().list_outputs() == ["data"]
+
+
+def test_pickle_bool_and_partial_type_inference():
+    import pickle
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(
+        mx.sym.Cast(mx.sym.var("data"), dtype="float32"), name="fc1", num_hidden=4),
+        name="softmax")
+    assert pickle.loads(pickle.dumps(net)).tojson() == net.tojson()
+    with pytest.raises(mx.base.NotImplementedForSymbol):
+        bool(net)
+    args, outs, _ = net.infer_type_partial()
+    assert args == [None, np.float32, np.float32, np.float32] and outs == [np.float32]
+    assert net.infer_type() == (None, None, None)

@@ -31,13 +31,15 @@ class DataLoader:
     ahead of the one the loop waits for; waiting for one batch longer than ``timeout``
     seconds raises ``multiprocessing.TimeoutError``; a worker that dies raises
     ``RuntimeError`` naming it. ``pin_memory=True`` gives batches on
-    ``cpu_pinned(pin_device_id)``.
+    ``cpu_pinned(pin_device_id)``. ``auto_reload`` (MXNet 1.9.1: prefetch the next
+    epoch when one ends) is accepted; the workers live as long as the loader, and an
+    epoch's first requests are sent when its iteration starts, either way.
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None,
                  last_batch=None, batch_sampler=None, batchify_fn=None, num_workers=0,
                  pin_memory=False, pin_device_id=0, prefetch=None, thread_pool=False,
-                 timeout=120, try_nopython=None):
+                 timeout=120, try_nopython=None, auto_reload=True):
         self._dataset = dataset
         if batch_sampler is None:
             if batch_size is None:
@@ -64,6 +66,7 @@ class DataLoader:
             else 2 * self._num_workers
         self._thread_pool = bool(thread_pool)
         self._timeout = timeout
+        self._auto_reload = bool(auto_reload)
         self._pin_ctx = _context.cpu_pinned(pin_device_id) if pin_memory else None
         self._workers = None
 

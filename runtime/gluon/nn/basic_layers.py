@@ -1,5 +1,6 @@
 """Basic layers: containers, Dense, Embedding, Activation, Dropout, Flatten, Lambda."""
 import math
+import warnings
 
 from ...ndarray import ndarray as _nd
 from ..block import Block, HybridBlock
@@ -31,6 +32,16 @@ class Sequential(Block):
                 raise ValueError(f"Sequential.add: {block!r} is not a Block")
             self.register_child(block)
         return self
+
+    def hybridize(self, active=True, **kwargs):
+        """As in MXNet: hybridizes the children, with a warning when all of them are
+        HybridBlocks (a HybridSequential would run them as one graph)."""
+        if self._children and all(isinstance(c, HybridBlock)
+                                  for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer '{self.prefix}' are "
+                          "HybridBlocks. Consider using HybridSequential for the best "
+                          "performance.", stacklevel=2)
+        super().hybridize(active, **kwargs)
 
     def forward(self, x, *args):
         for block in self._children.values():
@@ -106,9 +117,9 @@ class Dense(HybridBlock):
                  dtype="float32", weight_initializer=None, bias_initializer="zeros",
                  in_units=0, **kwargs):
         super().__init__(**kwargs)
+        # units=0 is accepted at construction, as in MXNet (0 marks an unknown size: the
+        # parameter cannot be created until it is known)
         self._units = _check_nonneg_int(units, "units", "Dense")
-        if self._units == 0:
-            raise ValueError("Dense: units must be positive")
         self._in_units = _check_nonneg_int(in_units, "in_units", "Dense")
         self._flatten = bool(flatten)
         with self.name_scope():

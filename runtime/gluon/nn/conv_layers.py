@@ -1,13 +1,23 @@
-"""Convolution and pooling layers (channels-first layouts: NCW, NCHW, NCDHW)."""
+"""Convolution and pooling layers.
+
+The operators take channels-first data (NCW, NCHW, NCDHW). A layer built with a
+channels-last layout (NWC, NHWC, NDHWC, as MXNet allows) transposes its input to
+channels first, runs the same operator, and transposes the result back: each step is
+the ``transpose``/``Convolution``/``Pooling`` op it is, in profiles too. Its weight has
+MXNet's channels-last shape ``(channels, *kernel, in_channels // groups)``, transposed
+likewise at each call.
+"""
 from ..block import HybridBlock
 from .basic_layers import weight_bias_act
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D",
            "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
-           "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D"]
+           "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+           "ReflectionPad2D"]
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
 
 
 def _tuple(value, n, name, layer, minimum=1):
@@ -25,10 +35,22 @@ def _tuple(value, n, name, layer, minimum=1):
     return value
 
 
-def _check_layout(layout, n, layer):
-    if layout not in (None, _LAYOUTS[n]):
-        raise ValueError(f"{layer}: layout={layout!r} is not supported; use "
-                         f"{_LAYOUTS[n]!r} (channels first)")
+def _channels_last(layout, n, layer):
+    """Whether ``layout`` (None: channels first) puts the channels last."""
+    if layout in (None, _LAYOUTS[n]):
+        return False
+    if layout == _LAST[n]:
+        return True
+    raise ValueError(f"{layer}: layout={layout!r} is not supported; use "
+                     f"{_LAYOUTS[n]!r} or {_LAST[n]!r}")
+
+
+def _to_first(n):
+    return (0, n + 1) + tuple(range(1, n + 1))
+
+
+def _to_last(n):
+    return (0,) + tuple(range(2, n + 2)) + (1,)
 
 
 class _Conv(HybridBlock):
@@ -42,7 +64,7 @@ class _Conv(HybridBlock):
                  bias_initializer="zeros", in_channels=0, **kwargs):
         super().__init__(**kwargs)
         n, layer = self._ndim, type(self).__name__
-        _check_layout(layout, n, layer)
+        self._last = _channels_last(layout, n, layer)
         if int(channels) < 1:
             raise ValueError(f"{layer}: channels={channels} must be positive")
         self._channels = int(channels)
@@ -71,13 +93,16 @@ class _Conv(HybridBlock):
         return "conv"
 
     def _weight_shape(self, in_channels):
+        if self._last:
+            return (self._channels,) + self._kernel + (in_channels // self._groups,)
         return (self._channels, in_channels // self._groups) + self._kernel
 
     def infer_shape(self, x, *args):
         if len(x.shape) != self._ndim + 2:
+            layout = (_LAST if self._last else _LAYOUTS)[self._ndim]
             raise ValueError(f"{self.name}: input must have {self._ndim + 2} dimensions "
-                             f"({_LAYOUTS[self._ndim]}), got shape {x.shape}")
-        c = x.shape[1]
+                             f"({layout}), got shape {x.shape}")
+        c = x.shape[-1] if self._last else x.shape[1]
         if c % self._groups:
             raise ValueError(f"{self.name}: input has {c} channels, not divisible by "
                              f"groups={self._groups}")
@@ -85,10 +110,15 @@ class _Conv(HybridBlock):
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op)
+        if self._last:
+            x = F.transpose(x, axes=_to_first(self._ndim))
+            weight = F.transpose(weight, axes=_to_first(self._ndim))
         if bias is None:
             out = op(x, weight, name="fwd", **self._kwargs)
         else:
             out = op(x, weight, bias, name="fwd", **self._kwargs)
+        if self._last:
+            out = F.transpose(out, axes=_to_last(self._ndim))
         if self.act is not None:
             out = self.act(out)
         return out
@@ -111,7 +141,8 @@ class _Conv(HybridBlock):
 
 
     def _in_channels_now(self):
-        return self.weight.shape[1] * self._groups if self.weight.shape[1] else None
+        c = self.weight.shape[-1 if self._last else 1]
+        return c * self._groups if c else None
 
 
 class Conv1D(_Conv):
@@ -150,6 +181,8 @@ class _ConvTranspose(_Conv):
                                      type(self).__name__, minimum=0)
 
     def _weight_shape(self, in_channels):
+        if self._last:
+            return (in_channels,) + self._kernel + (self._channels // self._groups,)
         return (in_channels, self._channels // self._groups) + self._kernel
 
     def _in_channels_now(self):
@@ -181,7 +214,7 @@ class _Pool(HybridBlock):
                  count_include_pad=True, **kwargs):
         super().__init__(**kwargs)
         n, layer = self._ndim, type(self).__name__
-        _check_layout(layout, n, layer)
+        self._last = _channels_last(layout, n, layer)
         if self._global:
             self._kwargs = {"kernel": (1,) * n, "pool_type": self._type, "global_pool": True,
                             "layout": _LAYOUTS[n]}
@@ -203,7 +236,11 @@ class _Pool(HybridBlock):
         pass
 
     def hybrid_forward(self, F, x):
-        return F.Pooling(x, name="fwd", **self._kwargs)
+        if not self._last:
+            return F.Pooling(x, name="fwd", **self._kwargs)
+        x = F.transpose(x, axes=_to_first(self._ndim))
+        return F.transpose(F.Pooling(x, name="fwd", **self._kwargs),
+                           axes=_to_last(self._ndim))
 
     def __repr__(self):
         k = self._kwargs
@@ -238,3 +275,28 @@ GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, "max", True)
 GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, "avg", True)
 GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, "avg", True)
 GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, "avg", True)
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pads the last two axes of (N, C, H, W) input by reflection (operator ``Pad``,
+    mode 'reflect'): ``padding`` is an int (every side) or MXNet's 8-tuple
+    ``pad_width``."""
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        padding = _tuple(padding, 8, "padding", "ReflectionPad2D", minimum=0)
+        if any(padding[:4]):
+            raise ValueError(f"ReflectionPad2D: padding={padding} pads the batch or "
+                             "channel axis; only the last two axes are padded")
+        self._padding = padding
+
+    def _alias(self):
+        return "reflectionpad2d"
+
+    def infer_shape(self, *args):
+        pass
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)

@@ -66,6 +66,47 @@ def _begin(cell, F, begin_state, inputs, batch, axis):
     return [F.broadcast_to(column, shape=info["shape"]) for info in cell.state_info(0)]
 
 
+# -- variable lengths (``unroll(valid_length=...)``) ------------------------------------------
+# Written with elementwise operators only, so one code path serves NDArrays and Symbols:
+# a (N, 1) mask per step from the lengths (N,), as MXNet's SequenceMask/SequenceLast/
+# SequenceReverse compute them.
+def _step_mask(F, valid_length, t, equal=False):
+    """(N, 1): 1 where step ``t`` is inside the sequence (``equal``: is its last step)."""
+    cond = (valid_length == t + 1) if equal else (valid_length > t)
+    return F.expand_dims(cond, axis=1)
+
+
+def _mask_steps(F, steps, valid_length):
+    """Each step's rows zeroed past their sequence's length."""
+    return [F.broadcast_mul(x, _step_mask(F, valid_length, t)) for t, x in enumerate(steps)]
+
+
+def _last_states(F, per_step, valid_length):
+    """Each state at its sequence's last step: ``per_step[t]`` is the states after t."""
+    out = []
+    for k in range(len(per_step[0])):
+        acc = None
+        for t, states in enumerate(per_step):
+            term = F.broadcast_mul(states[k], _step_mask(F, valid_length, t, equal=True))
+            acc = term if acc is None else acc + term
+        out.append(acc)
+    return out
+
+
+def _reverse_steps(F, steps, valid_length):
+    """Each sequence's first ``valid_length`` steps in reverse order, the padding after
+    them kept in place (step t of row n is ``steps[L_n - 1 - t]`` for t < L_n)."""
+    n = len(steps)
+    out = []
+    for t in range(n):
+        acc = F.broadcast_mul(steps[t], 1 - _step_mask(F, valid_length, t))
+        for src in range(n - t):
+            hit = F.expand_dims(valid_length == src + t + 1, axis=1)
+            acc = acc + F.broadcast_mul(steps[src], hit)
+        out.append(acc)
+    return out
+
+
 class RecurrentCell(Block):
     """Base of the cells: ``state_info``, ``begin_state``, ``unroll``."""
 
@@ -103,15 +144,19 @@ class RecurrentCell(Block):
                valid_length=None):
         """Run the cell over ``length`` steps: ``(outputs, states)``; outputs are a list
         of steps, or one tensor in ``layout`` when ``merge_outputs`` is True."""
-        if valid_length is not None:
-            raise ValueError("unroll: valid_length is not supported (pad the sequences)")
         self.reset()
         steps, axis, F, batch = _format_sequence(length, inputs, layout, False)
         states = _begin(self, F, begin_state, steps, batch, axis)
-        outputs = []
+        outputs, per_step = [], []
         for t in range(length):
             out, states = self(steps[t], states)
             outputs.append(out)
+            per_step.append(states)
+        if valid_length is not None:   # outputs zero past each length, its states there
+            outputs = _mask_steps(F, outputs, valid_length)
+            states = _last_states(F, per_step, valid_length)
+            if merge_outputs is None:  # as MXNet: masked outputs come merged
+                merge_outputs = True
         outputs = _format_sequence(length, outputs, layout, merge_outputs)[0]
         return outputs, states
 
@@ -365,10 +410,16 @@ class BidirectionalCell(HybridRecurrentCell):
         l_cell, r_cell = self._children["l_cell"], self._children["r_cell"]
         n = len(l_cell.state_info(batch))
         l_out, l_st = l_cell.unroll(length, steps, states[:n], layout, False, valid_length)
-        r_out, r_st = r_cell.unroll(length, list(reversed(steps)), states[n:], layout,
+        if valid_length is None:
+            reverse = lambda seq: list(reversed(seq))          # noqa: E731
+        else:
+            reverse = lambda seq: _reverse_steps(F, seq, valid_length)   # noqa: E731
+        r_out, r_st = r_cell.unroll(length, reverse(steps), states[n:], layout,
                                     False, valid_length)
         outs = [F.concat(lo, ro, dim=1, name=f"{self._output_prefix}t{t}")
-                for t, (lo, ro) in enumerate(zip(l_out, reversed(r_out)))]
+                for t, (lo, ro) in enumerate(zip(l_out, reverse(r_out)))]
+        if valid_length is not None and merge_outputs is None:
+            merge_outputs = True      # as the cells' own masked outputs (MXNet)
         outs = _format_sequence(length, outs, layout, merge_outputs)[0]
         return outs, l_st + r_st
 
@@ -440,14 +491,15 @@ class ResidualCell(ModifierCell):
         self.base_cell._modified = False
         try:
             outs, states = self.base_cell.unroll(length, inputs, begin_state, layout,
-                                                 merge_outputs, valid_length)
+                                                 False, valid_length)
         finally:
             self.base_cell._modified = True
-        merged = not isinstance(outs, (list, tuple))
-        steps, _, F, _ = _format_sequence(length, inputs, layout, merged)
-        if merged:
-            return outs + steps, states
-        return [o + x for o, x in zip(outs, steps)], states
+        steps, _, F, _ = _format_sequence(length, inputs, layout, False)
+        outs = [o + x for o, x in zip(outs, steps)]
+        if valid_length is not None:      # the padding stays zero
+            outs = _mask_steps(F, outs, valid_length)
+            merge_outputs = True if merge_outputs is None else merge_outputs
+        return _format_sequence(length, outs, layout, merge_outputs)[0], states
 
 
 class ZoneoutCell(ModifierCell):

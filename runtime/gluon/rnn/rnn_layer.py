@@ -22,14 +22,17 @@ class _RNNLayer(HybridBlock):
                  input_size, i2h_weight_initializer, h2h_weight_initializer,
                  i2h_bias_initializer, h2h_bias_initializer, mode, dtype="float32",
                  projection_size=None, lstm_state_clip_min=None, lstm_state_clip_max=None,
-                 lstm_state_clip_nan=False, use_sequence_length=False, **kwargs):
+                 lstm_state_clip_nan=False, use_sequence_length=False,
+                 h2r_weight_initializer=None, **kwargs):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise ValueError(f"{type(self).__name__}: layout={layout!r} must be 'TNC' or "
                              f"'NTC'")
-        if projection_size:
+        if projection_size and mode != "lstm":
             raise ValueError(f"{type(self).__name__}: projection_size={projection_size!r} "
-                             f"is not supported")
+                             "needs an LSTM")
+        # LSTMP: h is projected from H to P values by h2r_weight (P, H)
+        self._projection = int(projection_size or 0)
         if use_sequence_length:
             raise ValueError(f"{type(self).__name__}: use_sequence_length=True is not "
                              f"supported")
@@ -44,27 +47,32 @@ class _RNNLayer(HybridBlock):
         self._clip = (lstm_state_clip_min, lstm_state_clip_max, lstm_state_clip_nan)
         self._dtype = dtype
         ng, ni, nh = self._gates, self._input_size, self._hidden_size
+        nr = self._projection or nh           # the size of h
         inits = {"i2h_weight": i2h_weight_initializer, "h2h_weight": h2h_weight_initializer,
-                 "i2h_bias": i2h_bias_initializer, "h2h_bias": h2h_bias_initializer}
-        self._inits = {f"{k}_initializer": v for k, v in inits.items()}
+                 "i2h_bias": i2h_bias_initializer, "h2h_bias": h2h_bias_initializer,
+                 "h2r_weight": h2r_weight_initializer}
+        self._inits = {f"{k}_initializer": v for k, v in inits.items() if k != "h2r_weight"}
         with self.name_scope():
             for i in range(self._num_layers):
                 for j in "lr"[:self._dir]:
-                    shapes = {"i2h_weight": (ng * nh, ni), "h2h_weight": (ng * nh, nh),
+                    shapes = {"i2h_weight": (ng * nh, ni), "h2h_weight": (ng * nh, nr),
                               "i2h_bias": (ng * nh,), "h2h_bias": (ng * nh,)}
+                    if self._projection:
+                        shapes["h2r_weight"] = (self._projection, nh)
                     for what, shape in shapes.items():
                         name = f"{j}{i}_{what}"
                         setattr(self, name, self.params.get(
                             name, shape=shape, init=inits[what], allow_deferred_init=True,
                             dtype=dtype))
-                ni = nh * self._dir
+                ni = nr * self._dir
 
     def _param_order(self):
         """Names in the fused vector's order: weights, then biases; layer, direction,
         i2h before h2h."""
+        groups = ("i2h", "h2h", "h2r") if self._projection else ("i2h", "h2h")
         return [f"{d}{layer}_{g}_{t}" for t in ("weight", "bias")
                 for layer in range(self._num_layers) for d in "lr"[:self._dir]
-                for g in ("i2h", "h2h")]
+                for g in groups if g != "h2r" or t == "weight"]
 
     def __repr__(self):
         shape = self.l0_i2h_weight.shape
@@ -82,6 +90,9 @@ class _RNNLayer(HybridBlock):
         """The same network as a stack of cells sharing this layer's parameters
         (``l0_`` cells, ``BidirectionalCell`` pairs, ``DropoutCell`` between layers)."""
         from . import rnn_cell
+        if self._projection:
+            raise ValueError(f"{self.name}: _unfuse does not support projection_size; "
+                             "stack gluon.contrib.rnn.LSTMPCell cells")
         if self._clip[0] is not None or self._clip[1] is not None:
             raise ValueError(f"{self.name}: _unfuse does not support LSTM state clipping")
         make = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, "relu", **kw),
@@ -105,10 +116,12 @@ class _RNNLayer(HybridBlock):
         return stack
 
     def state_info(self, batch_size=0):
-        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        n = 2 if self._mode == "lstm" else 1
-        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype}
-                for _ in range(n)]
+        n = self._num_layers * self._dir
+        sizes = [self._projection or self._hidden_size]        # h
+        if self._mode == "lstm":
+            sizes.append(self._hidden_size)                     # c
+        return [{"shape": (n, batch_size, size), "__layout__": "LNC", "dtype": self._dtype}
+                for size in sizes]
 
     def begin_state(self, batch_size=0, func=_ndarray.zeros, **kwargs):
         """Initial states (zeros by default) for a batch of ``batch_size``."""
@@ -147,8 +160,7 @@ class _RNNLayer(HybridBlock):
         col = F.zeros_like(F.slice_axis(col, axis=2, begin=0, end=1))
         if self._layout == "NTC":
             col = F.swapaxes(col, dim1=0, dim2=1)
-        shape = (self._num_layers * self._dir, 0, self._hidden_size)
-        return [F.broadcast_to(col, shape=shape) for _ in self.state_info()]
+        return [F.broadcast_to(col, shape=info["shape"]) for info in self.state_info(0)]
 
     def infer_shape(self, inputs, *states):
         ni = inputs.shape[self._layout.find("C")]
@@ -169,6 +181,7 @@ class _RNNLayer(HybridBlock):
         rnn = F.RNN(inputs, flat, *states, state_size=self._hidden_size,
                     num_layers=self._num_layers, bidirectional=self._dir == 2,
                     p=self._dropout, state_outputs=True, mode=self._mode,
+                    projection_size=self._projection or None,
                     lstm_state_clip_min=lo, lstm_state_clip_max=hi,
                     lstm_state_clip_nan=nan)
         outputs = rnn[0]

@@ -1,0 +1,63 @@
+"""gluon.contrib.nn: Concurrent/HybridConcurrent concatenate their children's outputs,
+SyncBatchNorm is BatchNorm on one device, SparseEmbedding is refused."""
+import numpy as np
+import pytest
+
+import xprof.runtime as mx
+from xprof.runtime import autograd, gluon
+from xprof.runtime.gluon import nn
+from xprof.runtime.gluon.contrib import nn as cnn
+
+
+@pytest.mark.parametrize("cls, hybridize", [(cnn.Concurrent, False),
+                                            (cnn.HybridConcurrent, False),
+                                            (cnn.HybridConcurrent, True)])
+def test_concurrent_concatenates_children_outputs(cls, hybridize):
+    net = cls(axis=1)
+    net.add(nn.Dense(3, in_units=4), cnn.Identity(), nn.Dense(2, in_units=4))
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    d0, d2 = net[0], net[2]
+    want = np.concatenate([x @ d0.weight.data().asnumpy().T + d0.bias.data().asnumpy(), x,
+                           x @ d2.weight.data().asnumpy().T + d2.bias.data().asnumpy()],
+                          axis=1)
+    xa = mx.nd.array(x)
+    xa.attach_grad()
+    with autograd.record():
+        out = net(xa)
+    out.backward()
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    grad = (np.ones((5, 3)) @ d0.weight.data().asnumpy() + 1
+            + np.ones((5, 2)) @ d2.weight.data().asnumpy())
+    np.testing.assert_allclose(xa.grad.asnumpy(), grad, rtol=1e-5)
+
+
+def test_sync_batchnorm_is_batchnorm_on_one_device():
+    x = mx.nd.array(np.random.default_rng(1).uniform(size=(8, 3, 4)))
+    bn, sbn = nn.BatchNorm(in_channels=3), cnn.SyncBatchNorm(in_channels=3, num_devices=1)
+    bn.initialize()
+    sbn.initialize(ctx=[mx.cpu(0)])
+    with autograd.record():
+        a, b = bn(x), sbn(x)
+    np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6)
+    xs = x.asnumpy()
+    mean = xs.mean(axis=(0, 2))
+    np.testing.assert_allclose(sbn.running_mean.data().asnumpy(), 0.1 * mean, rtol=1e-5)
+    assert isinstance(sbn, nn.BatchNorm)
+    with pytest.raises(ValueError, match="num_devices=2"):
+        cnn.SyncBatchNorm(num_devices=2)
+
+
+def test_sparse_embedding_is_refused():
+    with pytest.raises(NotImplementedError, match="SparseEmbedding: sparse storage"):
+        cnn.SparseEmbedding(10, 4)
+
+
+def test_reductions_take_exclude_as_methods():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    got = mx.nd.array(x).mean(axis=1, exclude=True, keepdims=True)
+    np.testing.assert_allclose(got.asnumpy(), x.mean(axis=(0, 2), keepdims=True))
+    assert mx.nd.array(x).sum(axis=(0, 2), exclude=True).asnumpy().tolist() == \
+        x.sum(axis=1).tolist()
