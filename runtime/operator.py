@@ -468,8 +468,10 @@ class Call:
             else:
                 self.t_push, self.pusher = pushed
                 self.t_ready = perf_counter_ns()
-            self.reads = tuple(map(id, reads))
-            self.writes = tuple(map(id, writes))
+            # (one input and one output, nearly every call: a tuple display is cheaper
+            # than tuple(map(id, ...)), as in ``observer.op_dep``)
+            self.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
+            self.writes = (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))
         # the call's span (Custom Operator Calls): from t_span (0: no span) to its
         # outputs being ready
         self.t_span = t_span
@@ -508,7 +510,12 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
     if not inline:
         _pool.throttle()
-    t_span = _observer.call_pushed()
+    if pushed is None:   # not recording: no span
+        t_span = 0
+    elif inline:   # pushed and run here at once: the push stamp is the span's start too
+        t_span = pushed[0] if _observer.call_spans else 0
+    else:   # after the pool's throttle, as before the stamps existed
+        t_span = _observer.call_pushed()
     _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
@@ -527,14 +534,17 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
         with attribution(call):
             body(out_handles)
     except BaseException as e:  # noqa: BLE001 - reaches the caller at the next sync point
-        _observer.call_ends(call)
-        _observer.call_done(call)
+        if call.profiled:   # (the observer records nothing for a call not profiled)
+            _observer.call_ends(call)
+            _observer.call_done(call)
         if not isinstance(e, Exception) and not _pool.owns_thread():
             on_complete(None)   # Ctrl-C in a forward run inline: the program's, not the op's
             raise
         on_complete(e)
         return
-    _observer.call_ends(call)
+    profiled = call.profiled
+    if profiled:
+        _observer.call_ends(call)
 
     def finish(handles):
         exc = None
@@ -551,7 +561,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
                                   f"output {i} ({check_names[i]!r}) whose req is 'write'",
                                   RuntimeWarning, stacklevel=1)
                 o._data = h._data
-        _observer.call_done(call)
+        if profiled:
+            _observer.call_done(call)
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.

@@ -110,7 +110,8 @@ class Observer:
             # call)
             self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
                            t_push, tag.tid, tag.t_start, tag.name, t_ready,
-                           tuple(map(id, reads)), tuple(map(id, writes))))
+                           (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
+                           (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
             tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
     def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
