@@ -37,6 +37,8 @@ from __future__ import annotations
 from array import array
 import math
 
+import numpy as np
+
 from . import slices
 from .tracefile import short_repr
 
@@ -47,7 +49,7 @@ _MAX_SAFE = 2 ** 53
 _U32 = 2 ** 32
 _INF = math.inf
 # Perfetto keeps times as int64 nanoseconds: ts and dur (in us) must stay below 2^63 ns
-_TIME_MAX = 2 ** 63 / 1000
+TIME_MAX = 2 ** 63 / 1000
 
 FULL_PHASES = frozenset("BEXiICbnestfM")
 ONE_VIEWER = {
@@ -81,6 +83,19 @@ RULES_TRACE_REPAIRS = frozenset({"pid", "pid-missing", "tid", "id-beyond-2^53", 
 _TO_NEXT = ord("F")
 # phases whose event lives on a thread track and therefore needs a tid
 _THREAD_PHASES = frozenset("BEXstf")
+
+
+def _column_roles():
+    """Per phase byte, what check_columns records: 1 a slice, 2 a flow step, 3 an async
+    step (b/e; n pairs nothing), 0 nothing (counters, instants)."""
+    roles = np.zeros(256, np.uint8)
+    roles[ord("X")] = 1
+    roles[[ord(c) for c in "stfF"]] = 2
+    roles[[ord("b"), ord("e")]] = 3
+    return roles
+
+
+_COLUMN_ROLE = _column_roles()
 
 
 class Violation(tuple):
@@ -223,7 +238,7 @@ class Checker:
             name = get("name")
             cat = get("cat")
             args = get("args")
-            if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _TIME_MAX
+            if not ((type(ts) is float or type(ts) is int) and 0 <= ts < TIME_MAX
                     and type(pid) is int and 0 <= pid < _U32
                     and (name is None or type(name) is str)
                     and (cat is None or type(cat) is str)
@@ -233,7 +248,7 @@ class Checker:
             if ph == "X":
                 dur = get("dur")
                 tid = get("tid")
-                if ((type(dur) is float or type(dur) is int) and 0 <= dur < _TIME_MAX
+                if ((type(dur) is float or type(dur) is int) and 0 <= dur < TIME_MAX
                         and type(tid) is int and 0 <= tid < _U32):
                     if pid == last_pid and tid == last_tid:
                         thread = last_thread
@@ -282,6 +297,64 @@ class Checker:
                         continue
             slow(i, ev, False)
 
+    def check_columns(self, first_index, ph, ts, dur, pid, tid, ids, label, labels):
+        """Check consecutive events, given as columns, whose own fields are known to pass
+        every rule: what is left are the rules across events (slices and flow steps per
+        thread for nesting and binding, async pairs, flow ids).
+
+        Why: ``xprof trace`` checks its output before it replaces anything, and reading
+        a million events back as JSON costs more than writing them. Its reader already
+        held each event and decided which ones are plain (``normalize.py``); the output's
+        pid, tid and id are its own small integers. ``ph`` holds the phase letters as
+        bytes (``F``: an ``f`` that binds to the next slice, as in ``flow_kind``), ``ids``
+        -1 where there is none, ``label`` indexes ``labels``, a list of ``(cat, name)``.
+        Same result as :meth:`check_batch` on the decoded events
+        (tests/cli/test_trace_check_columns.py).
+        """
+        n = len(ph)
+        self.events += n
+        index = np.arange(first_index, first_index + n, dtype=np.int64)
+        role = _COLUMN_ROLE[ph]
+        for at in self._by_thread(np.flatnonzero(role == 1), pid, tid):
+            thread = self._column_thread(int(pid[at[0]]), int(tid[at[0]]))
+            thread.x_ts.frombytes(ts[at].tobytes())
+            thread.x_dur.frombytes(dur[at].tobytes())
+            thread.x_index.frombytes(index[at].tobytes())
+        flows = np.flatnonzero(role == 2)
+        for at in self._by_thread(flows, pid, tid):
+            thread = self._column_thread(int(pid[at[0]]), int(tid[at[0]]))
+            thread.flow_ts.frombytes(ts[at].tobytes())
+            thread.flow_index.frombytes(index[at].tobytes())
+            thread.flow_kind.extend(ph[at].tobytes())
+        flow_step = self._flow_step
+        for i, p, lab, id_ in zip(index[flows].tolist(), ph[flows].tobytes().lower().decode(),
+                                  label[flows].tolist(), ids[flows].tolist()):
+            cat, name = labels[lab]
+            flow_step(i, p, name, cat, id_)
+        steps = np.flatnonzero(role == 3)
+        async_step = self._async_step
+        for i, p, t, lab, id_, pd in zip(index[steps].tolist(), ph[steps].tobytes().decode(),
+                                         ts[steps].tolist(), label[steps].tolist(),
+                                         ids[steps].tolist(), pid[steps].tolist()):
+            cat, name = labels[lab]
+            async_step(i, p, t, name, cat, id_, pd)
+
+    @staticmethod
+    def _by_thread(positions, pid, tid):
+        """``positions`` grouped by (pid, tid), each group in order."""
+        if not len(positions):
+            return []
+        key = pid[positions].astype(np.int64) << 32 | tid[positions].astype(np.int64)
+        order = np.argsort(key, kind="stable")
+        cuts = np.flatnonzero(np.diff(key[order])) + 1
+        return np.split(positions[order], cuts)
+
+    def _column_thread(self, pid, tid):
+        thread = self._threads.get((pid, tid))
+        if thread is None:
+            thread = self._threads[(pid, tid)] = _Thread()
+        return thread
+
     def check(self, i, ev, maybe_big_ints=True):
         """Check one event (index ``i`` in traceEvents) with every rule."""
         self.events += 1
@@ -309,7 +382,7 @@ class Checker:
             self._metadata(i, ev)
             return
         ts = ev.get("ts")
-        if not ((type(ts) is float or type(ts) is int) and 0 <= ts < _TIME_MAX):
+        if not ((type(ts) is float or type(ts) is int) and 0 <= ts < TIME_MAX):
             self._check_ts(i, ev)
             ts = None
         pid = ev.get("pid")
@@ -335,13 +408,13 @@ class Checker:
                 thread = self._threads[key] = _Thread()
         if ph == "X":
             dur = ev.get("dur")
-            if not ((type(dur) is float or type(dur) is int) and 0 <= dur < _TIME_MAX):
+            if not ((type(dur) is float or type(dur) is int) and 0 <= dur < TIME_MAX):
                 if dur is None:
                     self._err("dur", i, ev, "dur is missing (required on X events)")
                 else:
-                    if type(dur) in (int, float) and _TIME_MAX <= dur < _INF:
+                    if type(dur) in (int, float) and TIME_MAX <= dur < _INF:
                         self._err("dur", i, ev, f"dur {_short(dur)} is beyond 2^63 ns "
-                                                f"({_TIME_MAX:.4g} us), which no viewer holds")
+                                                f"({TIME_MAX:.4g} us), which no viewer holds")
                     else:
                         self._err("dur", i, ev, f"dur must be a finite number >= 0, got {_short(dur)}")
             elif ts is not None:
@@ -389,8 +462,8 @@ class Checker:
             self._err("ts", i, ev, "ts is missing (required except on M events)")
         elif type(ts) not in (int, float):
             self._err("ts", i, ev, f"ts must be a number, got {_describe(ts)}")
-        elif 0 <= ts and ts >= _TIME_MAX and ts < _INF:
-            self._err("ts", i, ev, f"ts {_short(ts)} is beyond 2^63 ns ({_TIME_MAX:.4g} us), "
+        elif 0 <= ts and ts >= TIME_MAX and ts < _INF:
+            self._err("ts", i, ev, f"ts {_short(ts)} is beyond 2^63 ns ({TIME_MAX:.4g} us), "
                                    f"which no viewer holds")
         elif not 0 <= ts < _INF:
             self._err("ts", i, ev, f"ts must be a finite number >= 0, got {_short(ts)}")
@@ -567,8 +640,6 @@ class Checker:
         return self
 
     def _nesting(self, key, thread):
-        import numpy as np
-
         def arr(a, dtype):
             return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
 
@@ -598,8 +669,6 @@ class Checker:
     def _bind_flows(self, thread, starts, roots_s, roots_e, key):
         """Each step must bind (slices.py): enclosed by a slice, i.e. by a top-level one,
         or, for an ``f`` without bp, some slice starts at or after it."""
-        import numpy as np
-
         ts = slices.to_ns(np.frombuffer(thread.flow_ts, dtype=np.float64))
         kind = np.frombuffer(bytes(thread.flow_kind), dtype=np.uint8)
         enclosing = kind != _TO_NEXT

@@ -7,12 +7,15 @@ catapult read the same way.
 
 Why streaming: a trace can hold millions of events.  :class:`Normalizer` is
 fed the reader's batches and keeps, per event, a few numbers in compact
-columns (time, end, thread, category, name, id codes: ~80 bytes) and the
-event itself as JSON bytes without its pid, tid and integer id, which are
+columns (time, duration, thread, category, name, id codes: ~80 bytes) and
+the event itself as JSON bytes without its pid, tid and integer id, which are
 the only fields rewritten; no event dict outlives its batch (a ``B`` waits
 for its ``E``).  Sorting, filtering and flow binding are numpy work on the
 columns; :meth:`Normalizer.chunks` then writes the events in order, adding
-the new pid/tid/id in front of each stored body.
+the new pid/tid/id in front of each stored body.  Each item also gets a
+*plain* code (see ``_PLAIN``): whether its output passes every checker rule
+about its own fields, so that ``xprof trace`` checks it from the columns
+(:meth:`Normalizer.output_columns`) instead of decoding it again.
 
 What changes:
 
@@ -53,6 +56,7 @@ import orjson
 
 from xprof.shared.names import CUSTOM_OPERATOR
 
+from .checker import TIME_MAX
 from .slices import SliceTree, binds_to_next, to_ns
 from .tracefile import short_repr
 
@@ -68,6 +72,11 @@ _THREAD_BOUND, _LANE_ELIGIBLE, _HAS_TID = 1, 2, 4
 _INF = math.inf
 _NOT_TEXT = object()  # stands for a cat or name that is not a string (Normalizer._label)
 _NEWLINE = orjson.Fragment(b"\n")  # written as is between two bodies (see Normalizer._store)
+# An item's "plain" code (see Normalizer.feed): its phase letter when the output event passes
+# every checker rule about its own fields, "F" for an f that binds to the next slice, 0 when
+# the output check must decode the event (checker.py, Checker.check_columns)
+_PLAIN = {ph: ord(ph) for ph in "XCiIbnestf"}
+_PLAIN_F_NEXT = ord("F")
 
 
 def _key(value):
@@ -132,6 +141,15 @@ class _Meta:
             self.process_labels[pid] = args["labels"]
 
 
+def _async_plain(ev, key):
+    """Whether an async event (b/n/e) passes every per-event rule: a cat and a name, and an
+    id that the output renumbers (an integer, or a value no viewer takes)."""
+    cat, id_ = key
+    name = ev.get("name")
+    return (id_ is not None and type(id_) is not str and "id2" not in ev
+            and type(cat) is str and cat != "" and type(name) is str and name != "")
+
+
 def _first_rank(codes, start):
     """Each code's rank by first appearance in ``codes`` (numbered from ``start``)."""
     if not len(codes):
@@ -173,9 +191,12 @@ class Normalizer:
         self._open_b = {}         # thread code -> [(seq, B event, tid)]
         self._open_async = {}     # (cat key, id key) -> [item]
         # one entry per item (a timed event; a B/E pair is one X item)
-        self.cols = {"seq": array("q"), "ts": array("d"), "end": array("d"),
+        # (dur: an X's duration, 0 for other items; the end is ts + dur)
+        self.cols = {"seq": array("q"), "ts": array("d"), "dur": array("d"),
                      "thread": array("i"), "label": array("i")}
         self._codes = bytearray()  # per item: kind | flags << 3
+        self._plain = bytearray()  # per item: its plain code (see _PLAIN)
+        self._out = None           # after finish: per item ts, dur, label, plain (output check)
         self._labels = {}          # (cat, name) -> label code
         # entries only for some items: (item, code)
         self._flow_item, self._flow_code = array("q"), array("q")   # flow steps: flow id code
@@ -225,10 +246,11 @@ class Normalizer:
     def feed(self, events):
         """Take one batch of decoded events (their dicts are modified and not kept)."""
         c = self.cols
-        a_seq, a_ts, a_end, a_thread, a_label = (
-            c["seq"].append, c["ts"].append, c["end"].append, c["thread"].append,
+        a_seq, a_ts, a_dur, a_thread, a_label = (
+            c["seq"].append, c["ts"].append, c["dur"].append, c["thread"].append,
             c["label"].append)
-        a_code = self._codes.append
+        a_code, a_plain = self._codes.append, self._plain.append
+        time_max = TIME_MAX
         labels, open_b, threads = self._labels, self._open_b, self._threads
         flow_ids, int_ids, open_async = self._flow_ids, self._int_ids, self._open_async
         a_flow_item, a_flow_code = self._flow_item.append, self._flow_code.append
@@ -263,12 +285,19 @@ class Normalizer:
             if thread is None:
                 thread = self._thread(pid, tid)
             item_seq = seq
+            # plain: what the output check may skip decoding (an event's own fields pass the
+            # checker's rules; its new pid, tid and integer id always do); this mirrors
+            # Checker.check_batch's fast path, and tests/cli/test_trace_check_columns.py
+            # shows both checks agree on arbitrary input
             if ph == "X":
                 kind = _X
-                end = ts
                 dur = ev.get("dur")
                 if (type(dur) is float and -inf < dur < inf) or (type(dur) is int and -1e308 < dur < 1e308):
-                    end = float(ts) + dur
+                    plain = 88 if tid is not None and 0 <= dur < time_max else 0   # "X"
+                    dur = float(dur)
+                else:
+                    dur = 0.0
+                    plain = 0
                 flags = _THREAD_BOUND
             elif ph == "B":
                 stack = open_b.get(thread)
@@ -293,12 +322,17 @@ class Normalizer:
                     x["args"] = args
                 ev, ts = x, b["ts"]
                 kind = _X
-                end = float(ts) + x["dur"] if _num(x["dur"]) else ts
+                dur = float(x["dur"]) if _num(x["dur"]) else 0.0
+                plain = 88 if tid is not None and dur < time_max else 0   # "X" (dur >= 0 here)
                 flags = _THREAD_BOUND
             elif ph == "s" or ph == "t" or ph == "f":
-                kind = _FLOW_NEXT if binds_to_next(ph, ev.get("bp")) else _FLOW_ENCLOSING
-                end = ts
+                bp = ev.get("bp")
+                kind = _FLOW_NEXT if binds_to_next(ph, bp) else _FLOW_ENCLOSING
+                dur = 0.0
                 fk = ev.get("id", ev.get("id2"))
+                plain = ((_PLAIN_F_NEXT if kind == _FLOW_NEXT else _PLAIN[ph])
+                         if (tid is not None and fk is not None and type(fk) is not str
+                             and (bp is None or bp == "e") and "id2" not in ev) else 0)
                 try:
                     code = flow_ids.get(fk)
                 except TypeError:   # an object or array as id: keyed by its repr
@@ -311,9 +345,10 @@ class Normalizer:
                 flags = _THREAD_BOUND
             elif ph == "b" or ph == "e":
                 kind = _ASYNC_B if ph == "b" else _ASYNC_E
-                end = ts
+                dur = 0.0
                 flags = _THREAD_BOUND
                 akey = (ev.get("cat"), ev.get("id", ev.get("id2")))
+                plain = _PLAIN[ph] if _async_plain(ev, akey) else 0
                 try:
                     hash(akey)
                 except TypeError:
@@ -334,14 +369,29 @@ class Normalizer:
                         self._pairs.append(item)
             else:
                 kind = _OTHER
-                end = ts
+                dur = 0.0
                 flags = 0
+                plain = 0
                 if ph == "i" or ph == "I":
                     scope = ev.get("s", "t")
                     if scope != "g" and scope != "p":
                         flags = _THREAD_BOUND | _LANE_ELIGIBLE
-                elif ph != "C":
+                        if scope == "t" and tid is not None:
+                            plain = _PLAIN[ph]
+                    else:
+                        plain = _PLAIN[ph]
+                elif ph == "C":
+                    args = ev.get("args")
+                    if type(args) is dict and args:
+                        plain = 67   # "C"
+                        for value in args.values():
+                            if not ((type(value) is int or type(value) is float) and -inf < value < inf):
+                                plain = 0
+                                break
+                else:
                     flags = _THREAD_BOUND
+                    if ph == "n" and _async_plain(ev, (ev.get("cat"), ev.get("id"))):
+                        plain = 110   # "n"
             if tid is not None:
                 flags |= _HAS_TID
             idv = ev.get("id")
@@ -367,12 +417,19 @@ class Normalizer:
                 label = None
             if label is None:
                 label = self._label(cat, name)
+            if plain:
+                args = ev.get("args")
+                if not (0 <= ts < time_max and (cat is None or type(cat) is str)
+                        and (name is None or type(name) is str)
+                        and (args is None or type(args) is dict)):
+                    plain = 0
             a_seq(item_seq)
             a_ts(ts)
-            a_end(end)
+            a_dur(dur)
             a_thread(thread)
             a_label(label)
             a_code(kind | flags << 3)
+            a_plain(plain)
             a_body(ev)
             item += 1
         self._seq += len(events)
@@ -421,7 +478,8 @@ class Normalizer:
             return np.array([test(cat, name) for cat, name in keys] + [False], bool)[label]
 
         c = {k: _np(v) for k, v in self.cols.items()}
-        c["end"] = c["end"].copy()
+        with np.errstate(over="ignore"):
+            c["end"] = c["ts"] + c["dur"]
         codes = np.frombuffer(self._codes, np.uint8)
         kind, flags = codes & 7, codes >> 3
         del codes
@@ -443,7 +501,6 @@ class Normalizer:
             keep[pairs[:, 1]] = keep[pairs[:, 0]]  # an async e is kept with its b
         # X events and instants on a thread move to their thread's Custom Operator lane
         lane = (((flags & _LANE_ELIGIBLE) != 0) | (kind == _X)) & of_label(lambda cat, name: cat == CUSTOM_OP)
-        del label
         keep, lane = self._bind_flows(c, kind, keep, lane)
         kept = np.flatnonzero(keep).astype(np.int32 if n < 2 ** 31 else np.int64)
         del keep
@@ -451,7 +508,9 @@ class Normalizer:
         ts = c["ts"][kept]
         sec = np.where(k == _X, ts - c["end"][kept], np.where(k == _FLOW_NEXT, -_INF, 0.0))
         order = np.lexsort((c["seq"][kept], sec, ts))
-        del ts, sec, c
+        # what the output check reads instead of decoding plain events (output_columns)
+        self._out = (c["ts"], c["dur"], label, np.frombuffer(self._plain, np.uint8), keys)
+        del ts, sec, c, label
         self.order = order = kept[order]
         del kept
         threads = _np(self.cols["thread"]).copy()
@@ -560,22 +619,42 @@ class Normalizer:
 
         Each stored body gets the new pid, tid and integer id in front of its fields.
         """
-        blobs = self._blobs
-        ends, blob_start, blob_item = _np(self._body_end), _np(self._blob_start), _np(self._blob_item)
         for start in range(0, len(self.order), CHUNK):
             stop = start + CHUNK
-            ks = self.order[start:stop]
-            b = np.searchsorted(blob_item, ks, side="right") - 1
-            begin = np.where(ks == blob_item[b], blob_start[b], ends[ks - 1] + 3)  # see _store
-            at = begin - blob_start[b] + 1   # a body always holds ts: after its "{"
-            bodies = [blobs[i][s:e] for i, s, e in zip(b.tolist(), at.tolist(),
-                                                         (ends[ks] - blob_start[b]).tolist())]
+            bodies = self._bodies(self.order[start:stop])
             pieces = [None] * (2 * len(bodies))
             pieces[::2] = _heads(self.pid_out[start:stop], self.tid_out[start:stop],
                                  self.id_out[start:stop])
             pieces[1::2] = bodies
             pieces[0] = pieces[0][2:]   # no ",\n" before the chunk's first event
             yield start, len(bodies), b"".join(pieces)
+
+    def _bodies(self, ks):
+        """The stored bodies of items ``ks``, each without its leading ``{``."""
+        blobs = self._blobs
+        ends, blob_start, blob_item = _np(self._body_end), _np(self._blob_start), _np(self._blob_item)
+        b = np.searchsorted(blob_item, ks, side="right") - 1
+        begin = np.where(ks == blob_item[b], blob_start[b], ends[ks - 1] + 3)  # see _store
+        at = begin - blob_start[b] + 1   # a body always holds ts: after its "{"
+        return [blobs[i][s:e] for i, s, e in zip(b.tolist(), at.tolist(),
+                                                 (ends[ks] - blob_start[b]).tolist())]
+
+    def event_json(self, position):
+        """The JSON of the output's event at ``position`` (as :meth:`chunks` writes it)."""
+        at = slice(position, position + 1)
+        head = _heads(self.pid_out[at], self.tid_out[at], self.id_out[at])[0]
+        return head[2:] + self._bodies(self.order[at])[0]
+
+    def output_columns(self, start, stop):
+        """What the output check needs of the output's events ``[start, stop)`` besides
+        their JSON: ``plain`` (uint8, see ``_PLAIN``: 0 where the event must be decoded),
+        ``ts``, ``dur``, ``pid``, ``tid``, ``id`` (-1: none) and ``label`` (an index into
+        ``labels``, the ``(cat, name)`` pairs), for :meth:`Checker.check_columns`."""
+        ts, dur, label, plain, labels = self._out
+        ks = self.order[start:stop]
+        return {"plain": plain[ks], "ts": ts[ks], "dur": dur[ks], "pid": self.pid_out[start:stop],
+                "tid": self.tid_out[start:stop], "id": self.id_out[start:stop],
+                "label": label[ks], "labels": labels}
 
     @staticmethod
     def top(top):
