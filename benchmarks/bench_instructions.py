@@ -5,9 +5,15 @@ change of a few hundred nanoseconds per op cannot be seen in ``bench_profiler.py
 Instruction counts under valgrind's callgrind do not depend on the machine's load:
 each case runs in a fresh interpreter twice (N1 and N2 iterations, one engine thread for
 BLAS, a fixed hash seed) and the difference divided by N2 - N1 is the count per
-iteration, start-up and teardown cancelling out. Instructions are not time (cache misses
-and the clock's vDSO call are not in them), so use this to compare two versions of the
-code, and the timing benchmarks for the figures the issues ask for.
+iteration, start-up and teardown cancelling out. The garbage collector's work is counted
+evenly: each run collects before its loop and once after it, so a case pays for
+collecting every object its loop left behind (dependency records are tuples: one young
+collection per ~3,300 ``x + 1`` ops; without these a 1,000-op window either held one,
+~2,000 instructions per op too many, or none, ~1,000 too few: main's +5,029 for the
+dependency records against the +1,355 measured on s2dep, with the same code).
+Instructions are not time (cache misses and the clock's vDSO call are not in them), so
+use this to compare two versions of the code, and the timing benchmarks for the figures
+the issues ask for.
 
 Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
 NaiveEngine, profiling off, each mode alone, everything on, everything on but the
@@ -37,7 +43,7 @@ MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_s
                                             _no_deps=True)}
 
 CHILD = r'''
-import os, sys
+import gc, os, sys
 import xprof.runtime as mx
 from xprof.runtime import engine
 from _util import register_add_one
@@ -53,9 +59,11 @@ step(); mx.nd.waitall()
 if kwargs:
     mx.profiler.set_config(filename=path, **kwargs)
     mx.profiler.set_state("run")
+gc.collect()   # no collector debt from start-up: the same at N1 and N2
 for _ in range(n):
     y = step()
 mx.nd.waitall()
+gc.collect()   # the loop pays for collecting the objects it left (see the docstring)
 os._exit(0)   # no dump, no teardown: only the loop differs between N1 and N2
 '''
 
@@ -63,7 +71,7 @@ os._exit(0)   # no dump, no teardown: only the loop differs between N1 and N2
 # dumps() and dump() of bench_profiler's session (20,000 x ``x + 1``, everything on: 40,002
 # events), as what they add to a run that records and exits: DUMP_STEPS[k] runs the first k
 DUMP_CHILD = r'''
-import os, sys
+import gc, os, sys
 import xprof.runtime as mx
 steps, path = int(sys.argv[1]), sys.argv[2]
 x = mx.nd.ones((100, 100))
