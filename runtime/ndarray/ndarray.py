@@ -259,9 +259,6 @@ class NDArray(Var):
             shape = kwargs.pop("shape")
         return invoke("reshape", (self,), {"shape": tuple(shape), **kwargs})
 
-    def reshape_like(self, other):
-        return self.reshape(other.shape)
-
     def transpose(self, *axes, **kwargs):
         """``x.transpose(1, 0)``, ``x.transpose((1, 0))`` or, as MXNet's fluent method,
         ``x.transpose(axes=(1, 0))``."""
@@ -277,9 +274,6 @@ class NDArray(Var):
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": _shape(shape)})
-
-    def broadcast_like(self, other):
-        return self.broadcast_to(other.shape)
 
     def flatten(self):
         return invoke("Flatten", (self,), {})

@@ -154,3 +154,13 @@ def test_broadcast_like_refuses_empty_axes_as_mxnet_does(engine):
         mx.nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
     with pytest.raises(ValueError, match="empty axes tuple"):
         mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0,))
+
+
+def test_reshape_like_and_broadcast_like_methods_take_the_operators_arguments(engine):
+    x = mx.nd.array(np.arange(180).reshape(5, 6, 2, 3))
+    assert x.reshape_like(rhs=mx.nd.ones((30, 6))).shape == (30, 6)
+    assert x.reshape_like(mx.nd.ones((30, 6))).shape == (30, 6)
+    assert x.reshape_like(mx.nd.ones((6, 5)), lhs_begin=0, lhs_end=2).shape == (6, 5, 2, 3)
+    one = mx.nd.ones((1, 3))
+    assert one.broadcast_like(mx.nd.ones((4, 7)), lhs_axes=(0,), rhs_axes=(0,)).shape == (4, 3)
+    assert one.broadcast_like(mx.nd.ones((4, 3))).shape == (4, 3)
