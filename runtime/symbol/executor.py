@@ -133,7 +133,7 @@ class _Step:
         self.attrs = {"name": label}
         self.push = push    # a callable replacing the single-op push (push_op / Custom)
         self.watch = ()     # (name, array) of its results, for a monitor callback
-        self.watch_in = ()  # (name, array) of its inputs (monitor_all)
+        self.watch_in = ()  # (name, array, is the variable's own name) of its inputs (monitor_all)
 
 
 def _dedupe(reads, writes):
@@ -162,9 +162,9 @@ def _watch(step, node, ins, outs):
     watch_in = []
     for i, ((src, _), x) in enumerate(zip(node.inputs, ins)):
         if src.op is None:
-            watch_in.append((src.name.encode(), x))
+            watch_in.append((src.name.encode(), x, True))
         arg = arg_names[i] if i < len(arg_names) else f"input{i}"
-        watch_in.append((f"{node.name}_{arg}".encode(), x))
+        watch_in.append((f"{node.name}_{arg}".encode(), x, False))
     step.watch_in = watch_in
 
 
@@ -640,21 +640,39 @@ class Executor:
         as MXNet's C API gives it (``mx.base.py_str`` decodes it). A monitored
         executor pushes one op per node (no bulk segments) and computes every input
         gradient of a node in backward; ``None`` switches monitoring off."""
+        self._set_monitor(callback, monitor_all, False, "set_monitor_callback")
+
+    def _set_op_hook(self, callback, monitor_all=False):
+        """Gluon's ``register_op_hook``: ``callback(name, operator name, array)`` for the
+        same arrays, the inputs named only ``<node>_<input>`` (names and operator
+        names as bytes)."""
+        self._set_monitor(callback, monitor_all, True, "register_op_hook")
+
+    def _set_monitor(self, callback, monitor_all, op_hook, what):
         if callback is not None and not callable(callback):
-            raise ValueError(f"set_monitor_callback: {callback!r} is not callable")
-        self._monitor = None if callback is None else (callback, bool(monitor_all))
-        self._plans.clear()
-        self._bwd_steps = None
+            raise ValueError(f"{what}: {callback!r} is not callable")
+        monitor = None if callback is None else (callback, bool(monitor_all), op_hook)
+        if monitor != self._monitor:
+            self._monitor = monitor
+            self._plans.clear()
+            self._bwd_steps = None
 
     def _run_monitored(self, steps):
-        callback, monitor_all = self._monitor
+        callback, monitor_all, op_hook = self._monitor
         for step in steps:
+            opname = step.opname.encode()
             if monitor_all:
-                for name, a in step.watch_in:
-                    callback(name, a)
+                for name, a, own in step.watch_in:
+                    if not op_hook:
+                        callback(name, a)
+                    elif not own:
+                        callback(name, opname, a)
             _single(step)()
             for name, a in step.watch:
-                callback(name, a)
+                if op_hook:
+                    callback(name, opname, a)
+                else:
+                    callback(name, a)
 
     # -- reshaping -------------------------------------------------------------------------
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
@@ -694,7 +712,7 @@ class Executor:
         reqs = dict(self._grad_req)
         new = type(self)(sym, self._ctx, args, grads, reqs, aux)
         if self._monitor is not None:
-            new.set_monitor_callback(*self._monitor)
+            new._set_monitor(*self._monitor, "reshape")
         return new
 
     # -- conveniences ---------------------------------------------------------------------
