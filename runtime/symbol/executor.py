@@ -150,15 +150,29 @@ def _dedupe(reads, writes):
     return r, w
 
 
+# Operators MXNet 1.x registers without input names (its unary macro: FListInputNames not
+# set): a monitor calls their inputs ``<node>_input<i>``, not ``<node>_data``
+_UNLISTED_INPUT_NAMES = frozenset(
+    "Activation BlockGrad SoftmaxActivation abs arccos arccosh arcsin arcsinh arctan arctanh "
+    "cbrt ceil cos cosh degrees erf erfinv exp expm1 fix floor gamma gammaln hard_sigmoid log "
+    "log10 log1p log2 logical_not make_loss negative radians rcbrt reciprocal relu rint round "
+    "rsqrt sigmoid sign sin sinh softsign sqrt square tan tanh trunc _copy".split())
+
+
 def _watch(step, node, ins, outs):
     """What a monitor callback sees of a forward step, as MXNet names it: its results
     (``<node>_output``) and, with ``monitor_all``, each input: a variable's own name
     first, then ``<node>_<input name>``."""
     names = node.output_names()
-    n_vis = len(names)
-    step.watch = [(names[i].encode() if i < n_vis else f"{node.name}_output{i}".encode(), o)
-                  for i, o in enumerate(outs)]
-    arg_names = node.arg_names() + node.aux_names()
+    hidden = node.op.output_names if node.op not in (None, CUSTOM) else None
+    for i in range(len(names), len(outs)):   # hidden outputs: by the operator's name for them
+        names.append(f"{node.name}_{hidden[i]}" if hidden and i < len(hidden)
+                     else f"{node.name}_output{i}")
+    step.watch = [(name.encode(), o) for name, o in zip(names, outs)]
+    if node.op is not CUSTOM and node.op.name in _UNLISTED_INPUT_NAMES:
+        arg_names = [f"input{i}" for i in range(len(node.inputs))]
+    else:
+        arg_names = node.arg_names() + node.aux_names()
     watch_in = []
     for i, ((src, _), x) in enumerate(zip(node.inputs, ins)):
         if src.op is None:

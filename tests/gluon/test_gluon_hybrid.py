@@ -259,7 +259,7 @@ def test_register_op_hook_sees_each_operator_of_the_hybridized_graph():
                     ("dense_dense0_fwd_weight", "FullyConnected", (2, 12)),
                     ("dense_dense0_fwd_bias", "FullyConnected", (2,)),
                     ("dense_dense0_fwd_output", "FullyConnected", (2, 2)),
-                    ("dense_relu0_fwd_data", "Activation", (2, 2)),
+                    ("dense_relu0_fwd_input0", "Activation", (2, 2)),   # MXNet: no input names
                     ("dense_relu0_fwd_output", "Activation", (2, 2))]
     seen.clear()
     model.register_op_hook(hook)        # outputs only

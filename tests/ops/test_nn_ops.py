@@ -646,3 +646,45 @@ def test_cnn_step_dtypes_and_shapes():
         assert arr.dtype == f32
     assert (h1.shape, p1.shape, h2.shape, p2.shape, d.shape) == (
         (4, 20, 24, 24), (4, 20, 12, 12), (4, 50, 8, 8), (4, 50, 4, 4), (4, 10))
+
+
+# -- LRN and SoftmaxActivation ----------------------------------------------------------------
+def _lrn_loop(x, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    """The formula, one channel at a time."""
+    out, norm = np.empty_like(x), np.empty_like(x)
+    c, half = x.shape[1], nsize // 2
+    for k in range(c):
+        window = x[:, max(0, k - half):min(c, k + half + 1)]
+        norm[:, k] = knorm + alpha / nsize * (window ** 2).sum(axis=1)
+        out[:, k] = x[:, k] * norm[:, k] ** -beta
+    return out, norm
+
+
+@pytest.mark.parametrize("nsize", [1, 3, 5])
+def test_lrn_matches_the_formula_and_its_gradient(nsize):
+    x = np.random.default_rng(nsize).standard_normal((2, 6, 3, 2)) * 3
+    params = {"nsize": nsize, "alpha": 0.5, "beta": 0.75, "knorm": 1.5}
+    out, norm = run("LRN", x, **params)
+    want_out, want_norm = _lrn_loop(x, nsize, 0.5, 0.75, 1.5)
+    np.testing.assert_allclose(out, want_out, rtol=1e-12)
+    np.testing.assert_allclose(norm, want_norm, rtol=1e-12)
+    check_grad("LRN", [x], params)
+    assert registry.get("LRN").visible_outputs == 1
+    with pytest.raises(ValueError, match="nsize is required"):
+        run("LRN", x)
+
+
+@pytest.mark.parametrize("mode", ["instance", "channel"])
+def test_softmax_activation_is_softmax_over_the_instance_or_the_channels(mode):
+    x = np.random.default_rng(3).standard_normal((2, 4, 3))
+    (out,) = run("SoftmaxActivation", x, mode=mode)
+    if mode == "instance":
+        flat = np.exp(x.reshape(2, -1))
+        want = (flat / flat.sum(axis=1, keepdims=True)).reshape(x.shape)
+    else:
+        e = np.exp(x)
+        want = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    check_grad("SoftmaxActivation", [x], {"mode": mode})
+    with pytest.raises(ValueError, match="mode='batch' must be 'instance' or 'channel'"):
+        run("SoftmaxActivation", x, mode="batch")

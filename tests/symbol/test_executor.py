@@ -242,3 +242,20 @@ def test_eval_and_group_outputs():
     g = mx.sym.Group([x + 1, x * 3])
     a, b = g.eval(x=mx.nd.array([1.0, 2.0]))
     assert np.array_equal(a.asnumpy(), [2, 3]) and np.array_equal(b.asnumpy(), [3, 6])
+
+
+def test_monitor_names_follow_mxnet_for_unnamed_inputs_and_hidden_outputs():
+    data = mx.sym.Variable("data", shape=(2, 3, 4, 4))
+    seen = []
+    for sym in (mx.sym.Activation(data, act_type="relu", name="act"),
+                mx.sym.LRN(data, nsize=3, name="lrn"),
+                mx.sym.FullyConnected(data, num_hidden=2, name="fc")):
+        exe = sym.simple_bind(ctx=mx.cpu(), grad_req="null")
+        exe.set_monitor_callback(lambda name, arr: seen.append(mx.base.py_str(name)),
+                                 monitor_all=True)
+        exe.forward()
+    mx.nd.waitall()
+    assert seen == ["data", "act_input0", "act_output",
+                    "data", "lrn_data", "lrn_output", "lrn_tmp_norm",
+                    "data", "fc_data", "fc_weight", "fc_weight", "fc_bias", "fc_bias",
+                    "fc_output"]
