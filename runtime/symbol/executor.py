@@ -29,6 +29,7 @@ operator (``Convolution``, ``_backward_Convolution``), with the node name in its
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -67,11 +68,13 @@ def _as_list(what, value, names, allow_none=True):
     if value is None:
         return [None] * len(names)
     if isinstance(value, dict):
-        unknown = [k for k in value if k not in names]
+        # MXNet reads a dict by the symbol's names and ignores the other keys; an array
+        # under a name the symbol does not have is most likely a typo, so it is warned of
+        unknown = [k for k in value if k not in names and value[k] is not None]
         if unknown:
-            raise ValueError(f"bind: {what} has unknown name(s) "
-                             + ", ".join(repr(k) for k in unknown)
-                             + f"; expected: {', '.join(names) or 'none'}")
+            warnings.warn(f"bind: {what} has name(s) the symbol does not have, ignored: "
+                          + ", ".join(repr(k) for k in unknown)
+                          + f"; the symbol's: {', '.join(names) or 'none'}", stacklevel=4)
         out = [value.get(n) for n in names]
     elif isinstance(value, (list, tuple)):
         if len(value) != len(names):
@@ -491,9 +494,10 @@ class Executor:
             if isinstance(out_grads, (_nd.NDArray, np.ndarray)):
                 out_grads = [out_grads]
             out_grads = list(out_grads)
-            if len(out_grads) != len(heads):
+            if len(out_grads) < len(heads):
                 raise ValueError(f"backward: {len(out_grads)} out_grads for "
                                  f"{len(heads)} outputs")
+            out_grads = out_grads[:len(heads)]   # as MXNet: gradients past the outputs unread
             copy = _registry.get("CopyCPU2CPU")
             for i, (g, h) in enumerate(zip(out_grads, heads)):
                 if not isinstance(g, _nd.NDArray):
