@@ -270,7 +270,7 @@ def test_bind_reads_a_dict_by_the_symbols_names_as_mxnet_does():
                                          r"ignored: 'typo'; the symbol's: x"):
         exe = y.bind(mx.cpu(), args={"x": mx.nd.ones((2,)), "typo": mx.nd.ones((1,))})
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2])
-    with pytest.raises(ValueError, match="args is missing 'x'"):
+    with pytest.raises(ValueError, match="args is missing 'x'"), pytest.warns(UserWarning):
         y.bind(mx.cpu(), args={"typo": mx.nd.ones((1,))})
 
 
