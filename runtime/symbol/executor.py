@@ -102,11 +102,13 @@ def _grad_reqs(grad_req, names):
                              f"{len(names)} arguments: {', '.join(names)}")
         reqs = dict(zip(names, grad_req))
     elif isinstance(grad_req, dict):
-        unknown = [k for k in grad_req if k not in names]
+        # as MXNet: read by the symbol's names ('null' where missing), other keys ignored;
+        # a request for a name the symbol does not have is warned of (a likely typo)
+        unknown = [k for k in grad_req if k not in names and grad_req[k] != "null"]
         if unknown:
-            raise ValueError("bind: grad_req has unknown argument name(s) "
-                             + ", ".join(repr(k) for k in unknown)
-                             + f"; arguments: {', '.join(names)}")
+            warnings.warn("bind: grad_req has argument name(s) the symbol does not have, "
+                          "ignored: " + ", ".join(repr(k) for k in unknown)
+                          + f"; arguments: {', '.join(names)}", stacklevel=4)
         reqs = {n: grad_req.get(n, "null") for n in names}
     else:
         raise ValueError(f"bind: grad_req={grad_req!r} must be a string, list or dict")

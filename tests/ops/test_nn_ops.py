@@ -506,6 +506,20 @@ def test_prelu():
         op.infer([(2, 3, 4), (4,)], [np.float32] * 2, act_type="prelu")
 
 
+def test_prelu_gamma_over_the_batch_and_channel_axes_as_mxnet_broadcasts_it():
+    rng = np.random.default_rng(7)
+    x, gamma = randn(rng, 2, 3, 4, 2), rng.random((2, 3))   # one slope per (sample, channel)
+    (out,) = run("LeakyReLU", x, gamma, act_type="prelu")
+    np.testing.assert_allclose(out, np.where(x > 0, x, gamma[:, :, None, None] * x))
+    check_grad("LeakyReLU", [x, gamma], dict(act_type="prelu"))
+    flat = randn(rng, 3, 4)                                  # a 2-D input: gamma as the input
+    check_grad("LeakyReLU", [flat, rng.random((3, 4))], dict(act_type="prelu"))
+    op = registry.get("LeakyReLU")
+    with pytest.raises(ValueError, match=r"gamma has shape \(3, 3\), which does not broadcast "
+                                         r"against data \(2, 3, 4, 2\)"):
+        op.infer([(2, 3, 4, 2), (3, 3)], [np.float32] * 2, act_type="prelu")
+
+
 # -- Dropout ---------------------------------------------------------------------------
 def test_dropout_training_mask_and_grad():
     x = np.random.default_rng(0).standard_normal((200, 50)).astype(np.float32)

@@ -283,3 +283,15 @@ def test_backward_ignores_gradients_past_the_outputs_as_mxnet_does():
     np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), [3, 3])
     with pytest.raises(ValueError, match="0 out_grads for 1 outputs"):
         exe.backward([])
+
+
+def test_bind_reads_a_grad_req_dict_by_the_symbols_names():
+    x = mx.sym.var("x")
+    args = {"x": mx.nd.ones((2,))}
+    grads = {"x": mx.nd.zeros((2,))}
+    exe = (x * 3).bind(mx.cpu(), args=args, args_grad=grads, grad_req={"x": "write", "b": "null"})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2,))])
+    np.testing.assert_array_equal(grads["x"].asnumpy(), [3, 3])
+    with pytest.warns(UserWarning, match="grad_req has argument name.*ignored: 'w'; arguments: x"):
+        (x * 3).bind(mx.cpu(), args=args, args_grad=grads, grad_req={"x": "write", "w": "add"})
