@@ -176,6 +176,8 @@ def _softmax_output_grad(ograds, inputs, outputs, grad_scale=1.0, ignore_label=-
     else:
         raise ValueError(f"SoftmaxOutput: normalization={normalization!r} must be "
                          f"'null', 'batch' or 'valid'")
+    if _bool(multi_output) and normalization != "valid":
+        scale /= max(_size(data.shape[2:]), 1)   # as MXNet: per position of the (n, k, ...) map
     g *= scale
     g = g.reshape(data.shape)
     if _bool(out_grad):
