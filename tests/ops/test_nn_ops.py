@@ -537,6 +537,12 @@ def test_dropout_training_mask_and_grad():
                make_params=lambda: dict(p=0.5, rng=np.random.default_rng(7)))
 
 
+def test_dropout_of_everything_is_nan_as_mxnets_kernel_makes_it():
+    x = np.ones((4, 5), np.float32)
+    out, mask = run("Dropout", x, train=True, p=1.0, rng=np.random.default_rng(1))
+    assert np.isnan(out).all() and np.isnan(mask).all()   # x * 0 / (1 - 1)
+
+
 def test_dropout_inference_always_and_axes():
     x = np.random.default_rng(0).standard_normal((4, 6, 5)).astype(np.float32)
     out, mask = run("Dropout", x, p=0.5)
