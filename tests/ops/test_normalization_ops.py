@@ -268,3 +268,20 @@ def test_deconvolution_defaults_to_no_bias_and_refuses_target_shape():
     with pytest.raises(ValueError, match="target_shape is not supported"):
         mx.nd.Deconvolution(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((2, 3, 2, 2)),
                             kernel=(2, 2), num_filter=3, target_shape=(8, 8))
+
+
+def test_layer_norm_gradient_sums_over_many_rows_keep_float32_precision():
+    """The gamma/beta gradients sum over every row: accumulated in float64 (numpy adds
+    row by row across a non-inner axis; in float32 that loses about three digits)."""
+    rng = np.random.default_rng(5)
+    x, og = rng.normal(size=(4096, 64)), rng.normal(size=(4096, 64))
+    gamma, beta = rng.normal(size=64), rng.normal(size=64)
+    f32 = [a.astype(np.float32) for a in (x, gamma, beta)]
+    op = registry.get("LayerNorm")
+    outs = op.kernel(*f32, axis=-1, eps=1e-3)
+    _, dgamma, dbeta = op.grad([og.astype(np.float32), None, None], f32, list(outs), axis=-1,
+                               eps=1e-3)
+    xhat = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-3)
+    assert dgamma.dtype == np.float32
+    np.testing.assert_allclose(dgamma, (og * xhat).sum(axis=0), rtol=0, atol=2e-5)
+    np.testing.assert_allclose(dbeta, og.sum(axis=0), rtol=0, atol=2e-5)
