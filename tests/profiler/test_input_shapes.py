@@ -53,21 +53,11 @@ def test_group_by_layer_on_gluon_layers(prof):
 
 
 
-class _AddOne(mx.operator.CustomOp):
-    def forward(self, is_train, req, in_data, out_data, aux):
-        self.assign(out_data[0], req[0], in_data[0] + 1)
-
-
-@mx.operator.register("ShapesAddOne")
-class _AddOneProp(mx.operator.CustomOpProp):
-    def create_operator(self, ctx, shapes, dtypes):
-        return _AddOne()
-
-
 def test_one_input_ops_and_attrs_keep_their_shapes(prof, engine):
     """``push_op``'s one-input case (inlined) gives the same ``Input Dims`` as
     ``with_shapes``: alone, with a layer's attributes, and not on a custom operator's
     sub-operators (their events carry the dependency record only)."""
+    from _util_custom import register_plus_one   # noqa: F401 - registers ObsPlusOne
     from xprof.runtime.ndarray.ndarray import op_scope
     a = mx.nd.ones((20, 30))
     prof.start(profile_all=True, aggregate_stats=True)
@@ -77,7 +67,7 @@ def test_one_input_ops_and_attrs_keep_their_shapes(prof, engine):
         mx.nd.relu(a)
     finally:
         op_scope.attrs = None
-    mx.nd.Custom(a, op_type="ShapesAddOne").wait_to_read()
+    mx.nd.Custom(a, op_type="ObsPlusOne").wait_to_read()
     doc = prof.finish()
     pt.check_document(doc)
     relus = [{k: v for k, v in e["args"].items() if k != "dep"}
@@ -85,5 +75,5 @@ def test_one_input_ops_and_attrs_keep_their_shapes(prof, engine):
     assert sorted(relus, key=len) == [{"Input Dims": [[20, 30]]},
                                       {"Input Dims": [[20, 30]], "name": "layer0"}]
     subs = [e for e in pt.events(doc, "X", cat="Custom Operator")
-            if e["name"] == "ShapesAddOne::CopyCPU2CPU"]
+            if e["name"] == "ObsPlusOne::CopyCPU2CPU"]
     assert len(subs) == 1 and set(subs[0]["args"]) == {"dep"}
