@@ -163,6 +163,33 @@ def test_the_pinned_traces_hold_what_the_snapshots_do():
     assert b"  " in data and b"\0" not in data   # space padding kept where it is small
 
 
+def test_a_long_session_writes_the_bytes_the_boolean_mask_does(monkeypatch):
+    """Thousands of rows of few layouts: the NULs go by grouped rows
+    (``columns.drop_nul``), and the trace is byte for byte the one the plain mask
+    gives (the pinned snapshots are too short to take that path)."""
+    bufs = []
+    for rounds in (8000, 40):
+        buf = _buffer(len(bufs) + 20, f"thread {len(bufs)}")
+        for i in range(rounds):
+            t = 1000 + 797 * i
+            _slice(buf, records.API, "_plus_scalar" if i % 4 else "broadcast_add", t,
+                   t + 300 + (i * 7919) % 600)
+            _op(buf, "_plus_scalar" if i % 4 else "broadcast_add", t + 20,
+                t + 250 + (i * 104_729) % 5000, t + 10 if i % 2 else 0,
+                t + 15 if i % 4 == 1 else None, None if i % 5 else 3,
+                [900 + i % 7, 950][:1 + i % 2], [1000 + i % 50],
+                ((100, 100),) if i % 4 else ((8, 100), (64, 100)))
+        bufs.append(buf)
+    snap = [(b, len(b.events), len(b.slices)) for b in bufs]
+    grouped = chrome.encode(snap, BASE, "proc", OTHER)
+    monkeypatch.setattr(chrome.columns, "drop_nul",
+                        lambda mat, layout: mat.reshape(-1)[mat.reshape(-1) != 0])
+    for b in bufs:
+        b.ops = b.converted = None
+    assert grouped == chrome.encode(snap, BASE, "proc", OTHER)
+    assert len(json.loads(grouped)["traceEvents"]) > 16000
+
+
 if __name__ == "__main__":   # regenerate after a deliberate format change
     os.makedirs(GOLDEN, exist_ok=True)
     for name in CASES:
