@@ -104,10 +104,11 @@ def write_digits(dst, v, nd=None, fill=32):
     longest; ``nd``: the values' :func:`ndigits`, if known).
 
     Digits are peeled off nine at a time in uint32 (numpy divides unsigned 32-bit
-    integers by a scalar with SIMD; 64-bit division is several times slower) into a
-    contiguous digit-major matrix, copied into ``dst``'s columns at once at the end."""
+    integers by a scalar with SIMD; 64-bit division is several times slower), each
+    written straight into its column of ``dst`` (a column is one strided pass; a
+    digit-major matrix copied in transposed costs a loop per row of ``dst``). A value's
+    leading positions hold ``'0'`` until they are turned into ``fill``."""
     width = dst.shape[1]
-    digits = np.empty((width, len(v)), dtype=np.uint8)
     pad = width - (ndigits(v) if nd is None else nd)
     row = width - 1
     while row >= 0:
@@ -117,17 +118,15 @@ def write_digits(dst, v, nd=None, fill=32):
         else:
             chunk, n = v, row + 1
         q = chunk.astype(np.uint32)
-        for _ in range(n - 1):
+        for _ in range(n):
             nq = q // 10
-            digits[row] = q - nq * 10
+            q -= nq * 10
+            q += 48
+            dst[:, row] = q
             q = nq
             row -= 1
-        digits[row] = q
-        row -= 1
-    digits += 48
-    if pad.any():
-        digits[np.arange(width)[:, None] < pad] = fill   # instead of leading zeros
-    dst[:] = digits.T
+    for row in range(int(pad.max()) if len(pad) else 0):   # leading '0's -> fill
+        dst[:, row] -= (pad > row).astype(np.uint8) * np.uint8(48 - fill)
 
 
 def layout_key(cols):
