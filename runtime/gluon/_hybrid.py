@@ -415,6 +415,7 @@ def call_cached(block, *args):
         direct = None          # no backward will follow: any free executor will do
     bound = graph.acquire(args, direct)
     exe = bound.exe
+    exe._set_op_hook(*(block._op_hook or (None, False)))
     for a, buf in zip(args, bound.inputs):
         _push_share(a, buf)
     exe.forward(is_train=state.training)

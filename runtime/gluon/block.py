@@ -256,6 +256,15 @@ class Block:
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """``callback(node_name, operator_name, array)`` for every array an operator of a
+        hybridized block computes (its inputs too with ``monitor_all``); names are bytes
+        (``mx.base.py_str`` decodes them). Installed in every child, as in MXNet."""
+        if not callable(callback):
+            raise ValueError(f"register_op_hook: {callback!r} is not callable")
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def cast(self, dtype):
         for child in self._children.values():
             child.cast(dtype)
@@ -378,6 +387,11 @@ class HybridBlock(Block):
         self._flags = {}
         self._cached = {}
         self._in_fmt = None     # the input structure the cached graph was built for
+        self._op_hook = None    # (callback, monitor_all) of register_op_hook
+
+    def register_op_hook(self, callback, monitor_all=False):
+        super().register_op_hook(callback, monitor_all)
+        self._op_hook = (callback, bool(monitor_all))
 
     def hybridize(self, active=True, **kwargs):
         self._active = bool(active)

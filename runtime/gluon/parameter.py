@@ -71,6 +71,21 @@ def _merge_shapes(known, asked):
     return tuple(out)
 
 
+class StorageTypeError(ValueError, AssertionError):
+    """A storage type that is not one of MXNet's (a ValueError; MXNet's own check is an
+    assert, so it is an AssertionError too)."""
+
+
+_STYPES = ("default", "row_sparse", "csr")
+
+
+def _check_stype(what, stype):
+    if stype not in _STYPES:
+        raise StorageTypeError(f"Parameter: {what}={stype!r} is not a storage type; "
+                               f"allowed: {', '.join(map(repr, _STYPES))}")
+    return stype
+
+
 class Parameter:
     """A weight of a Block.
 
@@ -92,8 +107,8 @@ class Parameter:
         self._differentiable = differentiable
         self._grad_req = None
         self.grad_req = grad_req if differentiable else "null"
-        self._stype = stype
-        self._grad_stype = grad_stype
+        self._stype = _check_stype("stype", stype)
+        self._grad_stype = _check_stype("grad_stype", grad_stype)
         self._data = None
         self._grad = None
         self._copies = []           # the weight on the 2nd, 3rd... context

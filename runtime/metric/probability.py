@@ -68,7 +68,9 @@ class Perplexity(EvalMetric):
                 raise ValueError(f"Perplexity: shape mismatch: labels {lab.shape} vs. "
                                  f"predictions {p.shape}")
             moved = np.moveaxis(p, self.axis, -1).reshape(-1, p.shape[self.axis])
-            prob = moved[np.arange(lab.size), lab.astype(np.int64)]
+            # as MXNet's pick(mode='clip'): a label outside [0, classes) takes the nearest class
+            index = np.clip(lab.astype(np.int64), 0, moved.shape[1] - 1)
+            prob = moved[np.arange(lab.size), index]
             if self.ignore_label is not None:
                 ignore = (lab == self.ignore_label).astype(prob.dtype)
                 num -= int(ignore.sum())

@@ -330,9 +330,13 @@ class Module(BaseModule):
             self._preload_opt_states = None
 
     def _apply_symbol_mults(self, optimizer):
-        """``lr_mult``/``wd_mult`` attributes of the symbol's variables, by name."""
+        """``lr_mult``/``wd_mult`` attributes of the symbol's argument variables, by name
+        (an operator node's attribute reaches its variables when the symbol is built)."""
         lr, wd = {}, {}
+        arguments = set(self._symbol.list_arguments())
         for name, attrs in self._symbol.attr_dict().items():
+            if name not in arguments:
+                continue
             if "__lr_mult__" in attrs:
                 lr[name] = float(attrs["__lr_mult__"])
             if "__wd_mult__" in attrs:

@@ -259,19 +259,21 @@ class NDArray(Var):
             shape = kwargs.pop("shape")
         return invoke("reshape", (self,), {"shape": tuple(shape), **kwargs})
 
-    def reshape_like(self, other):
-        return self.reshape(other.shape)
-
-    def transpose(self, *axes):
+    def transpose(self, *axes, **kwargs):
+        """``x.transpose(1, 0)``, ``x.transpose((1, 0))`` or, as MXNet's fluent method,
+        ``x.transpose(axes=(1, 0))``."""
+        if "axes" in kwargs:
+            if axes:
+                raise TypeError("transpose: axes given both by position and as axes=")
+            axes = (kwargs.pop("axes"),)
+        if kwargs:
+            raise TypeError(f"transpose: unknown argument {next(iter(kwargs))!r}; arguments: axes")
         if len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
             axes = axes[0]
         return invoke("transpose", (self,), {"axes": tuple(axes) if axes else ()})
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": _shape(shape)})
-
-    def broadcast_like(self, other):
-        return self.broadcast_to(other.shape)
 
     def flatten(self):
         return invoke("Flatten", (self,), {})

@@ -8,7 +8,7 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.rearrange`, :mod:`.sorting`, :mod:`.unary_math`, :mod:`.normalization`,
 :mod:`.embedding`, :mod:`.deconvolution`, :mod:`.sequence`, :mod:`.output_heads`,
 :mod:`.la` (``linalg``), :mod:`.contrib`, :mod:`.upsampling`, :mod:`.gather`,
-:mod:`.statistics`, :mod:`.im2col`, :mod:`.l2_normalization`, :mod:`.ctc`,
+:mod:`.statistics`, :mod:`.im2col`, :mod:`.l2_normalization`, :mod:`.lrn`, :mod:`.ctc`,
 :mod:`.spatial_transformer`, :mod:`.correlation`, :mod:`.amp`,
 :mod:`.roi_pooling`, :mod:`.image`,
 :mod:`.attention`, :mod:`.distributions`;
@@ -16,7 +16,7 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 """
 from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: F401
                creation, ctc, deconvolution, distributions, dropout, elemwise, embedding, fully_connected, gather,
-               gradient_control, im2col, image, indexing, join, l2_normalization, la,
+               gradient_control, im2col, image, indexing, join, l2_normalization, la, lrn,
                linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
                rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
                spatial_transformer, statistics, unary_math, upsampling)

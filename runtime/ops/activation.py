@@ -83,9 +83,27 @@ def _leaky_check(act_type):
                          f"'leaky', 'elu', 'selu', 'gelu' or 'prelu'")
 
 
-def _gamma_view(gamma, ndim):
-    """PReLU's gamma (c,) or (1,) broadcast against (n, c, ...)."""
-    return gamma.reshape((1, -1) + (1,) * (ndim - 2)) if ndim >= 2 else gamma
+def _gamma_shape_for(gshape, dshape):
+    """The shape PReLU's gamma broadcasts as against data ``dshape``, by MXNet's rule:
+    gamma's last axes line up with the data's first two (the channel axis 1, then the
+    batch axis 0), each equal or 1; the data's other axes take 1. So (1,), (c,), and
+    (n, c) for an (n, c, ...) input, or gamma shaped as a 2-D input itself."""
+    gshape, dshape = tuple(gshape), tuple(dshape)
+    out, s = [1] * len(dshape), len(gshape) - 1
+    for i in range(min(len(dshape), 2) - 1, -1, -1):
+        if s >= 0 and gshape[s] in (dshape[i], 1):
+            out[i] = gshape[s]
+            s -= 1
+    if s >= 0 or not dshape:
+        raise ValueError(f"LeakyReLU: gamma has shape {gshape}, which does not broadcast "
+                         f"against data {dshape} (allowed: (1,), (channels,), or the "
+                         f"first two data axes)")
+    return tuple(out)
+
+
+def _gamma_view(gamma, dshape):
+    """PReLU's gamma reshaped to broadcast against data of shape ``dshape``."""
+    return gamma.reshape(_gamma_shape_for(gamma.shape, dshape))
 
 
 def _leaky(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
@@ -98,7 +116,7 @@ def _leaky(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
     elif act_type == "prelu":
         if gamma is None:
             raise ValueError("LeakyReLU: act_type='prelu' needs the gamma input")
-        out = np.where(x > 0, x, x * _gamma_view(gamma, x.ndim))
+        out = np.where(x > 0, x, x * _gamma_view(gamma, x.shape))
     elif act_type == "elu":
         out = np.where(x > 0, x, slope * np.expm1(np.minimum(x, 0)))
     elif act_type == "selu":
@@ -117,15 +135,10 @@ def _leaky_grad(ograds, inputs, outputs, act_type="leaky", slope=0.25, lower_bou
         return [_as(x, og * np.where(pos, 1, slope).astype(x.dtype))]
     if act_type == "prelu":
         gamma = inputs[1]
-        gv = _gamma_view(gamma, x.ndim)
+        gv = _gamma_view(gamma, x.shape)
         gx = og * np.where(pos, 1, gv)
         gg = np.where(pos, 0, og * x)
-        if x.ndim >= 2:
-            gg = gg.sum(axis=tuple(i for i in range(x.ndim) if i != 1))
-        else:
-            gg = gg.sum(keepdims=True)
-        if gamma.size == 1:
-            gg = gg.sum(keepdims=True)
+        gg = gg.sum(axis=tuple(i for i in range(x.ndim) if gv.shape[i] == 1), keepdims=True)
         return [_as(x, gx), _as(gamma, gg.reshape(gamma.shape))]
     if act_type == "elu":
         return [_as(x, og * np.where(pos, 1, slope * np.exp(np.minimum(x, 0))))]
@@ -140,10 +153,7 @@ def _leaky_grad(ograds, inputs, outputs, act_type="leaky", slope=0.25, lower_bou
 def _leaky_infer(in_shapes, in_dtypes, act_type="leaky", **_):
     _leaky_check(act_type)
     if act_type == "prelu" and len(in_shapes) > 1 and in_shapes[1] is not None:
-        expected = _prelu_gamma_shape(in_shapes[0])
-        if tuple(in_shapes[1]) not in (expected, (1,)):
-            raise ValueError(f"LeakyReLU: gamma has shape {tuple(in_shapes[1])}, expected "
-                             f"{expected} or (1,) for data {tuple(in_shapes[0])}")
+        _gamma_shape_for(in_shapes[1], in_shapes[0])
     return [tuple(in_shapes[0])], [in_dtypes[0]]
 
 

@@ -112,12 +112,13 @@ def _allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=True):
     close = np.abs(a - b) <= float(atol) + float(rtol) * np.abs(b)
     if _bool(equal_nan):
         close |= np.isnan(a) & np.isnan(b)
-    return np.asarray([1 if bool(np.all(close)) else 0], dtype=np.int32)
+    return np.asarray(1 if bool(np.all(close)) else 0, dtype=np.int32)
 
 
+# a 0-d result, as MXNet's (its shape inference assigns a shape of no dimensions)
 defop("_contrib_allclose", _allclose, arg_names=("a", "b"), grad=_zeros_grad,
       cost=input_size, params={"rtol": 1e-5, "atol": 1e-8, "equal_nan": True},
-      infer=lambda in_shapes, in_dtypes, **_: ([(1,)], [np.dtype(np.int32)]))
+      infer=lambda in_shapes, in_dtypes, **_: ([()], [np.dtype(np.int32)]))
 
 
 # -- index_array, arange_like -----------------------------------------------------------------

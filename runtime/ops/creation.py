@@ -55,10 +55,16 @@ def _arange_count(start, stop, step):
 def _arange(start=0.0, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
             dtype="float32"):
     start, stop, n = _arange_count(start, stop, step)
-    values = float(start) + float(step) * np.arange(n, dtype=np.float64)
+    dtype = _dtype(dtype)
+    if np.issubdtype(dtype, np.integer):
+        # as MXNet's kernel: start and step are cast to the dtype first (the count is not),
+        # so arange(1.3, 456.6, 1.3, dtype=int32) is 1, 2, 3, ... like numpy's
+        values = int(float(start)) + int(float(step)) * np.arange(n, dtype=np.int64)
+    else:
+        values = float(start) + float(step) * np.arange(n, dtype=np.float64)
     if int(repeat) > 1:
         values = np.repeat(values, int(repeat))
-    return values.astype(_dtype(dtype))
+    return values.astype(dtype)
 
 
 def _arange_infer(in_shapes, in_dtypes, start=0.0, stop=None, step=1.0, repeat=1,

@@ -6,7 +6,8 @@ same weight, where ``out = stride * (in - 1) + dilate * (kernel - 1) + 1 - 2 * p
 adj``. So its forward is that convolution's col2im, and its gradient is that
 convolution's forward (for the data) and weight gradient (for the weight); the window
 geometry is :class:`.conv._ConvGeom` of the equivalent convolution. As in MXNet,
-``no_bias`` defaults to True; ``target_shape`` is refused (give ``adj``).
+``no_bias`` defaults to True, and a ``target_shape`` (the output's spatial size; all
+zeros: not given) sets ``pad`` and ``adj`` instead of them.
 """
 import numpy as np
 
@@ -33,9 +34,9 @@ def _geom(dshape, params):
     dilate = _conv._spatial(params.get("dilate"), nsp, "dilate", name, default=1)
     pad = _conv._spatial(params.get("pad"), nsp, "pad", name, default=0, minimum=0)
     adj = _conv._spatial(params.get("adj"), nsp, "adj", name, default=0, minimum=0)
-    if parse_tuple(params.get("target_shape"), "target_shape"):
-        raise ValueError("Deconvolution: target_shape is not supported; give adj "
-                         "(output_padding) instead")
+    target = parse_tuple(params.get("target_shape"), "target_shape")
+    if any(target):
+        pad, adj = _pad_for_target(dshape, kernel, stride, dilate, target, nsp)
     f = _positive_int(params.get("num_filter"), "num_filter", name)
     g = _positive_int(params.get("num_group", 1), "num_group", name)
     if any(a >= s and a for a, s in zip(adj, stride)):
@@ -50,6 +51,25 @@ def _geom(dshape, params):
                          f"channels ({dshape[1]}) and num_filter ({f})")
     return _conv._ConvGeom((dshape[0], f) + out, kernel, stride, dilate, pad, dshape[1], g,
                            params.get("layout"))
+
+
+def _pad_for_target(dshape, kernel, stride, dilate, target, nsp):
+    """MXNet's ``pad`` and ``adj`` for an output of spatial size ``target``: the full
+    output, ``stride * (in - 1) + dilate * (kernel - 1) + 1``, less ``target`` is padded
+    away, half on each side, the odd one at the end (``adj``)."""
+    if len(target) != nsp:
+        raise ValueError(f"Deconvolution: target_shape={tuple(target)} needs {nsp} "
+                         f"spatial sizes for data {dshape}")
+    pad, adj = [], []
+    for n, k, s, d, t in zip(dshape[2:], kernel, stride, dilate, target):
+        total = s * (n - 1) + d * (k - 1) + 1 - t
+        if total < 0:
+            raise ValueError(f"Deconvolution: target_shape={tuple(target)} is larger than "
+                             f"the full output {s * (n - 1) + d * (k - 1) + 1} of data "
+                             f"{dshape} with kernel={kernel}, stride={stride}")
+        pad.append((total + 1) // 2)
+        adj.append(total % 2)
+    return tuple(pad), tuple(adj)
 
 
 def _deconv(data, weight, bias=None, **params):

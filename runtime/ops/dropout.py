@@ -39,6 +39,8 @@ def _dropout_train(data, p=0.5, mode="training", axes=(), cudnn_off=False, rng=N
     mask = keep.astype(data.dtype)
     if p < 1.0:
         mask *= 1.0 / (1.0 - p)
+    else:   # as MXNet's kernel: x * mask / (1 - p) is 0 * inf, NaN everywhere
+        mask[...] = np.nan
     return data * mask, mask
 
 

@@ -254,10 +254,14 @@ def _broadcast_like_shape(lshape, rshape, lhs_axes=None, rhs_axes=None):
     """``rhs``'s shape, or with ``lhs_axes``/``rhs_axes`` the lhs shape whose axes
     ``lhs_axes`` take the sizes of ``rhs``'s axes ``rhs_axes``."""
     lshape, rshape = tuple(lshape), tuple(rshape)
-    if lhs_axes in (None, ()) and rhs_axes in (None, ()):
+    if lhs_axes is None and rhs_axes is None:
         return _broadcast_to_shape(lshape, rshape)
-    la = parse_tuple(lhs_axes, "lhs_axes") if lhs_axes not in (None, ()) else ()
-    ra = parse_tuple(rhs_axes, "rhs_axes") if rhs_axes not in (None, ()) else ()
+    la = parse_tuple(lhs_axes, "lhs_axes") if lhs_axes is not None else ()
+    ra = parse_tuple(rhs_axes, "rhs_axes") if rhs_axes is not None else ()
+    if not la or not ra:   # as MXNet: an axes tuple, when given, names at least one axis
+        raise ValueError(f"broadcast_like: lhs_axes={lhs_axes!r} and rhs_axes={rhs_axes!r}: "
+                         "an empty axes tuple is not allowed; name the axes in both, or "
+                         "leave both out to take rhs's whole shape")
     if len(la) != len(ra):
         raise ValueError(f"broadcast_like: lhs_axes={tuple(la)} and rhs_axes={tuple(ra)} "
                          "must have the same length")

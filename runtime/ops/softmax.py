@@ -176,6 +176,8 @@ def _softmax_output_grad(ograds, inputs, outputs, grad_scale=1.0, ignore_label=-
     else:
         raise ValueError(f"SoftmaxOutput: normalization={normalization!r} must be "
                          f"'null', 'batch' or 'valid'")
+    if _bool(multi_output) and normalization != "valid":
+        scale /= max(_size(data.shape[2:]), 1)   # as MXNet: per position of the (n, k, ...) map
     g *= scale
     g = g.reshape(data.shape)
     if _bool(out_grad):
@@ -257,3 +259,37 @@ def _softmin_grad(ograds, inputs, outputs, axis=-1, temperature=None, dtype=None
 
 defop("softmin", _softmin, infer=_softmax_infer("softmin"), grad=_softmin_grad,
       cost=input_size, params=dict(_SOFTMAX_PARAMS))
+
+
+# -- SoftmaxActivation (MXNet 1.x's deprecated form) -------------------------------------
+def _sa_rows(shape, mode):
+    """``(rows, classes)`` the softmax runs over: each instance's values flattened
+    (``instance``), or the channel axis 1 (``channel``)."""
+    if mode not in ("instance", "channel"):
+        raise ValueError(f"SoftmaxActivation: mode={mode!r} must be 'instance' or 'channel'")
+    if mode == "channel" and len(shape) < 2:
+        raise ValueError("SoftmaxActivation: mode='channel' needs data with a channel axis 1")
+
+
+def _softmax_activation(data, mode="instance"):
+    _sa_rows(data.shape, mode)
+    if mode == "instance":
+        return _as(data, _softmax_fwd(data.reshape(data.shape[0], -1), 1).reshape(data.shape))
+    return _as(data, _softmax_fwd(data, 1))
+
+
+def _softmax_activation_grad(ograds, inputs, outputs, mode="instance"):
+    x, o, og = inputs[0], outputs[0], ograds[0]
+    if mode == "instance":
+        o2, g2 = o.reshape(o.shape[0], -1), og.reshape(o.shape[0], -1)
+        return [_as(x, (o2 * (g2 - (g2 * o2).sum(axis=1, keepdims=True))).reshape(x.shape))]
+    return [_as(x, o * (og - (og * o).sum(axis=1, keepdims=True)))]
+
+
+def _softmax_activation_infer(in_shapes, in_dtypes, mode="instance", **_):
+    _sa_rows(tuple(in_shapes[0]), mode)
+    return [tuple(in_shapes[0])], [in_dtypes[0]]
+
+
+defop("SoftmaxActivation", _softmax_activation, infer=_softmax_activation_infer,
+      grad=_softmax_activation_grad, cost=input_size, params={"mode": "instance"})

@@ -29,6 +29,7 @@ operator (``Convolution``, ``_backward_Convolution``), with the node name in its
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -67,11 +68,13 @@ def _as_list(what, value, names, allow_none=True):
     if value is None:
         return [None] * len(names)
     if isinstance(value, dict):
-        unknown = [k for k in value if k not in names]
+        # MXNet reads a dict by the symbol's names and ignores the other keys; an array
+        # under a name the symbol does not have is most likely a typo, so it is warned of
+        unknown = [k for k in value if k not in names and value[k] is not None]
         if unknown:
-            raise ValueError(f"bind: {what} has unknown name(s) "
-                             + ", ".join(repr(k) for k in unknown)
-                             + f"; expected: {', '.join(names) or 'none'}")
+            warnings.warn(f"bind: {what} has name(s) the symbol does not have, ignored: "
+                          + ", ".join(repr(k) for k in unknown)
+                          + f"; the symbol's: {', '.join(names) or 'none'}", stacklevel=4)
         out = [value.get(n) for n in names]
     elif isinstance(value, (list, tuple)):
         if len(value) != len(names):
@@ -99,11 +102,13 @@ def _grad_reqs(grad_req, names):
                              f"{len(names)} arguments: {', '.join(names)}")
         reqs = dict(zip(names, grad_req))
     elif isinstance(grad_req, dict):
-        unknown = [k for k in grad_req if k not in names]
+        # as MXNet: read by the symbol's names ('null' where missing), other keys ignored;
+        # a request for a name the symbol does not have is warned of (a likely typo)
+        unknown = [k for k in grad_req if k not in names and grad_req[k] != "null"]
         if unknown:
-            raise ValueError("bind: grad_req has unknown argument name(s) "
-                             + ", ".join(repr(k) for k in unknown)
-                             + f"; arguments: {', '.join(names)}")
+            warnings.warn("bind: grad_req has argument name(s) the symbol does not have, "
+                          "ignored: " + ", ".join(repr(k) for k in unknown)
+                          + f"; arguments: {', '.join(names)}", stacklevel=4)
         reqs = {n: grad_req.get(n, "null") for n in names}
     else:
         raise ValueError(f"bind: grad_req={grad_req!r} must be a string, list or dict")
@@ -133,7 +138,7 @@ class _Step:
         self.attrs = {"name": label}
         self.push = push    # a callable replacing the single-op push (push_op / Custom)
         self.watch = ()     # (name, array) of its results, for a monitor callback
-        self.watch_in = ()  # (name, array) of its inputs (monitor_all)
+        self.watch_in = ()  # (name, array, is the variable's own name) of its inputs (monitor_all)
 
 
 def _dedupe(reads, writes):
@@ -150,21 +155,35 @@ def _dedupe(reads, writes):
     return r, w
 
 
+# Operators MXNet 1.x registers without input names (its unary macro: FListInputNames not
+# set): a monitor calls their inputs ``<node>_input<i>``, not ``<node>_data``
+_UNLISTED_INPUT_NAMES = frozenset(
+    "Activation BlockGrad SoftmaxActivation abs arccos arccosh arcsin arcsinh arctan arctanh "
+    "cbrt ceil cos cosh degrees erf erfinv exp expm1 fix floor gamma gammaln hard_sigmoid log "
+    "log10 log1p log2 logical_not make_loss negative radians rcbrt reciprocal relu rint round "
+    "rsqrt sigmoid sign sin sinh softsign sqrt square tan tanh trunc _copy".split())
+
+
 def _watch(step, node, ins, outs):
     """What a monitor callback sees of a forward step, as MXNet names it: its results
     (``<node>_output``) and, with ``monitor_all``, each input: a variable's own name
     first, then ``<node>_<input name>``."""
     names = node.output_names()
-    n_vis = len(names)
-    step.watch = [(names[i].encode() if i < n_vis else f"{node.name}_output{i}".encode(), o)
-                  for i, o in enumerate(outs)]
-    arg_names = node.arg_names() + node.aux_names()
+    hidden = node.op.output_names if node.op not in (None, CUSTOM) else None
+    for i in range(len(names), len(outs)):   # hidden outputs: by the operator's name for them
+        names.append(f"{node.name}_{hidden[i]}" if hidden and i < len(hidden)
+                     else f"{node.name}_output{i}")
+    step.watch = [(name.encode(), o) for name, o in zip(names, outs)]
+    if node.op is not CUSTOM and node.op.name in _UNLISTED_INPUT_NAMES:
+        arg_names = [f"input{i}" for i in range(len(node.inputs))]
+    else:
+        arg_names = node.arg_names() + node.aux_names()
     watch_in = []
     for i, ((src, _), x) in enumerate(zip(node.inputs, ins)):
         if src.op is None:
-            watch_in.append((src.name.encode(), x))
+            watch_in.append((src.name.encode(), x, True))
         arg = arg_names[i] if i < len(arg_names) else f"input{i}"
-        watch_in.append((f"{node.name}_{arg}".encode(), x))
+        watch_in.append((f"{node.name}_{arg}".encode(), x, False))
     step.watch_in = watch_in
 
 
@@ -477,9 +496,10 @@ class Executor:
             if isinstance(out_grads, (_nd.NDArray, np.ndarray)):
                 out_grads = [out_grads]
             out_grads = list(out_grads)
-            if len(out_grads) != len(heads):
+            if len(out_grads) < len(heads):
                 raise ValueError(f"backward: {len(out_grads)} out_grads for "
                                  f"{len(heads)} outputs")
+            out_grads = out_grads[:len(heads)]   # as MXNet: gradients past the outputs unread
             copy = _registry.get("CopyCPU2CPU")
             for i, (g, h) in enumerate(zip(out_grads, heads)):
                 if not isinstance(g, _nd.NDArray):
@@ -640,21 +660,39 @@ class Executor:
         as MXNet's C API gives it (``mx.base.py_str`` decodes it). A monitored
         executor pushes one op per node (no bulk segments) and computes every input
         gradient of a node in backward; ``None`` switches monitoring off."""
+        self._set_monitor(callback, monitor_all, False, "set_monitor_callback")
+
+    def _set_op_hook(self, callback, monitor_all=False):
+        """Gluon's ``register_op_hook``: ``callback(name, operator name, array)`` for the
+        same arrays, the inputs named only ``<node>_<input>`` (names and operator
+        names as bytes)."""
+        self._set_monitor(callback, monitor_all, True, "register_op_hook")
+
+    def _set_monitor(self, callback, monitor_all, op_hook, what):
         if callback is not None and not callable(callback):
-            raise ValueError(f"set_monitor_callback: {callback!r} is not callable")
-        self._monitor = None if callback is None else (callback, bool(monitor_all))
-        self._plans.clear()
-        self._bwd_steps = None
+            raise ValueError(f"{what}: {callback!r} is not callable")
+        monitor = None if callback is None else (callback, bool(monitor_all), op_hook)
+        if monitor != self._monitor:
+            self._monitor = monitor
+            self._plans.clear()
+            self._bwd_steps = None
 
     def _run_monitored(self, steps):
-        callback, monitor_all = self._monitor
+        callback, monitor_all, op_hook = self._monitor
         for step in steps:
+            opname = step.opname.encode()
             if monitor_all:
-                for name, a in step.watch_in:
-                    callback(name, a)
+                for name, a, own in step.watch_in:
+                    if not op_hook:
+                        callback(name, a)
+                    elif not own:
+                        callback(name, opname, a)
             _single(step)()
             for name, a in step.watch:
-                callback(name, a)
+                if op_hook:
+                    callback(name, opname, a)
+                else:
+                    callback(name, a)
 
     # -- reshaping -------------------------------------------------------------------------
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
@@ -694,7 +732,7 @@ class Executor:
         reqs = dict(self._grad_req)
         new = type(self)(sym, self._ctx, args, grads, reqs, aux)
         if self._monitor is not None:
-            new.set_monitor_callback(*self._monitor)
+            new._set_monitor(*self._monitor, "reshape")
         return new
 
     # -- conveniences ---------------------------------------------------------------------

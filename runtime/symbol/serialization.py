@@ -4,6 +4,7 @@ import ast
 import json
 
 from ..ops import registry as _registry
+from ..util import is_np_shape
 from .graph import CUSTOM, _Node, _topo
 
 
@@ -29,6 +30,8 @@ def graph_json(outputs):
            "node_row_ptr": row_ptr,
            "heads": [[index[id(n)], i, 0] for n, i in outputs],
            "attrs": {"mxnet_version": ["int", 10900]}}
+    if is_np_shape():   # as MXNet 1.6+: a 0 in this file's shapes is a zero-size dim
+        doc["attrs"]["is_np_shape"] = ["int", 1]
     return json.dumps(doc, indent=2)
 
 

@@ -123,6 +123,20 @@ class Symbol:
             entries.extend((n, i) for i in range(n.num_visible()))
         return Symbol(entries)
 
+    def _gen_atomic_symbol(self):
+        """A new symbol applying this symbol's operator with the same parameters to fresh
+        input variables (MXNet's atomic symbol: the operator, not its composition)."""
+        nodes = {id(n): n for n, _ in self._outputs}
+        if len(nodes) != 1:
+            raise ValueError(f"_gen_atomic_symbol: the symbol has {len(nodes)} nodes as "
+                             "outputs; it needs the outputs of one operator node")
+        (node,) = nodes.values()
+        if node.op is None or node.op is CUSTOM:
+            raise ValueError(f"_gen_atomic_symbol: {node.name!r} is "
+                             + ("a variable" if node.op is None else "a custom operator")
+                             + ", not a registered operator")
+        return _compose(node.op, (), dict(node.params), None, node.attr)
+
     def get_children(self):
         """The inputs of this symbol's node(s), in order (each node once); None when
         they are all variables."""

@@ -88,6 +88,13 @@ def test_perplexity_with_ignore_label():
     assert everything.get()[1] == pytest.approx(p.get()[1], rel=1e-6)
 
 
+def test_perplexity_clips_labels_beyond_the_classes_as_mxnets_pick():
+    pred = [[0.2, 0.8], [0.6, 0.4]]
+    p = mx.metric.Perplexity(ignore_label=None)
+    p.update([nd([2, -3])], [nd(pred)])   # 2 -> class 1, -3 -> class 0
+    assert p.get()[1] == pytest.approx(math.exp(-(math.log(0.8) + math.log(0.6)) / 2), rel=1e-6)
+
+
 def test_nll_loss_is_float32_exact():
     pred = nd([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
     m = mx.metric.create("nll_loss")

@@ -237,3 +237,34 @@ def test_symbol_block_on_symbols_composes_its_graph():
                               **{k: p.data() for k, p in net.collect_params().items()}})
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), net(mx.nd.array(2 * x)).asnumpy(),
                                rtol=1e-5)
+
+
+def test_register_op_hook_sees_each_operator_of_the_hybridized_graph():
+    from xprof.runtime.base import py_str
+
+    seen = []
+
+    def hook(name, opname, array):
+        seen.append((py_str(name), py_str(opname), array.shape))
+
+    model = mx.gluon.nn.HybridSequential(prefix="dense_")
+    with model.name_scope():
+        model.add(mx.gluon.nn.Dense(2))
+        model.add(mx.gluon.nn.Activation("relu"))
+    model.initialize()
+    model.hybridize()
+    model.register_op_hook(hook, monitor_all=True)
+    out = model(mx.nd.ones((2, 3, 4)))
+    assert seen == [("dense_dense0_fwd_data", "FullyConnected", (2, 3, 4)),
+                    ("dense_dense0_fwd_weight", "FullyConnected", (2, 12)),
+                    ("dense_dense0_fwd_bias", "FullyConnected", (2,)),
+                    ("dense_dense0_fwd_output", "FullyConnected", (2, 2)),
+                    ("dense_relu0_fwd_input0", "Activation", (2, 2)),   # MXNet: no input names
+                    ("dense_relu0_fwd_output", "Activation", (2, 2))]
+    seen.clear()
+    model.register_op_hook(hook)        # outputs only
+    again = model(mx.nd.ones((2, 3, 4)))
+    assert [s[0] for s in seen] == ["dense_dense0_fwd_output", "dense_relu0_fwd_output"]
+    np.testing.assert_array_equal(again.asnumpy(), out.asnumpy())
+    with pytest.raises(ValueError, match="is not callable"):
+        model.register_op_hook("not a function")

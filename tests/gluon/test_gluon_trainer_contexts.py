@@ -143,3 +143,12 @@ def test_a_sparse_parameter_takes_one_trainer():
     assert p._trainer is t0
     with pytest.raises(RuntimeError, match="more than one Trainer"):
         gluon.Trainer([p], "sgd")
+
+
+@pytest.mark.parametrize("field", ["stype", "grad_stype"])
+def test_parameter_refuses_an_unknown_storage_type(field):
+    with pytest.raises(ValueError, match=rf"{field}='invalid' is not a storage type; allowed: "
+                                         r"'default', 'row_sparse', 'csr'") as info:
+        gluon.Parameter("weight", shape=(10, 10), **{field: "invalid"})
+    assert isinstance(info.value, AssertionError)   # MXNet's own check is an assert
+    assert gluon.Parameter("w", shape=(2,), **{field: "row_sparse"}).name == "w"

@@ -272,9 +272,10 @@ def test_monitor_callback_names_are_bytes_and_bulk_is_off():
     exe.set_monitor_callback(lambda n, a: got.append((mx.base.py_str(n), a.shape)),
                              monitor_all=True)
     exe.forward(is_train=False)
+    # Activation has no input names in MXNet (its unary macro): "act_input0", as MXNet names it
     assert got == [("data", (2, 3)), ("fc_data", (2, 3)), ("fc_weight", (2, 3)),
                    ("fc_weight", (2, 3)), ("fc_bias", (2,)), ("fc_bias", (2,)),
-                   ("fc_output", (2, 2)), ("act_data", (2, 2)), ("act_output", (2, 2))]
+                   ("fc_output", (2, 2)), ("act_input0", (2, 2)), ("act_output", (2, 2))]
 
 
 def test_model_checkpoint_helpers_and_bad_files(tmp_path):
@@ -302,3 +303,18 @@ def test_ccsgd_is_sgd():
     w, g = mx.nd.ones((3,)), mx.nd.ones((3,))
     mx.optimizer.get_updater(opt)(0, g, w)
     np.testing.assert_allclose(w.asnumpy(), 0.5)
+
+
+def test_init_optimizer_takes_lr_and_wd_mults_of_the_argument_variables_only():
+    data = mx.sym.Variable("data")
+    bias = mx.sym.Variable("fc1_bias", lr_mult=1.0)
+    fc1 = mx.sym.FullyConnected(data=data, bias=bias, name="fc1", num_hidden=10, lr_mult=0)
+    fc2 = mx.sym.FullyConnected(data=fc1, name="fc2", num_hidden=10, wd_mult=0.5)
+    for optimizer in ("sgd", mx.optimizer.SGD(learning_rate=1.0)):
+        mod = mx.mod.Module(symbol=fc2, label_names=None)
+        mod.bind(data_shapes=[("data", (5, 10))])
+        mod.init_params(initializer=mx.init.Uniform(1.0))
+        mod.init_optimizer(optimizer=optimizer,
+                           optimizer_params={"learning_rate": 1.0} if optimizer == "sgd" else None)
+        assert mod._optimizer.lr_mult == {"fc1_bias": 1.0, "fc1_weight": 0.0}
+        assert mod._optimizer.wd_mult == {"fc2_bias": 0.5, "fc2_weight": 0.5, "fc1_bias": 0.0}

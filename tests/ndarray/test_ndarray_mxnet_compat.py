@@ -131,3 +131,36 @@ def test_full_slice_is_the_array_itself(engine, profile):
         x[:] += src
     assert box.trace.names() == ["elemwise_add"]
     np.testing.assert_array_equal(x.asnumpy(), [2, 2, 2])
+
+
+# -- the fluent transpose takes axes= as MXNet's does ------------------------------------------
+def test_transpose_takes_axes_by_keyword_position_or_tuple(engine):
+    x = mx.nd.array(np.arange(24).reshape(2, 3, 4))
+    want = np.arange(24).reshape(2, 3, 4).transpose(1, 0, 2)
+    for y in (x.transpose(axes=(1, 0, 2)), x.transpose((1, 0, 2)), x.transpose(1, 0, 2)):
+        np.testing.assert_array_equal(y.asnumpy(), want)
+    assert x.transpose().shape == x.transpose(axes=None).shape == (4, 3, 2)
+    with pytest.raises(TypeError, match="both by position and as axes="):
+        x.transpose(1, 0, 2, axes=(1, 0, 2))
+    with pytest.raises(TypeError, match="unknown argument 'axis'"):
+        x.transpose(axis=1)
+
+
+def test_broadcast_like_refuses_empty_axes_as_mxnet_does(engine):
+    lhs, rhs = mx.nd.ones((1, 2, 1, 3)), mx.nd.ones((5, 6, 7, 8))
+    assert mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0, 2), rhs_axes=(1, 3)).shape == (6, 2, 8, 3)
+    assert mx.nd.broadcast_like(mx.nd.ones((1, 8)), rhs[0, 0]).shape == (7, 8)
+    with pytest.raises(mx.base.MXNetError, match=r"lhs_axes=\(\) and rhs_axes=\(\): an empty axes"):
+        mx.nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
+    with pytest.raises(ValueError, match="empty axes tuple"):
+        mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0,))
+
+
+def test_reshape_like_and_broadcast_like_methods_take_the_operators_arguments(engine):
+    x = mx.nd.array(np.arange(180).reshape(5, 6, 2, 3))
+    assert x.reshape_like(rhs=mx.nd.ones((30, 6))).shape == (30, 6)
+    assert x.reshape_like(mx.nd.ones((30, 6))).shape == (30, 6)
+    assert x.reshape_like(mx.nd.ones((6, 5)), lhs_begin=0, lhs_end=2).shape == (6, 5, 2, 3)
+    one = mx.nd.ones((1, 3))
+    assert one.broadcast_like(mx.nd.ones((4, 7)), lhs_axes=(0,), rhs_axes=(0,)).shape == (4, 3)
+    assert one.broadcast_like(mx.nd.ones((4, 3))).shape == (4, 3)

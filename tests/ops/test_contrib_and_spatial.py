@@ -49,8 +49,9 @@ def test_elementwise_contrib_ops():
     np.testing.assert_allclose(run("_contrib_quadratic", x, **p)[0], 0.5 * x * x - x + 2,
                                rtol=1e-12)
     check_grad("_contrib_quadratic", [x], p)
-    assert run("_contrib_allclose", x, x + 1e-9)[0][0] == 1
-    assert run("_contrib_allclose", x, x + 1e-3)[0][0] == 0
+    assert run("_contrib_allclose", x, x + 1e-9)[0].shape == ()   # 0-d, as MXNet's
+    assert run("_contrib_allclose", x, x + 1e-9)[0] == 1
+    assert run("_contrib_allclose", x, x + 1e-3)[0] == 0
 
 
 def test_index_array_and_arange_like():
@@ -270,3 +271,10 @@ def test_interleaved_attention_products_against_per_head_loops():
     check_grad("_contrib_interleaved_matmul_selfatt_valatt", [qkv, att], dict(heads=h))
     check_grad("_contrib_interleaved_matmul_encdec_qk", [queries, kv], dict(heads=h))
     check_grad("_contrib_interleaved_matmul_encdec_valatt", [kv, ed_att], dict(heads=h))
+
+
+def test_nd_contrib_allclose_is_a_0d_array_that_formats_as_an_integer():
+    a = mx.nd.array([1.0, 2.0])
+    out = mx.nd.contrib.allclose(a, a + 1e-9)
+    assert out.shape == () and "{:d}".format(out.asnumpy() == 1) == "1"
+    assert mx.nd.contrib.allclose(a, a + 1).asscalar() == 0

@@ -481,6 +481,13 @@ def test_arange(params, expected):
     assert op.infer([], [], **params) == ([out.shape], [np.float32])
 
 
+@pytest.mark.parametrize("config", [(10,), (5, 100, 4), (50, -50, -2), (1.3, 456.6, 1.3)])
+def test_arange_of_an_integer_dtype_casts_start_and_step_first_as_mxnet(config):
+    out = registry.get("_arange").kernel(*config, dtype="int32")
+    np.testing.assert_array_equal(out, np.arange(*config, dtype=np.int32))
+    assert out.dtype == np.int32
+
+
 def test_random_ops():
     for name, params, mean, std in (("_random_uniform", dict(low=-1, high=3), 1.0, 4 / 12 ** .5),
                                     ("_random_normal", dict(loc=2, scale=0.5), 2.0, 0.5)):

@@ -506,6 +506,20 @@ def test_prelu():
         op.infer([(2, 3, 4), (4,)], [np.float32] * 2, act_type="prelu")
 
 
+def test_prelu_gamma_over_the_batch_and_channel_axes_as_mxnet_broadcasts_it():
+    rng = np.random.default_rng(7)
+    x, gamma = randn(rng, 2, 3, 4, 2), rng.random((2, 3))   # one slope per (sample, channel)
+    (out,) = run("LeakyReLU", x, gamma, act_type="prelu")
+    np.testing.assert_allclose(out, np.where(x > 0, x, gamma[:, :, None, None] * x))
+    check_grad("LeakyReLU", [x, gamma], dict(act_type="prelu"))
+    flat = randn(rng, 3, 4)                                  # a 2-D input: gamma as the input
+    check_grad("LeakyReLU", [flat, rng.random((3, 4))], dict(act_type="prelu"))
+    op = registry.get("LeakyReLU")
+    with pytest.raises(ValueError, match=r"gamma has shape \(3, 3\), which does not broadcast "
+                                         r"against data \(2, 3, 4, 2\)"):
+        op.infer([(2, 3, 4, 2), (3, 3)], [np.float32] * 2, act_type="prelu")
+
+
 # -- Dropout ---------------------------------------------------------------------------
 def test_dropout_training_mask_and_grad():
     x = np.random.default_rng(0).standard_normal((200, 50)).astype(np.float32)
@@ -521,6 +535,12 @@ def test_dropout_training_mask_and_grad():
     small = np.random.default_rng(2).standard_normal((3, 4))
     check_grad("Dropout", [small], train=True,
                make_params=lambda: dict(p=0.5, rng=np.random.default_rng(7)))
+
+
+def test_dropout_of_everything_is_nan_as_mxnets_kernel_makes_it():
+    x = np.ones((4, 5), np.float32)
+    out, mask = run("Dropout", x, train=True, p=1.0, rng=np.random.default_rng(1))
+    assert np.isnan(out).all() and np.isnan(mask).all()   # x * 0 / (1 - 1)
 
 
 def test_dropout_inference_always_and_axes():
@@ -601,7 +621,11 @@ def test_softmax_output_multi_output_and_smoothing():
 
     def loss():
         return float(ce_loss(data, label, 1).sum())
-    np.testing.assert_allclose(g, numeric_grad(loss, data), rtol=1e-5, atol=1e-8)
+    # as MXNet (and its test_softmax_output_normalization): the loss of each of the 4
+    # positions of the (n, k, 4) map counts 1/4, unless normalization='valid'
+    np.testing.assert_allclose(g, numeric_grad(loss, data) / 4, rtol=1e-5, atol=1e-8)
+    (gv, _) = op.grad([None], [data, label], [out], multi_output=True, normalization="valid")
+    np.testing.assert_allclose(gv, numeric_grad(loss, data) / label.size, rtol=1e-5, atol=1e-8)
     assert op.infer_args([(2, 3, 4), None], multi_output=True) == [(2, 3, 4), (2, 4)]
     assert op.infer_args([(8, 10), None]) == [(8, 10), (8,)]
     with pytest.raises(ValueError, match="label has shape"):
@@ -646,3 +670,45 @@ def test_cnn_step_dtypes_and_shapes():
         assert arr.dtype == f32
     assert (h1.shape, p1.shape, h2.shape, p2.shape, d.shape) == (
         (4, 20, 24, 24), (4, 20, 12, 12), (4, 50, 8, 8), (4, 50, 4, 4), (4, 10))
+
+
+# -- LRN and SoftmaxActivation ----------------------------------------------------------------
+def _lrn_loop(x, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    """The formula, one channel at a time."""
+    out, norm = np.empty_like(x), np.empty_like(x)
+    c, half = x.shape[1], nsize // 2
+    for k in range(c):
+        window = x[:, max(0, k - half):min(c, k + half + 1)]
+        norm[:, k] = knorm + alpha / nsize * (window ** 2).sum(axis=1)
+        out[:, k] = x[:, k] * norm[:, k] ** -beta
+    return out, norm
+
+
+@pytest.mark.parametrize("nsize", [1, 3, 5])
+def test_lrn_matches_the_formula_and_its_gradient(nsize):
+    x = np.random.default_rng(nsize).standard_normal((2, 6, 3, 2)) * 3
+    params = {"nsize": nsize, "alpha": 0.5, "beta": 0.75, "knorm": 1.5}
+    out, norm = run("LRN", x, **params)
+    want_out, want_norm = _lrn_loop(x, nsize, 0.5, 0.75, 1.5)
+    np.testing.assert_allclose(out, want_out, rtol=1e-12)
+    np.testing.assert_allclose(norm, want_norm, rtol=1e-12)
+    check_grad("LRN", [x], params)
+    assert registry.get("LRN").visible_outputs == 1
+    with pytest.raises(ValueError, match="nsize is required"):
+        run("LRN", x)
+
+
+@pytest.mark.parametrize("mode", ["instance", "channel"])
+def test_softmax_activation_is_softmax_over_the_instance_or_the_channels(mode):
+    x = np.random.default_rng(3).standard_normal((2, 4, 3))
+    (out,) = run("SoftmaxActivation", x, mode=mode)
+    if mode == "instance":
+        flat = np.exp(x.reshape(2, -1))
+        want = (flat / flat.sum(axis=1, keepdims=True)).reshape(x.shape)
+    else:
+        e = np.exp(x)
+        want = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    check_grad("SoftmaxActivation", [x], {"mode": mode})
+    with pytest.raises(ValueError, match="mode='batch' must be 'instance' or 'channel'"):
+        run("SoftmaxActivation", x, mode="batch")

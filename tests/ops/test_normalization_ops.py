@@ -261,10 +261,45 @@ def test_deconvolution_forward_and_gradient(shape, stride, pad, adj, dilate, gro
     assert shapes == [out.shape]
 
 
-def test_deconvolution_defaults_to_no_bias_and_refuses_target_shape():
+def test_deconvolution_defaults_to_no_bias():
     s = mx.sym.Deconvolution(mx.sym.var("data"), kernel=(2, 2), num_filter=3, name="d")
     assert s.list_arguments() == ["data", "d_weight"]
     assert s.infer_shape(data=(1, 2, 4, 4))[1] == [(1, 3, 5, 5)]
-    with pytest.raises(ValueError, match="target_shape is not supported"):
-        mx.nd.Deconvolution(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((2, 3, 2, 2)),
-                            kernel=(2, 2), num_filter=3, target_shape=(8, 8))
+
+
+@pytest.mark.parametrize("target", [(8, 8), (7, 9), (5, 6)])
+def test_deconvolution_target_shape_sets_pad_and_adj_as_mxnet(target):
+    """target (the output size) = the same deconvolution with MXNet's pad = ceil(t / 2),
+    adj = t % 2, where t is the full output size less the target."""
+    x = rnd(1, 2, 4, 5, seed=3)
+    w = rnd(2, 3, 3, 3, seed=4)
+    p = dict(kernel=(3, 3), stride=(2, 2), num_filter=3)
+    (out,) = run("Deconvolution", x, w, target_shape=target, **p)
+    assert out.shape == (1, 3) + target
+    full = (2 * 3 + 3, 2 * 4 + 3)
+    total = [f - t for f, t in zip(full, target)]
+    (same,) = run("Deconvolution", x, w, pad=tuple((t + 1) // 2 for t in total),
+                  adj=tuple(t % 2 for t in total), **p)
+    np.testing.assert_allclose(out, same, rtol=1e-12)
+    s = mx.sym.Deconvolution(mx.sym.var("data"), target_shape=target, name="d", **p)
+    assert s.infer_shape(data=x.shape)[1] == [(1, 3) + target]
+    with pytest.raises(ValueError, match=r"target_shape=\(12, 12\) is larger than the full "
+                                         r"output 9"):
+        run("Deconvolution", x, w, target_shape=(12, 12), **p)
+
+
+def test_layer_norm_gradient_sums_over_many_rows_keep_float32_precision():
+    """The gamma/beta gradients sum over every row: accumulated in float64 (numpy adds
+    row by row across a non-inner axis; in float32 that loses about three digits)."""
+    rng = np.random.default_rng(5)
+    x, og = rng.normal(size=(4096, 64)), rng.normal(size=(4096, 64))
+    gamma, beta = rng.normal(size=64), rng.normal(size=64)
+    f32 = [a.astype(np.float32) for a in (x, gamma, beta)]
+    op = registry.get("LayerNorm")
+    outs = op.kernel(*f32, axis=-1, eps=1e-3)
+    _, dgamma, dbeta = op.grad([og.astype(np.float32), None, None], f32, list(outs), axis=-1,
+                               eps=1e-3)
+    xhat = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-3)
+    assert dgamma.dtype == np.float32
+    np.testing.assert_allclose(dgamma, (og * xhat).sum(axis=0), rtol=0, atol=2e-5)
+    np.testing.assert_allclose(dbeta, og.sum(axis=0), rtol=0, atol=2e-5)

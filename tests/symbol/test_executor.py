@@ -199,7 +199,7 @@ def test_bind_errors_name_the_bad_value():
         net.bind(mx.cpu(), args, bogus=1)
     with pytest.raises(ValueError, match="'fc2_bias'"):
         net.bind(mx.cpu(), {k: v for k, v in args.items() if k != "fc2_bias"})
-    with pytest.raises(ValueError, match="'extra'"):
+    with pytest.warns(UserWarning, match="'extra'"):   # MXNet ignores it; a likely typo
         net.bind(mx.cpu(), dict(args, extra=mx.nd.ones((1,))))
     with pytest.raises(ValueError, match="6 arguments|has 2 item"):
         net.bind(mx.cpu(), [args["data"], args["fc1_weight"]])
@@ -215,9 +215,9 @@ def test_bind_errors_name_the_bad_value():
         net.simple_bind(mx.cpu())
     with pytest.raises(ValueError, match="'banana'"):
         net.simple_bind(mx.cpu(), data=(2, 4), grad_req="banana")
-    with pytest.raises(ValueError, match="3 out_grads"):
+    with pytest.raises(ValueError, match=r"out_grads\[0\] has shape \(5, 5\)"):
         ok.forward(is_train=True)
-        ok.backward([mx.nd.ones((2, 3))] * 3)
+        ok.backward([mx.nd.ones((5, 5))] * 3)
     with pytest.raises(ValueError, match="gpu"):
         net.simple_bind(mx.gpu(), data=(2, 4))
 
@@ -242,3 +242,56 @@ def test_eval_and_group_outputs():
     g = mx.sym.Group([x + 1, x * 3])
     a, b = g.eval(x=mx.nd.array([1.0, 2.0]))
     assert np.array_equal(a.asnumpy(), [2, 3]) and np.array_equal(b.asnumpy(), [3, 6])
+
+
+def test_monitor_names_follow_mxnet_for_unnamed_inputs_and_hidden_outputs():
+    data = mx.sym.Variable("data", shape=(2, 3, 4, 4))
+    seen = []
+    for sym in (mx.sym.Activation(data, act_type="relu", name="act"),
+                mx.sym.LRN(data, nsize=3, name="lrn"),
+                mx.sym.FullyConnected(data, num_hidden=2, name="fc")):
+        exe = sym.simple_bind(ctx=mx.cpu(), grad_req="null")
+        exe.set_monitor_callback(lambda name, arr: seen.append(mx.base.py_str(name)),
+                                 monitor_all=True)
+        exe.forward()
+    mx.nd.waitall()
+    assert seen == ["data", "act_input0", "act_output",
+                    "data", "lrn_data", "lrn_output", "lrn_tmp_norm",
+                    "data", "fc_data", "fc_weight", "fc_weight", "fc_bias", "fc_bias",
+                    "fc_output"]
+
+
+def test_bind_reads_a_dict_by_the_symbols_names_as_mxnet_does():
+    x = mx.sym.var("x")
+    y = x * 2
+    exe = y.bind(mx.cpu(), args={"x": mx.nd.ones((2,)), "b": None})   # None: not given
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2])
+    with pytest.warns(UserWarning, match=r"args has name\(s\) the symbol does not have, "
+                                         r"ignored: 'typo'; the symbol's: x"):
+        exe = y.bind(mx.cpu(), args={"x": mx.nd.ones((2,)), "typo": mx.nd.ones((1,))})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2])
+    with pytest.raises(ValueError, match="args is missing 'x'"), pytest.warns(UserWarning):
+        y.bind(mx.cpu(), args={"typo": mx.nd.ones((1,))})
+
+
+def test_backward_ignores_gradients_past_the_outputs_as_mxnet_does():
+    x = mx.sym.var("x")
+    exe = (x * 3).bind(mx.cpu(), args={"x": mx.nd.ones((2,))},
+                       args_grad={"x": mx.nd.zeros((2,))})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2,)), mx.nd.ones((5,))])
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), [3, 3])
+    with pytest.raises(ValueError, match="0 out_grads for 1 outputs"):
+        exe.backward([])
+
+
+def test_bind_reads_a_grad_req_dict_by_the_symbols_names():
+    x = mx.sym.var("x")
+    args = {"x": mx.nd.ones((2,))}
+    grads = {"x": mx.nd.zeros((2,))}
+    exe = (x * 3).bind(mx.cpu(), args=args, args_grad=grads, grad_req={"x": "write", "b": "null"})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2,))])
+    np.testing.assert_array_equal(grads["x"].asnumpy(), [3, 3])
+    with pytest.warns(UserWarning, match="grad_req has argument name.*ignored: 'w'; arguments: x"):
+        (x * 3).bind(mx.cpu(), args=args, args_grad=grads, grad_req={"x": "write", "w": "add"})

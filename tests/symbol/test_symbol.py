@@ -234,3 +234,34 @@ def test_pickle_bool_and_partial_type_inference():
     args, outs, _ = net.infer_type_partial()
     assert args == [None, np.float32, np.float32, np.float32] and outs == [np.float32]
     assert net.infer_type() == (None, None, None)
+
+
+def test_tojson_marks_numpy_shape_semantics_as_mxnet_1_6_does():
+    import json
+
+    net = mx.sym.FullyConnected(mx.sym.var("data"), mx.sym.var("weight", shape=(8, 0)),
+                                num_hidden=8)
+    assert "is_np_shape" not in json.loads(net.tojson())["attrs"]
+    with mx.util.np_shape(True):
+        attrs = json.loads(net.tojson())["attrs"]
+    assert attrs["is_np_shape"] == ["int", 1] and attrs["mxnet_version"] == ["int", 10900]
+    loaded = mx.sym.load_json(net.tojson())
+    args, outs, _ = loaded.infer_shape(data=(2, 5))
+    assert args == [(2, 5), (8, 5), (8,)] and outs == [(2, 8)]
+
+
+def test_gen_atomic_symbol_is_the_operator_on_fresh_inputs():
+    rnn = mx.sym.RNN(mx.sym.var("data"), mx.sym.var("param"), mx.sym.var("h0"), mx.sym.var("h1"),
+                     state_size=10, num_layers=2, bidirectional=True, state_outputs=True,
+                     mode="lstm", name="lstm")
+    atomic = rnn._gen_atomic_symbol()
+    assert len(atomic.list_outputs()) == 3
+    assert [a.split("_", 1)[1] for a in atomic.list_arguments()] == [
+        "data", "parameters", "state", "state_cell"]
+    assert "data" not in atomic.list_arguments()
+    (node, _), = {id(n): (n, i) for n, i in atomic._outputs}.values()
+    assert node.params == rnn._outputs[0][0].params
+    with pytest.raises(ValueError, match="'x' is a variable"):
+        mx.sym.var("x")._gen_atomic_symbol()
+    with pytest.raises(ValueError, match="2 nodes"):
+        mx.sym.Group([mx.sym.var("a") + 1, mx.sym.var("b") * 2])._gen_atomic_symbol()
