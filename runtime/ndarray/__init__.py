@@ -57,7 +57,16 @@ def array(source_array, ctx=None, dtype=None):
 
 def _creation(opname, shape, ctx, dtype, out=None, **params):
     from .ndarray import _shape, _dtype
-    params = dict(params, shape=_shape(shape), dtype=_dtype(dtype).name)
+    from ..util import is_np_shape
+    shape = _shape(shape)
+    if (not shape or 0 in shape) and not is_np_shape():
+        # MXNet 1.x: outside np_shape, () and a 0 mean "unknown", not a scalar or an empty axis
+        from ..base import as_mxnet_error
+        raise as_mxnet_error(ValueError(
+            f"{opname.strip('_')}: shape={shape} holds no known size (MXNet 1.x reads () "
+            f"and 0 as unknown); inside mx.np_shape(True) it makes a "
+            f"{'0-d' if not shape else 'zero-size'} array"))
+    params = dict(params, shape=shape, dtype=_dtype(dtype).name)
     return invoke(opname, (), params, out=out, ctx=_ctx(ctx))
 
 

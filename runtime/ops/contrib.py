@@ -5,7 +5,7 @@ front ends do; the profile shows ``_contrib_<name>``, MXNet's operator name).
 ``index_copy``, ``boolean_mask`` (its output size comes from the mask's values: the NDArray
 function reads the mask first, as MXNet's does), ``div_sqrt_dim``, ``quadratic``,
 ``allclose``, ``index_array``, ``arange_like``, ``AdaptiveAvgPooling2D``,
-``BilinearResize2D``. (``isinf``,
+``BilinearResize2D``, ``quantize``/``dequantize`` (int8, uint8). (``isinf``,
 ``isfinite``, ``isnan`` are Python in MXNet: :mod:`.python_level`.)
 """
 import math
@@ -303,3 +303,67 @@ defop("_contrib_BilinearResize2D", _bilinear_resize, arg_names=("data", "like"),
               "mode": "size", "align_corners": True})
 _ACTIVE["_contrib_BilinearResize2D"] = lambda p: ("data", "like") if p.get("mode") == "like" \
     else ("data",)
+
+
+# -- quantize / dequantize (MXNet 1.x's symmetric int8 and affine uint8 schemes) ----------------
+_QUANTIZED = {"int8": np.int8, "uint8": np.uint8}
+
+
+def _quantized_type(out_type, opname):
+    if out_type not in _QUANTIZED:
+        raise ValueError(f"{opname}: out_type={out_type!r} must be 'int8' or 'uint8'")
+    return _QUANTIZED[out_type]
+
+
+def _quantize(data, min_range, max_range, out_type="uint8"):
+    """int8: ``sign(x) * min(|x| * 127 / r + 0.5, 127)`` truncated, with r = max(|min|,
+    |max|), the range returned as (-r, r); uint8: ``(x - min) * 255 / (max - min) + 0.5``
+    truncated and clipped to [0, 255], the range returned as given."""
+    kind = _quantized_type(out_type, "quantize")
+    lo, hi = float(min_range.reshape(-1)[0]), float(max_range.reshape(-1)[0])
+    x = data.astype(np.float64)
+    if kind is np.int8:
+        real = max(abs(lo), abs(hi))
+        scale = 127.0 / real if real else 0.0
+        q = np.sign(x) * np.minimum(np.abs(x) * scale + 0.5, 127.0)
+        out_lo, out_hi = -real, real
+    else:
+        scale = 255.0 / (hi - lo) if hi > lo else 0.0
+        q = np.clip((x - lo) * scale + 0.5, 0.0, 255.0)
+        out_lo, out_hi = lo, hi
+    return (np.trunc(q).astype(kind), np.array([out_lo], np.float32),
+            np.array([out_hi], np.float32))
+
+
+def _quantize_infer(in_shapes, in_dtypes, out_type="uint8", **_):
+    kind = _quantized_type(out_type, "quantize")
+    for name, shape in zip(("min_range", "max_range"), in_shapes[1:]):
+        if shape is not None and tuple(shape) != (1,):
+            raise ValueError(f"quantize: {name} must have shape (1,), got {tuple(shape)}")
+    return [tuple(in_shapes[0]), (1,), (1,)], [np.dtype(kind), np.dtype(np.float32),
+                                                 np.dtype(np.float32)]
+
+
+defop("_contrib_quantize", _quantize, arg_names=("data", "min_range", "max_range"),
+      infer=_quantize_infer, num_outputs=3, output_names=("output", "min_output", "max_output"),
+      cost=input_size, params={"out_type": "uint8"})
+
+
+def _dequantize(data, min_range, max_range, out_type="float32"):
+    """The inverse scale of :func:`_quantize` (int8 by its symmetric range, uint8 from min)."""
+    if out_type != "float32":
+        raise ValueError(f"dequantize: out_type={out_type!r} must be 'float32'")
+    lo, hi = float(min_range.reshape(-1)[0]), float(max_range.reshape(-1)[0])
+    q = data.astype(np.float64)
+    if data.dtype == np.int8:
+        out = q * (max(abs(lo), abs(hi)) / 127.0)
+    elif data.dtype == np.uint8:
+        out = q * ((hi - lo) / 255.0) + lo
+    else:
+        raise ValueError(f"dequantize: data must be int8 or uint8, got {data.dtype}")
+    return out.astype(np.float32)
+
+
+defop("_contrib_dequantize", _dequantize, arg_names=("data", "min_range", "max_range"),
+      infer=lambda in_shapes, in_dtypes, **_: ([tuple(in_shapes[0])], [np.dtype(np.float32)]),
+      cost=input_size, params={"out_type": "float32"})

@@ -278,3 +278,20 @@ def test_nd_contrib_allclose_is_a_0d_array_that_formats_as_an_integer():
     out = mx.nd.contrib.allclose(a, a + 1e-9)
     assert out.shape == () and "{:d}".format(out.asnumpy() == 1) == "1"
     assert mx.nd.contrib.allclose(a, a + 1).asscalar() == 0
+
+
+def test_quantize_and_dequantize_int8_and_uint8_as_mxnet():
+    a = mx.nd.array([[0.1392, 0.5928], [0.6027, -0.8579]])
+    lo, hi = mx.nd.array([-0.5]), mx.nd.array([1.0])
+    q, qlo, qhi = mx.nd.contrib.quantize(a, lo, hi, out_type="int8")
+    assert q.dtype == np.int8 and (qlo.asscalar(), qhi.asscalar()) == (-1.0, 1.0)
+    np.testing.assert_array_equal(q.asnumpy(), [[18, 75], [77, -109]])   # |x| * 127 + 0.5
+    back = mx.nd.contrib.dequantize(q, qlo, qhi).asnumpy()
+    np.testing.assert_allclose(back, q.asnumpy() / 127.0, rtol=1e-6)
+    u, ulo, uhi = mx.nd.contrib.quantize(a, lo, hi, out_type="uint8")
+    x = a.asnumpy().astype(np.float64)
+    np.testing.assert_array_equal(u.asnumpy(), np.trunc(np.clip((x + 0.5) * 170 + 0.5, 0, 255)))
+    np.testing.assert_allclose(mx.nd.contrib.dequantize(u, ulo, uhi).asnumpy(),
+                               u.asnumpy() / 170.0 - 0.5, rtol=1e-6)
+    with pytest.raises(ValueError, match="out_type='int4' must be 'int8' or 'uint8'"):
+        mx.nd.contrib.quantize(a, lo, hi, out_type="int4")
