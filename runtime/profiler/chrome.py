@@ -63,14 +63,19 @@ def _dep_tails(cols, var_numbers, tid, opens, which):
     """NUL-padded event endings ``,"args":{"Input Dims":[...],"dep":[p,q,t,v...]}}``
     (docs/dependencies.md; ``Input Dims`` only for an op with input shapes), one row per
     record of ``cols`` (:class:`.deps.OpTable`, ``var_numbers`` its variables
-    numbered); record i's args begin with ``opens[which[i]]`` (:func:`_dep_open`)."""
+    numbered); record i's args begin with ``opens[which[i]]`` (:func:`_dep_open`).
+    Also, per row, the :func:`.columns.layout_key` of where its NULs are (what decides
+    them: its opening, the digit counts of its numbers, its variables' signs), for
+    :func:`.columns.drop_nul`."""
     pusher = np.where(cols.pusher < 0, tid, cols.pusher)
     fields = [cols.p, cols.q, pusher]
     k = int(cols.counts.max()) if len(cols.counts) else 0
     starts = np.cumsum(cols.counts) - cols.counts
     mag = np.abs(var_numbers)
     wv = int(columns.ndigits(mag).max()) if len(mag) else 1
-    widths = [int(columns.ndigits(f).max()) for f in fields]
+    nds = [columns.ndigits(f) for f in fields]
+    widths = [int(nd.max()) for nd in nds]
+    layout = [which, *nds]
     wo = max(len(o) for o in opens)
     width = wo + sum(widths) + 2 + k * (2 + wv) + len(_DEP_CLOSE)
     dep = np.zeros((len(cols), width), dtype=np.uint8)
@@ -78,11 +83,11 @@ def _dep_tails(cols, var_numbers, tid, opens, which):
                           dtype=np.uint8).reshape(len(opens), wo)
     np.take(table, which, axis=0, out=dep[:, :wo], mode="clip")
     c = wo
-    for j, (f, w) in enumerate(zip(fields, widths)):
+    for j, (f, nd, w) in enumerate(zip(fields, nds, widths)):
         if j:
             dep[:, c] = ord(",")
             c += 1
-        columns.write_digits(dep[:, c:c + w], f, None, 0)
+        columns.write_digits(dep[:, c:c + w], f, nd, 0)
         c += w
     for j in range(k):
         has = cols.counts > j
@@ -91,11 +96,15 @@ def _dep_tails(cols, var_numbers, tid, opens, which):
         dep[rows, c] = ord(",")
         dep[rows[v < 0], c + 1] = ord("-")
         block = np.zeros((len(rows), wv), dtype=np.uint8)
-        columns.write_digits(block, np.abs(v), None, 0)
+        nd = columns.ndigits(np.abs(v))
+        columns.write_digits(block, np.abs(v), nd, 0)
         dep[rows, c + 2:c + 2 + wv] = block
+        slot = np.zeros(len(cols), dtype=np.int64)   # 0: no variable j
+        slot[rows] = 1 + (v < 0) + 2 * nd
+        layout.append(slot)
         c += 2 + wv
     dep[:, c:c + len(_DEP_CLOSE)] = np.frombuffer(_DEP_CLOSE, dtype=np.uint8)
-    return dep
+    return dep, columns.layout_key(layout)
 
 
 def _slice_records(key, start, dur, head_of, tail=None):
@@ -109,8 +118,10 @@ def _slice_records(key, start, dur, head_of, tail=None):
     which JSON allows there, when it is a small part of the bytes; otherwise NUL bytes
     (never in JSON text: control characters in names are escaped), dropped at the end
     by one boolean mask. ``head_of(key)`` gives a key's head. ``tail``: ``(rows,
-    endings)``, what follows ``"dur":...e-3`` in the given rows (NUL-padded bytes ending
-    the event, :func:`_dep_tails`); every other row ends with ``}``. None: no endings.
+    endings, layouts)``, what follows ``"dur":...e-3`` in the given rows (NUL-padded
+    bytes ending the event and where their NULs are, :func:`_dep_tails`); every other
+    row ends with ``}``. None: no endings. The NULs go by :func:`.columns.drop_nul`,
+    each row's layout told by what decides its padding (head, digit counts, ending).
     """
     order = np.argsort(start, kind="stable")   # recorded as they end: nearly sorted
     first = start[order]
@@ -130,7 +141,10 @@ def _slice_records(key, start, dur, head_of, tail=None):
     padding = (int((width - lengths) @ np.bincount(which, minlength=len(heads)))
                + wt * len(key) - int(nd_start.sum()) + wd * len(key) - int(nd_dur.sum()))
     fill = 32 if tail is None and padding * 16 <= row * len(key) else 0
+    # spaces go before "ts": (JSON allows them there); NULs after it, beside the
+    # digits' own padding, so that drop_nul moves one run fewer per row
     table = np.frombuffer(b"".join(h[:-len(_TS)] + bytes([fill]) * (width - len(h)) + _TS
+                                   if fill else h + bytes(width - len(h))
                                    for h in heads), dtype=np.uint8).reshape(len(heads), width)
     mat = np.empty((len(key), row), dtype=np.uint8)
     mat[:, 0] = ord(",")
@@ -143,18 +157,21 @@ def _slice_records(key, start, dur, head_of, tail=None):
     columns.write_digits(mat[:, at:at + wd], dur, nd_dur, fill)
     at += wd
     mat[:, at:at + len(end)] = np.frombuffer(end, dtype=np.uint8)
+    if fill:
+        return mat
+    layout = [which, nd_start, nd_dur]
     if tail is not None:   # "}" then NULs, or the row's ending, where the row went
-        rows, endings = tail
+        rows, endings, tail_layout = tail
         at += len(end)
         mat[:, at] = ord("}")
         mat[:, at + 1:] = 0
         where = np.empty(len(order), dtype=np.intp)
         where[order] = np.arange(len(order))
         mat[where[rows], at:] = endings
-    if fill:
-        return mat
-    flat = mat.reshape(-1)
-    return flat[flat != 0]
+        ending = np.zeros(len(order), dtype=np.int64)   # 0: "}"
+        ending[where[rows]] = tail_layout + 1
+        layout.append(ending)
+    return columns.drop_nul(mat, columns.layout_key(layout))
 
 
 class _Thread:
@@ -341,7 +358,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
             at = np.arange(len(rows), len(rows) + len(ops))
             rows = np.concatenate((rows, np.stack(
                 [np.array(heads, dtype=np.int64)[which], ops.t0, ops.t1], axis=1)))
-            tail = (at, _dep_tails(ops, var_numbers, tid, opens, which))
+            tail = (at, *_dep_tails(ops, var_numbers, tid, opens, which))
         key, start, dur = columns.split(rows, base_ns)
         if len(key):
             heads = th.heads

@@ -104,10 +104,11 @@ def write_digits(dst, v, nd=None, fill=32):
     longest; ``nd``: the values' :func:`ndigits`, if known).
 
     Digits are peeled off nine at a time in uint32 (numpy divides unsigned 32-bit
-    integers by a scalar with SIMD; 64-bit division is several times slower) into a
-    contiguous digit-major matrix, copied into ``dst``'s columns at once at the end."""
+    integers by a scalar with SIMD; 64-bit division is several times slower), each
+    written straight into its column of ``dst`` (a column is one strided pass; a
+    digit-major matrix copied in transposed costs a loop per row of ``dst``). A value's
+    leading positions hold ``'0'`` until they are turned into ``fill``."""
     width = dst.shape[1]
-    digits = np.empty((width, len(v)), dtype=np.uint8)
     pad = width - (ndigits(v) if nd is None else nd)
     row = width - 1
     while row >= 0:
@@ -117,14 +118,89 @@ def write_digits(dst, v, nd=None, fill=32):
         else:
             chunk, n = v, row + 1
         q = chunk.astype(np.uint32)
-        for _ in range(n - 1):
+        for _ in range(n):
             nq = q // 10
-            digits[row] = q - nq * 10
+            q -= nq * 10
+            q += 48
+            dst[:, row] = q
             q = nq
             row -= 1
-        digits[row] = q
-        row -= 1
-    digits += 48
-    if pad.any():
-        digits[np.arange(width)[:, None] < pad] = fill   # instead of leading zeros
-    dst[:] = digits.T
+    for row in range(int(pad.max()) if len(pad) else 0):   # leading '0's -> fill
+        dst[:, row] -= (pad > row).astype(np.uint8) * np.uint8(48 - fill)
+
+
+def layout_key(cols):
+    """Small integers 0, 1, ..., one per row, equal for two rows exactly when every
+    column of ``cols`` (integer arrays of one length) is: the columns combined as digits
+    in a mixed radix (renumbered whenever the product of their ranges would not fit),
+    then renumbered densely (:func:`_renumbered`)."""
+    key, bound = None, 1
+    for c in cols:
+        c = np.asarray(c, dtype=np.int64)
+        lo = int(c.min()) if len(c) else 0
+        base = int(c.max()) - lo + 1 if len(c) else 1
+        if key is None:
+            key, bound = c - lo, base
+            continue
+        if bound * base >= 1 << 62:
+            key, bound = _renumbered(key, bound)
+        key = key * base + (c - lo)
+        bound *= base
+    return _renumbered(key, bound)[0]
+
+
+def _renumbered(key, bound):
+    """``(key's values numbered 0, 1, ... in order, how many)`` for non-negative
+    ``key`` below ``bound``: by a table of ``bound`` entries when that is small beside
+    ``key`` (no sort), else ``np.unique``."""
+    if bound <= 16 * len(key) + 4096:
+        seen = np.zeros(bound, dtype=np.int64)
+        seen[key] = 1
+        ranks = np.cumsum(seen) - 1
+        return ranks[key], int(ranks[-1]) + 1 if bound else 0
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return inverse.reshape(-1), len(uniq)
+
+
+def drop_nul(mat, layout):
+    """The bytes of the uint8 matrix ``mat`` without its NUL bytes, row after row
+    (``flat[flat != 0]``), as a uint8 array; ``layout`` (one integer per row, e.g.
+    :func:`layout_key`) must be equal for rows that hold NUL bytes in the same places.
+
+    Why not the mask: numpy's boolean indexing reads the mask byte by byte, ~7
+    instructions per byte of the matrix whatever the padding (half of a dump's cost
+    with dependency records). Here the rows of one layout are moved together: their
+    content columns (read off one of them) joined by one ``concatenate``, each row then
+    copied whole to its place in the result through a view of the result whose row j
+    starts at byte j (~1 instruction per byte). Each layout costs a few numpy calls, so
+    with many layouts for few rows the mask is used."""
+    n, width = mat.shape
+    flat = mat.reshape(-1)
+    if n and layout.max() < 1 << 15:   # numpy's stable sort of 16-bit ints is a radix sort
+        layout = layout.astype(np.int16)
+    order = np.argsort(layout, kind="stable")
+    ordered = layout[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else _EMPTY
+    if not n or len(starts) * 128 > n:
+        return flat[flat != 0]
+    bounds = np.r_[starts, n]
+    rows = np.take(mat, order, axis=0)     # grouped by layout, in time order within
+    runs_of, lengths = [], []
+    for s in starts.tolist():   # the content runs of the group's first row
+        edges = np.flatnonzero(np.diff(np.r_[0, rows[s] != 0, 0])).tolist()
+        runs_of.append(list(zip(edges[::2], edges[1::2])))
+        lengths.append(sum(b - a for a, b in runs_of[-1]))
+    row_length = np.empty(n, dtype=np.int64)
+    row_length[order] = np.repeat(lengths, np.diff(bounds))
+    at = (np.cumsum(row_length) - row_length)[order]   # where each grouped row goes
+    total = int(row_length.sum())
+    out = np.empty(total, dtype=np.uint8)
+    for g, runs in enumerate(runs_of):
+        s, e, length = bounds[g], bounds[g + 1], lengths[g]
+        if not length:
+            continue
+        block = rows[s:e]
+        dense = np.concatenate([block[:, a:b] for a, b in runs], axis=1)
+        np.ndarray((total - length + 1, length), np.uint8, out, 0, (1, 1))[at[s:e]] = dense
+    return out
+

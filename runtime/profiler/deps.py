@@ -70,26 +70,41 @@ class OpTable:
         return t
 
     def with_vars(self):
-        """This table, its pusher and variable columns read (once)."""
+        """This table, its pusher and variable columns read (once).
+
+        Reading a Python integer into numpy costs ~250 instructions (``np.fromiter``),
+        and ~350 more through ``chain`` (an iterator per tuple): this was most of a
+        dump's cost per op. So the common cases take shorter paths, to the same
+        columns: no op pushed by another thread (NaiveEngine, the inline policy) is one
+        ``list.count``; when every op reads (writes) the same number of variables,
+        variable j of each is read by ``itemgetter(j)`` (:func:`_same_arity`)."""
         if self.ids is not None:
             return self
         ops, m = self._ops, len(self.t0)
-        self.pusher = np.fromiter([-1 if v is None else v for v in map(_F[7], ops)],
-                                  np.int64, m)
+        pushers = list(map(_F[7], ops))
+        if pushers.count(None) == m:
+            self.pusher = np.full(m, -1, dtype=np.int64)
+        else:
+            self.pusher = np.fromiter([-1 if v is None else v for v in pushers], np.int64, m)
         reads, writes = list(map(_F[8], ops)), list(map(_F[9], ops))
-        nr = np.fromiter(map(len, reads), np.int64, m)
-        nw = np.fromiter(map(len, writes), np.int64, m)
+        (nr, r), (nw, w) = _same_arity(reads), _same_arity(writes)
         self.counts = nr + nw
-        total = int(self.counts.sum())
-        ids = np.empty(total, dtype=np.int64)
-        signs = np.empty(total, dtype=np.int64)
-        starts = np.cumsum(self.counts) - self.counts
-        for col, count, first, sign in ((reads, nr, starts, 1), (writes, nw, starts + nr, -1)):
-            k = int(count.sum())
-            if k:   # variable j of this kind of op i goes to first[i] + j
-                at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(k)
-                ids[at] = np.fromiter(chain.from_iterable(col), np.int64, k)
-                signs[at] = sign
+        if r is not None and w is not None:   # rows of reads then writes, as below
+            ids = np.concatenate((r, w), axis=1).reshape(-1)
+            signs = np.tile(np.repeat(np.array([1, -1], dtype=np.int64),
+                                      [r.shape[1], w.shape[1]]), m)
+        else:
+            total = int(self.counts.sum())
+            ids = np.empty(total, dtype=np.int64)
+            signs = np.empty(total, dtype=np.int64)
+            starts = np.cumsum(self.counts) - self.counts
+            for col, count, first, sign in ((reads, nr, starts, 1),
+                                            (writes, nw, starts + nr, -1)):
+                k = int(count.sum())
+                if k:   # variable j of this kind of op i goes to first[i] + j
+                    at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(k)
+                    ids[at] = np.fromiter(chain.from_iterable(col), np.int64, k)
+                    signs[at] = sign
         self.ids, self.signs, self._ops = ids, signs, None
         return self
 
@@ -143,6 +158,21 @@ class OpTable:
         rest = self.rest
         rest = rest[(rest >= e0) & (rest < n)].tolist()
         return self.select(keep), [events[i] for i in rest]
+
+
+def _same_arity(col):
+    """``(lengths, ids)`` of the id tuples ``col``: ``ids`` is an (ops, k) matrix when
+    every tuple has the same length k (a set of lengths costs half a column of them),
+    else None."""
+    m = len(col)
+    arity = set(map(len, col))
+    if len(arity) != 1:
+        return np.fromiter(map(len, col), np.int64, m), None
+    k = arity.pop()
+    ids = np.empty((m, k), dtype=np.int64)
+    for j in range(k):
+        ids[:, j] = np.fromiter(map(itemgetter(j), col), np.int64, m)
+    return np.full(m, k, dtype=np.int64), ids
 
 
 def table(buf, n):

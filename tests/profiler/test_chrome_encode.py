@@ -156,3 +156,32 @@ def test_padding_is_dropped_when_names_differ_much_in_length():
     assert b"  " not in data and b"\0" not in data
     got = [e["name"] for e in json.loads(data)["traceEvents"] if e["ph"] == "X"]
     assert got == [long if i % 10 == 0 else "x" for i in range(100)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 700), st.integers(1, 40), st.integers(1, 6), st.integers(0, 2**32))
+def test_drop_nul_equals_the_boolean_mask(n, width, layouts, seed):
+    """Rows grouped by layout (NULs in the same places) lose their NULs as the mask
+    drops them, whichever way drop_nul takes (grouped rows, or the mask for many
+    layouts)."""
+    rng = np.random.default_rng(seed)
+    where_nul = rng.random((layouts, width)) < 0.3
+    layout = rng.integers(0, layouts, n)
+    mat = rng.integers(1, 256, (n, width), dtype=np.uint8)
+    mat[where_nul[layout]] = 0
+    flat = mat.reshape(-1)
+    assert columns.drop_nul(mat, layout).tobytes() == flat[flat != 0].tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 10**15), min_size=1, max_size=4), min_size=1,
+                max_size=200))
+def test_layout_keys_are_equal_exactly_when_the_columns_are(rows):
+    width = max(len(r) for r in rows)
+    cols = np.array([r + [0] * (width - len(r)) for r in rows], dtype=np.int64).T
+    key = columns.layout_key(list(cols))
+    tuples = [tuple(c) for c in cols.T.tolist()]
+    for i in range(len(rows)):
+        for j in range(i + 1, min(len(rows), i + 20)):
+            assert (key[i] == key[j]) == (tuples[i] == tuples[j])
+    assert key.min() == 0 and key.max() == len(set(tuples)) - 1
