@@ -95,14 +95,16 @@ def _flatten(out):
 
 
 def _regroup(items, fmt):
-    it = iter(items)
+    return _regroup_one(fmt, iter(items))
 
-    def build(f):
-        if f is None:
-            return next(it)
-        kind, subs = f
-        return kind(build(s) for s in subs) if kind is tuple else [build(s) for s in subs]
-    return build(fmt)
+
+def _regroup_one(f, it):
+    """(module-level recursion: see _walk)"""
+    if f is None:
+        return next(it)
+    kind, subs = f
+    return kind(_regroup_one(s, it) for s in subs) if kind is tuple else \
+        [_regroup_one(s, it) for s in subs]
 
 
 def _input_names(n):
@@ -117,29 +119,34 @@ def flatten_inputs(args):
     """(leaves, format) of a block's arguments: ``None`` and (nested) lists/tuples are
     kept in ``format``, everything else is a leaf."""
     leaves = []
+    return leaves, tuple(_walk(a, leaves) for a in args)
 
-    def walk(a):
-        if a is None:
-            return _NONE
-        if isinstance(a, (list, tuple)):
-            return (type(a), tuple(walk(x) for x in a))
-        leaves.append(a)
-        return _LEAF
-    return leaves, tuple(walk(a) for a in args)
+
+# Module-level recursion, not closures: a nested function that calls itself is a reference
+# cycle (function -> cell -> function) holding the arrays it captured until the cyclic
+# collector runs, which it rarely does (engine/__init__.py raises its threshold)
+def _walk(a, leaves):
+    if a is None:
+        return _NONE
+    if isinstance(a, (list, tuple)):
+        return (type(a), tuple(_walk(x, leaves) for x in a))
+    leaves.append(a)
+    return _LEAF
 
 
 def regroup_inputs(leaves, fmt):
     """The arguments ``flatten_inputs`` took apart, with ``leaves`` in their places."""
     it = iter(leaves)
+    return [_build(f, it) for f in fmt]
 
-    def build(f):
-        if f is _NONE or f == _NONE:
-            return None
-        if f == _LEAF:
-            return next(it)
-        kind, subs = f
-        return kind(build(x) for x in subs)
-    return [build(f) for f in fmt]
+
+def _build(f, it):
+    if f is _NONE or f == _NONE:
+        return None
+    if f == _LEAF:
+        return next(it)
+    kind, subs = f
+    return kind(_build(x, it) for x in subs)
 
 
 def input_kind(block, args):
@@ -336,7 +343,8 @@ class _Graph:
     """The graph of one block for one input signature, and its bound executors."""
 
     def __init__(self, block, inputs, need_grad, in_fmt=None):
-        self.block = block
+        # no reference back to the block: it holds this graph in its cache, and a cycle
+        # would leave the executors' arrays to the (rarely run) cyclic collector
         self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs), in_fmt)
         if len(self.input_names) != len(inputs):
             raise ValueError(f"{block.name or type(block).__name__}: called with "

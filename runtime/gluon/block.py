@@ -14,6 +14,7 @@ memory allocated inside is attributed to it in the memory CSV).
 """
 import re
 import threading
+import weakref
 import warnings
 from collections import OrderedDict
 
@@ -55,9 +56,16 @@ class _BlockScope:
     _current = threading.local()
 
     def __init__(self, block):
-        self._block = block
+        # a weak reference: a block's scope must not make the block part of a reference
+        # cycle, or everything it holds (its cached executors' arrays) waits for the
+        # cyclic collector, which runs rarely (engine/__init__.py raises its threshold)
+        self._block_ref = weakref.ref(block)
         self._counter = {}
         self._old_scope = None
+
+    @property
+    def _block(self):
+        return self._block_ref()
 
     @staticmethod
     def create(prefix, params, hint):

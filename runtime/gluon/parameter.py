@@ -15,6 +15,7 @@ in context order, and a Trainer sums the gradients and updates every copy (as in
 1.x). ``_data`` / ``_grad`` are the first context's.
 """
 import re
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -243,6 +244,18 @@ class Parameter:
                                f"already has one; more than one Trainer for a {self._stype} "
                                "Parameter is not supported")
         self._trainer = trainer
+
+    # The Trainer is held weakly: it holds its parameters, and a strong reference back
+    # would put every weight, gradient and optimizer state in a reference cycle, freed
+    # only by the cyclic collector (whose threshold the engine raises)
+    @property
+    def _trainer(self):
+        ref = self._trainer_ref
+        return ref() if ref is not None else None
+
+    @_trainer.setter
+    def _trainer(self, trainer):
+        self._trainer_ref = weakref.ref(trainer) if trainer is not None else None
 
     def reset_ctx(self, ctx):
         ctxs = _ctx_list(ctx)

@@ -268,3 +268,69 @@ def test_register_op_hook_sees_each_operator_of_the_hybridized_graph():
     np.testing.assert_array_equal(again.asnumpy(), out.asnumpy())
     with pytest.raises(ValueError, match="is not callable"):
         model.register_op_hook("not a function")
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_blocks_and_their_arrays_are_freed_without_the_cyclic_collector(hybridize):
+    """No reference cycle holds a block or the arrays of a call: the engine raises the
+    collector's threshold, so arrays held by cycles piled up (24 GB in MXNet's
+    test_slice_pooling2d_slice_pooling2d, 1.7 GB more per network it built)."""
+    import gc
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        class Net(gluon.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                with self.name_scope():
+                    self.dense = nn.Dense(3)
+                    self.pool = nn.MaxPool1D()
+
+            def hybrid_forward(self, F, x, extra):
+                return self.pool(self.dense(x).expand_dims(axis=1)) + extra.sum()
+
+        net = Net()
+        net.initialize()
+        if hybridize:
+            net.hybridize()
+        x, extra = mx.nd.ones((4, 5)), mx.nd.ones((2,))
+        x.attach_grad()
+        with autograd.record():
+            y = net(x, [extra][0])
+        y.backward()
+        mx.nd.waitall()
+        refs = [weakref.ref(o) for o in (net, net.dense, x, extra, y)]
+        if hybridize:
+            graph = next(iter(net._cached.values()))
+            refs += [weakref.ref(graph)] + [weakref.ref(b.exe) for b in graph.bound]
+            del graph
+        del net, x, extra, y
+    finally:
+        gc.enable()
+    assert [r() for r in refs] == [None] * len(refs)
+
+
+def test_a_trainer_and_its_parameters_are_freed_without_the_cyclic_collector():
+    import gc
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        net = nn.Dense(2)
+        net.initialize()
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        with autograd.record():
+            loss = net(mx.nd.ones((3, 4))).sum()
+        loss.backward()
+        trainer.step(3)
+        mx.nd.waitall()
+        assert net.weight._trainer is trainer
+        refs = [weakref.ref(o) for o in (net, trainer, net.weight, net.weight.data(),
+                                         net.weight.grad())]
+        del net, trainer, loss
+    finally:
+        gc.enable()
+    assert [r() for r in refs] == [None] * len(refs)
