@@ -14,7 +14,6 @@ memory allocated inside is attributed to it in the memory CSV).
 """
 import re
 import threading
-import weakref
 import warnings
 from collections import OrderedDict
 
@@ -56,16 +55,14 @@ class _BlockScope:
     _current = threading.local()
 
     def __init__(self, block):
-        # a weak reference: a block's scope must not make the block part of a reference
-        # cycle, or everything it holds (its cached executors' arrays) waits for the
-        # cyclic collector, which runs rarely (engine/__init__.py raises its threshold)
-        self._block_ref = weakref.ref(block)
-        self._counter = {}
+        self._block = block
+        # the children's name counters live on the block (a scope is made per
+        # name_scope() call: a scope kept on its block would be a reference cycle, and
+        # everything the block holds, its cached executors' arrays, would wait for the
+        # cyclic collector, which runs rarely: engine/__init__.py raises its threshold)
+        counter = getattr(block, "_child_counter", None)
+        self._counter = {} if counter is None else counter
         self._old_scope = None
-
-    @property
-    def _block(self):
-        return self._block_ref()
 
     @staticmethod
     def create(prefix, params, hint):
@@ -124,7 +121,7 @@ class Block:
         self._empty_prefix = prefix == ""
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
-        self._scope = _BlockScope(self)
+        self._child_counter = {}   # hint -> children named so far (see _BlockScope)
         self._children = OrderedDict()
         self._reg_params = OrderedDict()
         self._forward_hooks = OrderedDict()
@@ -177,7 +174,7 @@ class Block:
 
     def name_scope(self):
         """Children created inside ``with block.name_scope():`` get its prefix."""
-        return self._scope
+        return _BlockScope(self)
 
     def collect_params(self, select=None):
         """A ParameterDict of this block's and every descendant's parameters;
