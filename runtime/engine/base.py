@@ -18,18 +18,20 @@ off. While profiling, the profiler sets ``engine.observer`` and ``engine.profile
 (the op modes it wants). For each op whose mode is in the mask, on the thread that ran
 it, the engine stamps ``perf_counter_ns`` around the function and tells the observer:
 
-  ``observer.op_dep(name, t0, t1, t_push, t_ready, pusher, reads, writes)``
-                                            a plain op with its dependency record: the
+  ``observer.op_dep(name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs)``
+                                            every op with its dependency record: the
                                             push and ready stamps and the pushing
                                             thread's track stamped on the ``Opr`` while
                                             profiling (``observer.pushed_by()`` at the
                                             push; ``t_ready`` when its last dependency is
                                             released), None for an op run at once where
-                                            it was pushed; its variables;
+                                            it was pushed; its variables; its attrs
+                                            (None, its input shapes as a tuple, or a
+                                            dict such as ``{"name": "conv0"}``);
   ``observer.op_with(name, tag, attrs, t_push, t0, t1, t_ready, reads, writes)``
-                                            an op with attributes, or a sub-operator of
-                                            the custom-operator call ``tag`` (pushed at
-                                            ``t_push``);
+                                            a sub-operator of the custom-operator call
+                                            ``tag`` (pushed at ``t_push``), with its
+                                            dependency record too;
   ``observer.sync(name, t0, var=None)``      a sync point (``WaitForVar`` for ``var``,
                                             ``WaitForAll``) that blocked from ``t0``.
 
@@ -201,10 +203,7 @@ class Engine:
                 t_ready = pusher = None
             else:
                 t_ready, pusher, reads, writes = op.t_ready, op.pusher, op.reads, op.writes
-            if tag is None and attrs is None:
-                observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
-                                reads, writes)
-            elif tag is None and type(attrs) is tuple:   # input shapes only: kept on the record
+            if tag is None:   # every op's one record: its dependencies and its attrs
                 observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
                                 reads, writes, attrs)
             else:

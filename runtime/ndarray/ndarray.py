@@ -653,11 +653,11 @@ def with_shapes(attrs, inputs):
     """The attributes an operator's slice carries when operators are profiled: its input
     shapes, as a tuple of shapes when it has no other attributes (the observer makes
     them part of the slice's key: the record stays three integers), else added to a
-    copy of ``attrs`` under ``"Input Dims"``."""
+    copy of ``attrs`` under ``"Input Dims"`` (as tuples: the observer keys on them)."""
     dims = tuple([x.shape for x in inputs])
     if attrs is None:
         return dims
-    return {**attrs, INPUT_DIMS: [list(d) for d in dims]}
+    return {**attrs, INPUT_DIMS: dims}
 
 
 class _OpScope(threading.local):

@@ -12,7 +12,6 @@ import numpy as np
 import orjson
 
 from xprof.shared import callstats
-from xprof.shared.names import INPUT_DIMS
 
 from . import columns, deps, recorder as R, records
 
@@ -50,13 +49,12 @@ _DEP_OPEN = b',"args":{"dep":['
 _DEP_CLOSE = b"]}}"
 
 
-def _dep_open(dims):
-    """The start of the args of an op record with input shapes ``dims`` (None: none):
-    ``,"args":{"Input Dims":[[...]],"dep":[`` (or without the shapes)."""
-    if dims is None:
+def _dep_open(args):
+    """The start of the args of an op record with attributes ``args`` (a dict; None:
+    none): ``,"args":{"name":"conv0","Input Dims":[[...]],"dep":[`` (or only dep)."""
+    if not args:
         return _DEP_OPEN
-    return b',"args":{' + orjson.dumps(INPUT_DIMS) + b':' + orjson.dumps(dims) + \
-        b',"dep":['
+    return b',"args":' + orjson.dumps(args)[:-1] + b',"dep":['
 
 
 def _dep_tails(cols, var_numbers, tid, opens, which):
@@ -316,8 +314,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
     dep_cols, numbers = deps.collect(snapshot, base_ns)   # (gives op records' keys out)
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot and its op tables: every key their rows use
-    shaped_dims = R.shaped_key_args()
-    shaped = {k: orjson.dumps({INPUT_DIMS: dims}) for k, dims in shaped_dims.items()}
+    shaped_args = R.shaped_key_args()
+    shaped = {k: orjson.dumps(args) for k, args in shaped_args.items()}
     T, encoders = records.T, ENCODERS
     pids = {None: PID}   # this process, then other processes' track groups (1, 2, ...)
     for buf, n, m in snapshot:
@@ -346,13 +344,13 @@ def _encode(snapshot, base_ns, process_name, other_data):
                 -1, records.SLICE_WIDTH)))
         tail = None
         if ops is not None and len(ops):   # its op records, the last rows (begun after base_ns)
-            # input shapes go in the args tail, beside dep: such a key's head has no args
+            # attributes go in the args tail, beside dep: such a key's head has no args
             uniq, which = np.unique(ops.key, return_inverse=True)
             heads, opens = [], []
             for k in uniq.tolist():
-                dims = shaped_dims.get(k)
-                heads.append(k if dims is None else th.key(keys[k]))
-                opens.append(_dep_open(dims))
+                args = shaped_args.get(k)
+                heads.append(k if args is None else th.key(keys[k]))
+                opens.append(_dep_open(args))
             which = which.reshape(-1)
             rows = rows[rows[:, 1] >= base_ns]
             at = np.arange(len(rows), len(rows) + len(ops))

@@ -78,14 +78,17 @@ class Observer:
         """A plain op ran on this thread from ``t0`` to ``t1`` (the engine inlines this)."""
         self.sink.add_slice((self.op_keys[name], t0, t1))
 
-    def op_dep(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
-        """A plain op ran on this thread from ``t0`` to ``t1``, with its dependency
-        record: pushed at ``t_push`` by the thread with track ``pusher`` (None for
-        both: pushed and run at once here), ready at ``t_ready``, reading and writing
-        the engine variables ``reads``/``writes`` (kept as ``id()``s only: a record never
-        keeps an array alive); ``dims``: its input shapes (``ndarray.with_shapes``), or
-        None. The record keeps the slice key of the name (and shapes): integers only
-        for the dump to read."""
+    def op_dep(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs=None):
+        """An engine op ran on this thread from ``t0`` to ``t1``: every op's one record,
+        whatever pushed it (docs/dependencies.md). Pushed at ``t_push`` by the thread
+        with track ``pusher`` (None for both: pushed and run at once here), ready at
+        ``t_ready``, reading and writing the engine variables ``reads``/``writes`` (kept
+        as ``id()``s only: a record never keeps an array alive). ``attrs``: None, its
+        input shapes as a tuple of shapes (``ndarray.with_shapes``), or a dict of
+        attributes (a Gluon layer's ``{"name": "conv0"}``, a bulk segment's nodes,
+        maybe with ``"Input Dims"``). The attributes are part of the record's slice key
+        (:func:`args_key`), so the record holds integers only besides its name and
+        category and the dump writes each distinct set of attributes once."""
         # (one or two variables, nearly every op: a tuple display is several times
         # cheaper than tuple(map(id, ...)), measured under callgrind)
         n = len(reads)
@@ -93,32 +96,30 @@ class Observer:
                        (id(reads[0]),) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2
                        else tuple(map(id, reads)),
                        (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes)),
-                       self.op_keys[name] if dims is None else self.shaped_keys[(name, dims)]))
+                       self.op_keys[name] if attrs is None else
+                       self.shaped_keys[(name, attrs if type(attrs) is tuple
+                                         else R.OpArgs(attrs.items()))]))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
-        """An op with attributes (``attrs``: a dict, or only its input shapes as a
-        tuple of shapes, see ``ndarray.with_shapes``), or a custom operator's
-        sub-operator (``tag``: its :class:`Call`), pushed at ``t_push``, ready at
-        ``t_ready``, ran from ``t0`` to ``t1``."""
-        if tag is None:
-            # (shapes only, a tuple, the engine records with op_dep and its dims)
-            self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, attrs))
-        else:
-            # the call's fields, not the call: a tuple of plain values is untracked by
-            # the garbage collector at its first pass, so recorded events never make
-            # the collector walk the heap (keeping the call object measured +8 us per
-            # call)
-            self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
-                           t_push, tag.tid, tag.t_start, tag.name, t_ready,
-                           (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
-                           (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
-            tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
+        """A custom operator's sub-operator (``tag``: its :class:`Call`), pushed at
+        ``t_push``, ready at ``t_ready``, ran from ``t0`` to ``t1``, with its dependency
+        record; ``attrs`` are not kept (its name says whose it is)."""
+        # the call's fields, not the call: a tuple of plain values is untracked by
+        # the garbage collector at its first pass, so recorded events never make
+        # the collector walk the heap (keeping the call object measured +8 us per
+        # call)
+        self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
+                       t_push, tag.tid, tag.t_start, tag.name, t_ready,
+                       (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
+                       (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
+        tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
-    def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, dims=None):
+    def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs=None):
         """:meth:`op_dep` without the dependency record: the plain slice (key, t0, t1)
         the engine recorded before dependency records existed (:func:`dependency_records`)."""
-        self.sink.add_slice((self.op_keys[name] if dims is None else
-                             self.shaped_keys[(name, dims)], t0, t1))
+        self.sink.add_slice((self.op_keys[name] if attrs is None else
+                             self.shaped_keys[(name, attrs if type(attrs) is tuple
+                                               else R.OpArgs(attrs.items()))], t0, t1))
 
     def sync(self, name, t0, var=None):
         """A sync point on this thread waited from ``t0`` to now for ``var`` (None: for

@@ -93,8 +93,8 @@ def flush():
     R.clear(snap)
     new = used - _sent_keys
     table = R.key_table() if new else []
-    shaped = R.shaped_key_args() if new else {}
-    # (name, cat), or (name, cat, input shapes) for a shaped key
+    shaped = R.shaped_key_sigs() if new else {}
+    # (name, cat), or (name, cat, signature) for a key with attributes
     keys = {k: table[k] if k not in shaped else (*table[k], shaped[k]) for k in new}
     _sent_keys.update(new)
     return {"clock": _clock_pair(), "keys": keys, "buffers": buffers}

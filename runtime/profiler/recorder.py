@@ -17,6 +17,8 @@ import itertools
 import threading
 import weakref
 
+from xprof.shared.names import INPUT_DIMS
+
 from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 
 
@@ -66,16 +68,35 @@ def key_ids(cat):
     return ids
 
 
-# (name, input shapes) -> key of an operator slice that carries its input shapes: the
-# shapes are part of the key, so the per-event record stays ``key, t0, t1``
-# (``shaped_key_args`` gives the trace encoder each key's shapes)
+# (name, args signature) -> key of an operator slice that carries attributes: its input
+# shapes (a tuple of shape tuples) or its attrs dict's items (:class:`OpArgs`). The
+# attributes are part of the key, so the per-event record stays integers
+# (``shaped_key_args`` gives the trace encoder each key's args)
 shaped_keys = collections.defaultdict(_next_key)
 SHAPED_CAT = "operator"
 
 
+class OpArgs(tuple):
+    """An op's attrs dict as a part of a slice key: its items, in order (values are
+    strings or tuples of shapes, so the whole is hashable)."""
+
+    __slots__ = ()
+
+
+def sig_args(sig):
+    """The trace ``args`` of a key's signature: a dict (``Input Dims`` of a shapes-only
+    signature)."""
+    return dict(sig) if type(sig) is OpArgs else {INPUT_DIMS: sig}
+
+
+def shaped_key_sigs():
+    """key -> signature (input shapes, or :class:`OpArgs`) of every such key given out."""
+    return {key: sig for (_, sig), key in shaped_keys.copy().items()}
+
+
 def shaped_key_args():
-    """key -> input shapes (a tuple of shape tuples) of every shaped key given out."""
-    return {key: dims for (_, dims), key in shaped_keys.copy().items()}
+    """key -> trace args (a dict) of every key with attributes given out."""
+    return {key: sig_args(sig) for (_, sig), key in shaped_keys.copy().items()}
 
 
 def key_table():

@@ -85,7 +85,7 @@ def test_op_records_keys_pushers_and_stamps_are_translated():
     main, worker = [b for b in R.buffers if getattr(b, "process", None) is proc]
     got, got_inline = worker.events
     assert got[10] == R.shaped_keys[("stack", ((2, 3), (2, 3)))]
-    assert R.shaped_key_args()[got[10]] == ((2, 3), (2, 3))
+    assert R.shaped_key_sigs()[got[10]] == ((2, 3), (2, 3))
     assert got_inline[10] == R.key_ids("operator")["_plus_scalar"]
     assert got[7] == worker.tid                       # pushed by that thread, here
     assert abs(got[3] - (perf + 10)) < 50_000_000
