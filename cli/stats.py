@@ -14,7 +14,7 @@ from xprof.shared.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 # Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
 FORMATS = ("table", "json", "csv")
 # Same as readers/grouping.GROUP_BY.
-GROUP_BY = ("name", "layer", "shape")
+GROUP_BY = ("name", "layer", "op,layer", "shape")
 
 
 def load_stats(path):
@@ -42,8 +42,10 @@ def load_stats(path):
               help="With --flat, keep the API domain's sync waits (waitall, wait_to_read, "
                    "asnumpy, ...), left out by default.")
 @click.option("--group-by", type=click.Choice(GROUP_BY), default="name", show_default=True,
-              help="Rows of operator events: by name, by layer (args.name: one row per "
-                   "layer), or by input shapes (args 'Input Dims').")
+              help="Rows of operator events: by name; by layer (one row per layer, its "
+                   "forward, backward and update ops summed; '(no layer)' for the rest); "
+                   "by op,layer (one row per op and layer); or by input shapes (args "
+                   "'Input Dims').")
 @click.option("--by-process", is_flag=True,
               help="Also a Time table per process and, for several ranks, each op's "
                    "spread over the ranks (min/median/max of its total, slowest rank).")

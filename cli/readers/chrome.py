@@ -248,7 +248,7 @@ class StatsCollector:
                 if _span(dur):
                     cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
                     if self._group_by:
-                        name = row_name(name, get("args"), self._group_by)
+                        name = row_name(name, get("args"), self._group_by, cat)
                     add_time(cat, name, dur)
                     if _num(ts) and _num(ts + dur):
                         self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
@@ -287,9 +287,10 @@ class StatsCollector:
             if stack is None:
                 stack = self._sync_stacks[thread] = []
             name = _label(ev.get("name"), NO_NAME)
+            cat = _label(ev.get("cat"), NO_CATEGORY)
             if self._group_by:
-                name = row_name(name, ev.get("args"), self._group_by)
-            stack.append((ts, name, _label(ev.get("cat"), NO_CATEGORY)))
+                name = row_name(name, ev.get("args"), self._group_by, cat)
+            stack.append((ts, name, cat))
         elif stack:
             begin, name, cat = stack.pop()
             if _span(ts - begin):

@@ -65,8 +65,30 @@ def test_include_waits_needs_flat(tmp_path):
     assert res.exit_code == 2 and "--include-waits only applies to --flat" in res.stderr
 
 
-def test_group_by_layer_and_shape(tmp_path):
-    ops = _json(_trace(tmp_path), "--group-by", "layer")["Time"]["operator"]
+def test_group_by_layer_is_one_row_per_layer(tmp_path):
+    """Forward (imperative and a hybridized graph's ``_fwd`` node), backward, the
+    layer's own activation and the updates of its parameters: one row, the layer's."""
+    events = meta() + [
+        X("FullyConnected", 0, 3000, tid=2, args={"name": "dense0"}),
+        X("Activation", 3000, 1000, tid=2, args={"name": "dense0_relu"}),
+        X("FullyConnected", 4000, 500, tid=2, args={"name": "net_dense1_fwd"}),
+        X("_backward_FullyConnected", 5000, 2000, tid=2, args={"name": "dense0"}),
+        X("sgd_update", 7000, 250, tid=2, args={"name": "dense0_weight"}),
+        X("sgd_update", 7250, 250, tid=2, args={"name": "dense0_bias"}),
+        X("_zeros", 8000, 100, tid=2),
+        X("_copy", 8100, 100, tid=2),
+        X("waitall", 0, 9000, cat="API"),
+    ]
+    ops = _json(write_trace(tmp_path / "layers.json", events), "--group-by", "layer")["Time"]
+    assert ops["operator"]["dense0"]["Count"] == 5 and ops["operator"]["dense0"]["Total"] == 6.5
+    assert ops["operator"]["net_dense1"]["Count"] == 1
+    assert ops["operator"]["(no layer)"]["Count"] == 2
+    assert set(ops["operator"]) == {"dense0", "net_dense1", "(no layer)"}
+    assert "waitall" in ops["API"]      # other domains keep their names
+
+
+def test_group_by_op_layer_and_shape(tmp_path):
+    ops = _json(_trace(tmp_path), "--group-by", "op,layer")["Time"]["operator"]
     assert ops["Convolution (conv0)"]["Count"] == 1 and ops["Convolution (conv0)"]["Total"] == 3.0
     assert ops["Convolution (conv1)"]["Count"] == 2 and "relu" in ops
     assert "Convolution" not in ops

@@ -45,9 +45,11 @@ def test_group_by_layer_on_gluon_layers(prof):
     prof.start(profile_all=True, aggregate_stats=True)
     net(x).wait_to_read()
     prof.finish()
-    ops = _stats(prof.path, "--group-by", "layer")["Time"]["operator"]
+    ops = _stats(prof.path, "--group-by", "op,layer")["Time"]["operator"]
     layers = sorted(n for n in ops if n.startswith("FullyConnected ("))
     assert len(layers) == 2 and layers[0] != layers[1], ops     # two layers, two rows
+    by_layer = _stats(prof.path, "--group-by", "layer")["Time"]["operator"]
+    assert sorted(by_layer) == sorted(n[len("FullyConnected ("):-1] for n in layers)
     shaped = _stats(prof.path, "--group-by", "shape")["Time"]["operator"]
     assert "FullyConnected [[2, 5], [8, 5], [8]]" in shaped, shaped
 
