@@ -74,7 +74,8 @@ def print_summary(path, show_stats, files=None, top=5):
         click.echo("xprof: custom-operator calls, average per call:", err=True)
         for line in call_lines(calls, top):
             click.echo("  " + line, err=True)
-    if show_stats:
+    if show_stats:   # headed: a script that prints its own dumps() printed one set already
+        click.echo(f"xprof: the tables of {path} (the whole run):", err=True)
         if sys.stderr.isatty():
             from rich.console import Console
 

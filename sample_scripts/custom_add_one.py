@@ -75,6 +75,7 @@ def main(argv=None):
     print(f"imperative output mean {w.mean().asscalar():.3f}, "
           f"symbolic output mean {out.mean().asscalar():.3f}, "
           f"gradient mean {exe.grad_dict['data'].mean().asscalar():.3f}")
+    print("the script's own profile (mx.profiler.dumps(), its window only):")
     print(profiler.dumps())
     profiler.dump()
     print(f"trace written to {args.output}")

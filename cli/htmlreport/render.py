@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
 from . import svg
 
 MAX_OPERATOR_ROWS = 300
@@ -118,42 +119,60 @@ def overview(doc):
 
 
 def operator_rows(stats):
-    """``(domain, name, row)`` of every time row, largest self time first (total when
-    the statistics carry no self time); and whether self time was there."""
-    rows = [(domain, name, row) for domain, table in stats.get("Time", {}).items()
-            for name, row in table.items()]
-    has_self = any("Self" in row for _, _, row in rows)
+    """``(rows, waits, has_self)``: ``(domain, name, row)`` of every operator time row
+    (every domain but the API calls), largest self time first (total when the
+    statistics carry no self time); the API domain's sync waits apart (``waitall``
+    blocks for everything queued before it: its time is the operators' time, waited
+    for); and whether self time was there. The other API rows (the time to push each
+    call) are ``xprof stats``' to list."""
+    rows, waits = [], []
+    for domain, table in stats.get("Time", {}).items():
+        for name, row in table.items():
+            if is_sync_wait(domain, name):
+                waits.append((domain, name, row))
+            elif domain not in API_DOMAINS:
+                rows.append((domain, name, row))
+    has_self = any("Self" in row for _, _, row in rows + waits)
     field = "Self" if has_self else "Total"
-    rows.sort(key=lambda r: (-(r[2].get(field) or 0), r[0], r[1]))
-    return rows, has_self
+    for group in (rows, waits):
+        group.sort(key=lambda r: (-(r[2].get(field) or 0), r[0], r[1]))
+    return rows, waits, has_self
 
 
-def top_operators(doc):
-    rows, has_self = operator_rows(doc["stats"])
-    if not rows:
-        return _section("operators", "Top operators by self time",
-                        _unavailable("the trace holds no timed events"))
-    note = ("" if has_self else
-            '<p class="unavailable">Self time is not in these statistics; rows are ordered '
-            'by total time.</p>')
+def _time_table(rows, table_id=None):
     head = ("<thead><tr><th class='text'>Domain</th><th class='text'>Name</th><th>Calls</th>"
             "<th>Self (ms)</th><th>Total (ms)</th><th>Avg (ms)</th><th>Min (ms)</th>"
             "<th>Max (ms)</th></tr></thead>")
     body = []
-    for domain, name, r in rows[:MAX_OPERATOR_ROWS]:
+    for domain, name, r in rows:
         body.append(f"<tr><td class='text'>{escape(domain)}</td><td class='text'>{escape(name)}</td>"
                     + _num_cell(r.get("Count"), f"{r.get('Count', 0):,}")
                     + _num_cell(r.get("Self")) + _num_cell(r.get("Total"))
                     + _num_cell(r.get("Avg")) + _num_cell(r.get("Min"))
                     + _num_cell(r.get("Max")) + "</tr>")
+    ident = f' id="{table_id}"' if table_id else ""
+    return f'<table{ident} data-sortable>{head}<tbody>{"".join(body)}</tbody></table>'
+
+
+def top_operators(doc):
+    rows, waits, has_self = operator_rows(doc["stats"])
+    if not rows and not waits:
+        return _section("operators", "Top operators by self time",
+                        _unavailable("the trace holds no timed events"))
+    note = ("" if has_self else
+            '<p class="unavailable">Self time is not in these statistics; rows are ordered '
+            'by total time.</p>')
     more = (f'<p class="note">The first {MAX_OPERATOR_ROWS:,} of {len(rows):,} rows; '
             f'<code>xprof stats</code> lists them all.</p>' if len(rows) > MAX_OPERATOR_ROWS
             else "")
     search = ('<input type="search" placeholder="Search operators" aria-label="Search operators" '
               'data-filter="operators-table">')
-    table = (f'<table id="operators-table" data-sortable>{head}<tbody>{"".join(body)}'
-             f'</tbody></table>')
-    return _section("operators", "Top operators by self time", note + search + table + more)
+    body = note + search + _time_table(rows[:MAX_OPERATOR_ROWS], "operators-table") + more
+    if waits:
+        body += ('<h3>Waiting at sync points</h3><p class="note">Time the script blocked '
+                 'until the engine had done the work above (not an operator of its own).</p>'
+                 + _time_table(waits))
+    return _section("operators", "Top operators by self time", body)
 
 
 def custom_op_calls(doc):
@@ -255,8 +274,9 @@ def allocations(doc):
     al = doc.get("allocations")
     if not al:
         return _section("allocations", title, _unavailable(
-            "no memory profile CSV next to the trace (profiler.set_config("
-            "memory_profile_filename_prefix=...) writes one; or pass --memory-csv)"))
+            "no allocation list next to the trace: run the script with "
+            "XPROF_PROFILER_MEMORY_PREFIX=mem (xprof run writes mem-pid_<pid>.csv beside "
+            "the trace), or pass --memory-csv FILE"))
     head = ("<thead><tr><th class='text'>Attribute</th><th class='text'>Device</th>"
             "<th>Bytes</th><th>Requested</th><th class='text'>Reuse</th></tr></thead>")
     body = "".join(

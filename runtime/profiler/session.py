@@ -284,7 +284,13 @@ def autostart_from_env():
 
 
 def _start_unclaimed(kwargs):
-    """Configure and run, as the profiler's own start (not a call of the script's)."""
+    """Configure and run, as the profiler's own start (not a call of the script's).
+    ``XPROF_PROFILER_MEMORY_PREFIX``: also log every allocation, written as
+    ``<prefix>-pid_<pid>.csv`` with the trace (the report's allocations)."""
+    from .. import _env
+    prefix = _env.get("PROFILER_MEMORY_PREFIX")
+    if prefix and not kwargs.get("memory_profile_filename_prefix"):
+        kwargs = dict(kwargs, memory_profile_filename_prefix=prefix)
     with _st.lock:
         _st.script_configured = True    # no hand-over for our own calls
         set_config(**kwargs)

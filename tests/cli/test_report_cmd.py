@@ -24,10 +24,14 @@ def test_report_of_a_sample_script_shows_its_top_operator(tmp_path):
     assert f"report written to {out}" in res.stderr
     page = out.read_text()
     stats = json.loads(cli("stats", trace, "--format", "json").stdout)
-    (domain, name, _), *_ = operator_rows(stats)[0]
+    rows, waits, _ = operator_rows(stats)
+    (domain, name, _), *_ = rows
     first = re.search(r"<tbody><tr><td class='text'>([^<]*)</td><td class='text'>([^<]*)<",
                       page)
     assert first.groups() == (domain, name)
+    assert domain != "API"                      # operators ranked, not the script's calls
+    assert {n for _, n, _ in waits} == {"waitall"}   # the sync waits apart
+    assert page.index("Waiting at sync points") > page.index(name)
     assert "custom op worker 0" in page and "ThreadedEngine" in page
 
 
@@ -200,3 +204,26 @@ def test_a_100000_event_trace_makes_at_most_2_mb_also_gzipped(tmp_path):
     assert len(page.encode()) <= 2_000_000
     assert "of 3,000 rows" in page and "Memory: cpu/3" in page
     assert page.count("<g class=\"bar\" data-label=\"Op") == 15     # svg bars capped too
+
+
+def test_allocations_after_xprof_run_or_one_line_saying_how(tmp_path):
+    """A plain ``xprof run`` leaves no allocation list: the section says in one line how
+    to get one; with ``XPROF_PROFILER_MEMORY_PREFIX`` the same run fills it."""
+    from test_real_jobs_deps import JOBS, run_job
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1"], plain)
+    assert cli("report", plain / "profile.json", "-o", plain / "r.html").exit_code == 0
+    page = (plain / "r.html").read_text()
+    assert "XPROF_PROFILER_MEMORY_PREFIX=mem" in page and "<th class='text'>Attribute" not in page
+    logged = tmp_path / "logged"
+    logged.mkdir()
+    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1"], logged,
+            env={"XPROF_PROFILER_MEMORY_PREFIX": "mem"})
+    (csv_path,) = logged.glob("mem-pid_*.csv")
+    assert cli("report", logged / "profile.json", "-o", logged / "r.html").exit_code == 0
+    page = (logged / "r.html").read_text()
+    assert "<th class='text'>Attribute" in page and csv_path.name in page
+    # the heavy layer's weight (4 bytes x 64 x 2048) is among the largest allocations
+    assert "524,288" in page
