@@ -104,15 +104,6 @@ class _BlockScope:
         return False
 
 
-def _symbol_module():
-    """``mx.sym`` if the symbolic layer is available, else None."""
-    try:
-        from .. import symbol
-    except ImportError:
-        return None
-    return symbol if hasattr(symbol, "Symbol") else None
-
-
 # -- Block -----------------------------------------------------------------------------
 class Block:
     """Base class of all layers and models: subclasses define ``forward``."""

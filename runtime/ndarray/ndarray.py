@@ -671,11 +671,6 @@ class _OpScope(threading.local):
 op_scope = _OpScope()
 
 
-def op_attrs():
-    """The attributes the calling thread's imperative ops currently carry (or None)."""
-    return op_scope.attrs
-
-
 def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point."""
     t0 = perf_counter_ns() if _flags.api else 0

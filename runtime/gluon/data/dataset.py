@@ -128,12 +128,6 @@ class _LazyTransformDataset(Dataset):
         return fn._fn(base)
 
 
-def _as_numpy(x):
-    if isinstance(x, _nd.NDArray):
-        return x.asnumpy()
-    return np.asarray(x)
-
-
 class ArrayDataset(Dataset):
     """Samples ``(a[i], b[i], ...)`` from arrays of equal length (one array gives
     plain samples ``a[i]``). NDArray inputs give NDArray samples, numpy inputs numpy
