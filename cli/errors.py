@@ -12,3 +12,27 @@ class XprofError(click.ClickException):
 
 def fail(message):
     raise XprofError(message)
+
+
+def refuse_overwrite(option, output, inputs):
+    """Exit 2 when ``output`` is one of ``inputs``: by resolved path, or, when both exist,
+    by device and inode (a symlink or a hard link to the input counts). A command that
+    wrote its result over the file it reads would destroy it before (or while) reading."""
+    import os
+
+    out_real = os.path.realpath(output)
+    try:
+        out_stat = os.stat(output)
+    except OSError:
+        out_stat = None
+    for src in inputs:
+        same = os.path.realpath(src) == out_real
+        if not same and out_stat is not None:
+            try:
+                st = os.stat(src)
+            except OSError:
+                continue
+            same = (st.st_dev, st.st_ino) == (out_stat.st_dev, out_stat.st_ino)
+        if same:
+            fail(f"{option} {str(output)!r} is the input {str(src)!r}; write the output to "
+                 f"another file")

@@ -87,9 +87,11 @@ def explain(trace, fmt, mark_out, top):
     import orjson
 
     from .analysis import explain as ex
-    from .errors import fail
+    from .errors import fail, refuse_overwrite
     from .readers.tracefile import TraceError
 
+    if mark_out is not None:
+        refuse_overwrite("--mark-trace", mark_out, [trace])
     gc.disable()   # millions of short-lived dicts while reading, no cycles
     try:
         analysis = ex.analyze(trace)

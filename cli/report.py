@@ -62,7 +62,10 @@ def report(trace, output, memory_csv):
     """
     import gc
 
+    from .errors import refuse_overwrite
+
     gc.disable()  # as in xprof stats: no cycles among the decoded events
     output = output or default_output(trace)
+    refuse_overwrite("-o", output, [trace] + ([memory_csv] if memory_csv else []))
     size = write_report(trace, output, memory_csv)
     click.echo(f"xprof: report written to {output} ({size / 1024:,.0f} kB)", err=True)

@@ -173,7 +173,7 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
     import gc
 
     from . import render
-    from .errors import fail
+    from .errors import fail, refuse_overwrite
     from .progress import byte_progress
     from .readers.checker import Checker
     from .readers.normalize import Normalizer
@@ -184,6 +184,7 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
         fail(f"--since {since:g} is after --until {until:g}; the window would be empty")
     if os.path.isdir(output):
         fail(f"--output {output!r} is a directory, expected a file name")
+    refuse_overwrite("--output", output, profiles)
     if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
         fail(f"--output {output!r}: folder {os.path.dirname(os.path.abspath(output))!r} does not exist")
     gc.disable()
