@@ -263,7 +263,10 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
     else:
         target, args = None, script_and_args
         _check_module(module)
-    from xprof.runtime.profiler import config as _config
+    try:   # importing the runtime checks every XPROF_*/MXNET_* setting (runtime/_env.py)
+        from xprof.runtime.profiler import config as _config
+    except ValueError as e:   # _env.SettingError
+        fail(str(e))
     try:
         mode_bits = _config.parse_mode_list(mode)
     except ValueError as e:

@@ -14,6 +14,9 @@ try:
 except Exception:  # noqa: BLE001 - running from a source tree that is not installed
     __version__ = "0.1.0"
 
+from . import _env  # noqa: E402
+
+_env.check_all()   # every XPROF_*/MXNET_* setting, before any of them is used
 from . import engine, context, profiler  # noqa: E402
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: E402
 from . import ndarray, autograd, random, device  # noqa: E402

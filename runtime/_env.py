@@ -5,7 +5,11 @@ unchanged, while ``XPROF_*`` wins when both are set.
 """
 import os
 
-__all__ = ["get", "get_int", "get_bool"]
+__all__ = ["get", "get_int", "get_bool", "SETTINGS", "SettingError", "check_all"]
+
+
+class SettingError(ValueError):
+    """A malformed ``XPROF_*``/``MXNET_*`` value (one line: name, value, what is allowed)."""
 
 
 def get(name, default=None):
@@ -37,3 +41,87 @@ def get_bool(name, default):
     if lowered in ("0", "false", "no", "off"):
         return False
     raise ValueError(f"XPROF_{name}={value!r} is not a boolean; use 1/0, true/false, on/off")
+
+
+# -- every setting xprof reads, checked at start --------------------------------------------
+# A malformed value used to surface only where it was read (an exit timeout at the end of
+# the run, after the script, with no profile written). ``check_all`` reads them all at
+# ``import xprof.runtime`` and before ``xprof run`` starts the script, so a bad value is
+# one line naming the variable, the value and what is allowed, before any work.
+_BOOLS = "1/0, true/false, yes/no, on/off"
+
+
+def _int_at_least(low):
+    def check(value):
+        try:
+            n = int(value)
+        except ValueError:
+            n = None
+        if n is None or n < low:
+            return f"an integer >= {low}"
+        return None
+    return check
+
+
+def _bool(value):
+    if value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        return None
+    return _BOOLS
+
+
+def _one_of(*choices):
+    def check(value):
+        return None if value in choices else "one of " + ", ".join(choices)
+    return check
+
+
+def _mode_list(value):
+    from .profiler.config import MODE_NAMES
+    parts = [p.strip().lower() for p in value.split(",")]
+    if all(p == "all" or p in MODE_NAMES for p in parts):
+        return None
+    return "a comma-separated list of " + ", ".join(MODE_NAMES) + " (or all)"
+
+
+def _any(value):
+    return None
+
+
+SETTINGS = {
+    "ENGINE_TYPE": _one_of("ThreadedEngine", "NaiveEngine", "ThreadedEnginePerDevice",
+                           "ThreadedEnginePooled"),
+    "CPU_WORKER_NTHREADS": _int_at_least(1),
+    "ENGINE_INLINE_THRESHOLD": _int_at_least(0),
+    "ENGINE_EXIT_TIMEOUT": _int_at_least(0),
+    "BLAS_NUM_THREADS": _int_at_least(0),
+    "GC_TUNING": _bool,
+    "MALLOC_TUNING": _bool,
+    "EXEC_BULK_EXEC_INFERENCE": _bool,
+    "EXEC_BULK_EXEC_TRAIN": _bool,
+    "EXEC_BULK_EXEC_MAX_NODE_INFERENCE": _int_at_least(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN": _int_at_least(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD": _int_at_least(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD": _int_at_least(0),
+    "CUSTOM_OP_NUM_THREADS": _int_at_least(1),
+    "CUSTOM_OP_MAX_IN_FLIGHT": _int_at_least(1),
+    "PROFILER_AUTOSTART": _bool,
+    "PROFILER_FILENAME": _any,
+    "PROFILER_MODE": _mode_list,
+    "PROFILER_AGGREGATE_STATS": _bool,
+    "PROFILER_MEMORY_PREFIX": _any,
+    "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
+}
+
+
+def check_all(environ=None):
+    """Raise :class:`SettingError` (one line) for the first set ``XPROF_*``/``MXNET_*`` value of
+    :data:`SETTINGS` that is malformed: the variable, its value, what is allowed."""
+    environ = os.environ if environ is None else environ
+    for name, check in SETTINGS.items():
+        for prefix in ("XPROF_", "MXNET_"):
+            value = environ.get(prefix + name)
+            if value is None or value == "":
+                continue
+            allowed = check(value)
+            if allowed is not None:
+                raise SettingError(f"{prefix}{name}={value!r} is not allowed: use {allowed}")

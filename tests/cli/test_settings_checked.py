@@ -1,0 +1,72 @@
+"""Every ``XPROF_*``/``MXNET_*`` value xprof reads is checked before any work.
+
+A malformed value used to surface where it was read: ``XPROF_ENGINE_EXIT_TIMEOUT=abc``
+ran the whole script, then printed three tracebacks and wrote no profile. Now ``xprof
+run`` refuses it before the script starts (one line naming the variable, the value and
+what is allowed; exit 2; an existing profile untouched), and a script importing
+``xprof.runtime`` gets the same line as its error.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from xprof.runtime import _env
+
+BAD = {  # a malformed value for every setting that has a form
+    name: ("abc" if name not in ("ENGINE_TYPE", "PROFILER_MODE") else "fast")
+    for name, check in _env.SETTINGS.items() if check("abc") is not None
+}
+
+
+def _run(args, cwd, env):
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    full.update(env)
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, env=full)
+
+
+def test_every_setting_has_a_check():
+    read = set()
+    root = os.path.dirname(_env.__file__)
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if f.endswith(".py"):
+                text = open(os.path.join(folder, f), encoding="utf-8").read()
+                read.update(re.findall(r'_env\.get(?:_int|_bool)?\("([A-Z_]+)"', text))
+    read.discard("EXEC_BULK_EXEC_MAX_NODE_TRAIN_")   # + "FWD"/"BWD", both listed
+    assert read <= set(_env.SETTINGS), read - set(_env.SETTINGS)
+
+
+@pytest.mark.parametrize("prefix", ["XPROF_", "MXNET_"])
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_xprof_run_refuses_a_malformed_value_before_the_script(name, prefix, tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("open('started', 'w').close()\nimport xprof.runtime as mx\n")
+    (tmp_path / "profile.json").write_text("{}")
+    res = _run(["-m", "xprof.cli", "run", str(script)], tmp_path, {prefix + name: BAD[name]})
+    assert res.returncode == 2, res.stderr
+    line, = res.stderr.strip().splitlines()
+    assert line.startswith(f"xprof: error: {prefix}{name}={BAD[name]!r} is not allowed: use ")
+    assert not (tmp_path / "started").exists()
+    assert (tmp_path / "profile.json").read_text() == "{}"
+
+
+def test_a_script_gets_the_same_line_at_import(tmp_path):
+    res = _run(["-c", "import xprof.runtime"], tmp_path, {"XPROF_ENGINE_EXIT_TIMEOUT": "abc"})
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines()[-1] == (
+        "xprof.runtime._env.SettingError: XPROF_ENGINE_EXIT_TIMEOUT='abc' is not allowed: "
+        "use an integer >= 0")
+
+
+def test_well_formed_values_pass():
+    good = {"XPROF_ENGINE_TYPE": "NaiveEngine", "MXNET_ENGINE_TYPE": "ThreadedEnginePerDevice",
+            "XPROF_CPU_WORKER_NTHREADS": "2", "XPROF_GC_TUNING": "off",
+            "XPROF_PROFILER_MODE": "symbolic, imperative", "MXNET_UPDATE_ON_KVSTORE": "0",
+            "XPROF_EXEC_BULK_EXEC_TRAIN": "true", "XPROF_PROFILER_FILENAME": "x.json"}
+    _env.check_all(good)
+    with pytest.raises(_env.SettingError, match="XPROF_GC_TUNING='maybe'"):
+        _env.check_all({**good, "XPROF_GC_TUNING": "maybe"})
