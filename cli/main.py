@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from . import diff as _diff
 from . import explain as _explain
 from . import stats as _stats
 from . import report as _report
@@ -76,6 +77,7 @@ def main():
       xprof explain profile.json
       xprof view profile.json
       xprof report profile.json -o report.html
+      xprof diff before.json after.json
     """
 
 
@@ -85,6 +87,7 @@ main.add_command(_trace.trace)
 main.add_command(_explain.explain)
 main.add_command(_view.view)
 main.add_command(_report.report)
+main.add_command(_diff.diff_cmd)
 
 from . import run as _run  # noqa: E402
 

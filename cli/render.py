@@ -114,3 +114,57 @@ def validation_json(path, checker, form, truncated):
                   for rule, severity, n, first in rule_summary(checker.violations)],
     }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def diff_table(doc, out, top=25):
+    """``xprof diff``'s terminal view (also ``xprof run --baseline``): the wall time and
+    the critical path's sentence, then the matched rows by impact on wall time."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .analysis.diff import label
+
+    probe = Console(file=out)
+    console = Console(file=out, width=probe.width if probe.is_terminal else 160,
+                      highlight=False, soft_wrap=False)
+    w = doc["wall"]
+    ratio = f" (x{w['ratio']:.3f})" if w["ratio"] is not None else ""
+    console.print(f"wall time  A {w['a_ms']:.3f} ms  B {w['b_ms']:.3f} ms{ratio}")
+    console.print(doc["critical_path"]["summary"])
+    if not doc["critical_path"]["available"]:
+        console.print(f"note: {doc['critical_path']['reason']}")
+    table = Table(title=None, show_edge=False, box=None, pad_edge=False)
+    for col, justify in (("Row", "left"), ("Calls A", "right"), ("Calls B", "right"),
+                         ("Median A (ms)", "right"), ("Median B (ms)", "right"),
+                         ("P90 B (ms)", "right"), ("B/A", "right"), ("Sig.", "center"),
+                         ("Total change (ms)", "right"), ("Impact (ms)", "right")):
+        table.add_column(col, justify=justify, no_wrap=col != "Row",
+                         min_width=24 if col == "Row" else None, ratio=1 if col == "Row" else None)
+    shown = doc["rows"][:top]
+    labels = [label(r) for r in shown]
+    twice = {t for t in labels if labels.count(t) > 1}   # told apart by their input shapes
+    for r, text in zip(shown, labels):
+        table.add_row(text + (f" {r['shapes']}" if text in twice and r.get("shapes") else ""),
+                      f"{r['a']['count']:,}", f"{r['b']['count']:,}",
+                      f"{r['a']['median_ms']:.4f}", f"{r['b']['median_ms']:.4f}",
+                      f"{r['b']['p90_ms']:.4f}", f"{r['ratio']:.3f}",
+                      "yes" if r["significant"] else "", f"{r['change_ms']:+.3f}",
+                      f"{r['impact_ms']:+.3f}")
+    console.print(table)
+    if len(doc["rows"]) > top:
+        console.print(f"({len(doc['rows']) - top:,} more rows: --top N or --format json)")
+    for title, group in (("added (only in B)", doc["added"]), ("removed (only in A)",
+                                                                doc["removed"])):
+        if group:
+            shown = ", ".join(f"{label(r)} {r['total_ms']:.3f} ms" for r in group[:8])
+            more = f", ... ({len(group) - 8} more)" if len(group) > 8 else ""
+            console.print(f"{title}: {shown}{more}")
+    for c in doc["custom_ops"]:
+        ch = c.get("change_ms")
+        if ch:
+            parts = ", ".join(f"{k} {v:+.3f}" for k, v in ch.items() if v is not None)
+            console.print(f"custom op {c['name']}, per call (ms): {parts}")
+    m = doc["memory"]
+    if m["change_kb"] is not None:
+        console.print(f"memory peak  A {m['a_peak_kb']:,.0f} kB  B {m['b_peak_kb']:,.0f} kB  "
+                      f"({m['change_kb']:+,.0f} kB)")

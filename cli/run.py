@@ -234,13 +234,15 @@ class _RunCommand(click.Command):
 @click.option("--open", "open_view", is_flag=True,
               help="Then open the trace in the Perfetto UI (xprof view; Ctrl-C ends it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
+@click.option("--baseline", type=click.Path(dir_okay=False), default=None, metavar="A.json",
+              help="At the end, print xprof diff of this earlier profile against this run's.")
 @click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
                    "each writes its own file, e.g. profile.rank0.json.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, nproc,
-        script_and_args):
+def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, baseline,
+        nproc, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -249,6 +251,7 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
       xprof run -o step.json --stats train.py --epochs 1
       xprof run -m mypackage.train
       xprof run --nproc 4 train.py
+      xprof run --baseline before.json train.py   # then the diff against it
     """
     from .errors import fail
 
@@ -274,6 +277,14 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
     out_dir = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(out_dir):
         fail(f"--output {output!r}: folder {out_dir!r} does not exist")
+    if baseline is not None:
+        if not os.path.isfile(baseline):
+            fail(f"--baseline {baseline!r} does not exist or is not a file")
+        from .errors import refuse_overwrite
+        refuse_overwrite("--output", output, [baseline])   # the run would replace it
+        if nproc is not None:
+            fail(f"--baseline compares one run; --nproc {nproc} writes {nproc}: diff a "
+                 f"rank's file with xprof diff")
     _check_writable(output, out_dir)
     if nproc is not None and open_view:
         fail(f"--open views the trace of one run; --nproc {nproc} writes {nproc} "
@@ -306,6 +317,8 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
             click.echo("xprof: the script configured the profiler itself; recording "
                        "followed its own calls", err=True)
         _report(output, files, show_stats)
+    if baseline is not None:
+        _diff_against(baseline, output)
     if write_html or open_view or not quiet:
         _after_run(output, write_html, open_view, quiet)
     if session.state() == "stop":
@@ -314,6 +327,22 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, np
         session.clear_script_configured()
     del mx
     sys.exit(code)
+
+
+def _diff_against(baseline, output):
+    """``--baseline``: the diff of the earlier profile against this run's, on stderr
+    (the run's stdout is the script's)."""
+    from .analysis.diff import diff, load_run
+    from .errors import XprofError
+    from .render import diff_table
+
+    try:
+        doc = diff(load_run(baseline), load_run(output))
+    except XprofError as e:
+        click.echo(f"xprof: no diff against {baseline}: {e.format_message()}", err=True)
+        return
+    click.echo(f"xprof: diff of {baseline} (A) against this run (B):", err=True)
+    diff_table(doc, sys.stderr)
 
 
 def _shown(path):

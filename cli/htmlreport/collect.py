@@ -28,7 +28,7 @@ import numpy as np
 
 from ..analysis.explain import analyze
 from ..readers.batch import view
-from ..readers.timeline import Builder
+from ..readers.timeline import TimelineCollector
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -158,20 +158,6 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
             picked.append(samples[-1])
         samples = picked
     return [(ts - t0_us) / 1000 for ts, _ in samples], [v for _, v in samples]
-
-
-class TimelineCollector:
-    """The :class:`~xprof.cli.readers.timeline.Timeline` of ``xprof explain``, built from
-    the batches the statistics pass decodes (a stats-pipeline collector)."""
-
-    def __init__(self):
-        self._builder = Builder()
-
-    def feed(self, events):
-        self._builder.feed(events)
-
-    def finish(self, report):
-        report.extra["timeline"] = self._builder.finish()
 
 
 def read_trace(path):

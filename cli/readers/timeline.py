@@ -429,3 +429,18 @@ def load(path, on_batch=None):
         if was:
             gc.enable()
     return b.finish(), reader
+
+
+class TimelineCollector:
+    """The :class:`Timeline` built from the batches another pass decodes (a
+    stats-pipeline collector: ``xprof report``'s and ``xprof diff``'s statistics pass):
+    ``report.extra["timeline"]``."""
+
+    def __init__(self):
+        self._builder = Builder()
+
+    def feed(self, events):
+        self._builder.feed(events)
+
+    def finish(self, report):
+        report.extra["timeline"] = self._builder.finish()

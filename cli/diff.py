@@ -1,0 +1,106 @@
+"""``xprof diff A B``: what changed between two runs, and a regression gate for CI.
+
+Only the options and the output live here; the comparison is ``analysis/diff.py``,
+the table ``render.diff_table``, the page ``htmlreport/diffpage.py``.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+FORMATS = ("table", "json")
+
+
+def load_pair(a, b):
+    """The two runs, read (exit 2 with one line if either cannot be)."""
+    from .analysis.diff import load_run
+
+    return load_run(a), load_run(b)
+
+
+def run_diff(a, b, fmt="table", out=None, report=None, fail_on=(), top=25):
+    """Compare, print, write the page, apply the gate; return the exit code (0 or 1)."""
+    import orjson
+
+    from .analysis.diff import diff, gate, parse_gate
+    from .errors import fail
+
+    specs = []
+    for spec in fail_on:
+        try:
+            specs.append(parse_gate(spec))
+        except ValueError as exc:
+            fail(str(exc))
+    out = out or sys.stdout
+    doc = diff(*load_pair(a, b))
+    if fmt == "json":
+        out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        from .render import diff_table
+        diff_table(doc, out, top)
+    if report is not None:
+        write_page(doc, report)
+        click.echo(f"xprof: diff report written to {report}", err=True)
+    reasons = gate(doc, specs) if specs else []
+    if reasons:
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        click.echo(f"xprof: diff: regression: {reasons[0]}{more}", err=True)
+        return 1
+    return 0
+
+
+def write_page(doc, path):
+    import os
+
+    from xprof.shared.atomic import write_atomic
+
+    from .errors import fail
+    from .htmlreport.diffpage import render
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        fail(f"--report {str(path)!r}: folder {folder!r} does not exist")
+    try:
+        write_atomic(path, render(doc).encode("utf-8"))
+    except OSError as exc:
+        fail(f"--report {str(path)!r}: cannot write ({exc.strerror or exc})")
+
+
+@click.command("diff")
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+              show_default=True, help="json: the whole comparison as one document.")
+@click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
+              metavar="OUT.html", help="Also write the comparison as one self-contained page.")
+@click.option("--fail-on", "fail_on", multiple=True, metavar="THRESHOLD",
+              help="Exit 1 on a significant regression above it: P% (wall time or any op "
+                   "that moves at least 1% of wall), wall:P%, or op:NAME:P% (an op or "
+                   "layer name); repeatable.")
+@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
+              metavar="N", help="Rows in the table.")
+def diff_cmd(a, b, fmt, report, fail_on, top):
+    """Compare two traces A (before) and B (after): ops matched by name, layer and
+    input shapes, medians with a noise floor, the critical path's change.
+
+    A and B may be xprof, MXNet 1.x or PyTorch traces (gzipped or not). A row is
+    significant when the bootstrap interval of its median ratio B/A lies outside
+    a 10% noise floor (docs/diff.md).
+
+    \b
+    Example:
+      xprof diff before.json after.json
+      xprof diff before.json after.json --format json
+      xprof diff before.json after.json --report diff.html
+      xprof diff base.json new.json --fail-on 10%      # exit 1 on a regression
+    """
+    import gc
+
+    from .errors import refuse_overwrite
+
+    if report is not None:
+        refuse_overwrite("--report", report, [a, b])
+    gc.disable()   # millions of short-lived dicts while reading, no cycles
+    click.get_current_context().exit(run_diff(a, b, fmt, report=report, fail_on=fail_on,
+                                              top=top))

@@ -1,0 +1,99 @@
+"""What identifies an operator across two runs: its layer and input shapes, by event.
+
+``xprof diff`` matches the slices of two traces by (name, layer, input shapes): an
+op's name alone mixes the two convolutions of a network, and its time stamps or order
+differ between runs. The :class:`~.timeline.Timeline` keeps a slice's name, thread and
+times but not its args, so this collector, fed the same batches (in the same pass),
+keeps what the match needs from the few events that carry args: by the event's index
+in the file (the timeline's ``ordinal``), its ``args.name`` (the layer xprof records)
+and ``args["Input Dims"]`` (xprof, PyTorch with ``record_shapes``) as interned ids.
+It also keeps process names, so the ranks of a merged multi-rank trace (``rank R:
+...``) compare rank by rank.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .grouping import LAYER_ARG, SHAPES_ARG, shapes_label
+
+_RANK = re.compile(r"^rank (\d+):")
+
+
+class RowKeys:
+    """Fed batches of decoded events (:meth:`feed`), in file order, from the first.
+
+    After the pass: ``ordinal``/``layer``/``shapes`` (int64 arrays, one entry per event
+    with a layer or shapes; -1: none), ``layers``/``shape_labels`` (the interned texts),
+    ``ranks`` ({pid: rank} for processes named ``rank R: ...``)."""
+
+    def __init__(self):
+        self.index = 0
+        self._ord, self._layer, self._shapes = [], [], []
+        self.layers, self.shape_labels = [], []
+        self._layer_ix, self._shape_ix = {}, {}
+        self.ranks = {}
+
+    def _intern(self, table, texts, value):
+        ix = table.get(value)
+        if ix is None:
+            ix = table[value] = len(texts)
+            texts.append(value)
+        return ix
+
+    def feed(self, events):
+        base = self.index
+        self.index += len(events)
+        for i, ev in enumerate(events):
+            if type(ev) is not dict:
+                continue
+            args = ev.get("args")
+            if type(args) is not dict or not args:
+                continue
+            ph = ev.get("ph")
+            if ph == "X" or ph == "B":
+                layer = args.get(LAYER_ARG)
+                dims = args.get(SHAPES_ARG)
+                has_layer = type(layer) is str and layer != ""
+                label = _shapes(dims)
+                if has_layer or label is not None:
+                    self._ord.append(base + i)
+                    self._layer.append(self._intern(self._layer_ix, self.layers, layer)
+                                       if has_layer else -1)
+                    self._shapes.append(self._intern(self._shape_ix, self.shape_labels,
+                                                     label) if label is not None else -1)
+            elif ph == "M" and ev.get("name") == "process_name":
+                m = _RANK.match(str(args.get("name", "")))
+                if m:
+                    try:
+                        self.ranks[ev.get("pid")] = int(m.group(1))
+                    except TypeError:   # an unhashable pid: no rank for it
+                        pass
+
+    def finish(self, report=None):
+        self.ordinal = np.array(self._ord, dtype=np.int64)
+        self.layer = np.array(self._layer, dtype=np.int64)
+        self.shapes = np.array(self._shapes, dtype=np.int64)
+        self._ord = self._layer = self._shapes = None
+        if report is not None:
+            report.extra["rowkeys"] = self
+
+    def of_slices(self, ordinals):
+        """``(layer ids, shape ids)`` of slices with these ordinals (-1: none)."""
+        if not len(self.ordinal):
+            none = np.full(len(ordinals), -1, dtype=np.int64)
+            return none, none.copy()
+        at = np.searchsorted(self.ordinal, ordinals)
+        at_c = np.minimum(at, len(self.ordinal) - 1)
+        hit = self.ordinal[at_c] == ordinals
+        return (np.where(hit, self.layer[at_c], -1), np.where(hit, self.shapes[at_c], -1))
+
+
+def _shapes(dims):
+    if type(dims) is not list:
+        return None
+    for shape in dims:
+        if type(shape) is not list or any(type(d) is not int for d in shape):
+            return None
+    return shapes_label(dims)
