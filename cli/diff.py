@@ -12,18 +12,11 @@ import click
 FORMATS = ("table", "json")
 
 
-def load_pair(a, b):
-    """The two runs, read (exit 2 with one line if either cannot be)."""
-    from .analysis.diff import load_run
-
-    return load_run(a), load_run(b)
-
-
 def run_diff(a, b, fmt="table", out=None, report=None, fail_on=(), top=25):
     """Compare, print, write the page, apply the gate; return the exit code (0 or 1)."""
     import orjson
 
-    from .analysis.diff import diff, gate, parse_gate
+    from .analysis.diff import diff, gate, load_pair, parse_gate
     from .errors import fail
 
     specs = []

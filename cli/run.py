@@ -332,12 +332,12 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
 def _diff_against(baseline, output):
     """``--baseline``: the diff of the earlier profile against this run's, on stderr
     (the run's stdout is the script's)."""
-    from .analysis.diff import diff, load_run
+    from .analysis.diff import diff, load_pair
     from .errors import XprofError
     from .render import diff_table
 
     try:
-        doc = diff(load_run(baseline), load_run(output))
+        doc = diff(*load_pair(baseline, output))
     except XprofError as e:
         click.echo(f"xprof: no diff against {baseline}: {e.format_message()}", err=True)
         return

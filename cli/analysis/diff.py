@@ -13,8 +13,8 @@ in A are *removed*, only in B *added*.
 B/A, and a bootstrap interval of that ratio from each run's own call-to-call variation
 (:data:`RESAMPLES` resamples of each run's durations, a fixed seed, so the answer does
 not change between two readings of the same files; at most :data:`MAX_SAMPLES` calls
-of a row, evenly picked, are resampled). A change is **significant** when the whole
-99% interval lies outside the noise floor ``[1/(1+FLOOR), 1+FLOOR]``: the interval
+of a row, evenly picked, are resampled). A change is **significant** when its ratio and the whole
+99% interval lie outside the noise floor ``[1/(1+FLOOR), 1+FLOOR]``: the interval
 says the runs' own variation cannot explain it, the floor that it exceeds the drift
 between two runs of one job on one machine (~8% is common; :data:`FLOOR` is 10%). A
 row with fewer than :data:`MIN_CALLS` calls in either run is never significant (no
@@ -46,7 +46,7 @@ from . import critical_path as cp
 FLOOR = 0.10          # the between-run drift a change must exceed
 CONFIDENCE = 0.99
 RESAMPLES = 400
-MAX_SAMPLES = 1000
+MAX_SAMPLES = 500
 MIN_CALLS = 5
 API_DOMAINS = frozenset({"API", "MXNET_C_API"})
 _MS = 1e6
@@ -64,6 +64,10 @@ def significance(a, b, seed=0):
     ma, mb = float(np.median(a)), float(np.median(b))
     ratio = mb / ma if ma > 0 else (float("inf") if mb > 0 else 1.0)
     if len(a) < MIN_CALLS or len(b) < MIN_CALLS or ma <= 0:
+        return ratio, (None, None), False
+    if 1 / (1 + FLOOR) <= ratio <= 1 + FLOOR:
+        # inside the floor itself: the interval around it cannot lie outside (and the
+        # resampling, most of a diff's time on thousands of unchanged rows, is skipped)
         return ratio, (None, None), False
     rng = np.random.default_rng(seed)
     ra = _boot_medians(_pick(np.sort(a)), rng)
@@ -102,9 +106,63 @@ class Run:
     keys: RowKeys
     analysis: object
 
-    @property
-    def wall_ns(self):
-        return self.analysis.wall
+
+@dataclass
+class Summary:
+    """What a diff needs of one run, small and picklable (so the two traces are read
+    in two processes at once): its rows, wall time, path, steps and statistics."""
+
+    path: str
+    rows: "Rows"
+    wall_ns: int
+    serial: bool
+    path_ns: int
+    by_kind: dict
+    steps: object
+    stats: dict
+
+
+def summarize(run):
+    return Summary(run.path, rows_of(run), run.analysis.wall, run.analysis.serial,
+                   run.analysis.path.length, dict(run.analysis.by_kind), steps_ns(run),
+                   {k: run.stats[k] for k in ("Custom Operator Calls", "Memory")
+                    if k in run.stats})
+
+
+def load_summary(path):
+    return summarize(load_run(path))
+
+
+def load_pair(a, b):
+    """The :class:`Summary` of both traces, read side by side: A in a forked process
+    while this one reads B (each trace's reading is its own, and there are two cores);
+    read here one after the other where a fork is not available."""
+    import multiprocessing as mp
+
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return load_summary(a), load_summary(b)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        future = pool.submit(_load_or_error, a)
+        sb = load_summary(b)
+        kind, value = future.result()
+    if kind == "error":
+        from ..errors import fail
+        fail(value)
+    return value, sb
+
+
+def _load_or_error(path):
+    """In the child: the summary, or the one-line error (an XprofError does not cross
+    the process boundary as itself)."""
+    import click
+    try:
+        return "ok", load_summary(path)
+    except click.ClickException as exc:
+        return "error", exc.format_message()
 
 
 def load_run(path):
@@ -215,9 +273,12 @@ def label(row):
 
 # -- the document ------------------------------------------------------------------------
 def diff(a, b):
-    """The diff document of two :class:`Run` s (see the module docstring)."""
-    ra, rb = rows_of(a), rows_of(b)
-    deps = a.analysis.serial is False and b.analysis.serial is False
+    """The diff document of two runs (:class:`Summary`, or :class:`Run`: see the
+    module docstring)."""
+    a = a if isinstance(a, Summary) else summarize(a)
+    b = b if isinstance(b, Summary) else summarize(b)
+    ra, rb = a.rows, b.rows
+    deps = a.serial is False and b.serial is False
     rows = []
     pairs = [(k, k) for k in sorted(set(ra.durations) & set(rb.durations), key=str)]
     pairs += _reshaped(set(ra.durations) - set(rb.durations),
@@ -250,7 +311,7 @@ def diff(a, b):
     wa, wb = a.wall_ns / _MS, b.wall_ns / _MS
     wall = {"a_ms": round(wa, 6), "b_ms": round(wb, 6), "change_ms": round(wb - wa, 6),
             "ratio": round(wb / wa, 6) if wa > 0 else None,
-            "steps": _steps_change(steps_ns(a), steps_ns(b))}
+            "steps": _steps_change(a.steps, b.steps)}
     return {"a": a.path, "b": b.path, "rows": rows, "wall": wall,
             "critical_path": _path_change(a, b, rows, added, removed, deps, wall),
             "added": added, "removed": removed,
@@ -316,11 +377,11 @@ def _path_change(a, b, rows, added, removed, deps, wall):
                 "reason": "one of the traces has no dependency records (not recorded by "
                           "the xprof engine): impact is each row's change of total time",
                 "summary": _summary(wall, rows, None)}
-    pa, pb = a.analysis.path.length / _MS, b.analysis.path.length / _MS
+    pa, pb = a.path_ns / _MS, b.path_ns / _MS
     on_rows = sum(r["path_ms"]["b"] - r["path_ms"]["a"] for r in rows)
     on_added = sum(r["path_ms"] for r in added)
     on_removed = sum(r["path_ms"] for r in removed)
-    by_kind = {k: round((b.analysis.by_kind.get(k, 0) - a.analysis.by_kind.get(k, 0)) / _MS, 6)
+    by_kind = {k: round((b.by_kind.get(k, 0) - a.by_kind.get(k, 0)) / _MS, 6)
                for k in cp.KINDS}
     return {"available": True, "a_ms": round(pa, 6), "b_ms": round(pb, 6),
             "change_ms": round(pb - pa, 6), "matched_rows_change_ms": round(on_rows, 6),

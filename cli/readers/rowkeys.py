@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import orjson
 
 from .grouping import LAYER_ARG, SHAPES_ARG, shapes_label
 
@@ -45,24 +46,42 @@ class RowKeys:
     def feed(self, events):
         base = self.index
         self.index += len(events)
+        ords, layers_col, shapes_col = self._ord, self._layer, self._shapes
+        layer_ix, shape_ix = self._layer_ix, self._shape_ix
+        dumps = orjson.dumps
         for i, ev in enumerate(events):
             if type(ev) is not dict:
                 continue
             args = ev.get("args")
-            if type(args) is not dict or not args:
+            if not args or type(args) is not dict:
                 continue
             ph = ev.get("ph")
             if ph == "X" or ph == "B":
                 layer = args.get(LAYER_ARG)
                 dims = args.get(SHAPES_ARG)
-                has_layer = type(layer) is str and layer != ""
-                label = _shapes(dims)
-                if has_layer or label is not None:
-                    self._ord.append(base + i)
-                    self._layer.append(self._intern(self._layer_ix, self.layers, layer)
-                                       if has_layer else -1)
-                    self._shapes.append(self._intern(self._shape_ix, self.shape_labels,
-                                                     label) if label is not None else -1)
+                li = -1
+                if layer is not None and type(layer) is str and layer:
+                    li = layer_ix.get(layer)
+                    if li is None:
+                        li = self._intern(layer_ix, self.layers, layer)
+                si = -1
+                if dims is not None:
+                    try:   # interned by their JSON (C speed), labelled once per new one
+                        raw = dumps(dims)
+                    except TypeError:
+                        raw = None
+                    si = shape_ix.get(raw, -2) if raw is not None else -1
+                    if si == -2:
+                        label = _shapes(dims)
+                        if label is None:
+                            si = shape_ix[raw] = -1
+                        else:
+                            si = shape_ix[raw] = len(self.shape_labels)
+                            self.shape_labels.append(label)
+                if li >= 0 or si >= 0:
+                    ords.append(base + i)
+                    layers_col.append(li)
+                    shapes_col.append(si)
             elif ph == "M" and ev.get("name") == "process_name":
                 m = _RANK.match(str(args.get("name", "")))
                 if m:
