@@ -28,7 +28,7 @@ import numpy as np
 
 from ..analysis.explain import analyze
 from ..readers.batch import view
-from ..readers.timeline import Builder
+from ..readers.timeline import Builder, settings_of
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -191,7 +191,9 @@ def read_trace(path):
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
     doc = process(report, Options()).doc
-    return doc, report.extra["overview"], overview.memory, report.extra["timeline"]
+    timeline = report.extra["timeline"]
+    timeline.settings = settings_of(report.top)
+    return doc, report.extra["overview"], overview.memory, timeline
 
 
 def _fail(message):
