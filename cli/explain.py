@@ -28,27 +28,28 @@ def render_text(a, doc_findings, top=10):
                         ("dependency hand-offs", "dependency"), ("Python / gaps", "python")):
         ns = a.by_kind.get(kind, 0)
         lines.append(f"  {label:<28}{_ms(ns)}  {_pct(ns, wall)}")
-    ranked = sorted(a.by_name.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = a.top_ops(top)
     if ranked:
         lines.append("")
         lines.append(f"top ops on the path (run time; what each waited for)")
-        width = min(40, max(len(n) for n, _ in ranked[:top]))
-        for name, ns in ranked[:top]:
+        width = min(40, max(len(n) for n, _ in ranked))
+        for name, ns in ranked:
             calls = a.calls.get(name, 0)
-            causes = a.causes.get(name)
+            cause = a.waited_for(name)
             waited = ""
-            if causes:
-                label, n = causes.most_common(1)[0]
+            if cause:
+                label, n = cause
                 waited = f"waited for {label}" + (f" ({n} of {calls})" if calls > 1 else "")
             lines.append(f"  {name:<{width}}  {_ms(ns)}  {_pct(ns, wall)}  "
                          f"{calls:>7} call{'s' if calls != 1 else ' '}  {waited}".rstrip())
     table = a.thread_table()
     if table:
         lines.append("")
-        lines.append("threads (busy / idle, % of wall)")
+        lines.append("threads (busy / blocked at sync points / idle, % of wall)")
         width = max(len(n) for n in table)
-        for name, (busy, idle, _) in table.items():
-            lines.append(f"  {name:<{width}}  busy {_pct(busy, wall)}  idle {_pct(idle, wall)}")
+        for name, (busy, blocked, idle, _) in table.items():
+            lines.append(f"  {name:<{width}}  busy {_pct(busy, wall)}  "
+                         f"blocked {_pct(blocked, wall)}  idle {_pct(idle, wall)}")
     lines.append("")
     if doc_findings:
         lines.append("findings")
@@ -61,8 +62,8 @@ def render_text(a, doc_findings, top=10):
 @click.command("explain")
 @click.argument("trace", default="profile.json", metavar="[TRACE]")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: wall_ms, critical_path_ms, critical_path, "
-                                      "by_name, threads, findings.")
+              show_default=True, help="json: wall_ms, critical_path_ms, composition, "
+                                      "critical_path, by_name, top_ops, threads, findings.")
 @click.option("--mark-trace", "mark_out", metavar="OUT.json", default=None,
               help="Also write a copy of TRACE with the critical path flagged in args and "
                    "linked by flow arrows (for Perfetto).")

@@ -4,10 +4,17 @@
 its result; ``xprof report`` builds on it)::
 
     {"wall_ms", "critical_path_ms",
+     "composition": {"op_ms", "queue_ms", "handoff_ms", "python_ms"},
      "critical_path": [{"name", "cat", "tid", "ts", "dur", "kind"}, ...],
      "by_name": {op name: ms of run time on the path},
-     "threads": {thread name: {"busy_ms", "idle_ms"}},
+     "top_ops": [{"name", "path_ms", "calls", "waited_for"}, ...],
+     "threads": {thread name: {"busy_ms", "blocked_ms", "idle_ms"}},
      "findings": [{"text", "figure"}, ...]}
+
+``composition`` is the path's length by kind of segment (it sums to
+``critical_path_ms``); ``top_ops`` ranks the op names by run time on the path, with the
+number of their slices on it and what most of those waited for (the text output's
+columns; ``waited_for`` is None when nothing is recorded).
 
 ``ts``/``dur`` of a path segment are in microseconds on the trace's own clock (find it in
 Perfetto at that time); ``kind`` is ``op``, ``queue``, ``dependency`` or ``python``.
@@ -26,11 +33,14 @@ from ..readers import timeline as _timeline
 from . import critical_path as cp
 from .depgraph import Graph
 from .findings import THRESHOLDS, findings
-from .threads import CUSTOM, WORKER, busy_idle
+from .threads import CUSTOM, WORKER, busy_blocked_idle
 
 FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
                  "assuming each thread's ops ran one after another (per-thread serial)")
 _MS = 1e6
+# the document's composition keys and the path's segment kinds they sum
+COMPOSITION = (("op_ms", "op"), ("queue_ms", "queue"), ("handoff_ms", "dependency"),
+               ("python_ms", "python"))
 
 
 class Analysis:
@@ -87,8 +97,19 @@ class Analysis:
             self.causes.setdefault(tl.names[n], Counter())[text] += c
 
     # -- the document ---------------------------------------------------------------------
+    def waited_for(self, name):
+        """What most path occurrences of op ``name`` waited for, with the count (the text
+        output's last column): ``(label, count)``, or None."""
+        causes = self.causes.get(name)
+        return causes.most_common(1)[0] if causes else None
+
+    def top_ops(self, n=None):
+        """[(name, ns on the path)] by run time on the path, longest first."""
+        ranked = sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ranked if n is None else ranked[:n]
+
     def thread_table(self):
-        """{unique thread name: (busy_ns, idle_ns, role)} in thread order."""
+        """{unique thread name: (busy_ns, blocked_ns, idle_ns, role)} in thread order."""
         out = {}
         for th in sorted(self.threads):
             name = self.tl.thread_name(th)
@@ -124,7 +145,7 @@ class Analysis:
                 "calls": self.calls, "threads": self.thread_table(), "small_ops": small,
                 "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
                 "workers": roles.count(WORKER), "dependency_edges": edges,
-                "has_dependencies": not self.serial}
+                "has_dependencies": not self.serial, "settings": self.tl.settings}
 
     def segments(self):
         """The path as dicts, adjacent Python segments of one thread merged."""
@@ -152,13 +173,20 @@ class Analysis:
         dict per segment: a million-op path makes millions, which a summary such as
         ``xprof report``'s does not draw)."""
         doc = {"wall_ms": round(self.wall / _MS, 6),
-               "critical_path_ms": round(self.path.length / _MS, 6)}
+               "critical_path_ms": round(self.path.length / _MS, 6),
+               "composition": {key: round(self.by_kind.get(kind, 0) / _MS, 6)
+                               for key, kind in COMPOSITION}}
         if segments:
             doc["critical_path"] = self.segments()
-        doc["by_name"] = {n: round(v / _MS, 6) for n, v in
-                          sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))}
-        doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "idle_ms": round(i / _MS, 6)}
-                          for n, (b, i, _) in self.thread_table().items()}
+        ranked = self.top_ops()
+        doc["by_name"] = {n: round(v / _MS, 6) for n, v in ranked}
+        doc["top_ops"] = [{"name": n, "path_ms": round(v / _MS, 6),
+                           "calls": self.calls.get(n, 0),
+                           "waited_for": (self.waited_for(n) or (None,))[0]}
+                          for n, v in ranked]
+        doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "blocked_ms": round(k / _MS, 6),
+                              "idle_ms": round(i / _MS, 6)}
+                          for n, (b, k, i, _) in self.thread_table().items()}
         doc["findings"] = findings(self.facts())
         return doc
 
@@ -183,7 +211,7 @@ def analyze(source):
         graph = None
         path = cp.serial_path(tl)
         serial = True
-    return Analysis(tl, graph, path, busy_idle(tl, path.window, graph), serial)
+    return Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
 
 
 def explain(source):

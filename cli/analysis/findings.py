@@ -4,6 +4,13 @@ A finding is emitted only when the data supports it (a threshold on a measured s
 count); ``figure`` is the number the text quotes, so a reader can check it against the
 rest of the explain document. Thresholds are deliberate round numbers, listed in
 ``THRESHOLDS``.
+
+A finding that proposes changing a setting names the value the run used (the trace's
+``otherData.settings``, written by ``xprof run`` and the profiler's dump) and the value
+to try, and is made only when that change can help: more engine workers only when every
+configured worker was running ops and the machine has cores to spare, a larger
+custom-op pool only when the pool ran as many threads as its bound allows. Otherwise
+the finding states the waits and proposes nothing.
 """
 from __future__ import annotations
 
@@ -26,22 +33,24 @@ def _pct(x):
 
 def findings(facts):
     """``facts``: a dict with ``wall``, ``by_kind`` {kind: ns}, ``by_name`` {name: ns},
-    ``calls`` {name: count on path}, ``threads`` {name: (busy, idle, role)},
+    ``calls`` {name: count on path}, ``threads`` {name: (busy, blocked, idle, role)},
     ``small_ops`` (count, ns) of path ops shorter than the threshold, ``custom_queue_ns``
     (queue waits of custom-op calls on the path), ``custom_threads``, ``workers``,
-    ``dependency_edges``, ``has_dependencies``. Returns [{"text", "figure"}]."""
+    ``dependency_edges``, ``has_dependencies``, ``settings`` (``otherData.settings``).
+    Returns [{"text", "figure"}]."""
     wall = facts["wall"]
     if wall <= 0:
         return []
     out = []
     kinds = facts["by_kind"]
     th = facts["threads"]
-    workers = [v for v in th.values() if v[2] == WORKER]
-    drivers = [(n, v) for n, v in th.items() if v[2] == DRIVER]
+    settings = facts.get("settings") or {}
+    workers = [v for v in th.values() if v[3] == WORKER]
+    drivers = [(n, v) for n, v in th.items() if v[3] == DRIVER]
     py = kinds.get("python", 0) / wall
     if py >= THRESHOLDS["python_share"]:
         if workers and drivers:
-            idle = sum(v[1] for v in workers) / (wall * len(workers))
+            idle = sum(v[2] for v in workers) / (wall * len(workers))
             out.append({"text": f"engine workers idle {_pct(idle)}% while the path spends "
                                 f"{_pct(py)}% of wall in Python on {drivers[0][0]} "
                                 f"(between pushes, or blocked on nothing the engine ran): "
@@ -55,15 +64,14 @@ def findings(facts):
         cq = facts.get("custom_queue_ns", 0) / wall
         n_custom = facts.get("custom_threads", 0)
         if cq >= THRESHOLDS["queue_share"]:
-            out.append({"text": f"the path waits {_pct(cq)}% of wall on custom-op calls queued "
-                                f"behind each other: the custom-op pool ran them on "
-                                f"{n_custom} thread{'s' if n_custom != 1 else ''} "
-                                f"(XPROF_CUSTOM_OP_NUM_THREADS)", "figure": _pct(cq)})
+            text = (f"the path waits {_pct(cq)}% of wall on custom-op calls queued: the "
+                    f"custom-op pool ran them on {n_custom} thread{'s' if n_custom != 1 else ''}")
+            out.append({"text": text + _pool_advice(n_custom, settings), "figure": _pct(cq)})
         else:
             n = facts.get("workers", 0)
-            out.append({"text": f"ops on the path waited {_pct(q)}% of wall for a free engine "
-                                f"worker ({n} worker{'s' if n != 1 else ''}; "
-                                f"XPROF_CPU_WORKER_NTHREADS)", "figure": _pct(q)})
+            text = (f"ops on the path waited {_pct(q)}% of wall for a free engine worker "
+                    f"({n} worker{'s' if n != 1 else ''} ran ops)")
+            out.append({"text": text + _worker_advice(n, settings), "figure": _pct(q)})
     d = kinds.get("dependency", 0) / wall
     if d >= THRESHOLDS["dependency_share"] and facts.get("has_dependencies"):
         out.append({"text": f"hand-offs between dependent ops (a predecessor finished, the op "
@@ -82,10 +90,40 @@ def findings(facts):
     if n_small >= THRESHOLDS["small_op_count"] and small_ns / wall >= THRESHOLDS["small_op_share"]:
         out.append({"text": f"{n_small:,} ops shorter than {THRESHOLDS['small_op_us']} us on the "
                             f"path take {_pct(small_ns / wall)}% of wall: per-op overhead "
-                            f"dominates (bulk execution of a hybridized graph, "
-                            f"XPROF_EXEC_BULK_EXEC_*, or fewer, larger ops)",
+                            f"dominates (fewer, larger ops: hybridize the block, so a "
+                            f"graph's ops run in bulk segments)",
                     "figure": n_small})
     return out
 
+
+def _pool_advice(used, settings):
+    """The proposal for custom-op calls queued in the pool: a larger bound only when the
+    pool reached it (it grows on demand, so below its bound more would not help)."""
+    bound = settings.get(POOL_SETTING)
+    if type(bound) is not int:
+        return ""
+    if used >= bound:
+        return (f"; the pool reached its bound, {POOL_SETTING}={bound}: try "
+                f"{POOL_SETTING}={2 * bound}")
+    return (f", below its bound ({POOL_SETTING}={bound}; it grows on demand), so a "
+            f"larger bound would not help")
+
+
+def _worker_advice(used, settings):
+    """The proposal for ops queued for an engine worker: more workers only when every
+    configured one ran ops and the machine has more cores than workers."""
+    n = settings.get(WORKER_SETTING)
+    cores = settings.get("cpu_count")
+    if type(n) is not int or used < n:
+        return ""
+    if type(cores) is not int:
+        return ""
+    if cores > n:
+        return f"; {WORKER_SETTING}={n}: try {WORKER_SETTING}={min(2 * n, cores)}"
+    return f"; {WORKER_SETTING}={n} already uses the machine's {cores} cores"
+
+
+WORKER_SETTING = "XPROF_CPU_WORKER_NTHREADS"
+POOL_SETTING = "XPROF_CUSTOM_OP_NUM_THREADS"
 
 __all__ = ["findings", "THRESHOLDS", "CUSTOM", "DRIVER", "WORKER"]

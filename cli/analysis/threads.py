@@ -1,9 +1,17 @@
-"""Busy and idle time per thread over the profiled window, and what role each thread had.
+"""Busy, blocked and idle time per thread over the profiled window, and each thread's role.
 
-Why roles: "busy" means different things. An engine worker or a custom-op thread is busy
-while one of its slices runs. A thread that drives the engine (the main thread: it pushes
-ops outside any slice of its own) is busy whenever it is not blocked at a sync point,
-because its Python code between pushes is work the trace has no slice for.
+Why three figures, not two: a thread waiting at a sync point (``waitall``,
+``wait_to_read``, ``asnumpy``, ``asscalar``) is neither working nor free. The trace
+records each wait as an instant with ``args.waited`` (read as a slice of that length by
+``readers/timeline``), so its time is *blocked*, taken out of whatever the thread would
+otherwise count as busy. A custom-op thread's ``pure_python`` slice spans the call's
+``forward``, waits included: its waits are blocked, the rest busy.
+
+Why roles: "busy" still means different things. An engine worker or a custom-op thread
+is busy while one of its slices runs and idle otherwise. A thread that drives the engine
+(the main thread: it pushes ops outside any slice of its own) is busy whenever it is not
+blocked, because its Python code between pushes is work the trace has no slice for; it
+is never idle. ``busy + blocked + idle`` is the window's length for every thread.
 """
 from __future__ import annotations
 
@@ -40,12 +48,14 @@ def roles(tl, graph):
     return out
 
 
-def busy_idle(tl, window, graph=None):
-    """{thread index: (busy_ns, idle_ns, role)} over ``window`` = (lo, hi)."""
+def busy_blocked_idle(tl, window, graph=None):
+    """{thread index: (busy_ns, blocked_ns, idle_ns, role)} over ``window`` = (lo, hi);
+    the three times of a thread add up to the window's length."""
     lo, hi = window
     wall = max(0, hi - lo)
     role = roles(tl, graph)
-    sync_thread = tl.thread[tl.sync_slice] if len(tl.sync_slice) else np.zeros(0, np.int32)
+    is_sync = np.zeros(len(tl.thread), dtype=bool)
+    is_sync[tl.sync_slice] = True
     out = {}
     if not len(tl.thread):
         return out
@@ -53,14 +63,16 @@ def busy_idle(tl, window, graph=None):
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         th = int(tl.thread[a])
         r = role.get(th, OTHER)
+        sync = is_sync[a:b]
+        # rows are sorted by start within a thread, so each selection stays sorted
+        blocked = union_length(tl.start[a:b][sync], tl.end[a:b][sync], lo, hi)
         if r == DRIVER:
-            rows = tl.sync_slice[sync_thread == th]
-            blocked = union_length(tl.start[rows], tl.end[rows], lo, hi)
-            busy = wall - blocked
+            busy, idle = wall - blocked, 0
         else:
-            busy = union_length(tl.start[a:b], tl.end[a:b], lo, hi)
-        out[th] = (busy, wall - busy, r)
+            anything = union_length(tl.start[a:b], tl.end[a:b], lo, hi)
+            busy, idle = anything - blocked, wall - anything
+        out[th] = (busy, blocked, idle, r)
     for th, r in role.items():           # a driver that recorded no slice of its own
         if th not in out:
-            out[th] = (wall, 0, r)
+            out[th] = (wall, 0, 0, r)
     return out

@@ -215,6 +215,9 @@ def custom_op_calls(doc):
     return _section("custom-ops", title, chart + note + table)
 
 
+THREAD_PARTS = ("busy_ms", "blocked_ms", "idle_ms")
+
+
 def critical_path(doc):
     title = "Critical path and thread use"
     ex = doc.get("explain")
@@ -239,10 +242,16 @@ def critical_path(doc):
     threads = sorted((ex.get("threads") or {}).items(),
                      key=lambda kv: (-(kv[1].get("busy_ms") or 0), kv[0]))
     if threads:
-        out.append("<h3>Threads: busy and idle</h3>")
+        out.append("<h3>Threads: busy, blocked and idle</h3>")
         out.append(svg.stacked_bars(
-            [(n, [t.get("busy_ms") or 0, t.get("idle_ms") or 0]) for n, t in threads[:40]],
-            ["busy", "idle"], "Per-thread busy and idle time", css_id="thread-bars"))
+            [(n, [t.get(k) or 0 for k in THREAD_PARTS]) for n, t in threads[:40]],
+            ["busy", "blocked", "idle"], "Per-thread busy, blocked and idle time",
+            css_id="thread-bars"))
+        out.append('<p class="note">Busy: running an op or Python code; blocked: waiting '
+                   'at a sync point (<code>waitall</code>, <code>wait_to_read</code>, '
+                   '<code>asnumpy</code>, <code>asscalar</code>), on the main thread or '
+                   'inside a custom op\'s <code>forward</code>; idle: nothing to run. '
+                   'As <code>xprof explain</code> reports them.</p>')
     findings = ex.get("findings") or []
     if findings:
         out.append('<h3>Findings</h3><ul class="findings">' + "".join(

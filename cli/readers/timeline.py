@@ -13,7 +13,9 @@ What is read (the encoding is the runtime's, see docs/dependencies.md):
   and written (``-v``);
 * ``args.wait`` on a sync point's slice (``WaitForVar``/``WaitForAll``): the variables
   it waited for, or ``"all"``;
-* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own).
+* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own);
+* ``otherData.settings``: the engine settings the run used (``xprof run`` records them;
+  a finding proposes changing one only knowing its value).
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ class Timeline:
       written).
     Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
     ``sync_var_start`` (CSR of the variables waited for).
-    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id.
+    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id;
+    ``settings``: ``otherData.settings`` of the file ({setting: value}, empty if none).
     """
 
     def __init__(self):
@@ -71,6 +74,7 @@ class Timeline:
         self.sync_var_start = np.zeros(1, dtype=np.int64)
         self.max_flow_id = 0
         self.events = 0
+        self.settings = {}
 
     @property
     def has_dependencies(self):
@@ -406,6 +410,13 @@ def _csr(counts, flat, order):
     return flat[src], new_starts
 
 
+def settings_of(top):
+    """``otherData.settings`` of a trace's top-level keys, as a dict (empty if absent)."""
+    other = top.get("otherData") if isinstance(top, dict) else None
+    found = other.get("settings") if isinstance(other, dict) else None
+    return dict(found) if isinstance(found, dict) else {}
+
+
 def from_events(events):
     """A :class:`Timeline` of an in-memory list of events (tests, callers with events)."""
     b = Builder()
@@ -428,13 +439,15 @@ def load(path, on_batch=None):
     finally:
         if was:
             gc.enable()
-    return b.finish(), reader
+    tl = b.finish()
+    tl.settings = settings_of(reader.top)
+    return tl, reader
 
 
 class TimelineCollector:
     """The :class:`Timeline` built from the batches another pass decodes (a
     stats-pipeline collector: ``xprof report``'s and ``xprof diff``'s statistics pass):
-    ``report.extra["timeline"]``."""
+    ``report.extra["timeline"]``, with the trace's recorded settings."""
 
     def __init__(self):
         self._builder = Builder()
@@ -443,4 +456,6 @@ class TimelineCollector:
         self._builder.feed(events)
 
     def finish(self, report):
-        report.extra["timeline"] = self._builder.finish()
+        tl = self._builder.finish()
+        tl.settings = settings_of(report.top)
+        report.extra["timeline"] = tl

@@ -9,8 +9,9 @@ at the next sync point that touches them. Everything else in the runtime goes th
 Op flags. Every op carries one integer, ``mode``: the profiler mode bit of the path that
 pushed it (``MODE_SYMBOLIC``, ``MODE_IMPERATIVE``) or the named flags of engine
 bookkeeping: ``ALWAYS_RUN`` (runs even if an input failed, so a custom operator's
-completion is signalled; never profiled) and ``ASYNC`` (set by :meth:`Engine.push_async`:
-the op ends when its ``on_complete`` is called). ``MODE_INTERNAL`` is ``ALWAYS_RUN``.
+completion is signalled; never profiled alone: a bookkeeping op that also carries a
+mode bit, as a hybridized block's ``_share``, is profiled with that mode) and ``ASYNC``
+(set by :meth:`Engine.push_async`: the op ends when its ``on_complete`` is called). ``MODE_INTERNAL`` is ``ALWAYS_RUN``.
 
 Profiling: the engine records through one port, the profiler's observer
 (:mod:`xprof.runtime.profiler.observer`), and costs one attribute check when profiling is

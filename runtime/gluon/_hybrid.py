@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import autograd
 from .. import name as _name
-from ..engine.base import ALWAYS_RUN
+from ..engine.base import ALWAYS_RUN, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
 
@@ -270,7 +270,12 @@ def _share(src, dst):
 
 
 def _push_share(src, dst):
-    _nd.engine_push(_share, (src, dst), [src], [dst], "_share", mode=ALWAYS_RUN)
+    # profiled with the graph's ops (MODE_SYMBOLIC): it is the edge between the caller's
+    # arrays and the graph's, so without its dependency record a reader of the block's
+    # outputs has no recorded predecessor and ``explain`` calls the whole forward a
+    # hand-off (docs/dependencies.md)
+    _nd.engine_push(_share, (src, dst), [src], [dst], "_share",
+                    mode=MODE_SYMBOLIC | ALWAYS_RUN)
 
 
 class _Bound:

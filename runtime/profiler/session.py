@@ -18,7 +18,7 @@ import orjson
 from xprof.shared import latency as _latency, stats as _stats
 from xprof.shared.atomic import write_atomic
 
-from .. import engine as _engine_mod
+from .. import _env, engine as _engine_mod
 from . import aggregate as _agg, chrome, columns, config, deps, exits, memory, ranks, recorder as R
 from .flusher import ContinuousDump
 from .handover import handover
@@ -181,12 +181,29 @@ def _other_data():
             "start_time": datetime.datetime.fromtimestamp(
                 _st.start_wall, datetime.timezone.utc).isoformat(),
             "clock": "perf_counter_ns", "os_pid": os.getpid(),
-            "engine": _engine_mod.engine_type()}
+            "engine": _engine_mod.engine_type(), "settings": _settings()}
     rank = ranks.rank()
     if rank is not None:
         data["rank"] = rank
         data["world_size"] = ranks.world_size()
     return data
+
+
+def _settings():
+    """The engine settings this run used, as ``xprof explain``'s findings quote them
+    (a finding proposes a change only knowing the current value): the engine's worker
+    count (ThreadedEngine), the custom-op pool's bound, the machine's cores."""
+    eng = _engine_mod.get()
+    out = {"cpu_count": os.cpu_count()}
+    workers = getattr(eng, "num_workers", None)
+    if workers is not None:
+        out["XPROF_CPU_WORKER_NTHREADS"] = workers
+    # the pool's own bound when custom operators were loaded (imported lazily: not
+    # loaded for a job without them), else the value it would take
+    op_mod = sys.modules.get(__name__.rsplit(".", 2)[0] + ".operator")
+    out["XPROF_CUSTOM_OP_NUM_THREADS"] = (op_mod._pool.max_threads if op_mod is not None
+                                          else _env.get_int("CUSTOM_OP_NUM_THREADS", 256))
+    return out
 
 
 def _version():

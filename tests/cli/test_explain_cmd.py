@@ -8,7 +8,8 @@ from deptrace import meta, op, sync
 from xprof.cli.readers.checker import Checker
 from xprof.cli.readers.tracefile import TraceReader
 
-KEYS = {"wall_ms", "critical_path_ms", "critical_path", "by_name", "threads", "findings"}
+KEYS = {"wall_ms", "critical_path_ms", "composition", "critical_path", "by_name", "top_ops",
+        "threads", "findings"}
 
 
 def _chain_trace(tmp_path):
@@ -48,7 +49,16 @@ def test_json_document_has_exactly_the_issue_keys(tmp_path):
         assert set(seg) == {"name", "cat", "tid", "ts", "dur", "kind"}
         assert seg["kind"] in ("op", "queue", "dependency", "python")
     for t in doc["threads"].values():
-        assert set(t) == {"busy_ms", "idle_ms"}
+        assert set(t) == {"busy_ms", "blocked_ms", "idle_ms"}
+        assert sum(t.values()) == pytest.approx(doc["wall_ms"], rel=1e-6)
+    assert set(doc["composition"]) == {"op_ms", "queue_ms", "handoff_ms", "python_ms"}
+    assert sum(doc["composition"].values()) == pytest.approx(doc["critical_path_ms"], rel=1e-6)
+    assert [o["name"] for o in doc["top_ops"]] == list(doc["by_name"])   # longest first
+    for o in doc["top_ops"]:
+        assert set(o) == {"name", "path_ms", "calls", "waited_for"}
+        assert o["path_ms"] == doc["by_name"][o["name"]]
+    a2 = next(o for o in doc["top_ops"] if o["name"] == "a2")
+    assert a2 == {"name": "a2", "path_ms": 0.1, "calls": 1, "waited_for": "a1"}
     for f in doc["findings"]:
         assert set(f) == {"text", "figure"}
 

@@ -94,8 +94,9 @@ def test_custom_op_calls_unavailable_reasons():
 EXPLAIN = {"wall_ms": 20.0, "critical_path_ms": 18.0,
            "composition_ms": {"op": 9.0, "queue": 3.0, "dependency": 0.0, "python": 6.0},
            "by_name": {"dot": 9.0},
-           "threads": {"main thread": {"busy_ms": 6.0, "idle_ms": 14.0},
-                       "engine worker 0": {"busy_ms": 12.0, "idle_ms": 8.0}},
+           "threads": {"main thread": {"busy_ms": 6.0, "blocked_ms": 14.0, "idle_ms": 0.0},
+                       "engine worker 0": {"busy_ms": 12.0, "blocked_ms": 0.0,
+                                           "idle_ms": 8.0}},
            "findings": [{"text": "The engine waited on dot for 45% of the wall time.",
                          "figure": "9.0 ms"}]}
 
@@ -108,6 +109,10 @@ def test_critical_path_composition_threads_and_findings():
     assert abs(float(widths["op"]) / float(widths["queue"]) - 3) < 0.01
     threads = re.search(r'id="thread-bars".*?</svg>', sec, re.S).group(0)
     assert threads.index("engine worker 0") < threads.index("main thread")   # busiest first
+    main = threads[threads.index('data-label="main thread"'):]
+    parts = dict(re.findall(r'data-part="(\w+)" x="[\d.]+" y="\d+" width="([\d.]+)"', main))
+    assert set(parts) == {"busy", "blocked"}                      # no idle time: no segment
+    assert abs(float(parts["blocked"]) / float(parts["busy"]) - 14 / 6) < 0.01
     assert "The engine waited on dot for 45% of the wall time." in sec and "9.0 ms" in sec
     assert "Wall time 20 ms, critical path 18 ms" in sec
 

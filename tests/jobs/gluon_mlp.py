@@ -1,11 +1,12 @@
 """A Gluon training job with one heavy Dense layer: the known answers of the real-job tests.
 
-    python tests/jobs/gluon_mlp.py [--hybridize] [--steps 4] [--sleep-ms 0] [--custom]
+    python tests/jobs/gluon_mlp.py [--hybridize] [--steps 10] [--sleep-ms 0] [--custom]
 
-The network is ``Dense(64, relu) -> heavy Dense(--heavy, relu) -> Dense(10)`` on a
-batch of 64 random rows of 64 features, trained with SGD and a softmax cross-entropy
-loss. The heavy layer (prefix ``heavy_``) holds nearly all the arithmetic, so its
-``FullyConnected`` and ``_backward_FullyConnected`` ops are what bound each step. With
+The network is ``Dense(--width=512, relu) -> heavy Dense(--heavy=4096, relu) -> Dense(10)``
+on a batch of 64 random rows of 64 features, trained with SGD and a softmax cross-entropy
+loss. The heavy layer (prefix ``heavy_``) holds nearly all the arithmetic (about 0.8 GFLOP a step), so its
+``FullyConnected`` and ``_backward_FullyConnected`` ops are what bound each step, and ten
+steps amortize the first one's deferred initialization (and, hybridized, its graph). With
 ``--sleep-ms`` the loop sleeps that long in Python after each step, while the engine
 may still run the step's tail: then Python, not any op, sets the pace. With
 ``--custom`` a custom operator (``Scale``, a numpy multiply in ``forward`` and
@@ -59,13 +60,13 @@ class CustomScale(gluon.HybridBlock):
         return F.Custom(x, op_type="Scale")
 
 
-def build(heavy, custom):
+def build(heavy, custom, width=512):
     net = nn.HybridSequential(prefix="mlp_")
     with net.name_scope():
-        net.add(nn.Dense(64, activation="relu", in_units=64, prefix="first_"))
+        net.add(nn.Dense(width, activation="relu", in_units=64, prefix="first_"))
         if custom:
             net.add(CustomScale(prefix="scale_"))
-        net.add(nn.Dense(heavy, activation="relu", in_units=64, prefix="heavy_"))
+        net.add(nn.Dense(heavy, activation="relu", in_units=width, prefix="heavy_"))
         net.add(nn.Dense(10, in_units=heavy, prefix="head_"))
     return net
 
@@ -73,8 +74,9 @@ def build(heavy, custom):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hybridize", action="store_true")
-    ap.add_argument("--steps", type=int, default=4)
-    ap.add_argument("--heavy", type=int, default=2048)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--heavy", type=int, default=4096)
+    ap.add_argument("--width", type=int, default=512)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--sleep-ms", type=float, default=0.0)
     ap.add_argument("--custom", action="store_true")
@@ -82,7 +84,7 @@ def main():
     rng = np.random.default_rng(0)
     x = mx.nd.array(rng.normal(size=(args.batch_size, 64)).astype(np.float32))
     y = mx.nd.array(rng.integers(0, 10, size=args.batch_size).astype(np.float32))
-    net = build(args.heavy, args.custom)
+    net = build(args.heavy, args.custom, args.width)
     net.initialize(mx.init.Xavier())
     if args.hybridize:
         net.hybridize()
