@@ -109,40 +109,64 @@ def test_unreadable_input_and_output_over_input(tmp_path):
 
 
 # -- real pairs of runs -----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def _pair_runs(tmp_path_factory, prefix, env=None):
     """The Gluon MLP job three times: twice as it is, once with its heavy layer 4x
     wider; each trace and the job's own perf_counter step times."""
     out = {}
     for name, heavy in (("base", "1024"), ("again", "1024"), ("wide", "4096")):
-        folder = tmp_path_factory.mktemp(name)
-        _, res = run_job([str(JOBS / "gluon_mlp.py"), "--steps", "12", "--heavy", heavy],
-                         folder)
+        folder = tmp_path_factory.mktemp(prefix + name)
+        _, res = run_job([str(JOBS / "gluon_mlp.py"), "--steps", "12", "--width", "256",
+                          "--heavy", heavy], folder, env=env)
         truth = json.loads(res.stdout.strip().splitlines()[-1])
         out[name] = (folder / "profile.json", truth)
     return out
 
 
-def test_the_same_job_twice_does_not_fail_the_gate(runs):
-    res = cli("diff", str(runs["base"][0]), str(runs["again"][0]), "--fail-on", "25%")
-    assert res.exit_code == 0, res.stderr
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """On the default engine (ThreadedEngine)."""
+    return _pair_runs(tmp_path_factory, "threaded-")
+
+
+@pytest.fixture(scope="module")
+def alone_runs(tmp_path_factory):
+    """On NaiveEngine with one BLAS thread: every op runs alone, so an op's time is its
+    own (on the threaded engine the wider layer's ops, beside the unchanged ones on the
+    other core, make those slower too: real, and reported as such)."""
+    return _pair_runs(tmp_path_factory, "naive-", {"XPROF_ENGINE_TYPE": "NaiveEngine",
+                                                   "XPROF_BLAS_NUM_THREADS": "1"})
+
+
+def test_the_same_job_twice_does_not_fail_the_gate(runs, alone_runs):
+    for pair in (runs, alone_runs):
+        res = cli("diff", str(pair["base"][0]), str(pair["again"][0]), "--fail-on", "25%")
+        assert res.exit_code == 0, res.stderr
 
 
 def test_a_layer_made_wider_fails_the_gate_and_is_named(runs):
     base, wide = str(runs["base"][0]), str(runs["wide"][0])
     res = cli("diff", base, wide, "--fail-on", "25%")
     assert res.exit_code == 1
-    assert "mlp_heavy" in res.stderr
+    assert res.stderr.startswith("xprof: diff: regression: ") and "mlp_heavy" in res.stderr
     doc, _ = _doc(base, wide)
-    flagged = [r for r in doc["rows"] if r["significant"] and r["ratio"] > 1.25
-               and abs(r["change_ms"]) >= 0.02 * doc["wall"]["a_ms"]]
-    assert flagged and all((r["layer"] or "").startswith(("mlp_heavy", "mlp_head"))
-                           for r in flagged), [(r["name"], r["layer"]) for r in flagged]
     heavy = [r for r in doc["rows"] if r["name"] == "FullyConnected"
              and (r["layer"] or "").startswith("mlp_heavy")]
     assert heavy and heavy[0]["ratio"] > 2 and heavy[0]["shapes_b"] != heavy[0]["shapes"]
     assert doc["critical_path"]["available"] and "mlp_heavy" in doc["critical_path"]["summary"]
     assert doc["memory"]["change_kb"] > 0     # the wider weights
+
+
+def test_no_row_of_an_unchanged_layer_is_flagged(alone_runs):
+    """The rows the gate names are the wider layer's and those that read or write its
+    arrays (the head reads its wider output); the first layer's never."""
+    base, wide = str(alone_runs["base"][0]), str(alone_runs["wide"][0])
+    res = cli("diff", base, wide, "--fail-on", "25%")
+    assert res.exit_code == 1 and "mlp_heavy" in res.stderr
+    doc, _ = _doc(base, wide)
+    flagged = [r for r in doc["rows"] if r["significant"] and r["ratio"] > 1.25
+               and abs(r["change_ms"]) >= 0.02 * doc["wall"]["a_ms"]]
+    assert flagged and all((r["layer"] or "").startswith(("mlp_heavy", "mlp_head"))
+                           for r in flagged), [(r["name"], r["layer"]) for r in flagged]
 
 
 def test_step_times_agree_with_the_jobs_own_clock(runs):
