@@ -68,9 +68,9 @@ def write_page(doc, path):
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               metavar="OUT.html", help="Also write the comparison as one self-contained page.")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="THRESHOLD",
-              help="Exit 1 on a significant regression above it: P% (wall time or any op "
-                   "that moves at least 1% of wall), wall:P%, or op:NAME:P% (an op or "
-                   "layer name); repeatable.")
+              help="Exit 1 on a significant regression above it: P% (any op whose median "
+                   "shift moves 2% of wall, or the step time), wall:P%, or op:NAME:P% (an "
+                   "op or layer name); repeatable.")
 @click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
               metavar="N", help="Rows in the table.")
 def diff_cmd(a, b, fmt, report, fail_on, top):

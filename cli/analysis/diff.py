@@ -473,9 +473,12 @@ def parse_gate(spec):
 
 
 def material(row, wall_ms):
-    """A row that moves at least :data:`MATERIAL` of A's wall time (a 3x slower op of
-    a microsecond is real and does not matter)."""
-    return abs(row["change_ms"]) >= MATERIAL * wall_ms
+    """A row whose typical change moves at least :data:`MATERIAL` of A's wall time: its
+    median's change times its calls (a 3x slower op of a microsecond is real and does
+    not matter; its total, moved by a few calls a busy machine delayed, is not its
+    typical change)."""
+    shift = abs(row["b"]["median_ms"] - row["a"]["median_ms"])
+    return shift * max(row["a"]["count"], row["b"]["count"]) >= MATERIAL * wall_ms
 
 
 MATERIAL = 0.02

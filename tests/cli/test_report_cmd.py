@@ -213,13 +213,15 @@ def test_allocations_after_xprof_run_or_one_line_saying_how(tmp_path):
 
     plain = tmp_path / "plain"
     plain.mkdir()
-    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1"], plain)
+    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1", "--width", "64", "--heavy", "2048"],
+            plain)
     assert cli("report", plain / "profile.json", "-o", plain / "r.html").exit_code == 0
     page = (plain / "r.html").read_text()
     assert "XPROF_PROFILER_MEMORY_PREFIX=mem" in page and "<th class='text'>Attribute" not in page
     logged = tmp_path / "logged"
     logged.mkdir()
-    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1"], logged,
+    run_job([str(JOBS / "gluon_mlp.py"), "--steps", "1", "--width", "64", "--heavy", "2048"],
+            logged,
             env={"XPROF_PROFILER_MEMORY_PREFIX": "mem"})
     (csv_path,) = logged.glob("mem-pid_*.csv")
     assert cli("report", logged / "profile.json", "-o", logged / "r.html").exit_code == 0
