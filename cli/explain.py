@@ -20,6 +20,11 @@ def render_text(a, doc_findings, top=10):
     lines = []
     if a.serial:
         lines.append(f"note: {FALLBACK_NOTE}")
+    skipped = getattr(a.tl, "skipped_deps", 0)
+    if skipped:
+        lines.append(f"note: {skipped:,} dependency record{'s' if skipped != 1 else ''} "
+                     f"skipped (not lists of integers within 2^62; xprof validate names "
+                     f"them)")
     lines.append(f"wall time        {_ms(wall)}")
     lines.append(f"critical path    {_ms(a.path.length)}  {_pct(a.path.length, wall)} of wall")
     lines.append("")

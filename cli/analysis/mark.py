@@ -69,7 +69,7 @@ def chunks(path, analysis):
                     batch[k] = ev
         index += len(batch)
         if batch:
-            body = orjson.dumps(batch)[1:-1]
+            body = _dumps(batch)[1:-1]
             yield body if first else b"," + body
             first = False
     flows = _flows(analysis, slices)
@@ -78,4 +78,15 @@ def chunks(path, analysis):
         yield body if first else b"," + body
     top = dict(reader.top)
     top.setdefault("displayTimeUnit", "ms")
-    yield b"]," + orjson.dumps(top)[1:]
+    yield b"]," + _dumps(top)[1:]
+
+
+def _dumps(obj):
+    """JSON bytes of what was read: orjson, or the standard library for integers
+    beyond 64 bits (which orjson refuses and JSON allows; the copy keeps them)."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        import json
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode()

@@ -38,6 +38,17 @@ def _key(value):
         return repr(value)
 
 
+_INT_LIMIT = 2 ** 62   # dependency record items beyond it are no xprof record (int64 math)
+
+
+def _ints(items):
+    """Every item an integer within +-2^62 (what a dependency record holds)."""
+    for v in items:
+        if type(v) is not int or not -_INT_LIMIT < v < _INT_LIMIT:
+            return False
+    return True
+
+
 def _num(v):
     return (type(v) is int or type(v) is float) and v == v and abs(v) != float("inf")
 
@@ -74,6 +85,7 @@ class Timeline:
         self.sync_var_start = np.zeros(1, dtype=np.int64)
         self.max_flow_id = 0
         self.events = 0
+        self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
 
     @property
@@ -232,10 +244,12 @@ class Builder:
                 if args:
                     dep = args.get("dep")
                     if dep is not None:
-                        if type(dep) is list and len(dep) >= 3:
+                        if type(dep) is list and len(dep) >= 3 and _ints(dep):
                             d_rows.append(base + len(ts_) - 1)
                             d_lens.append(len(dep))
                             d_flat.extend(dep)
+                        else:   # validate reports it; here it is left out, counted
+                            self.tl.skipped_deps += 1
                     else:
                         wait = args.get("wait")
                         if wait is not None:
@@ -246,7 +260,8 @@ class Builder:
                 args, ts = get("args"), get("ts")
                 if type(args) is dict and "wait" in args and _num(ts):
                     waited = args.get("waited")
-                    waited = waited / 1000 if type(waited) is int and waited >= 0 else 0
+                    waited = waited / 1000 if type(waited) is int and 0 <= waited < _INT_LIMIT \
+                        else 0
                     name, cat = get("name"), get("cat")
                     th.append(thread(get("pid"), get("tid")))
                     nm.append(self._intern(names, name if type(name) is str else "(unnamed)"))
@@ -373,7 +388,7 @@ class Builder:
                 every.append(True)
                 counts.append(0)
             elif type(wait) is list:
-                vs = [v for v in wait if type(v) is int and v > 0]
+                vs = [v for v in wait if type(v) is int and 0 < v < _INT_LIMIT]
                 rows.append(int(rank[row]))
                 every.append(False)
                 counts.append(len(vs))

@@ -42,7 +42,7 @@ class LatencyCollector:
             if type(rec) is not list or len(rec) < 3:
                 continue
             p, q, dur = rec[0], rec[1], ev.get("dur")
-            if not (type(p) is int and type(q) is int and 0 <= q <= p) \
+            if not (type(p) is int and type(q) is int and 0 <= q <= p < 2 ** 62) \
                     or type(dur) not in (int, float) or not dur >= 0:
                 continue
             name = ev.get("name")

@@ -46,3 +46,56 @@ def test_no_crash(evs):
     collector.finish()
     normalize(evs, {}, domains=("c",), since_ms=0.001, until_ms=1, name_glob="*")
     normalize(evs, {})
+
+
+# dependency records and sync points with integers anywhere, 2^70 included: explain's
+# timeline, the latency section, the marked copy and diff skip what is no record
+huge = st.integers(min_value=-(2 ** 70), max_value=2 ** 70)
+dep_events = st.lists(st.one_of(
+    st.fixed_dictionaries({"name": st.sampled_from(["op", "op2"]), "cat": st.just("operator"),
+                           "ph": st.just("X"), "ts": st.floats(0, 100, allow_nan=False),
+                           "dur": st.floats(0, 10, allow_nan=False), "pid": st.just(0),
+                           "tid": st.integers(0, 2),
+                           "args": st.fixed_dictionaries({"dep": st.lists(huge, min_size=3,
+                                                                          max_size=6)})}),
+    st.fixed_dictionaries({"name": st.just("WaitForVar"), "cat": st.just("operator"),
+                           "ph": st.just("i"), "s": st.just("t"),
+                           "ts": st.floats(0, 100, allow_nan=False), "pid": st.just(0),
+                           "tid": st.just(0),
+                           "args": st.fixed_dictionaries({"wait": st.lists(huge, max_size=3),
+                                                          "waited": huge})})), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(dep_events)
+def test_huge_integers_in_dependency_records_never_crash(evs):
+    import json
+    import tempfile
+
+    from xprof.cli.analysis.diff import diff
+    from xprof.cli.analysis.explain import analyze
+    from xprof.cli.analysis.mark import chunks
+    from xprof.cli.readers.timeline import from_events
+    from xprof.cli.stats_pipeline.latency import LatencyCollector
+
+    doc = {"traceEvents": [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0,
+                            "args": {"name": "main"}}] + evs}
+    tl = from_events(doc["traceEvents"])
+    analysis = analyze(tl) if len(tl.start) else None
+    LatencyCollector(None).feed(doc["traceEvents"])
+    if analysis is None:
+        return
+    analysis.to_dict()
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(json.dumps(doc))
+    try:
+        b"".join(chunks(f.name, analyze(f.name)))
+        diff(*[_run(f.name)] * 2)
+    finally:
+        import os
+        os.unlink(f.name)
+
+
+def _run(path):
+    from xprof.cli.analysis.diff import load_run
+    return load_run(path)
