@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from ..analysis.diff import label
-from .render import CSS, JS, _num_cell, _section, _unavailable
+from .render import CSS, JS, _name_cell, _num_cell, _section, _unavailable
 
 MAX_ROWS = 500
 
@@ -20,8 +20,7 @@ def _rows_table(rows):
             "<th>P90 A (ms)</th><th>P90 B (ms)</th><th>B/A</th><th class='text'>Significant</th>"
             "<th>Total change (ms)</th><th>Impact on wall (ms)</th></tr></thead>")
     body = "".join(
-        f"<tr><td class='text'>{escape(label(r))}</td><td class='text'>"
-        f"{escape(r.get('shapes') or '')}</td>"
+        f"<tr>{_name_cell(label(r))}{_name_cell(r.get('shapes') or '')}"
         + _num_cell(r["a"]["count"], f"{r['a']['count']:,}")
         + _num_cell(r["b"]["count"], f"{r['b']['count']:,}")
         + _num_cell(r["a"]["median_ms"]) + _num_cell(r["b"]["median_ms"])
@@ -46,8 +45,8 @@ def _list(group, what):
     head = ("<thead><tr><th class='text'>Row</th><th class='text'>Input shapes</th>"
             "<th>Calls</th><th>Median (ms)</th><th>Total (ms)</th></tr></thead>")
     body = "".join(
-        f"<tr><td class='text'>{escape(label(r))}</td><td class='text'>"
-        f"{escape(r.get('shapes') or '')}</td>" + _num_cell(r["count"], f"{r['count']:,}")
+        f"<tr>{_name_cell(label(r))}{_name_cell(r.get('shapes') or '')}"
+        + _num_cell(r["count"], f"{r['count']:,}")
         + _num_cell(r["median_ms"]) + _num_cell(r["total_ms"]) + "</tr>"
         for r in group[:MAX_ROWS])
     return f"<table data-sortable>{head}<tbody>{body}</tbody></table>"
@@ -61,7 +60,7 @@ def _custom(doc):
     head = "<thead><tr><th class='text'>Op type</th>" + "".join(
         f"<th>{escape(k)} change (ms/call)</th>" for k in keys) + "</tr></thead>"
     body = "".join(
-        f"<tr><td class='text'>{escape(c['name'])}</td>" + "".join(
+        f"<tr>{_name_cell(c['name'])}" + "".join(
             _num_cell(c["change_ms"].get(k), "" if c["change_ms"].get(k) is None
                       else f"{c['change_ms'][k]:+,.3f}") for k in keys) + "</tr>"
         for c in ops)

@@ -95,6 +95,19 @@ def _num_cell(v, text=None):
     return f'<td data-v="{v}">{escape(text if text is not None else _ms(v))}</td>'
 
 
+DISPLAY_LIMIT = 160   # characters of a name shown in a table cell (all of it, bounded, on hover)
+
+
+def _name_cell(name):
+    """A table cell with a name: shown up to :data:`DISPLAY_LIMIT` characters, the name
+    (bounded: ``svg.bounded``) in its title, escaped, so a huge name keeps the page small."""
+    name = svg.bounded(name)
+    if len(name) <= DISPLAY_LIMIT:
+        return f"<td class='text'>{escape(name)}</td>"
+    return (f"<td class='text' title=\"{escape(name)}\">"
+            f"{escape(name[:DISPLAY_LIMIT - 1])}\u2026</td>")
+
+
 def _section(sid, title, body):
     return f'<section id="{sid}"><h2>{escape(title)}</h2>{body}</section>'
 
@@ -111,9 +124,10 @@ def overview(doc):
              ("Started", ov.get("start_time")),
              ("Wall time", svg.fmt_ms(ov["wall_ms"])),
              ("Events", f"{ov['events']:,}"),
-             ("Threads", f"{len(ov['threads'])}: " + ", ".join(ov["threads"][:40])
+             ("Threads", f"{len(ov['threads'])}: " + ", ".join(svg.bounded(t, 200)
+                                                              for t in ov["threads"][:40])
               + (" \u2026" if len(ov["threads"]) > 40 else ""))]
-    body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>"
+    body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(svg.bounded(str(v), 10_000))}</dd>"
                    for k, v in items if v is not None)
     return _section("overview", "Overview", f'<dl class="kv">{body}</dl>')
 
@@ -145,7 +159,7 @@ def _time_table(rows, table_id=None):
             "<th>Max (ms)</th></tr></thead>")
     body = []
     for domain, name, r in rows:
-        body.append(f"<tr><td class='text'>{escape(domain)}</td><td class='text'>{escape(name)}</td>"
+        body.append(f"<tr>{_name_cell(domain)}{_name_cell(name)}"
                     + _num_cell(r.get("Count"), f"{r.get('Count', 0):,}")
                     + _num_cell(r.get("Self")) + _num_cell(r.get("Total"))
                     + _num_cell(r.get("Avg")) + _num_cell(r.get("Min"))
@@ -197,7 +211,7 @@ def custom_op_calls(doc):
     body = []
     for op, row in ordered:
         lat = row.get("Latency") or {}
-        body.append(f"<tr><td class='text'>{escape(op)}</td>"
+        body.append(f"<tr>{_name_cell(op)}"
                     + _num_cell(row.get("Count"), f"{row.get('Count', 0):,}")
                     + "".join(_num_cell(lat.get(k)) for k in ("Avg", "P50", "P95", "Max"))
                     + "".join(_num_cell(row.get(p)) for p in (*CALL_PARTS, "Sub-operators"))
@@ -255,7 +269,7 @@ def critical_path(doc):
     findings = ex.get("findings") or []
     if findings:
         out.append('<h3>Findings</h3><ul class="findings">' + "".join(
-            f"<li>{escape(str(f.get('text', '')))}"
+            f"<li>{escape(svg.bounded(str(f.get('text', '')), 4000))}"
             + (f" <span class='note'>({escape(str(f['figure']))})</span>"
                if f.get("figure") not in (None, "") else "") + "</li>"
             for f in findings) + "</ul>")
@@ -289,7 +303,7 @@ def allocations(doc):
     head = ("<thead><tr><th class='text'>Attribute</th><th class='text'>Device</th>"
             "<th>Bytes</th><th>Requested</th><th class='text'>Reuse</th></tr></thead>")
     body = "".join(
-        f"<tr><td class='text'>{escape(r['name'])}</td><td class='text'>{escape(r['device'])}"
+        f"<tr>{_name_cell(r['name'])}<td class='text'>{escape(r['device'])}"
         f"</td>{_num_cell(r['bytes'], format(r['bytes'], ','))}"
         f"<td>{escape(str(r['requested']))}</td><td class='text'>{escape(r['reuse'])}</td></tr>"
         for r in al["rows"])

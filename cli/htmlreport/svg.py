@@ -47,6 +47,7 @@ def stacked_bars(rows, parts, title, unit=fmt_ms, css_id=None):
         x += 24 + 7 * len(name)
     for r, (label, values) in enumerate(rows):
         y = 24 + r * ROW_H
+        label = bounded(label)
         out.append(f'<g class="bar" data-label="{escape(label)}">'
                    f'<text class="label" x="{LABEL_W - 6}" y="{y + 14}" '
                    f'text-anchor="end">{escape(_clip(label))}</text>')
@@ -66,6 +67,15 @@ def stacked_bars(rows, parts, title, unit=fmt_ms, css_id=None):
 
 def _clip(label, n=38):
     return label if len(label) <= n else label[:n - 1] + "\u2026"
+
+
+NAME_LIMIT = 1000   # characters of a name kept anywhere in a page (a 10 MB name stays 1 kB)
+
+
+def bounded(name, n=NAME_LIMIT):
+    """``name`` cut to ``n`` characters (with an ellipsis): what a page may hold of it."""
+    name = str(name)
+    return name if len(name) <= n else name[:n - 1] + "\u2026"
 
 
 def step_line(series, title, x_label="time (ms)", y_unit=lambda v: f"{v / 1024:.4g} kB",
@@ -100,7 +110,7 @@ def step_line(series, title, x_label="time (ms)", y_unit=lambda v: f"{v / 1024:.
             pts.append(f"{px},{py}")
             prev_y = py
         out.append(f'<polyline class="line k{i}" fill="none" points="{" ".join(pts)}">'
-                   f'<title>{escape(name)}</title></polyline>'
+                   f'<title>{escape(bounded(name))}</title></polyline>'
                    f'<text class="k{i}-text" x="{left + 8}" y="{34 + 14 * i}">'
                    f'{escape(name)}</text>')
     out.append("</svg>")

@@ -229,3 +229,19 @@ def test_allocations_after_xprof_run_or_one_line_saying_how(tmp_path):
     assert "<th class='text'>Attribute" in page and csv_path.name in page
     # the heavy layer's weight (4 bytes x 64 x 2048) is among the largest allocations
     assert "524,288" in page
+
+
+def test_a_huge_name_keeps_the_page_small(tmp_path):
+    """A 10 MB event name (an op, a thread, a custom op's call) is cut in the page: the
+    table shows its start, its title holds at most 1,000 characters, escaped."""
+    from cli_helpers import X, meta, write_trace
+
+    huge = "<b>" + "n" * 10_000_000
+    events = meta(thread=huge) + [X(huge, 0, 10, cat="operator"), X("small", 20, 5),
+                                  X(huge + "::pure_python", 0, 4, cat="Custom Operator")]
+    trace = write_trace(tmp_path / "t.json", events)
+    out = tmp_path / "r.html"
+    assert cli("report", trace, "-o", out).exit_code == 0
+    page = out.read_text()
+    assert len(page) < 200_000
+    assert "<b>nnn" not in page and "&lt;b&gt;nnn" in page
