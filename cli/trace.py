@@ -225,9 +225,13 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
         writing.done = done
         tick()
 
-    with byte_progress(writing, "writing") as tick:
-        written = write_atomic(output, checked_output(norm, top, checker, progress),
-                               output.endswith(".gz"), keep)
+    try:
+        with byte_progress(writing, "writing") as tick:
+            written = write_atomic(output, checked_output(norm, top, checker, progress),
+                                   output.endswith(".gz"), keep)
+    except OSError as exc:   # a full or read-only filesystem: the temp file is gone
+        fail(f"--output {output!r}: cannot write ({exc.strerror or exc}); "
+             f"{os.path.abspath(output)!r} is unchanged")
     if not written:
         click.get_current_context().exit(1)
     click.echo(f"xprof: wrote {output} ({render.plural(checker.events, 'event')} from "

@@ -77,12 +77,25 @@ def _plain_copy(path):
     with open(path, "rb") as f:
         if f.read(2) != GZIP_MAGIC:
             return path, None
-    fd, temp = tempfile.mkstemp(prefix="xprof-view-", suffix=".json")
+    import zlib
+
+    from .errors import fail
+
+    try:
+        fd, temp = tempfile.mkstemp(prefix="xprof-view-", suffix=".json")
+    except OSError as exc:
+        fail(f"{path}: cannot make a decompressed copy in {tempfile.gettempdir()!r} "
+             f"({exc.strerror or exc}); set TMPDIR to another folder")
     try:
         with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(temp)
+        if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+            fail(f"{path}: read error: {exc}")   # a cut or corrupt gzip body
+        if isinstance(exc, OSError):   # the temp folder full, or unwritable
+            fail(f"{path}: cannot decompress into {os.path.dirname(temp)!r} "
+                 f"({exc.strerror or exc}); free space there or set TMPDIR to another folder")
         raise
     return temp, temp
 
