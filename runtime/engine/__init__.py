@@ -161,10 +161,14 @@ def drain(timeout=None, stop=None):
         with signals.stop_on_signal() as stop:
             return drain(timeout, stop)
     timeout = exit_timeout() if timeout is None else timeout
+    if signals.terminated:   # SIGTERM: stop now, after a second's grace at most
+        timeout = min(timeout, signals.TERM_DRAIN)
     if _engine.wait_idle(0 if _gave_up else timeout, stop):
         return None
     _gave_up = True
-    if stop.signum is None:
+    if stop.signum is None and signals.terminated:   # stopped in the script: 1 s's grace
+        why = "on SIGTERM"
+    elif stop.signum is None:
         why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
     else:
         why = "on " + ("Ctrl-C" if stop.signum == signal.SIGINT else "SIGTERM")

@@ -44,7 +44,9 @@ def install(st, write_and_finish, undumped):
 
 def _on_sigterm(signum, frame):
     # Turn SIGTERM into SystemExit so that atexit handlers (and the dump) run, at a point
-    # where the exception cannot wedge the engine (see engine/signals.py).
+    # where the exception cannot wedge the engine (see engine/signals.py). SIGTERM means
+    # stop now: the exit drain is then bounded to a second (engine.drain).
+    _signals.terminated = True
     _signals.raise_at_safe_point(frame, lambda: SystemExit(128 + signum))
 
 

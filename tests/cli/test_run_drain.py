@@ -159,3 +159,23 @@ def test_sigterm_in_a_loop_of_inline_ops_exits_143_with_the_trace(tmp_path):
     assert code == 143, err
     assert "Traceback" not in err
     assert _check_trace(run.trace).count("_plus_scalar") >= 200
+
+
+BLOCKED = STUCK.replace('print("ready", flush=True)\n',
+                        'print("ready", flush=True)\nz.wait_to_read()\n')
+assert BLOCKED != STUCK
+
+
+def test_one_sigterm_while_the_script_waits_on_stuck_work_stops_now(tmp_path):
+    """SIGTERM means stop now: the script, blocked on a custom op that never returns,
+    ends at once, and the exit drain gives pending work a second, not
+    XPROF_ENGINE_EXIT_TIMEOUT's 30: the trace is written, what was stuck named."""
+    run = _Run(tmp_path, BLOCKED)
+    assert run.wait_line(run.out, "ready")
+    run.proc.send_signal(signal.SIGTERM)
+    code, err = run.finish(timeout=15)     # (30 s and more before)
+    assert code == 143, err
+    assert "stopped waiting for the engine on SIGTERM; still running: Stuck (custom " \
+           "operator)" in err
+    assert "Traceback" not in err
+    assert "_plus_scalar" in _check_trace(run.trace)
