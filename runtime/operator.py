@@ -443,10 +443,12 @@ class Call:
 
     __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
                  "t_push", "pusher", "t_ready", "reads", "writes",
-                 "t_span", "t_return", "blocked", "subs")
+                 "t_span", "t_return", "blocked", "subs", "setup")
+
+    in_call = True   # ops it pushes run inside its call (``waitall`` would wait for it)
 
     def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0,
-                 stamps=(0, 0, None)):
+                 stamps=(0, 0, None), setup=None):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -461,7 +463,7 @@ class Call:
         # worker to hand the call to the pool is queue wait like the pool's own queue;
         # else (run at once: NaiveEngine) the push and now.
         if pushed is None:
-            self.t_push = 0
+            self.t_push = self.t_ready = 0
         else:
             if stamps[0]:
                 self.t_push, self.t_ready, self.pusher = stamps
@@ -476,7 +478,52 @@ class Call:
         # outputs being ready
         self.t_span = t_span
         self.t_return = self.blocked = 0
+        # the operator's creation, when this call made it (``Setup``): its Python time,
+        # and its sub-operators' run times in the list this call's own go to
+        if setup is None:
+            self.setup = 0
+            self.subs = []
+        else:
+            self.setup, self.subs = setup.ns, setup.subs
+
+
+class Setup:
+    """Attribution tag of creating one custom operator (``CustomOpProp.create_operator``,
+    which runs the ``CustomOp``'s ``__init__``), while the profiler records: the ops the
+    creation pushes are the operator's (``<op_type>::<name>``, its Sub-operators), and
+    ``ns``, the creation's Python time on the caller's thread, is the ``Setup`` of the
+    call that created it (:class:`Call` takes both). It has the fields the engine and
+    ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
+    the creation's start (the sub-operators' pusher and flow arrows)."""
+
+    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "profiled", "blocked", "subs",
+                 "ns")
+
+    in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
+
+    def __init__(self, name, mode):
+        self.name = name
+        self.prefix = _observer.call_names(name).prefix
+        self.mode = mode
+        self.tid = None
+        self.t_start = self.blocked = self.ns = 0
+        self.profiled = False
         self.subs = []
+
+
+def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
+    """``prop.create_operator(ctx, in_shapes, in_dtypes)``, as the call's own work:
+    ``(op, setup)`` where ``setup`` (a :class:`Setup`, or None when nothing is recorded)
+    goes to the first call run with ``op`` (``run_call(..., setup=)``)."""
+    if not _flags.recording:
+        return prop.create_operator(ctx, in_shapes, in_dtypes), None
+    setup = Setup(op_type, mode)
+    t0, setup.tid = _observer.pushed_by()
+    setup.t_start = t0
+    with attribution(setup):
+        op = prop.create_operator(ctx, in_shapes, in_dtypes)
+    setup.ns = perf_counter_ns() - t0
+    return op, setup
 
 
 def _handle(src, data=None):
@@ -484,18 +531,19 @@ def _handle(src, data=None):
     return _nd.new_handle(src, src._data if data is None else data)
 
 
-def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
+def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, setup=None):
     """Push one custom-operator call.
 
     ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
-    the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
+    the call writes; ``write_reqs`` their reqs (for the never-assigned warning);
+    ``setup`` the :class:`Setup` of the operator's creation when this call made it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     pushed = _observer.pushed_by() if _flags.recording else None
 
     def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps)
+        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps, setup)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete)
             return
@@ -572,10 +620,11 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
 
 # -- forward / backward entry points ------------------------------------------------------
 def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, outputs=None,
-                aux=None, reqs=None, prop=None, op=None, record=True):
+                aux=None, reqs=None, prop=None, op=None, record=True, setup=None):
     """Run a custom op forward on NDArrays; return the output NDArrays (and record for
     autograd when recording and ``record``). ``op``: a CustomOp instance to reuse (an
-    executor creates one at bind time and keeps it for backward)."""
+    executor creates one with :func:`create_operator` and keeps it for backward; its
+    ``setup`` comes with the first call)."""
 
     in_shapes = [x.shape for x in inputs]
     in_dtypes = [x._dtype for x in inputs]
@@ -600,8 +649,8 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         is_train = autograd.state.training
     reqs = list(reqs or ["write"] * len(outputs))
     if op is None:
-        op = prop.create_operator(ctx, [list(s) for s in in_shapes],
-                                  [x.dtype for x in inputs])
+        op, setup = create_operator(prop, op_type, ctx, [list(s) for s in in_shapes],
+                                    [x.dtype for x in inputs], mode)
     n_out = len(outputs)
 
     def body(out_handles):
@@ -610,9 +659,9 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
 
     if aux:
         run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
-                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
+                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux), setup)
     else:
-        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names)
+        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup)
     if record and autograd.state.recording:
         def backward_fn(ograds):
             return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),

@@ -182,8 +182,8 @@ class Observer:
         on the thread that completed it (see ``records.call_span``)."""
         if call.profiled and call.t_span:
             self.sink.add((records.CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
-                           call.t_start, call.t_return, perf_counter_ns(), call.blocked,
-                           sum(call.subs)))
+                           call.t_ready, call.t_start, call.t_return, perf_counter_ns(),
+                           call.blocked, sum(call.subs), call.setup))
 
     # -- profiling objects (mx.profiler.Event, Task, Frame, Counter, Marker) ---------------
     def slice(self, name, cat, t0, t1):

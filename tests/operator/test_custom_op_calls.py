@@ -100,10 +100,11 @@ def call_spans(doc):
 def check_exact_sums(doc):
     spans = call_spans(doc)
     for name, latency, args in spans:
-        parts = [args[k] for k in callstats.ARG_KEYS[:4]]
-        assert all(type(p) is int and p >= 0 for p in parts), (name, args)
+        parts = [args[k] for k in ("queued_ns", "python_ns", "blocked_ns", "tail_ns")]
+        assert all(type(args[k]) is int and args[k] >= 0 for k in callstats.ARG_KEYS), \
+            (name, args)
         assert sum(parts) == latency, (name, latency, args)
-        assert type(args["sub_operators_ns"]) is int and args["sub_operators_ns"] >= 0
+        assert args["inputs_ns"] + args["pool_ns"] == args["queued_ns"], (name, args)
     return spans
 
 
@@ -120,6 +121,7 @@ def check_against_truth(section, name):
     assert lat["Min"] <= lat["P50"] <= lat["P95"] <= lat["Max"]
     parts = sum(row[k] for k in ("Queued", "Python", "Blocked", "Tail"))
     assert parts == pytest.approx(lat["Avg"], abs=1e-5)
+    assert row["Inputs"] + row["Pool"] == pytest.approx(row["Queued"], abs=1e-5)
 
 
 def stats_of_trace(path):
