@@ -272,3 +272,43 @@ def _share(ms, latency):
     if ms is None or latency is None:
         return "unknown"
     return f"{100.0 * ms / latency:.1f}" if latency else "-"
+
+
+# -- the headline: which part of a call's latency dominates, in a user's words ----------
+_SAYS = {
+    "Inputs": "waits for its inputs to be written",
+    "Pool": "waits for a free custom-operator thread",
+    "Queued": ("waits before its Python code starts (for its inputs or for a "
+               "custom-operator thread: this trace does not tell which)"),
+    "Python": "runs its Python code",
+    "Blocked": "waits at sync points in its Python code (wait_to_read, asnumpy, ...)",
+    "Tail": "waits for its sub-operators after its Python code returned",
+}
+
+
+def dominant(row):
+    """``(part, ms)``: the largest of Inputs, Pool, Python, Blocked and Tail of a JSON
+    row (Queued instead of Inputs and Pool when the row cannot split it); None without
+    a latency (rows derived from MXNet traces)."""
+    if (row.get("Latency") or {}).get("Avg") is None:
+        return None
+    parts = (*QUEUED_PARTS, *PARTS[1:]) if row.get("Inputs") is not None else PARTS
+    best = max(parts, key=lambda p: row.get(p) or 0.0)   # first of equals: the earliest part
+    return best, row.get(best) or 0.0
+
+
+def headline(row, writer=None):
+    """One sentence on where a row's (JSON section, ms) latency goes, by its dominant
+    part: ``"78% of its latency waits for its inputs to be written (by FullyConnected)"``.
+    ``writer`` names the op whose completion made the calls' inputs ready (from the
+    trace's dependency records, ``cli/readers/callinputs.py``), said when Inputs
+    dominates. Rows without a latency say so and what is known."""
+    found = dominant(row)
+    if found is None:
+        return (f"latency unknown (no call spans in this trace): Python "
+                f"{_cell(row.get('Python'))} ms, sub-operators {_cell(row.get(SUB))} ms per call")
+    part, ms = found
+    lat = row["Latency"]["Avg"]
+    share = f"{100.0 * ms / lat:.0f}%" if lat else "0%"
+    said = _SAYS[part] + (f" (by {writer})" if part == "Inputs" and writer else "")
+    return f"{share} of its latency {said}"
