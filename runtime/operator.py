@@ -531,13 +531,33 @@ def _handle(src, data=None):
     return _nd.new_handle(src, src._data if data is None else data)
 
 
-def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, setup=None):
+def _warn_user(code_of, message):
+    """A ``RuntimeWarning`` about the user's code, located at it: the first line of
+    ``code_of`` (the ``forward``/``backward`` method that did not assign an output), in
+    its module's warning registry, so the message names the user's file and line (the
+    warning is raised on an engine thread, after the code returned: no frame of the
+    user's is on the stack for ``stacklevel`` to find)."""
+    func = getattr(code_of, "__func__", code_of)
+    code = getattr(func, "__code__", None)
+    if code is None:   # not Python code (a builtin, a callable object): no place to name
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+        return
+    g = func.__globals__
+    warnings.warn_explicit(message, RuntimeWarning, code.co_filename, code.co_firstlineno,
+                           module=g.get("__name__"),
+                           registry=g.setdefault("__warningregistry__", {}),
+                           module_globals=g)
+
+
+def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, setup=None,
+             code_of=None):
     """Push one custom-operator call.
 
     ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
-    the call writes; ``write_reqs`` their reqs (for the never-assigned warning);
-    ``setup`` the :class:`Setup` of the operator's creation when this call made it.
+    the call writes; ``write_reqs`` their reqs (for the never-assigned warning, located
+    at ``code_of``, the user's ``forward``/``backward``); ``setup`` the :class:`Setup`
+    of the operator's creation when this call made it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     pushed = _observer.pushed_by() if _flags.recording else None
@@ -545,7 +565,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     def dispatch(on_complete):
         call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps, setup)
         if inline:
-            _execute(call, body, outputs, write_reqs, check_names, on_complete)
+            _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return
 
         def complete(exc=None):
@@ -554,7 +574,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
 
         _pool.started()
         _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
-                                      complete), complete, name)
+                                      complete, code_of), complete, name)
 
     if not inline:
         _pool.throttle()
@@ -567,7 +587,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
-def _execute(call, body, outputs, write_reqs, check_names, on_complete):
+def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None):
     """On a custom-op worker: run the Python code, then wait for its sub-operators.
 
     pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
@@ -605,9 +625,9 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
                                                      write_reqs)):
                 if req == "write" and h._data is ph and check_names is not None:
                     what = "backward" if call.name.startswith("_backward_") else "forward"
-                    warnings.warn(f"custom operator {call.name!r}: {what} did not assign "
-                                  f"output {i} ({check_names[i]!r}) whose req is 'write'",
-                                  RuntimeWarning, stacklevel=1)
+                    _warn_user(code_of, f"custom operator {call.name!r}: {what} did not "
+                               f"assign output {i} ({check_names[i]!r}) whose req is "
+                               f"'write'")
                 o._data = h._data
         if profiled:
             _observer.call_done(call)
@@ -659,9 +679,11 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
 
     if aux:
         run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
-                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux), setup)
+                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux), setup,
+                 op.forward)
     else:
-        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup)
+        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup,
+                 op.forward)
     if record and autograd.state.recording:
         def backward_fn(ograds):
             return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
@@ -690,7 +712,7 @@ def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_I
 
     reads = ograds + list(inputs) + list(outputs) + list(aux)
     run_call(name, mode, body, reads, in_grads, reqs,
-             ["in_grad of " + a for a in prop.list_arguments()])
+             ["in_grad of " + a for a in prop.list_arguments()], code_of=op.backward)
     return in_grads
 
 
