@@ -503,26 +503,31 @@ class Setup:
 
     def __init__(self, name, mode):
         self.name = name
-        self.prefix = _observer.call_names(name).prefix
         self.mode = mode
-        self.tid = None
-        self.t_start = self.blocked = self.ns = 0
+        self.blocked = self.ns = 0
         self.profiled = False
         self.subs = []
+        _observer.setup_begins(self)   # prefix, tid, t_start
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
     """``prop.create_operator(ctx, in_shapes, in_dtypes)``, as the call's own work:
     ``(op, setup)`` where ``setup`` (a :class:`Setup`, or None when nothing is recorded)
-    goes to the first call run with ``op`` (``run_call(..., setup=)``)."""
+    goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
+    is set in place rather than with :class:`attribution`: this runs on every imperative
+    call (MXNet creates the operator per call), and the context manager's three Python
+    calls measured ~2,000 instructions per call under callgrind."""
     if not _flags.recording:
         return prop.create_operator(ctx, in_shapes, in_dtypes), None
     setup = Setup(op_type, mode)
-    t0, setup.tid = _observer.pushed_by()
-    setup.t_start = t0
-    with attribution(setup):
+    st = _engine.thread_state
+    saved = st.tag, st.inline
+    st.tag, st.inline = setup, False   # (what attribution does: ops never run inline)
+    try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
-    setup.ns = perf_counter_ns() - t0
+    finally:
+        st.tag, st.inline = saved
+    setup.ns = perf_counter_ns() - setup.t_start
     return op, setup
 
 

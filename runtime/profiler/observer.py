@@ -157,6 +157,14 @@ class Observer:
         call.profiled = flags.recording and bool(self.mask & call.mode)
         call.t_start = perf_counter_ns()
 
+    def setup_begins(self, setup):
+        """A custom operator is being created on this (the caller's) thread: stamps the
+        ``operator.Setup`` tag with its event prefix, this thread's track (its
+        sub-operators' pusher) and the start of the creation (its Setup time)."""
+        setup.prefix = self.call_names(setup.name).prefix
+        setup.tid = R.local.buf.tid
+        setup.t_start = perf_counter_ns()
+
     @staticmethod
     def call_waited(t0):
         """This thread waited at a sync point (``wait_to_read``, ``asnumpy``,
