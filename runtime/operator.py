@@ -28,7 +28,8 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution
+from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, \
+    thread_state as _thread_state
 from .ndarray import ndarray as _nd
 from .profiler.observer import flags as _flags, observer as _observer
 
@@ -496,16 +497,14 @@ class Setup:
     ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
     the creation's start (the sub-operators' pusher and flow arrows)."""
 
-    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "profiled", "blocked", "subs",
-                 "ns")
+    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns")
 
     in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
+    profiled = False  # (no Python slice, no Blocked: ``observer.call_waited`` skips it)
 
     def __init__(self, name, mode):
         self.name = name
         self.mode = mode
-        self.blocked = self.ns = 0
-        self.profiled = False
         self.subs = []
         _observer.setup_begins(self)   # prefix, tid, t_start
 
@@ -514,15 +513,14 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     """``prop.create_operator(ctx, in_shapes, in_dtypes)``, as the call's own work:
     ``(op, setup)`` where ``setup`` (a :class:`Setup`, or None when nothing is recorded)
     goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
-    is set in place rather than with :class:`attribution`: this runs on every imperative
-    call (MXNet creates the operator per call), and the context manager's three Python
-    calls measured ~2,000 instructions per call under callgrind."""
+    is set in place rather than with :class:`attribution` (the same two fields): this
+    runs on every imperative call, MXNet creating the operator per call."""
     if not _flags.recording:
         return prop.create_operator(ctx, in_shapes, in_dtypes), None
-    setup = Setup(op_type, mode)
-    st = _engine.thread_state
+    st = _thread_state
     saved = st.tag, st.inline
-    st.tag, st.inline = setup, False   # (what attribution does: ops never run inline)
+    st.tag = setup = Setup(op_type, mode)
+    st.inline = False   # (as attribution: the ops it pushes never run inline here)
     try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:

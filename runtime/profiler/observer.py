@@ -161,7 +161,8 @@ class Observer:
         """A custom operator is being created on this (the caller's) thread: stamps the
         ``operator.Setup`` tag with its event prefix, this thread's track (its
         sub-operators' pusher) and the start of the creation (its Setup time)."""
-        setup.prefix = self.call_names(setup.name).prefix
+        names = self._call_names.get(setup.name) or self.call_names(setup.name)
+        setup.prefix = names.prefix
         setup.tid = R.local.buf.tid
         setup.t_start = perf_counter_ns()
 
