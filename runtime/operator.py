@@ -14,7 +14,10 @@ the real outputs and calls the engine's ``on_complete``.
 
 Profile events per call: ``<op_type>::pure_python`` (exactly the Python ``forward`` on
 the worker thread) or ``_backward_<op_type>::pure_python``, one event per sub-operator,
-and flow arrows from the Python slice to each sub-operator.
+and flow arrows from the Python slice to each sub-operator. Creating the operator
+(``create_operator``, on the caller's thread) is the call's too, while recording: the
+ops it launches are sub-operators (``<op_type>::<name>``), its Python time the call's
+Setup (:class:`Setup`).
 """
 import itertools
 import queue
