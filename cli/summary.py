@@ -1,6 +1,8 @@
 """The short end-of-run report of ``xprof run``: where the trace is, how many events,
 the top operators by self time (time not spent in slices nested inside them) and, when
-the script called custom operators, where each op type's call latency went. It reads
+the script called custom operators, where each op type's call latency went, per call,
+with one sentence naming what dominates (the op its inputs waited for, when the trace's
+dependency records tell it). It reads
 the trace file back with the same reader and aggregator as ``xprof stats``, so the two
 never disagree."""
 import sys
@@ -15,9 +17,18 @@ def _count_events(path):
     return sum(len(batch) for batch, _ in reader.batches())
 
 
-def call_lines(calls, top):
-    """``Waiter  20 calls  6.801 ms = queued 0.1% + python 3.0% + blocked 96.9% + tail 0.0%,
-    sub-operators 6.412 ms`` for the first ``top`` op types of the section."""
+def call_lines(calls, top, writers=None):
+    """Two lines per op type, for the first ``top`` of the section (all per call)::
+
+        Waiter  20 calls  6.801 ms/call = inputs 0.1% + pool 0.0% + python 3.0% +
+            blocked 96.9% + tail 0.0%; sub-operators 6.412 ms, setup 0.000 ms
+          97% of its latency waits at sync points in its Python code (...)
+
+    (the first on one line), the second :func:`callstats.headline`; ``writers``: the op
+    each type's calls waited for (``cli/readers/callinputs.py``), named when inputs
+    dominate. Queued stands for inputs + pool in traces that do not split it."""
+    from xprof.shared import callstats
+
     from .render import plural
 
     lines = []
@@ -26,13 +37,26 @@ def call_lines(calls, top):
         head = f"{name:<{width}}  {plural(row['Count'], 'call'):>11}"
         avg = row["Latency"]["Avg"]
         if avg is None:   # no call spans (derived rows): only what the rows tell
-            lines.append(f"{head}  latency unknown, python {row['Python']:.3f} ms, "
-                         f"sub-operators {row['Sub-operators']:.3f} ms")
+            lines.append(f"{head}  latency unknown, python {row['Python']:.3f} ms/call, "
+                         f"sub-operators {row['Sub-operators']:.3f} ms/call")
             continue
+        split = ("Inputs", "Pool") if row.get("Inputs") is not None else ("Queued",)
         parts = " + ".join(f"{part.lower()} {100.0 * row[part] / avg if avg else 0.0:.1f}%"
-                           for part in ("Queued", "Python", "Blocked", "Tail"))
-        lines.append(f"{head}  {avg:.3f} ms = {parts}, sub-operators {row['Sub-operators']:.3f} ms")
+                           for part in (*split, "Python", "Blocked", "Tail"))
+        beside = f"sub-operators {row['Sub-operators']:.3f} ms"
+        if row.get("Setup") is not None:
+            beside += f", setup {row['Setup']:.3f} ms"
+        lines.append(f"{head}  {avg:.3f} ms/call = {parts}; {beside}")
+        lines.append(" " * (width + 2) + callstats.headline(row, (writers or {}).get(name)))
     return lines
+
+
+def _needs_writers(calls, top):
+    """Does a headline of the first ``top`` op types say that inputs dominate?"""
+    from xprof.shared import callstats
+
+    return any((callstats.dominant(row) or ("",))[0] == "Inputs"
+               for row in list(calls.values())[:top])
 
 
 def print_summary(path, show_stats, files=None, top=5):
@@ -71,8 +95,11 @@ def print_summary(path, show_stats, files=None, top=5):
                        f"total  {plural(r['Count'], 'call'):>11}", err=True)
     calls = mod.to_json_obj(st).get(callstats.SECTION, {})
     if calls:
-        click.echo("xprof: custom-operator calls, average per call:", err=True)
-        for line in call_lines(calls, top):
+        from .readers.callinputs import input_writers_of_file
+
+        writers = input_writers_of_file(path) if _needs_writers(calls, top) else {}
+        click.echo("xprof: custom-operator calls, per call:", err=True)
+        for line in call_lines(calls, top, writers):
             click.echo("  " + line, err=True)
     if show_stats:   # headed: a script that prints its own dumps() printed one set already
         click.echo(f"xprof: the tables of {path} (the whole run):", err=True)

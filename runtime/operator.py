@@ -14,7 +14,10 @@ the real outputs and calls the engine's ``on_complete``.
 
 Profile events per call: ``<op_type>::pure_python`` (exactly the Python ``forward`` on
 the worker thread) or ``_backward_<op_type>::pure_python``, one event per sub-operator,
-and flow arrows from the Python slice to each sub-operator.
+and flow arrows from the Python slice to each sub-operator. Creating the operator
+(``create_operator``, on the caller's thread) is the call's too, while recording: the
+ops it launches are sub-operators (``<op_type>::<name>``), its Python time the call's
+Setup (:class:`Setup`).
 """
 import itertools
 import queue
@@ -28,7 +31,8 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution
+from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, \
+    thread_state as _thread_state
 from .ndarray import ndarray as _nd
 from .profiler.observer import flags as _flags, observer as _observer
 
@@ -443,10 +447,12 @@ class Call:
 
     __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
                  "t_push", "pusher", "t_ready", "reads", "writes",
-                 "t_span", "t_return", "blocked", "subs")
+                 "t_span", "t_return", "blocked", "subs", "setup")
+
+    in_call = True   # ops it pushes run inside its call (``waitall`` would wait for it)
 
     def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0,
-                 stamps=(0, 0, None)):
+                 stamps=(0, 0, None), setup=None):
         self.name = name
         names = _observer.call_names(name)
         self.prefix, self.pure_key = names.prefix, names.pure_key
@@ -461,7 +467,7 @@ class Call:
         # worker to hand the call to the pool is queue wait like the pool's own queue;
         # else (run at once: NaiveEngine) the push and now.
         if pushed is None:
-            self.t_push = 0
+            self.t_push = self.t_ready = 0
         else:
             if stamps[0]:
                 self.t_push, self.t_ready, self.pusher = stamps
@@ -476,7 +482,54 @@ class Call:
         # outputs being ready
         self.t_span = t_span
         self.t_return = self.blocked = 0
+        # the operator's creation, when this call made it (``Setup``): its Python time,
+        # and its sub-operators' run times in the list this call's own go to
+        if setup is None:
+            self.setup = 0
+            self.subs = []
+        else:
+            self.setup, self.subs = setup.ns, setup.subs
+
+
+class Setup:
+    """Attribution tag of creating one custom operator (``CustomOpProp.create_operator``,
+    which runs the ``CustomOp``'s ``__init__``), while the profiler records: the ops the
+    creation pushes are the operator's (``<op_type>::<name>``, its Sub-operators), and
+    ``ns``, the creation's Python time on the caller's thread, is the ``Setup`` of the
+    call that created it (:class:`Call` takes both). It has the fields the engine and
+    ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
+    the creation's start (the sub-operators' pusher and flow arrows)."""
+
+    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns")
+
+    in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
+    profiled = False  # (no Python slice, no Blocked: ``observer.call_waited`` skips it)
+
+    def __init__(self, name, mode):
+        self.name = name
+        self.mode = mode
         self.subs = []
+        _observer.setup_begins(self)   # prefix, tid, t_start
+
+
+def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
+    """``prop.create_operator(ctx, in_shapes, in_dtypes)``, as the call's own work:
+    ``(op, setup)`` where ``setup`` (a :class:`Setup`, or None when nothing is recorded)
+    goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
+    is set in place rather than with :class:`attribution` (the same two fields): this
+    runs on every imperative call, MXNet creating the operator per call."""
+    if not _flags.recording:
+        return prop.create_operator(ctx, in_shapes, in_dtypes), None
+    st = _thread_state
+    saved = st.tag, st.inline
+    st.tag = setup = Setup(op_type, mode)
+    st.inline = False   # (as attribution: the ops it pushes never run inline here)
+    try:
+        op = prop.create_operator(ctx, in_shapes, in_dtypes)
+    finally:
+        st.tag, st.inline = saved
+    setup.ns = perf_counter_ns() - setup.t_start
+    return op, setup
 
 
 def _handle(src, data=None):
@@ -484,20 +537,41 @@ def _handle(src, data=None):
     return _nd.new_handle(src, src._data if data is None else data)
 
 
-def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
+def _warn_user(code_of, message):
+    """A ``RuntimeWarning`` about the user's code, located at it: the first line of
+    ``code_of`` (the ``forward``/``backward`` method that did not assign an output), in
+    its module's warning registry, so the message names the user's file and line (the
+    warning is raised on an engine thread, after the code returned: no frame of the
+    user's is on the stack for ``stacklevel`` to find)."""
+    func = getattr(code_of, "__func__", code_of)
+    code = getattr(func, "__code__", None)
+    if code is None:   # not Python code (a builtin, a callable object): no place to name
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+        return
+    g = func.__globals__
+    warnings.warn_explicit(message, RuntimeWarning, code.co_filename, code.co_firstlineno,
+                           module=g.get("__name__"),
+                           registry=g.setdefault("__warningregistry__", {}),
+                           module_globals=g)
+
+
+def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, setup=None,
+             code_of=None):
     """Push one custom-operator call.
 
     ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
-    the call writes; ``write_reqs`` their reqs (for the never-assigned warning).
+    the call writes; ``write_reqs`` their reqs (for the never-assigned warning, located
+    at ``code_of``, the user's ``forward``/``backward``); ``setup`` the :class:`Setup`
+    of the operator's creation when this call made it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     pushed = _observer.pushed_by() if _flags.recording else None
 
     def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps)
+        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps, setup)
         if inline:
-            _execute(call, body, outputs, write_reqs, check_names, on_complete)
+            _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return
 
         def complete(exc=None):
@@ -506,7 +580,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
 
         _pool.started()
         _pool.submit(lambda: _execute(call, body, outputs, write_reqs, check_names,
-                                      complete), complete, name)
+                                      complete, code_of), complete, name)
 
     if not inline:
         _pool.throttle()
@@ -519,7 +593,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None):
     _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
 
 
-def _execute(call, body, outputs, write_reqs, check_names, on_complete):
+def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None):
     """On a custom-op worker: run the Python code, then wait for its sub-operators.
 
     pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
@@ -557,9 +631,9 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
                                                      write_reqs)):
                 if req == "write" and h._data is ph and check_names is not None:
                     what = "backward" if call.name.startswith("_backward_") else "forward"
-                    warnings.warn(f"custom operator {call.name!r}: {what} did not assign "
-                                  f"output {i} ({check_names[i]!r}) whose req is 'write'",
-                                  RuntimeWarning, stacklevel=1)
+                    _warn_user(code_of, f"custom operator {call.name!r}: {what} did not "
+                               f"assign output {i} ({check_names[i]!r}) whose req is "
+                               f"'write'")
                 o._data = h._data
         if profiled:
             _observer.call_done(call)
@@ -572,10 +646,11 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete):
 
 # -- forward / backward entry points ------------------------------------------------------
 def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, outputs=None,
-                aux=None, reqs=None, prop=None, op=None, record=True):
+                aux=None, reqs=None, prop=None, op=None, record=True, setup=None):
     """Run a custom op forward on NDArrays; return the output NDArrays (and record for
     autograd when recording and ``record``). ``op``: a CustomOp instance to reuse (an
-    executor creates one at bind time and keeps it for backward)."""
+    executor creates one with :func:`create_operator` and keeps it for backward; its
+    ``setup`` comes with the first call)."""
 
     in_shapes = [x.shape for x in inputs]
     in_dtypes = [x._dtype for x in inputs]
@@ -600,8 +675,8 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         is_train = autograd.state.training
     reqs = list(reqs or ["write"] * len(outputs))
     if op is None:
-        op = prop.create_operator(ctx, [list(s) for s in in_shapes],
-                                  [x.dtype for x in inputs])
+        op, setup = create_operator(prop, op_type, ctx, [list(s) for s in in_shapes],
+                                    [x.dtype for x in inputs], mode)
     n_out = len(outputs)
 
     def body(out_handles):
@@ -610,9 +685,11 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
 
     if aux:
         run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
-                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux))
+                 reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux), setup,
+                 op.forward)
     else:
-        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names)
+        run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup,
+                 op.forward)
     if record and autograd.state.recording:
         def backward_fn(ograds):
             return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
@@ -641,7 +718,7 @@ def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_I
 
     reads = ograds + list(inputs) + list(outputs) + list(aux)
     run_call(name, mode, body, reads, in_grads, reqs,
-             ["in_grad of " + a for a in prop.list_arguments()])
+             ["in_grad of " + a for a in prop.list_arguments()], code_of=op.backward)
     return in_grads
 
 

@@ -8,40 +8,58 @@ that wrote it print the same ``Custom Operator Calls`` section. Pure stdlib.
 its op type (``_backward_<op_type>`` for backward). Its latency (pushed -> outputs ready)
 splits exactly, in integer nanoseconds, into
 
-* **Queued**: pushed -> its ``forward``/``backward`` starts on the custom-op thread;
+* **Queued**: pushed -> its ``forward``/``backward`` starts on the custom-op thread,
+  itself exactly **Inputs** (pushed -> its input arrays written: the engine's ready
+  stamp of the call) + **Pool** (ready -> a custom-op thread starts its code);
 * **Python**: the call's Python time on that thread, minus Blocked;
 * **Blocked**: time that Python code spent blocked at sync points (``wait_to_read``,
   ``asnumpy``, ``asscalar``, ``waitall``, an engine ``wait_for_var``);
 * **Tail**: ``forward`` returned -> outputs ready (its sub-operators finishing);
 
-and **Sub-operators** is the summed engine run time of the sub-operators it launched
-(it overlaps the others and is not part of the sum).
+and, beside the sum (not part of the latency), **Sub-operators**, the summed engine run
+time of the sub-operators it launched (those launched while its operator was created
+included; it overlaps the parts), and **Setup**, the Python time of creating its
+operator (``CustomOpProp.create_operator``, the ``CustomOp``'s ``__init__``: on the
+caller's thread before the push; counted on the call that created it, so per call it is
+the creation time spread over the calls).
+
+Every figure of a row is **per call** (an average over the op type's calls, ms), except
+``Latency.Total``, the sum over the calls (kept for sorting and for older consumers):
+the text table calls the average ``Latency/call``.
 
 **In a trace** a call is an async pair (``ph`` ``b``/``e``, one ``id`` per call, ``cat``
 ``"Custom Operator"``, ``name`` the op type): ``b`` at the push, ``e`` when the outputs
-are ready, the split as integer-nanosecond args on ``b`` (:data:`ARG_KEYS`, Tail last).
+are ready, the split as integer-nanosecond args on ``b`` (:data:`ARG_KEYS`).
 Latency is read back from the two time stamps, which xprof writes as exact integer
-nanoseconds; Tail is what remains of it, so the sum holds whatever a trace holds.
+nanoseconds; Tail is what remains of it, so the sum holds whatever a trace holds. Traces
+written before the split (no ``inputs_ns``) have Queued only: Inputs, Pool and Setup
+are unknown for them, never zeros.
 
 **Without call spans** (MXNet 1.x traces, or op types recorded without them) the
 breakdown is derived from the ``Custom Operator`` rows of the aggregate, per op type:
 Count and Python from ``<op>::pure_python``, Sub-operators from the other ``<op>::*``
-rows; Latency, Queued, Blocked and Tail are unknown (``null`` in JSON, ``unknown`` in the
-table), never zeros.
+rows; the rest is unknown (``null`` in JSON, ``unknown`` in the table), never zeros.
+
+:func:`headline` says in one sentence which part dominates a row, in a user's words.
 """
 from __future__ import annotations
 
 SECTION = "Custom Operator Calls"
 CATEGORY = "Custom Operator"
 PURE_PYTHON = "pure_python"
-# args of a call span's ``b`` event, integer nanoseconds
-ARG_KEYS = ("queued_ns", "python_ns", "blocked_ns", "tail_ns", "sub_operators_ns")
+# args of a call span's ``b`` event, integer nanoseconds; ``queued_ns`` marks a call span
+# (older traces: no inputs_ns/pool_ns/setup_ns)
+ARG_KEYS = ("queued_ns", "inputs_ns", "pool_ns", "python_ns", "blocked_ns", "tail_ns",
+            "sub_operators_ns", "setup_ns")
 PARTS = ("Queued", "Python", "Blocked", "Tail")   # add up to the latency
+QUEUED_PARTS = ("Inputs", "Pool")                 # add up to Queued
 SUB = "Sub-operators"
+SETUP = "Setup"
+# a row's keys after Count and Latency, in order (all ms per call)
+ROW_PARTS = ("Queued", *QUEUED_PARTS, "Python", "Blocked", "Tail", SUB, SETUP)
 
 _NS_PER_MS = 1_000_000
 _MS_DIGITS = 6
-_Q, _P, _B, _T, _S = range(5)
 
 
 def is_call_args(args):
@@ -49,10 +67,28 @@ def is_call_args(args):
     return type(args) is dict and ARG_KEYS[0] in args
 
 
+def arg_values(inputs, pool, python, blocked, tail, sub, setup):
+    """A call span's ``b`` args (:data:`ARG_KEYS`) from its split in integer ns."""
+    return {"queued_ns": inputs + pool, "inputs_ns": inputs, "pool_ns": pool,
+            "python_ns": python, "blocked_ns": blocked, "tail_ns": tail,
+            "sub_operators_ns": sub, "setup_ns": setup}
+
+
 def split_of(args, latency):
-    """``(queued, python, blocked, tail, sub)`` ns of a call span, Tail = latency - the rest."""
-    q, p, b = (_int(args.get(k)) for k in ARG_KEYS[:3])
-    return q, p, b, latency - q - p - b, _int(args.get(ARG_KEYS[4]))
+    """``(queued, inputs, pool, python, blocked, tail, sub, setup)`` ns of a call span,
+    Tail = latency - the rest; inputs, pool and setup are None in a trace written before
+    the split (no ``inputs_ns``). Pool is Queued - Inputs (so the two add up whatever
+    ``pool_ns`` says)."""
+    q, p, b = _int(args.get("queued_ns")), _int(args.get("python_ns")), \
+        _int(args.get("blocked_ns"))
+    inputs = args.get("inputs_ns")
+    if type(inputs) in (int, float):
+        inputs = min(max(int(inputs), 0), q)
+        pool, setup = q - inputs, _int(args.get("setup_ns"))
+    else:
+        inputs = pool = setup = None
+    return (q, inputs, pool, p, b, latency - q - p - b, _int(args.get("sub_operators_ns")),
+            setup)
 
 
 def _int(v):
@@ -77,14 +113,22 @@ class CallStats:
     __slots__ = ("calls",)
 
     def __init__(self):
-        self.calls = {}     # name -> [(latency, queued, python, blocked, tail, sub)]
+        # name -> [(latency, queued, inputs, pool, python, blocked, tail, sub, setup)]
+        self.calls = {}
 
-    def add(self, name, latency, queued, python, blocked, tail, sub):
-        """One call (integer ns; latency == queued + python + blocked + tail)."""
+    def add(self, name, latency, queued, inputs, pool, python, blocked, tail, sub, setup):
+        """One call (integer ns; latency == queued + python + blocked + tail, queued ==
+        inputs + pool; inputs, pool and setup None when the source does not tell)."""
         rows = self.calls.get(name)
         if rows is None:
             rows = self.calls[name] = []
-        rows.append((latency, queued, python, blocked, tail, sub))
+        rows.append((latency, queued, inputs, pool, python, blocked, tail, sub, setup))
+
+    def add_split(self, name, split):
+        """One call from ``records.call_split``'s ``(latency, inputs, pool, python,
+        blocked, tail, sub, setup)``."""
+        latency, inputs, pool, python, blocked, tail, sub, setup = split
+        self.add(name, latency, inputs + pool, inputs, pool, python, blocked, tail, sub, setup)
 
     def merge(self, other):
         for name, rows in other.calls.items():
@@ -100,9 +144,11 @@ class CallStats:
             row = {"Count": n, "Latency": {
                 "Total": sum(lat), "Min": lat[0], "Max": lat[-1], "Avg": sum(lat) / n,
                 "P50": percentile(lat, 50), "P95": percentile(lat, 95)}}
-            for i, part in enumerate(PARTS):
-                row[part] = sum(c[1 + i] for c in calls) / n
-            row[SUB] = sum(c[5] for c in calls) / n
+            for i, part in enumerate(ROW_PARTS, 1):
+                values = [c[i] for c in calls]
+                # one call of an older trace makes the op type's part unknown: an
+                # average over the calls that know it would break Queued = Inputs + Pool
+                row[part] = None if None in values else sum(values) / n
             out[name] = row
         out.update(_derived(time, out))
         return out
@@ -123,9 +169,10 @@ class CallStats:
 
     def to_json(self, time, sort_by="total", ascending=False):
         """``{op: {"Count", "Latency": {"Total", "Min", "Max", "Avg", "P50", "P95"},
-        "Queued", "Python", "Blocked", "Tail", "Sub-operators"}}``: ms, parts and
-        Sub-operators are averages per call, ``None`` where unknown; ``{}`` when the
-        profile has no custom-operator calls."""
+        "Queued", "Inputs", "Pool", "Python", "Blocked", "Tail", "Sub-operators",
+        "Setup"}}``: ms; everything but ``Latency.Total`` (the sum over the calls) is per
+        call, the parts and the figures beside them averages; ``None`` where unknown;
+        ``{}`` when the profile has no custom-operator calls."""
         return {name: _json_row(row) for name, row in self._ordered(time, sort_by, ascending)}
 
     def text_lines(self, time, sort_by="total", ascending=False):
@@ -142,7 +189,7 @@ class CallStats:
                     + "  ".join(c.rjust(w) for c, w in zip(cols[1:], widths[1:]))).rstrip()
 
         lines = [SECTION, "=" * len(SECTION), fmt(headers), fmt(["-" * len(h) for h in headers]),
-                 *(fmt(c) for c in body)]
+                 *(fmt(c) for c in body), PER_CALL_NOTE]
         if any(row["Latency"]["Avg"] is None for row in section.values()):
             lines.append(UNKNOWN_NOTE)
         return lines
@@ -161,34 +208,42 @@ def _derived(time, known, ps_per_ns=1000):
             continue
         prefix = op + "::"
         sub = sum(e[1] for n, e in rows.items() if n.startswith(prefix) and n != name)
-        out[op] = {"Count": entry[0],
-                   "Latency": dict.fromkeys(("Total", "Min", "Max", "Avg", "P50", "P95")),
-                   "Queued": None, "Python": entry[1] / ps_per_ns / entry[0], "Blocked": None,
-                   "Tail": None, SUB: sub / ps_per_ns / entry[0]}
+        row = {"Count": entry[0],
+               "Latency": dict.fromkeys(("Total", "Min", "Max", "Avg", "P50", "P95")),
+               **dict.fromkeys(ROW_PARTS)}
+        row["Python"] = entry[1] / ps_per_ns / entry[0]
+        row[SUB] = sub / ps_per_ns / entry[0]
+        out[op] = row
     return out
 
 
 UNKNOWN_NOTE = ("unknown: no call spans for these op types (an MXNet 1.x trace): Python is "
                 "<op>::pure_python, Sub-operators the other <op>::* rows")
+PER_CALL_NOTE = ("per call (ms): Latency/call and the parts are averages over the calls, "
+                 "% their share of Latency/call (Queued = Inputs + Pool); Sub-operators and "
+                 "Setup are beside the sum")
 
 
 def table_cells(section):
     """``(headers, rows)`` of the ``Custom Operator Calls`` table, as strings, from its JSON
-    section (ms): latency figures, each part with its share of the latency (the four
-    shares add up to 100%), then Sub-operators; ``unknown`` where the input cannot tell.
-    The text table and the CLI's rich table both show these cells."""
-    headers = ["Name", "Count", "Latency (ms)", "Avg (ms)", "P50 (ms)", "P95 (ms)", "Max (ms)"]
-    for part in PARTS:
+    section (ms): per-call latency figures, each part with its share of the latency
+    (Queued, Python, Blocked and Tail add up to 100%; Inputs and Pool to Queued's), then
+    Sub-operators and Setup; ``unknown`` where the input cannot tell. Every column is per
+    call (the sum over calls is in the JSON's ``Latency.Total`` only). The text table and
+    the CLI's rich table both show these cells."""
+    headers = ["Name", "Count", "Latency/call (ms)", "P50 (ms)", "P95 (ms)", "Max (ms)"]
+    shared = ("Queued", *QUEUED_PARTS, "Python", "Blocked", "Tail")
+    for part in shared:
         headers += [f"{part} (ms)", "%"]
-    headers.append(f"{SUB} (ms)")
+    headers += [f"{SUB} (ms)", f"{SETUP} (ms)"]
     body = []
     for name, row in section.items():
         lat = row["Latency"]
         cells = [name, str(row["Count"])]
-        cells += [_cell(lat[k]) for k in ("Total", "Avg", "P50", "P95", "Max")]
-        for part in PARTS:
-            cells += [_cell(row[part]), _share(row[part], lat["Avg"])]
-        cells.append(_cell(row[SUB]))
+        cells += [_cell(lat[k]) for k in ("Avg", "P50", "P95", "Max")]
+        for part in shared:
+            cells += [_cell(row.get(part)), _share(row.get(part), lat["Avg"])]
+        cells += [_cell(row.get(SUB)), _cell(row.get(SETUP))]
         body.append(cells)
     return headers, body
 
@@ -217,3 +272,43 @@ def _share(ms, latency):
     if ms is None or latency is None:
         return "unknown"
     return f"{100.0 * ms / latency:.1f}" if latency else "-"
+
+
+# -- the headline: which part of a call's latency dominates, in a user's words ----------
+_SAYS = {
+    "Inputs": "waits for its inputs to be written",
+    "Pool": "waits for a free custom-operator thread",
+    "Queued": ("waits before its Python code starts (for its inputs or for a "
+               "custom-operator thread: this trace does not tell which)"),
+    "Python": "runs its Python code",
+    "Blocked": "waits at sync points in its Python code (wait_to_read, asnumpy, ...)",
+    "Tail": "waits for its sub-operators after its Python code returned",
+}
+
+
+def dominant(row):
+    """``(part, ms)``: the largest of Inputs, Pool, Python, Blocked and Tail of a JSON
+    row (Queued instead of Inputs and Pool when the row cannot split it); None without
+    a latency (rows derived from MXNet traces)."""
+    if (row.get("Latency") or {}).get("Avg") is None:
+        return None
+    parts = (*QUEUED_PARTS, *PARTS[1:]) if row.get("Inputs") is not None else PARTS
+    best = max(parts, key=lambda p: row.get(p) or 0.0)   # first of equals: the earliest part
+    return best, row.get(best) or 0.0
+
+
+def headline(row, writer=None):
+    """One sentence on where a row's (JSON section, ms) latency goes, by its dominant
+    part: ``"78% of its latency waits for its inputs to be written (by FullyConnected)"``.
+    ``writer`` names the op whose completion made the calls' inputs ready (from the
+    trace's dependency records, ``cli/readers/callinputs.py``), said when Inputs
+    dominates. Rows without a latency say so and what is known."""
+    found = dominant(row)
+    if found is None:
+        return (f"latency unknown (no call spans in this trace): Python "
+                f"{_cell(row.get('Python'))} ms, sub-operators {_cell(row.get(SUB))} ms per call")
+    part, ms = found
+    lat = row["Latency"]["Avg"]
+    share = f"{100.0 * ms / lat:.0f}%" if lat else "0%"
+    said = _SAYS[part] + (f" (by {writer})" if part == "Inputs" and writer else "")
+    return f"{share} of its latency {said}"

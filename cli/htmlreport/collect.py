@@ -16,7 +16,8 @@ memory counter samples) and the timeline ``xprof explain`` analyses
                  and "dependencies"> | None,
      "memory": {series: ([ms], [bytes])},
      "allocations": {"path", "rows": [{...}], "total_rows"} | None,
-     "unavailable": {section: reason}}
+     "unavailable": {section: reason},
+     "call_inputs": {custom op type: the op its calls waited for (callinputs.py)}}
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..analysis.explain import analyze
 from ..readers.batch import view
+from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
@@ -248,5 +250,8 @@ def collect(path, memory_csv=None):
     series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
     csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
     allocations = read_allocations(csv_path) if csv_path else None
+    # the custom-op section's headline names the op each type's calls waited for
+    call_inputs = input_writers(timeline) if stats.get("Custom Operator Calls") else {}
     return {"path": path, "overview": overview, "stats": stats, "explain": explain,
-            "memory": series, "allocations": allocations, "unavailable": unavailable}
+            "memory": series, "allocations": allocations, "unavailable": unavailable,
+            "call_inputs": call_inputs}

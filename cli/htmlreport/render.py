@@ -19,7 +19,8 @@ from . import svg
 
 MAX_OPERATOR_ROWS = 300
 MAX_BARS = 15
-CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")
+CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")             # add up to the latency
+CALL_SPLIT_PARTS = ("Inputs", "Pool", "Python", "Blocked", "Tail")   # Queued split
 PATH_KINDS = ("op", "queue", "dependency", "python")
 
 CSS = """
@@ -190,6 +191,12 @@ def top_operators(doc):
 
 
 def custom_op_calls(doc):
+    """The custom-op section: a stacked bar per op type (Inputs, Pool, Python, Blocked,
+    Tail, or Queued whole when a row cannot split it), one sentence per op type on what
+    dominates (``callstats.headline``, naming the op its inputs waited for from
+    ``doc["call_inputs"]``), and the per-call table."""
+    from xprof.shared.callstats import headline
+
     calls = doc["stats"].get("Custom Operator Calls")
     title = "Custom operator calls: where a call's latency goes"
     if not calls:
@@ -201,32 +208,45 @@ def custom_op_calls(doc):
         return _section("custom-ops", title, _unavailable(reason))
     ordered = sorted(calls.items(),
                      key=lambda kv: -sum(kv[1].get(p) or 0 for p in CALL_PARTS))[:MAX_BARS]
-    bars = [(op, [row.get(p) or 0 for p in CALL_PARTS]) for op, row in ordered]
-    chart = svg.stacked_bars(bars, CALL_PARTS, "Custom operator calls: Queued, Python, "
-                             "Blocked, Tail (ms, average per call)", css_id="custom-op-bars")
-    unknown = sorted({p for _, row in ordered for p in CALL_PARTS if row.get(p) is None})
-    head = ("<thead><tr><th class='text'>Operator</th><th>Calls</th><th>Latency avg</th>"
+    split = all(row.get("Inputs") is not None for _, row in ordered)
+    parts = CALL_SPLIT_PARTS if split else CALL_PARTS
+    bars = [(op, [row.get(p) or 0 for p in parts]) for op, row in ordered]
+    chart = svg.stacked_bars(bars, parts, "Custom operator calls: " + ", ".join(parts)
+                             + " (ms per call)", css_id="custom-op-bars")
+    unknown = sorted({p for _, row in ordered for p in parts if row.get(p) is None})
+    writers = doc.get("call_inputs") or {}
+    says = ('<ul class="findings">' + "".join(
+        f"<li><b>{escape(op)}</b>: {escape(headline(row, writers.get(op)))}</li>"
+        for op, row in ordered) + "</ul>")
+    columns = ("Queued", "Inputs", "Pool", "Python", "Blocked", "Tail", "Sub-operators",
+               "Setup")
+    head = ("<thead><tr><th class='text'>Operator</th><th>Calls</th><th>Latency/call</th>"
             "<th>P50</th><th>P95</th><th>Max</th>"
-            + "".join(f"<th>{p}</th>" for p in CALL_PARTS) + "<th>Sub-operators</th></tr></thead>")
+            + "".join(f"<th>{p}</th>" for p in columns) + "</tr></thead>")
     body = []
     for op, row in ordered:
         lat = row.get("Latency") or {}
         body.append(f"<tr>{_name_cell(op)}"
                     + _num_cell(row.get("Count"), f"{row.get('Count', 0):,}")
                     + "".join(_num_cell(lat.get(k)) for k in ("Avg", "P50", "P95", "Max"))
-                    + "".join(_num_cell(row.get(p)) for p in (*CALL_PARTS, "Sub-operators"))
+                    + "".join(_num_cell(row.get(p)) for p in columns)
                     + "</tr>")
     table = f'<table data-sortable>{head}<tbody>{"".join(body)}</tbody></table>'
-    note = ('<p class="note">Per call, on average: Queued, pushed until its Python code '
-            'starts on a custom-operator thread; Python, that code running; Blocked, that '
-            'code waiting at sync points; Tail, its outputs not ready yet after it returned '
-            '(sub-operators finishing). Sub-operators: their engine run time (overlaps the '
-            'rest). Times in ms.</p>')
+    note = ('<p class="note">Per call, on average (ms): Queued, pushed until its Python '
+            'code starts on a custom-operator thread, made of Inputs (until its input '
+            'arrays are written) and Pool (then until a custom-operator thread takes it); '
+            'Python, that code running; Blocked, that code waiting at sync points; Tail, '
+            'its outputs not ready yet after it returned (sub-operators finishing). '
+            'Beside the sum: Sub-operators, their engine run time (overlaps the rest), and '
+            'Setup, the Python time of creating the operator (create_operator).</p>')
     if unknown:
         note += (f'<p class="unavailable">Unknown for some op types (no call spans in the '
                  f'trace, as in MXNet 1.x traces): {escape(", ".join(unknown))}; blank in the '
                  f'table, not drawn.</p>')
-    return _section("custom-ops", title, chart + note + table)
+    elif not split:
+        note += ('<p class="unavailable">Inputs and Pool are unknown for some op types '
+                 '(a trace written before xprof split Queued): Queued is drawn whole.</p>')
+    return _section("custom-ops", title, chart + says + note + table)
 
 
 THREAD_PARTS = ("busy_ms", "blocked_ms", "idle_ms")

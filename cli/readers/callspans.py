@@ -2,7 +2,7 @@
 
 A call span is an async ``b``/``e`` pair in category ``Custom Operator`` whose ``b``
 carries the call's split as integer-nanosecond args (the encoding is described, and
-the aggregation done, in ``runtime/profiler/callstats.py``, shared with
+the aggregation done, in ``shared/callstats.py``, shared with
 ``profiler.dumps()``). Latency comes from the pair's time stamps, rounded to integer
 nanoseconds as the viewers do. Tolerant like the other readers: a ``b`` without its
 ``e`` (a cut trace) is dropped, malformed events are skipped.

@@ -400,7 +400,7 @@ class ThreadedEngine(Engine):
             raise exc
 
     def wait_all(self):
-        if thread_state.tag is not None:
+        if thread_state.tag is not None and thread_state.tag.in_call:
             raise RuntimeError(
                 f"waitall() inside custom operator {thread_state.tag.name!r} would wait for "
                 "that operator itself; wait for specific arrays (wait_to_read, asnumpy)")

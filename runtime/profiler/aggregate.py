@@ -105,7 +105,7 @@ def aggregate_lists(parts, base_ns):
                 if t0 is not None:
                     add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
             elif how == CALL:       # a custom-op call (records.call_span)
-                calls.add(ev[NAME], *call_split(ev))
+                calls.add_split(ev[NAME], call_split(ev))
     # what widens the wall-time span besides slices: async stamps, a call's push and end
     stamps = {code: (T,) for code, how in rule.items() if how in (OPEN, CLOSE)}
     stamps[records.CALL_SPAN] = (T, records.KINDS[records.CALL_SPAN].fields.index("t_done") + 1)

@@ -266,15 +266,15 @@ def _sub_operator(th, ev):
 
 def _call_span(th, ev):
     """A custom-op call: an async ``b``/``e`` pair (one id per call) from its push to its
-    outputs being ready, the split as integer-ns args on ``b`` (read back by
-    ``cli/readers/callspans.py``; Tail last, so the four add up to ``e.ts - b.ts``)."""
-    latency, queued, python, blocked, tail, sub = records.call_split(ev)
+    outputs being ready, the split as integer-ns args on ``b`` (``callstats.arg_values``;
+    read back by ``cli/readers/callspans.py``; Tail is what the parts leave of
+    ``e.ts - b.ts``)."""
+    split = records.call_split(ev)
     name, cat = ev[1], ev[2]
     th.calls += 1
     th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[3]),
-            "pid": th.pid, "tid": th.tid,
-            "args": dict(zip(callstats.ARG_KEYS, (queued, python, blocked, tail, sub)))})
-    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[3] + latency),
+            "pid": th.pid, "tid": th.tid, "args": callstats.arg_values(*split[1:])})
+    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[3] + split[0]),
             "pid": th.pid, "tid": th.tid})
 
 

@@ -157,6 +157,15 @@ class Observer:
         call.profiled = flags.recording and bool(self.mask & call.mode)
         call.t_start = perf_counter_ns()
 
+    def setup_begins(self, setup):
+        """A custom operator is being created on this (the caller's) thread: stamps the
+        ``operator.Setup`` tag with its event prefix, this thread's track (its
+        sub-operators' pusher) and the start of the creation (its Setup time)."""
+        names = self._call_names.get(setup.name) or self.call_names(setup.name)
+        setup.prefix = names.prefix
+        setup.tid = R.local.buf.tid
+        setup.t_start = perf_counter_ns()
+
     @staticmethod
     def call_waited(t0):
         """This thread waited at a sync point (``wait_to_read``, ``asnumpy``,
@@ -182,8 +191,8 @@ class Observer:
         on the thread that completed it (see ``records.call_span``)."""
         if call.profiled and call.t_span:
             self.sink.add((records.CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
-                           call.t_start, call.t_return, perf_counter_ns(), call.blocked,
-                           sum(call.subs)))
+                           call.t_ready, call.t_start, call.t_return, perf_counter_ns(),
+                           call.blocked, sum(call.subs), call.setup))
 
     # -- profiling objects (mx.profiler.Event, Task, Frame, Counter, Marker) ---------------
     def slice(self, name, cat, t0, t1):

@@ -92,7 +92,8 @@ KINDS = {k.code: k for k in (
     Kind(ASYNC_BEGIN, "async begin", ("name", "cat", "t", "id"), OPEN, "b", {"id": "id"}),
     Kind(ASYNC_END, "async end", ("name", "cat", "t", "id"), CLOSE, "e", {"id": "id"}),
     Kind(CALL_SPAN, "custom-op call",
-         ("name", "cat", "t", "t_start", "t_return", "t_done", "blocked", "sub"), CALL,
+         ("name", "cat", "t", "t_ready", "t_start", "t_return", "t_done", "blocked", "sub",
+          "setup"), CALL,
          "b"),   # a b/e pair with the split as args (chrome.py)
 )}
 
@@ -140,19 +141,27 @@ def async_end(name, cat, t, ident):
     return (ASYNC_END, name, cat, t, ident)
 
 
-def call_span(name, cat, t_push, t_start, t_return, t_done, blocked, sub):
-    """One custom-operator call: pushed at ``t_push``, its Python code ran from
-    ``t_start`` to ``t_return`` (``blocked`` ns of it at sync points), its outputs were
-    ready at ``t_done``; ``sub`` is its sub-operators' summed run time (ns)."""
-    return (CALL_SPAN, name, cat, t_push, t_start, t_return, t_done, blocked, sub)
+def call_span(name, cat, t_push, t_ready, t_start, t_return, t_done, blocked, sub, setup=0):
+    """One custom-operator call: pushed at ``t_push``, its inputs written at ``t_ready``
+    (the engine's ready stamp of the call), its Python code ran from ``t_start`` to
+    ``t_return`` (``blocked`` ns of it at sync points), its outputs were ready at
+    ``t_done``; ``sub`` is its sub-operators' summed run time (ns, those launched while
+    the operator was created included) and ``setup`` the Python time of creating the
+    operator (``create_operator``, the ``CustomOp``'s ``__init__``; 0 for a call that
+    reused one)."""
+    return (CALL_SPAN, name, cat, t_push, t_ready, t_start, t_return, t_done, blocked, sub,
+            setup)
 
 
 def call_split(ev):
-    """``(latency, queued, python, blocked, tail, sub)`` ns of a :func:`call_span`
-    record; latency == queued + python + blocked + tail exactly."""
-    _, _, _, t_push, t_start, t_return, t_done, blocked, sub = ev
-    return (t_done - t_push, t_start - t_push, t_return - t_start - blocked, blocked,
-            t_done - t_return, sub)
+    """``(latency, inputs, pool, python, blocked, tail, sub, setup)`` ns of a
+    :func:`call_span` record; latency == inputs + pool + python + blocked + tail exactly
+    (inputs + pool is Queued). The ready stamp is clamped into [push, start]: the two
+    clocks are one (``perf_counter_ns``), so this only guards the sum."""
+    _, _, _, t_push, t_ready, t_start, t_return, t_done, blocked, sub, setup = ev
+    t_ready = t_push if t_ready < t_push else t_start if t_ready > t_start else t_ready
+    return (t_done - t_push, t_ready - t_push, t_start - t_ready,
+            t_return - t_start - blocked, blocked, t_done - t_return, sub, setup)
 
 
 # Short aliases, as the recorder's docstring and older tests spell them.

@@ -382,6 +382,7 @@ class Executor:
         self._dtype = inf.dtype
         self.outputs = [entry[(id(n), i)] for n, i in self._symbol._outputs]
         self._custom_ops = {}
+        self._custom_setups = {}   # node id -> its operator creation's Setup, for its first call
         self._fwd = {}
 
     def _forward_steps(self, is_train):
@@ -424,11 +425,18 @@ class Executor:
         return push
 
     def _custom_op(self, n, ins):
+        """The node's CustomOp, created once; the creation's ``Setup`` (recorded: the
+        ops it pushes and its Python time) waits in ``_custom_setups`` for the node's
+        first call."""
         op = self._custom_ops.get(id(n))
         if op is None:
-            op = n.prop.create_operator(self._ctx, [list(x.shape) for x in ins[:n.n_args]],
-                                        [x.dtype for x in ins[:n.n_args]])
+            from .. import operator as _operator
+            op, setup = _operator.create_operator(
+                n.prop, n.op_type, self._ctx, [list(x.shape) for x in ins[:n.n_args]],
+                [x.dtype for x in ins[:n.n_args]], MODE_SYMBOLIC)
             self._custom_ops[id(n)] = op
+            if setup is not None:
+                self._custom_setups[id(n)] = setup
         return op
 
     def _custom_forward_step(self, n, ins, outs, is_train):
@@ -436,11 +444,13 @@ class Executor:
         args, aux = ins[:n.n_args], ins[n.n_args:]
         op = self._custom_op(n, ins)
         reqs = ["write"] * len(outs)
+        setups = self._custom_setups
 
         def push():
             _operator.custom_call(n.op_type, args, n.params, mode=MODE_SYMBOLIC,
                                   is_train=is_train, outputs=outs, aux=aux, reqs=reqs,
-                                  prop=n.prop, op=op, record=False)
+                                  prop=n.prop, op=op, record=False,
+                                  setup=setups.pop(id(n), None) if setups else None)
         step = _Step("Custom", n.name, None, None, args, outs, 0, push)
         _watch(step, n, ins, outs)
         return step

@@ -15,7 +15,7 @@ from conftest import REPO, run_script
 
 pytestmark = pytest.mark.browser
 
-CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")
+CALL_PARTS = ("Inputs", "Pool", "Python", "Blocked", "Tail")   # the report's bars (Queued split)
 
 
 def _report_and_stats(trace):
@@ -93,19 +93,19 @@ def breakdown_report(tmp_path_factory):
     measured = {}
     for line in proc.stdout.splitlines():
         cols = line.split()
-        if cols and cols[0] in ("Busy", "Waiter", "Chain") and " / " in line:
+        if cols and cols[0] in ("Busy", "Waiter", "Chain", "Fed") and " / " in line:
             measured[cols[0]] = (float(cols[-3]), float(cols[-1]))
-    assert set(measured) == {"Busy", "Waiter", "Chain"}, proc.stdout
+    assert set(measured) == {"Busy", "Waiter", "Chain", "Fed"}, proc.stdout
     page, stats = _report_and_stats(folder / "custom_op_breakdown.json")
     return page, stats["Custom Operator Calls"], measured
 
 
 def test_custom_op_bars_draw_the_measured_split(page, breakdown_report, artifacts):
-    """Each op type's bar, as the browser lays it out, is its Queued / Python / Blocked /
-    Tail split, in that order and end to end; converted back to ms with the chart's scale
+    """Each op type's bar, as the browser lays it out, is its Inputs / Pool / Python /
+    Blocked / Tail split, in that order and end to end; converted back to ms with the chart's scale
     (the longest bar spans the bar width), its Python and Blocked segments are the times
     the script measured with perf_counter inside forward (Busy spins in Python, Waiter
-    blocks on wait_to_read, Chain neither)."""
+    blocks on wait_to_read, Chain and Fed neither)."""
     path, calls, measured = breakdown_report
     page.navigate(path.as_uri())
     assert page.errors() == []
@@ -116,7 +116,7 @@ def test_custom_op_bars_draw_the_measured_split(page, breakdown_report, artifact
                 const b = r.getBBox(); return [r.dataset.part, b.x, b.width]; });
         }
         return out; })()""")
-    assert set(bars) == {"Busy", "Waiter", "Chain"}
+    assert set(bars) == {"Busy", "Waiter", "Chain", "Fed"}
     widest = max(sum(w for _, _, w in segs) for segs in bars.values())
     assert abs(widest - 560) < 1                   # svg.BAR_W: the longest bar spans it
     ms_per_px = max(sum(row[p] for p in CALL_PARTS) for row in calls.values()) / widest

@@ -11,12 +11,18 @@ from cli_helpers import X, cli, meta, write_trace
 from xprof.shared import callstats as C
 
 LAT_KEYS = ["Total", "Min", "Max", "Avg", "P50", "P95"]
-ROW_KEYS = ["Count", "Latency", "Queued", "Python", "Blocked", "Tail", "Sub-operators"]
+ROW_KEYS = ["Count", "Latency", "Queued", "Inputs", "Pool", "Python", "Blocked", "Tail",
+            "Sub-operators", "Setup"]
 
 
-def call(name, cid, t0_ns, q, p, b, t, sub, tid=1):
-    """A call span as xprof writes it: ts in exact integer ns (``e-3`` us)."""
-    args = dict(zip(C.ARG_KEYS, (q, p, b, t, sub)))
+def call(name, cid, t0_ns, q, p, b, t, sub, tid=1, inputs=None, setup=0):
+    """A call span as xprof writes it: ts in exact integer ns (``e-3`` us); ``inputs``
+    None: as written before Queued was split (no inputs_ns/pool_ns/setup_ns)."""
+    if inputs is None:
+        args = {"queued_ns": q, "python_ns": p, "blocked_ns": b, "tail_ns": t,
+                "sub_operators_ns": sub}
+    else:
+        args = C.arg_values(inputs, q - inputs, p, b, t, sub, setup)
     begin = {"name": name, "cat": "Custom Operator", "ph": "b", "id": cid, "pid": 0, "tid": tid,
              "ts": t0_ns / 1000, "args": args}
     end = {"name": name, "cat": "Custom Operator", "ph": "e", "id": cid, "pid": 0, "tid": tid,
@@ -34,9 +40,11 @@ def _json(path):
 def calls_trace(tmp_path):
     events = meta()
     # Waiter: 3 calls; latencies 1000, 2000, 9000 ns (ns exact through the e-3 encoding)
-    events += call("Waiter", 1, 10_000, 100, 200, 600, 100, 300)
-    events += call("Waiter", 2, 20_000, 300, 400, 1200, 100, 500)
-    events += call("Waiter", 3, 30_000, 1000, 1000, 6000, 1000, 700, tid=2)
+    # (Inputs 40 + 100 + 900 of the Queued 100 + 300 + 1000; Setup on the first call)
+    events += call("Waiter", 1, 10_000, 100, 200, 600, 100, 300, inputs=40, setup=3000)
+    events += call("Waiter", 2, 20_000, 300, 400, 1200, 100, 500, inputs=100)
+    events += call("Waiter", 3, 30_000, 1000, 1000, 6000, 1000, 700, tid=2, inputs=900)
+    # written before Queued was split: Inputs, Pool and Setup unknown
     events += call("_backward_Waiter", 4, 50_000, 10, 20, 30, 40, 5)
     events += [X("Waiter::pure_python", 10.1, 0.8, cat="Custom Operator", tid=3),
                X("Waiter::dot", 10.5, 0.3, cat="Custom Operator", tid=4)]
@@ -55,6 +63,12 @@ def test_section_keys_values_and_exact_sum(calls_trace):
     assert w["Queued"] == pytest.approx(1400 / 3 / 1e6, abs=1e-6)
     assert w["Blocked"] == pytest.approx(7800 / 3 / 1e6, abs=1e-6)
     assert w["Sub-operators"] == 0.0005
+    assert w["Inputs"] == pytest.approx(1040 / 3 / 1e6, abs=1e-6)
+    assert w["Pool"] == pytest.approx(360 / 3 / 1e6, abs=1e-6)
+    assert w["Setup"] == 0.001                               # 3000 ns over 3 calls
+    back = sec["_backward_Waiter"]
+    assert back["Queued"] == 0.00001
+    assert back["Inputs"] is back["Pool"] is back["Setup"] is None
     assert sum(w[k] for k in ("Queued", "Python", "Blocked", "Tail")) == pytest.approx(
         w["Latency"]["Avg"], abs=1e-9)
     # call spans are not Time rows; the other Custom Operator rows stay
@@ -66,11 +80,19 @@ def test_table_and_csv_show_the_section(calls_trace):
     res = cli("stats", str(calls_trace))
     block = res.stdout.split("Custom Operator Calls\n")[1]
     header, _, first = block.splitlines()[1:4]
-    assert "Queued (ms)" in header and "Sub-operators (ms)" in header and "%" in header
+    names = header.split()
+    assert names[2] == "Latency/call" and "Latency (ms)" not in header   # per call, not a sum
+    for col in ("Queued", "Inputs", "Pool", "Sub-operators", "Setup"):
+        assert f"{col} (ms)" in header
     cells = first.split()
     assert cells[0] == "Waiter" and cells[1] == "3"
-    shares = [float(cells[i]) for i in (8, 10, 12, 14)]    # the four % columns
+    assert float(cells[2]) == 0.004                        # the average, not the 0.012 sum
+    shares = [float(cells[i]) for i in (7, 13, 15, 17)]    # Queued, Python, Blocked, Tail %
     assert sum(shares) == pytest.approx(100.0, abs=0.2)
+    assert float(cells[9]) + float(cells[11]) == pytest.approx(float(cells[7]), abs=0.11)
+    assert "per call (ms)" in block
+    back = [line for line in block.splitlines() if line.startswith("_backward_Waiter")][0]
+    assert back.split()[8:12] == ["unknown"] * 4             # Inputs, Pool of an older trace
     rows = list(csv.DictReader(io.StringIO(cli("stats", str(calls_trace), "--format", "csv").stdout)))
     lat = [r for r in rows if r["section"] == "Custom Operator Calls" and r["name"] == "Latency"]
     assert [(r["domain"], r["count"], r["total"]) for r in lat] == [
@@ -105,6 +127,7 @@ def test_mxnet_fallback_says_what_is_unknown(traces_dir):
     # MySigmoid:: (1) + ::WaitForVar (9) + ::CopyCPU2CPU (4) + ::_zeros (25) us
     assert fwd["Sub-operators"] == 0.039
     assert fwd["Queued"] is fwd["Blocked"] is fwd["Tail"] is None
+    assert fwd["Inputs"] is fwd["Pool"] is fwd["Setup"] is None
     assert set(fwd["Latency"].values()) == {None}
     assert sec["_backward_MySigmoid"]["Sub-operators"] == 0.011
     text = cli("stats", str(traces_dir / "mxnet-1.9.1-custom-sigmoid.json")).stdout

@@ -251,6 +251,43 @@ def test_forward_that_never_assigns_warns(engine):
     assert any("NeverAssigns" in m and "result" in m and "write" in m for m in msgs), msgs
 
 
+class _ForgetsGrad(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        pass             # never writes in_grad
+
+
+class _ForgetsGradProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _ForgetsGrad()
+
+
+mx.operator.register("ForgetsGrad")(_ForgetsGradProp)
+
+
+def test_the_never_assigned_warning_points_at_the_users_code(engine):
+    """Not into runtime/operator.py: at the forward (or backward) that did not assign."""
+    import customop_defs
+
+    with pytest.warns(RuntimeWarning, match="NeverAssigns") as record:
+        mx.nd.Custom(mx.nd.ones((2,)), op_type="NeverAssigns").wait_to_read()
+    w = [w for w in record if "NeverAssigns" in str(w.message)][0]
+    assert w.filename == customop_defs.__file__
+    assert w.lineno == customop_defs.NeverAssigns.forward.__code__.co_firstlineno
+
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="ForgetsGrad")
+    with pytest.warns(RuntimeWarning, match="backward did not assign") as record:
+        y.backward()
+        x.grad.wait_to_read()
+    w = [w for w in record if "ForgetsGrad" in str(w.message)][0]
+    assert (w.filename, w.lineno) == (__file__, _ForgetsGrad.backward.__code__.co_firstlineno)
+
+
 def test_register_twice_warns_and_replaces():
     class First(mx.operator.CustomOpProp):
         def create_operator(self, ctx, shapes, dtypes):

@@ -5,7 +5,7 @@ name, count, total, self, percent (of the profile's wall time; total, self and
 percent are empty for Memory and Counter rows, which have no meaningful sum),
 min, max, avg, unit (ms, kB, or empty for counters). Custom Operator Calls:
 the op type in the domain column, one row named Latency and one per part
-(Queued, Python, Blocked, Tail, Sub-operators: the average per call in avg). ``Time by process``
+(Queued, Inputs, Pool, Python, Blocked, Tail, Sub-operators, Setup: the average per call in avg). ``Time by process``
 rows are Time rows (domain: ``<process> / <domain>``); ``Rank spread`` rows have count =
 ranks that ran the op, min/max/avg of its total time over the ranks, total empty.
 """
@@ -15,6 +15,8 @@ import click
 
 import csv as _csv
 import io
+
+from xprof.shared import callstats
 
 from .. import latency
 
@@ -49,14 +51,14 @@ def _blank(v):
 
 def _call_rows(calls):
     """``Custom Operator Calls``: per op type (the domain column) a ``Latency`` row, then
-    one row per part and ``Sub-operators`` (average per call in ``avg``); unknown
+    one row per part, ``Sub-operators`` and ``Setup`` (average per call in ``avg``); unknown
     values are empty cells."""
     for op, row in calls.items():
         lat = row["Latency"]
         yield op, "Latency", [row["Count"], _blank(lat["Total"]), "", "", _blank(lat["Min"]),
                               _blank(lat["Max"]), _blank(lat["Avg"]), "ms"]
-        for part in ("Queued", "Python", "Blocked", "Tail", "Sub-operators"):
-            yield op, part, [row["Count"], "", "", "", "", "", _blank(row[part]), "ms"]
+        for part in callstats.ROW_PARTS:
+            yield op, part, [row["Count"], "", "", "", "", "", _blank(row.get(part)), "ms"]
 
 
 def _flat_rows(rows):

@@ -64,7 +64,8 @@ def _calls_table(calls):
     from rich.table import Table
 
     headers, rows = callstats.table_cells(calls)
-    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold")
+    table = Table(title="Custom Operator Calls", title_justify="left", title_style="bold",
+                  caption=callstats.PER_CALL_NOTE, caption_justify="left")
     table.add_column(headers[0], overflow="fold")
     for header in headers[1:]:
         table.add_column(header, justify="right")
