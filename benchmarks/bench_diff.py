@@ -17,10 +17,8 @@ import os
 import sys
 import tempfile
 
-import orjson
-
 from _util import measure
-from bench_explain import events
+from bench_explain import write_trace
 
 
 def _with_layers(evs, slow):
@@ -43,17 +41,7 @@ def _with_layers(evs, slow):
 
 
 def write(path, n_ops, slow):
-    with open(path, "wb") as f:
-        f.write(b'{"traceEvents":[')
-        batch, first = [], True
-        for ev in _with_layers(events(n_ops), slow):
-            batch.append(ev)
-            if len(batch) == 50_000:
-                f.write((b"" if first else b",") + orjson.dumps(batch)[1:-1])
-                batch, first = [], False
-        if batch:
-            f.write((b"" if first else b",") + orjson.dumps(batch)[1:-1])
-        f.write(b'],"displayTimeUnit":"ms"}')
+    write_trace(path, n_ops, lambda evs: _with_layers(evs, slow))
 
 
 def main():

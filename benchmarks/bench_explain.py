@@ -109,11 +109,16 @@ def events(n_ops):
     yield _wait_all(s0, max(s0, t))
 
 
-def write_trace(path, n_ops):
+def write_trace(path, n_ops, transform=None):
+    """Write the trace of ``events(n_ops)``; ``transform``: a generator over the events
+    that changes them on the way (``bench_diff``'s layers and slower op)."""
+    evs = events(n_ops)
+    if transform is not None:
+        evs = transform(evs)
     with open(path, "wb") as f:
         f.write(b'{"traceEvents":[')
         batch, first = [], True
-        for ev in events(n_ops):
+        for ev in evs:
             batch.append(ev)
             if len(batch) == 50_000:
                 f.write((b"" if first else b",") + orjson.dumps(batch)[1:-1])

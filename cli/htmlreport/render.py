@@ -216,7 +216,8 @@ def custom_op_calls(doc):
     unknown = sorted({p for _, row in ordered for p in parts if row.get(p) is None})
     writers = doc.get("call_inputs") or {}
     says = ('<ul class="findings">' + "".join(
-        f"<li><b>{escape(op)}</b>: {escape(headline(row, writers.get(op)))}</li>"
+        f"<li><b>{escape(svg.bounded(op, DISPLAY_LIMIT))}</b>: "
+        f"{escape(svg.bounded(headline(row, writers.get(op)), 4000))}</li>"
         for op, row in ordered) + "</ul>")
     columns = ("Queued", "Inputs", "Pool", "Python", "Blocked", "Tail", "Sub-operators",
                "Setup")

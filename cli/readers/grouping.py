@@ -45,7 +45,8 @@ def shapes_label(dims):
     return "[" + ", ".join("[" + ", ".join(str(d) for d in shape) + "]" for shape in dims) + "]"
 
 
-def _dims(value):
+def dims_of(value):
+    """``value`` when it is a list of shapes (lists of ints), else None."""
     if type(value) is not list:
         return None
     for shape in value:
@@ -69,5 +70,5 @@ def row_name(name, args, group_by, cat=None):
     if group_by == "op,layer":
         layer = args.get(LAYER_ARG)
         return f"{name} ({layer})" if type(layer) is str and layer else name
-    dims = _dims(args.get(SHAPES_ARG))
+    dims = dims_of(args.get(SHAPES_ARG))
     return f"{name} {shapes_label(dims)}" if dims is not None else name

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import orjson
 
-from .grouping import LAYER_ARG, SHAPES_ARG, shapes_label
+from .grouping import LAYER_ARG, SHAPES_ARG, dims_of, shapes_label
 
 _RANK = re.compile(r"^rank (\d+):")
 
@@ -110,9 +110,5 @@ class RowKeys:
 
 
 def _shapes(dims):
-    if type(dims) is not list:
-        return None
-    for shape in dims:
-        if type(shape) is not list or any(type(d) is not int for d in shape):
-            return None
-    return shapes_label(dims)
+    dims = dims_of(dims)
+    return None if dims is None else shapes_label(dims)

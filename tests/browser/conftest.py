@@ -29,8 +29,10 @@ def _missing(what):
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory):
+    """One Chromium per test module: closed when its module's tests are done, so no
+    renderer of a closed page keeps a core busy through the rest of the suite."""
     exe = find_chromium()
     if exe is None:
         _missing("no Chromium found on PATH")

@@ -63,12 +63,16 @@ def test_run_open_serves_the_trace_until_ctrl_c(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         for line in proc.stderr:
-            m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+            m = re.search(r"at ((http://127\.0\.0\.1:\d+/)\?xprof=[\w-]+)", line)
             if m:
                 break
         else:
             pytest.fail("no URL printed")
-        with urllib.request.urlopen(m.group(1) + "localtrace", timeout=30) as r:
+        import http.cookiejar
+        ui = urllib.request.build_opener(   # the browser that opened the printed URL
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        ui.open(m.group(1), timeout=30).close()
+        with ui.open(m.group(2) + "localtrace", timeout=30) as r:
             assert r.read() == (tmp_path / "t.json").read_bytes()
     finally:
         proc.send_signal(signal.SIGINT)

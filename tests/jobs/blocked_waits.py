@@ -48,15 +48,6 @@ class Waiter(mx.operator.CustomOp):
 
 @mx.operator.register("Waiter")
 class WaiterProp(mx.operator.CustomOpProp):
-    def list_arguments(self):
-        return ["data"]
-
-    def list_outputs(self):
-        return ["output"]
-
-    def infer_shape(self, in_shape):
-        return in_shape, [in_shape[0]], []
-
     def create_operator(self, ctx, shapes, dtypes):
         return Waiter()
 

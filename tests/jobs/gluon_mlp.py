@@ -42,15 +42,8 @@ class ScaleProp(mx.operator.CustomOpProp):
     def __init__(self):
         super().__init__(need_top_grad=True)
 
-    def list_arguments(self):
-        return ["data"]
-
-    def list_outputs(self):
-        return ["output"]
-
-    def infer_shape(self, in_shape):
-        return in_shape, [in_shape[0]], []
-
+    # list_arguments, list_outputs, infer_shape: CustomOpProp's defaults (one input
+    # "data", one output "output" of its shape), as in MXNet
     def create_operator(self, ctx, shapes, dtypes):
         return Scale()
 
