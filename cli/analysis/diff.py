@@ -14,9 +14,12 @@ B/A, and a bootstrap interval of that ratio from each run's own call-to-call var
 (:data:`RESAMPLES` resamples of each run's durations, a fixed seed, so the answer does
 not change between two readings of the same files; at most :data:`MAX_SAMPLES` calls
 of a row, evenly picked, are resampled). A change is **significant** when its ratio and the whole
-99% interval lie outside the noise floor ``[1/(1+FLOOR), 1+FLOOR]``: the interval
-says the runs' own variation cannot explain it, the floor that it exceeds the drift
-between two runs of one job on one machine (~8% is common; :data:`FLOOR` is 10%). A
+99% interval lie outside the noise floor ``[1/(1+FLOOR), 1+FLOOR]`` around 1 and around
+the run-wide **drift** (:func:`run_drift`: the median ratio over the rows): the
+interval says the runs' own variation cannot explain it, the floor that it exceeds the
+drift between two runs of one job on one machine (:data:`FLOOR` is 10%), and the
+drift that it changed by itself, not with the whole run (a uniformly slower machine
+shows in the step and wall times, not as every op flagged). A
 row with fewer than :data:`MIN_CALLS` calls in either run is never significant (no
 variation to judge it by). Tested on synthetic samples with known answers
 (``tests/cli/test_diff_significance.py``).
@@ -55,18 +58,19 @@ CALL_KEYS = ("Queued", "Inputs", "Pool", "Setup", "Python", "Blocked", "Tail",
 
 
 # -- significance ------------------------------------------------------------------------
-def significance(a, b, seed=0):
+def significance(a, b, seed=0, drift=1.0):
     """``(ratio, (low, high), significant)`` of two samples of durations (any unit):
     the ratio of medians B/A, its bootstrap interval at :data:`CONFIDENCE`, and whether
-    that interval lies wholly outside the noise floor (see the module docstring)."""
+    that interval lies wholly outside the noise floor around 1 and around ``drift``
+    (the run-wide ratio, :func:`run_drift`; see the module docstring)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     ma, mb = float(np.median(a)), float(np.median(b))
     ratio = mb / ma if ma > 0 else (float("inf") if mb > 0 else 1.0)
     if len(a) < MIN_CALLS or len(b) < MIN_CALLS or ma <= 0:
         return ratio, (None, None), False
-    if 1 / (1 + FLOOR) <= ratio <= 1 + FLOOR:
-        # inside the floor itself: the interval around it cannot lie outside (and the
+    if _inside(ratio, ratio, drift):
+        # inside a floor itself: the interval around it cannot lie outside (and the
         # resampling, most of a diff's time on thousands of unchanged rows, is skipped)
         return ratio, (None, None), False
     rng = np.random.default_rng(seed)
@@ -79,8 +83,31 @@ def significance(a, b, seed=0):
         return ratio, (None, None), False
     tail = (1 - CONFIDENCE) / 2 * 100
     lo, hi = (float(x) for x in np.percentile(boots, [tail, 100 - tail]))
-    significant = lo > 1 + FLOOR or hi < 1 / (1 + FLOOR)
-    return ratio, (lo, hi), significant
+    return ratio, (lo, hi), not _inside(lo, hi, drift)
+
+
+def _inside(lo, hi, drift):
+    """Does ``[lo, hi]`` reach into the noise floor around 1 or around ``drift``?"""
+    for center in (1.0, drift):
+        if lo <= center * (1 + FLOOR) and hi >= center / (1 + FLOOR):
+            return True
+    return False
+
+
+def run_drift(pairs):
+    """The run-wide ratio B/A: the median, over the rows with at least
+    :data:`MIN_CALLS` calls in both runs, of their median ratios (each row one vote, so
+    a change to a few layers does not move it). Two runs of one job on a shared
+    machine drift apart as a whole (a slower core, another process: 15-25% measured on
+    this 2-core VM, every op alike); a row is a change of its own only when it moved
+    away from that too. 1.0 with fewer than 3 such rows."""
+    ratios = []
+    for da, db in pairs:
+        if len(da) >= MIN_CALLS and len(db) >= MIN_CALLS:
+            ma = float(np.median(da))
+            if ma > 0:
+                ratios.append(float(np.median(db)) / ma)
+    return float(np.median(ratios)) if len(ratios) >= 3 else 1.0
 
 
 def _pick(sorted_values):
@@ -284,9 +311,10 @@ def diff(a, b):
     pairs += _reshaped(set(ra.durations) - set(rb.durations),
                        set(rb.durations) - set(ra.durations))
     paired_a, paired_b = {ka for ka, _ in pairs}, {kb for _, kb in pairs}
+    drift = run_drift((ra.durations[k], rb.durations[kb]) for k, kb in pairs)
     for key, key_b in pairs:
         da, db = ra.durations[key], rb.durations[key_b]
-        ratio, (lo, hi), sig = significance(da, db)
+        ratio, (lo, hi), sig = significance(da, db, drift=drift)
         sa, sb = _side(da), _side(db)
         pa, pb = ra.path_ns.get(key, 0) / _MS, rb.path_ns.get(key_b, 0) / _MS
         change = sb["total_ms"] - sa["total_ms"]
@@ -312,7 +340,7 @@ def diff(a, b):
     wall = {"a_ms": round(wa, 6), "b_ms": round(wb, 6), "change_ms": round(wb - wa, 6),
             "ratio": round(wb / wa, 6) if wa > 0 else None,
             "steps": _steps_change(a.steps, b.steps)}
-    return {"a": a.path, "b": b.path, "rows": rows, "wall": wall,
+    return {"a": a.path, "b": b.path, "drift": round(drift, 6), "rows": rows, "wall": wall,
             "critical_path": _path_change(a, b, rows, added, removed, deps, wall),
             "added": added, "removed": removed,
             "custom_ops": _custom_ops(a.stats, b.stats),

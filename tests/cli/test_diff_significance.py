@@ -75,3 +75,21 @@ def test_gate_specs(spec, parsed):
 def test_bad_gate_specs_are_refused_with_the_forms(spec):
     with pytest.raises(ValueError, match="P%"):
         parse_gate(spec)
+
+
+def test_a_run_wide_drift_flags_no_row_but_a_row_of_its_own_is_flagged():
+    """Ten rows, every one 1.3x slower in B (the machine), one of them 3x: the drift is
+    1.3, only the 3x row is significant (against 1 alone, all ten would be)."""
+    from xprof.cli.analysis.diff import run_drift
+
+    rng = np.random.default_rng(5)
+    pairs = []
+    for k in range(10):
+        a = lognormal(rng, 40, 1e6 * (k + 1), sigma=0.05)
+        factor = 3.0 if k == 4 else 1.3
+        pairs.append((a, lognormal(rng, 40, 1e6 * (k + 1) * factor, sigma=0.05)))
+    drift = run_drift(pairs)
+    assert drift == pytest.approx(1.3, rel=0.05)
+    flagged = [k for k, (a, b) in enumerate(pairs) if significance(a, b, drift=drift)[2]]
+    assert flagged == [4]
+    assert all(significance(a, b)[2] for a, b in pairs)   # without the drift: every row
