@@ -37,6 +37,7 @@ The document (``--format json``) is ``{"rows": [...], "wall": {...}, "critical_p
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -152,8 +153,7 @@ class Summary:
 def summarize(run):
     return Summary(run.path, rows_of(run), run.analysis.wall, run.analysis.serial,
                    run.analysis.path.length, dict(run.analysis.by_kind), steps_ns(run),
-                   {k: run.stats[k] for k in ("Custom Operator Calls", "Memory")
-                    if k in run.stats})
+                   run.stats)
 
 
 def load_summary(path):
@@ -192,25 +192,44 @@ def _load_or_error(path):
         return "error", exc.format_message()
 
 
+class CallSpans:
+    """The custom-op call spans of the pass (``readers/callspans.py``), as the
+    ``Custom Operator Calls`` section: what a diff needs of ``xprof stats``' tables (the
+    rest of them, self time and all, is left out of its pass)."""
+
+    def __init__(self):
+        from ..readers.callspans import CallSpanCollector
+        self._collector = CallSpanCollector()
+
+    def feed(self, events):
+        self._collector.feed(events)
+
+    def finish(self, report):
+        from xprof.shared import stats as S
+        st = self._collector.finish(S.Stats())
+        report.extra["calls"] = S.to_json_obj(st).get("Custom Operator Calls") or {}
+
+
 def load_run(path):
-    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: statistics
-    (``xprof stats``' stages), timeline and row keys (exit 2 if unreadable)."""
+    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
+    keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
     from ..errors import fail
-    from ..stats_pipeline import Options, process
+    from ..stats_pipeline import sources
     from ..stats_pipeline.latency import LatencyCollector
-    from ..stats_pipeline.sources import read_report
     from .explain import analyze
 
     keys = RowKeys()
-    report = read_report(path, collectors=[TimelineCollector(), keys],
-                         skip=(LatencyCollector,))
+    report = sources.read_report(
+        path, collectors=[TimelineCollector(), keys, CallSpans()],
+        skip=(sources.StatsTotals, sources.CustomOpCalls, LatencyCollector))
     if "timeline" not in report.extra:
         fail(f"{path}: not a Chrome trace; xprof diff compares traces")
     tl = report.extra["timeline"]
     if not len(tl.start):
         fail(f"{path}: no slices (complete events or B/E pairs) to compare")
-    doc = process(report, Options()).doc
-    return Run(str(path), tl, doc, keys, analyze(tl))
+    stats = {"Custom Operator Calls": report.extra["calls"],
+             "Memory peak kB": keys.memory_peak_kb}
+    return Run(str(path), tl, stats, keys, analyze(tl))
 
 
 # -- rows --------------------------------------------------------------------------------
@@ -238,7 +257,18 @@ def rows_of(run):
     rows_ix = np.flatnonzero(keep)
     if not cols.shape[1]:
         return Rows({}, {})
-    uniq, inverse = np.unique(cols, axis=1, return_inverse=True)
+    # one int64 per slice (mixed radix over the five columns; -1s shifted to 0): a 1-D
+    # unique sorts integers, np.unique(axis=1) sorted rows as records (6 s of 1M)
+    shifted = cols + 1
+    radix = (shifted.max(axis=1) + 1).tolist()
+    if math.prod(radix) < 2 ** 62:
+        flat = np.zeros(cols.shape[1], dtype=np.int64)
+        for col, r in zip(shifted, radix):
+            flat = flat * r + col
+        _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        uniq = cols[:, first]
+    else:   # too many distinct values to pack in 62 bits
+        uniq, inverse = np.unique(cols, axis=1, return_inverse=True)
     inverse = inverse.reshape(-1)
     order = np.argsort(inverse, kind="stable")
     cuts = np.flatnonzero(np.diff(inverse[order])) + 1
@@ -473,12 +503,9 @@ def _sub(x, y):
 
 
 def _memory(sa, sb):
-    def peak(stats):
-        values = [row.get("Max") for table in (stats.get("Memory") or {}).values()
-                  for row in table.values() if type(row.get("Max")) in (int, float)]
-        return max(values) if values else None
-    a, b = peak(sa), peak(sb)
-    return {"a_peak_kb": a, "b_peak_kb": b,
+    a, b = sa.get("Memory peak kB"), sb.get("Memory peak kB")
+    return {"a_peak_kb": None if a is None else round(a, 3),
+            "b_peak_kb": None if b is None else round(b, 3),
             "change_kb": None if a is None or b is None else round(b - a, 3)}
 
 

@@ -8,7 +8,7 @@ keeps what the match needs from the few events that carry args: by the event's i
 in the file (the timeline's ``ordinal``), its ``args.name`` (the layer xprof records)
 and ``args["Input Dims"]`` (xprof, PyTorch with ``record_shapes``) as interned ids.
 It also keeps process names, so the ranks of a merged multi-rank trace (``rank R:
-...``) compare rank by rank.
+...``) compare rank by rank, and the peak of the memory counters.
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import numpy as np
 import orjson
 
 from .grouping import LAYER_ARG, SHAPES_ARG, dims_of, shapes_label
+
+MEMORY_CATEGORY = "Device Storage"
 
 _RANK = re.compile(r"^rank (\d+):")
 
@@ -35,6 +37,7 @@ class RowKeys:
         self.layers, self.shape_labels = [], []
         self._layer_ix, self._shape_ix = {}, {}
         self.ranks = {}
+        self.memory_peak_kb = None
 
     def _intern(self, table, texts, value):
         ix = table.get(value)
@@ -82,6 +85,15 @@ class RowKeys:
                     ords.append(base + i)
                     layers_col.append(li)
                     shapes_col.append(si)
+            elif ph == "C":   # a memory counter: its peak (kB, as xprof stats shows it)
+                name = ev.get("name")
+                if ev.get("cat") == MEMORY_CATEGORY or (type(name) is str
+                                                       and name.startswith("Memory:")):
+                    for v in args.values():
+                        if type(v) in (int, float) and v == v and abs(v) < 2 ** 63:
+                            kb = v / 1000.0
+                            if self.memory_peak_kb is None or kb > self.memory_peak_kb:
+                                self.memory_peak_kb = kb
             elif ph == "M" and ev.get("name") == "process_name":
                 m = _RANK.match(str(args.get("name", "")))
                 if m:
