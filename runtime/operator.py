@@ -23,7 +23,6 @@ import itertools
 import queue
 import threading
 import time
-import traceback
 import warnings
 from time import perf_counter_ns
 
@@ -748,6 +747,3 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs
 
-
-def _format_exc(e):
-    return "".join(traceback.format_exception(e))
