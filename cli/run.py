@@ -236,13 +236,16 @@ class _RunCommand(click.Command):
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None, metavar="A.json",
               help="At the end, print xprof diff of this earlier profile against this run's.")
+@click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
+              default=None, metavar="SECONDS",
+              help="With --nproc: stop the job (every rank) after this long; exit 124.")
 @click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
                    "each writes its own file, e.g. profile.rank0.json.")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, baseline,
-        nproc, script_and_args):
+        job_timeout, nproc, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -293,8 +296,13 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
     if nproc is not None:
         from .launch import copy_arguments, run_copies
         ctx = click.get_current_context()
-        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc", "open_view"}), output, quiet))
+        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc", "open_view", "job_timeout"}),
+                            output, quiet, job_timeout))
+    if job_timeout is not None:
+        fail(f"--timeout {job_timeout:g} bounds a job of ranks; it goes with --nproc")
 
+    from .launch import die_with_launcher
+    die_with_launcher()   # a rank of --nproc: ends with its launcher
     saved = _save_process_state()
     _configure_env(bulk)
     try:
