@@ -226,12 +226,13 @@ class StatsCollector:
             add(*key_of[r], n, total, lo, hi)
 
     def _row_keys(self):
-        """``(domain, name)`` of each row id."""
+        """``(domain, name)`` of each row id (row ids are given in insertion order, so
+        only the rows added since the last call are read: a trace of a million
+        distinct names read the whole table once per batch)."""
         keys = self._keys
         if len(keys) < len(self._rows):
-            keys.extend([None] * (len(self._rows) - len(keys)))
-            for key, row in self._rows.items():
-                keys[row] = key
+            from itertools import islice
+            keys.extend(islice(self._rows, len(keys), None))
         return keys
 
     def feed_events(self, events):
