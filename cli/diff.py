@@ -79,7 +79,7 @@ def diff_cmd(a, b, fmt, report, fail_on, top):
 
     A and B may be xprof, MXNet 1.x or PyTorch traces (gzipped or not). A row is
     significant when the bootstrap interval of its median ratio B/A lies outside
-    a 10% noise floor (docs/diff.md).
+    a 10% noise floor around 1 and around the run-wide drift (docs/diff.md).
 
     \b
     Example:
