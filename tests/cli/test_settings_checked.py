@@ -70,3 +70,14 @@ def test_well_formed_values_pass():
     _env.check_all(good)
     with pytest.raises(_env.SettingError, match="XPROF_GC_TUNING='maybe'"):
         _env.check_all({**good, "XPROF_GC_TUNING": "maybe"})
+
+
+def test_settings_page_lists_exactly_the_table():
+    """docs/settings.md is the user's list: one row per entry of the table, no more."""
+    page = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "settings.md")
+    if not os.path.exists(page):
+        pytest.skip("docs/ is not next to the tests (installed copy)")
+    rows = re.findall(r"^\| `([A-Z_]+)` \|", open(page, encoding="utf-8").read(), re.M)
+    assert len(rows) == len(set(rows)), "a setting is listed twice"
+    assert set(rows) == set(_env.SETTINGS), (set(_env.SETTINGS) - set(rows),
+                                             set(rows) - set(_env.SETTINGS))
