@@ -27,6 +27,7 @@ from ..base import as_mxnet_error as _as_mxnet_error
 from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
+from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..profiler import memory as _memory
 from xprof.shared.names import INPUT_DIMS
 
@@ -702,9 +703,11 @@ _sink = _observer.sink
 _FULL_SLICE = slice(None)
 
 
-def _run_scalar(kernel, x, out, scalar):
-    """Engine function of the scalar fast path (``x + 1``): no lists, no kwargs."""
-    result = kernel(x._data, scalar)
+def _run_scalar(fn, x, out, scalar):
+    """Engine function of the scalar fast path (``x + 1``): no lists, no kwargs; ``fn``
+    is the op's numpy function (``ops.elemwise.SCALAR_FNS``); a result of another dtype
+    or shape goes through ``_store``, which casts it as the registered kernel would."""
+    result = fn(x._data, scalar)
     if type(result) is np.ndarray and result.dtype is out._dtype and result.shape == out.shape:
         out._data = result
     else:
@@ -722,7 +725,7 @@ def _scalar_op(name, x, scalar):
     attrs = op_scope.attrs
     if _flags.shapes:   # with_shapes(attrs, (x,)), inlined on the hottest path
         attrs = (shape,) if attrs is None else with_shapes(attrs, (x,))
-    engine_push(_run_scalar, (_ops[name].kernel, x, out, scalar), [x], [out], name,
+    engine_push(_run_scalar, (_SCALAR_FNS[name], x, out, scalar), [x], [out], name,
                 0, MODE_IMPERATIVE, math.prod(shape), attrs)
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
         _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))

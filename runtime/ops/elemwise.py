@@ -118,6 +118,11 @@ def _scalar_op(name, fn, grad):
 for _name, (_fn, _grad) in _SCALAR.items():
     _scalar_op(_name, _fn, _grad)
 
+# ``x <op> scalar`` on numpy data, unwrapped: the NDArray operators' fast path
+# (``ndarray._scalar_op``) calls these directly and casts a result of another dtype
+# itself, one Python call per op fewer than the registered kernel.
+SCALAR_FNS = {name: fn for name, (fn, _) in _SCALAR.items()}
+
 # -- comparisons: results are 0/1 in the input's dtype, as in MXNet ------------------
 _COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
             "greater_equal": np.greater_equal, "lesser": np.less,
