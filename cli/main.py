@@ -52,13 +52,9 @@ def _print_version(ctx, _param, value):
         return
     # From the installed metadata: importing xprof.runtime would boot the engine (and,
     # with XPROF_PROFILER_AUTOSTART set, start profiling the CLI itself).
-    from importlib.metadata import PackageNotFoundError, version
+    from xprof.shared.version import version
 
-    try:
-        __version__ = version("xprof-mx")
-    except PackageNotFoundError:
-        __version__ = "unknown (not installed)"
-    click.echo(f"xprof {__version__}")
+    click.echo(f"xprof {version()}")
     ctx.exit(0)
 
 

@@ -7,12 +7,9 @@ See docs/architecture.md for how an op travels from an ``mx.nd`` call to a trace
 """
 import importlib
 
-try:
-    from importlib.metadata import version as _version
+from xprof.shared.version import version as _version
 
-    __version__ = _version("xprof-mx")
-except Exception:  # noqa: BLE001 - running from a source tree that is not installed
-    __version__ = "0.1.0"
+__version__ = _version()
 
 from . import _env  # noqa: E402
 

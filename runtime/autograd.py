@@ -7,6 +7,7 @@ asks each for its input gradients; for a registered operator that is one engine 
 asynchronous and profiled like any op. Custom operators supply their own ``backward``.
 Recording and training flags are per thread, as in MXNet.
 """
+import importlib
 import threading
 
 
@@ -321,33 +322,15 @@ class Function:
         return outputs
 
 
-def get_symbol(x):
-    """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``):
-    one node per recorded operator, arrays that were not computed under recording
-    become variables ``var0``, ``var1``... A custom function or a hybridized block in
-    the history has no operator to show and is refused."""
-    from .symbol import Symbol
-    from .symbol.graph import _Node, _auto_name
-    if x._ag is None:
-        raise ValueError("get_symbol: the array was not computed inside autograd.record()")
-    built, variables = {}, {}
+# Names of ``mx.autograd`` whose code lives above this module (it must not import the
+# Symbol layer, which imports it): name -> (module under xprof.runtime, attribute).
+LAZY_NAMES = {"get_symbol": ("symbol.recorded", "get_symbol")}
 
-    def entry(arr):
-        if arr._ag is None:
-            v = variables.get(id(arr))
-            if v is None:
-                v = variables[id(arr)] = (_Node(None, f"var{len(variables)}"), 0)
-            return v
-        node, i = arr._ag
-        return (built[id(node)], i)
 
-    for node in _recorded_order([x]):
-        op = node.op
-        if op is None:
-            raise ValueError("get_symbol: the history holds a custom function or a "
-                             "hybridized block, which has no operator node")
-        params = {k: v for k, v in node.params.items() if k != "rng"}
-        built[id(node)] = _Node(op, _auto_name(op.name.lower().lstrip("_")), params,
-                                [entry(a) for a in node.inputs],
-                                len(node.inputs) - len(op.aux_names))
-    return Symbol([entry(x)])
+def __getattr__(name):
+    if name in LAZY_NAMES:
+        module, attr = LAZY_NAMES[name]
+        value = globals()[name] = getattr(
+            importlib.import_module("xprof.runtime." + module), attr)
+        return value
+    raise AttributeError(f"module 'xprof.runtime.autograd' has no attribute {name!r}")

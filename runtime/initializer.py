@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from .ops.rnn import packed_layout, packed_num_input
+
 __all__ = ["InitDesc", "Initializer", "Zero", "Zeros", "One", "Ones", "Constant",
            "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Mixed", "LSTMBias",
            "register", "create"]
@@ -340,10 +342,20 @@ class FusedRNN(Initializer):
         self._forget_bias = float(forget_bias)
 
     def _init_weight(self, desc, arr):
-        from .rnn.rnn_cell import FusedRNNCell
-        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
-                            self._bidirectional, forget_bias=self._forget_bias, prefix="")
-        args = cell.unpack_weights({"parameters": arr})
+        from . import ndarray as _nd
+        num_input = packed_num_input(arr.size, self._mode, self._num_layers,
+                                     self._bidirectional, self._num_hidden)
+        layout = packed_layout("", self._mode, self._num_layers, self._bidirectional,
+                               self._num_hidden, num_input)
+        flat = arr.asnumpy().ravel()
+        args, p = {}, 0
+        for name, shape in layout:
+            size = math.prod(shape)
+            args[name] = _nd.array(flat[p:p + size].reshape(shape), dtype=arr.dtype)
+            p += size
+        if p != flat.size:
+            raise ValueError(f"FusedRNN: the parameter vector has {flat.size} values, the "
+                             f"layout needs {p}")
         glob = getattr(desc, "global_init", None)
         for name, part in args.items():
             sub = InitDesc(name, global_init=glob)
@@ -356,7 +368,7 @@ class FusedRNN(Initializer):
             else:
                 raise ValueError(f"FusedRNN: no initializer for {name!r} (give init= or "
                                  "a global initializer)")
-        arr[:] = cell.pack_weights(args)["parameters"]
+        arr[:] = np.concatenate([args[name].asnumpy().ravel() for name, _ in layout])
 
 
 __all__ += ["FusedRNN"]

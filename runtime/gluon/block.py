@@ -22,6 +22,7 @@ from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
+from .summary import summarize
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -274,7 +275,6 @@ class Block:
         """Print each layer's output shape and parameter count for one forward on
         ``inputs`` (as MXNet's ``Block.summary``: not on a hybridized block, whose
         children are not called one by one)."""
-        from .summary import summarize
         print(summarize(self, inputs))
 
     def save_parameters(self, filename, deduplicate=False):

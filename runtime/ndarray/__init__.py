@@ -5,6 +5,7 @@ Operator functions are generated from the registry (``mx.nd.sqrt``, ``mx.nd.dot`
 operator's arguments are inputs, other keywords are parameters, ``out=`` writes into an
 existing array.
 """
+import importlib
 import builtins
 import numbers
 
@@ -16,20 +17,12 @@ from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from . import methods, random, serialization, sparse  # noqa: F401 - mx.nd.sparse
 from .ndarray import NDArray, from_numpy, invoke, new_array, push_op, waitall
+from .functions import _FRONTEND, _ctx, _make_function
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
 from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
                       rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
 
 _float32 = np.dtype(np.float32)
-
-
-def _ctx(ctx):
-    if ctx is None:
-        ctx = current_context()
-    elif not isinstance(ctx, Context):
-        raise ValueError(f"ctx={ctx!r} is not a Context; use mx.cpu()")
-    ctx.check_available()
-    return ctx
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -119,63 +112,6 @@ def concatenate(arrays, axis=0, always_copy=True):
     return invoke("concat", tuple(arrays), {"dim": axis})
 
 
-def _takes_any_keyword(kernel):
-    import inspect
-    try:
-        params = inspect.signature(kernel).parameters.values()
-    except (TypeError, ValueError):
-        return True
-    return any(p.kind is p.VAR_KEYWORD for p in params)
-
-
-def _make_function(op, fname=None):
-    names = op.arg_names + op.aux_names     # inputs, by keyword too (moving_mean=...)
-    # As in MXNet ("Cannot find argument"), an unknown keyword is an error at the call,
-    # not a TypeError from the kernel at the next sync point.
-    allowed = None if _takes_any_keyword(op.kernel) else frozenset(op.params) | set(names)
-
-    def fn(*args, out=None, name=None, **kwargs):
-        if allowed is not None:
-            for key in kwargs:
-                if key not in allowed:
-                    raise ValueError(f"{op.name}: unknown argument {key!r}; arguments: "
-                                     + (", ".join(list(names) + list(op.params)) or "none"))
-        inputs = list(args)
-        if op.variadic:
-            inputs = [a for a in args]
-        elif inputs and not isinstance(inputs[-1], NDArray):
-            # MXNet's generated signature: inputs, then parameters in order
-            # (``mx.nd.clip(x, 0, 1)``, ``mx.nd.sum(x, 0)``)
-            k = 0
-            while k < len(inputs) and isinstance(inputs[k], NDArray):
-                k += 1
-            if k >= op.nin:      # else: a missing input, reported below
-                inputs, positional = inputs[:k], inputs[k:]
-                pnames = [p for p in op.params if p not in kwargs]
-                if len(positional) > len(pnames):
-                    raise ValueError(f"{op.name}: {len(positional)} positional parameters "
-                                     f"given, it takes at most {len(pnames)} ({pnames})")
-                kwargs.update(zip(pnames, positional))
-        for arg_name in names:
-            if arg_name in kwargs and isinstance(kwargs[arg_name], NDArray):
-                inputs.append(kwargs.pop(arg_name))
-        for i, x in enumerate(inputs):
-            if not isinstance(x, NDArray):
-                raise ValueError(f"{op.name}: input {i} is {type(x).__name__}, not an NDArray")
-        params = dict(op.params)
-        params.update(kwargs)
-        if "rng" in params and params["rng"] is None:
-            # random operators draw from the shared, seeded generator, in push order
-            params["rng"] = random._RngRef()
-            return invoke(op.name, tuple(inputs), params, out=out,
-                          extra_vars=(random._var(),))
-        return invoke(op.name, tuple(inputs), params, out=out)
-
-    fn.__name__ = fn.__qualname__ = fname or op.name
-    fn.__doc__ = op.doc or f"Operator ``{op.name}`` (inputs: {', '.join(names) or 'none'})."
-    return fn
-
-
 _custom = None   # operator.Custom, bound on first use (operator imports this package)
 
 
@@ -198,18 +134,25 @@ def _populate():
 _populate()
 
 
+# ``mx.nd`` names whose code lives above the NDArray layer (it must not import them):
+# name -> (module under xprof.runtime, attribute), resolved on first use.
+LAZY_NAMES = {"CachedOp": ("gluon.cached_op", "CachedOp")}
+
+
 def __getattr__(name):
     # Operators registered after this module was imported (as mx.sym does).
     op = _registry.registry.get(name)
     if op is not None:
         fn = globals()[name] = _make_function(op, name)
         return fn
+    if name in LAZY_NAMES:
+        module, attr = LAZY_NAMES[name]
+        value = globals()[name] = getattr(
+            importlib.import_module("xprof.runtime." + module), attr)
+        return value
     raise AttributeError(f"module 'xprof.runtime.ndarray' has no attribute {name!r}")
 
 
-# MXNet's Python-level operator functions (maximum, power, split_v2...), shared with mx.sym
-_FRONTEND = _python_level.Frontend(
-    lambda opname, inputs, params: invoke(opname, inputs, params), NDArray, False)
 _python_level.install(globals(), _FRONTEND)
 
 random_uniform = uniform = random.uniform
@@ -220,7 +163,7 @@ random_normal = normal = random.normal
     random.generalized_negative_binomial, random.randint)
 
 from . import helpers as _helpers  # noqa: E402 - after the generated functions it overrides
-from .helpers import (CachedOp, eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
+from .helpers import (eye, from_dlpack, linspace, moveaxis,  # noqa: E402,F401
                       reset_arrays, to_dlpack_for_read, to_dlpack_for_write)
 for _alias, _name in _helpers.ALIASES.items():   # unless the registry has the alias
     globals().setdefault(_alias, globals()[_name])

@@ -2,7 +2,7 @@
 ``AdaptiveAvgPooling2D``...) and MXNet's Python-level contrib functions (``isinf``,
 ``isfinite``, ``isnan``, ``boolean_mask``): see :mod:`..ops.python_level`."""
 from ..ops import python_level as _python_level
-from . import _FRONTEND, _make_function
+from .functions import _FRONTEND, _make_function
 
 # the Python-level functions first: boolean_mask is one over its operator
 _python_level.install(globals(), _FRONTEND, _python_level.CONTRIB_HELPERS)

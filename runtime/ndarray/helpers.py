@@ -1,6 +1,6 @@
 """The ``mx.nd`` functions MXNet writes in Python rather than as one operator:
 ``moveaxis``, ``linspace``, ``eye``, ``reset_arrays`` (calls of their operators with
-MXNet's signatures), ``CachedOp`` (a Symbol run as a hybridized graph), DLPack exchange
+MXNet's signatures), DLPack exchange
 (``to_dlpack_for_read``/``_for_write``, ``from_dlpack``), MXNet's operator aliases
 (``crop`` is ``slice``) and ``mx.nd._internal`` (the operators whose names start with an
 underscore, as MXNet's generated ``_internal`` module holds them).
@@ -15,7 +15,7 @@ import numpy as np
 from ..ops import registry as _registry
 from .ndarray import NDArray, invoke, new_array
 
-__all__ = ["moveaxis", "linspace", "eye", "reset_arrays", "CachedOp", "to_dlpack_for_read",
+__all__ = ["moveaxis", "linspace", "eye", "reset_arrays", "to_dlpack_for_read",
            "to_dlpack_for_write", "from_dlpack", "ALIASES", "internal_namespace"]
 
 
@@ -46,7 +46,7 @@ def moveaxis(tensor, source, destination):
 
 
 def _ctx_dtype(ctx, dtype):
-    from . import _ctx
+    from .functions import _ctx
     from .ndarray import _dtype
     return _ctx(ctx), _dtype(dtype).name
 
@@ -73,35 +73,6 @@ def reset_arrays(*arrays, num_arrays=None, **kwargs):
     if not arrays:
         return []
     return invoke("reset_arrays", arrays, {"num_arrays": len(arrays)}, out=list(arrays))
-
-
-class CachedOp:
-    """A Symbol made callable on NDArrays (MXNet's ``mx.nd.CachedOp``): the arguments,
-    in ``sym.list_inputs()`` order, feed a hybridized graph bound once per input
-    signature; under ``autograd.record()`` the call is one autograd node."""
-
-    def __init__(self, sym, flags=()):
-        from .. import symbol
-        from ..gluon.block import SymbolBlock
-        self._names = sym.list_inputs()
-        self._block = SymbolBlock(sym, [symbol.var(n) for n in self._names])
-        self._block.hybridize()
-
-    def __call__(self, *args, out=None, **kwargs):
-        if kwargs:
-            raise ValueError(f"CachedOp: unknown keyword arguments {sorted(kwargs)}; "
-                             "pass the inputs positionally")
-        if len(args) != len(self._names):
-            raise ValueError(f"CachedOp: {len(args)} inputs given, the symbol takes "
-                             f"{len(self._names)} ({self._names})")
-        result = self._block(*args)
-        if out is None:
-            return result
-        outs = [out] if isinstance(out, NDArray) else list(out)
-        results = [result] if isinstance(result, NDArray) else list(result)
-        for r, o in zip(results, outs):
-            r.copyto(o)
-        return out
 
 
 class _Capsule:

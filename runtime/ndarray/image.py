@@ -1,5 +1,5 @@
 """``mx.nd.image``: the ``_image_<name>`` operators as ``<name>`` (``normalize``)."""
 from ..ops import python_level as _python_level
-from . import _make_function
+from .functions import _make_function
 
 _python_level.populate_prefixed(globals(), "_image_", _make_function)

@@ -29,9 +29,8 @@ from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..profiler import memory as _memory
-from xprof.shared.names import INPUT_DIMS
-
 from ..profiler.observer import flags as _flags, observer as _observer
+from xprof.shared.names import INPUT_DIMS
 
 _ops = _registry.registry
 _new = object.__new__
@@ -704,9 +703,7 @@ _FULL_SLICE = slice(None)
 
 
 def _run_scalar(fn, x, out, scalar):
-    """Engine function of the scalar fast path (``x + 1``): no lists, no kwargs; ``fn``
-    is the op's numpy function (``ops.elemwise.SCALAR_FNS``); a result of another dtype
-    or shape goes through ``_store``, which casts it as the registered kernel would."""
+    """Engine function of ``x + 1`` (``fn``: ``ops.elemwise.SCALAR_FNS``; ``_store`` casts)."""
     result = fn(x._data, scalar)
     if type(result) is np.ndarray and result.dtype is out._dtype and result.shape == out.shape:
         out._data = result

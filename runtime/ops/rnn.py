@@ -26,6 +26,37 @@ from .params import _ACTIVE, _as, _bool, _check_arg_shapes, _positive_int
 from .registry import defop
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+# the gates' name suffixes in MXNet's per-gate parameter names (``l0_i2h_f_weight``)
+GATE_NAMES = {"rnn_relu": ("",), "rnn_tanh": ("",), "lstm": ("_i", "_f", "_c", "_o"),
+              "gru": ("_r", "_z", "_o")}
+
+
+def packed_layout(prefix, mode, num_layers, bidirectional, num_hidden, num_input):
+    """``(name, shape)`` of each per-gate array of the flat parameter vector, in its
+    order, named as MXNet's ``FusedRNNCell.unpack_weights`` names them: every weight
+    (by layer, direction ``l``/``r``, i2h then h2h, gate), then every bias alike. The
+    one definition of the layout for the cell (``mx.rnn.FusedRNNCell``) and the
+    ``FusedRNN`` initializer."""
+    dirs = ("l", "r") if bidirectional else ("l",)
+    gates = GATE_NAMES[mode]
+    h = num_hidden
+    order = []
+    for layer in range(num_layers):
+        ni = num_input if layer == 0 else len(dirs) * h
+        for d in dirs:
+            order += [(f"{prefix}{d}{layer}_i2h{g}_weight", (h, ni)) for g in gates]
+            order += [(f"{prefix}{d}{layer}_h2h{g}_weight", (h, h)) for g in gates]
+    for layer in range(num_layers):
+        for d in dirs:
+            for group in ("i2h", "h2h"):
+                order += [(f"{prefix}{d}{layer}_{group}{g}_bias", (h,)) for g in gates]
+    return order
+
+
+def packed_num_input(size, mode, num_layers, bidirectional, num_hidden):
+    """The first layer's input size of a flat parameter vector of ``size`` values."""
+    b, m, h = (2 if bidirectional else 1), len(GATE_NAMES[mode]), num_hidden
+    return size // b // h // m - (num_layers - 1) * (h + b * h + 2) - h - 2
 
 
 def _geometry(dshape, state_size, num_layers, bidirectional, mode):

@@ -11,7 +11,7 @@ At the script's first such call the hand-over (a state listener, change ``"scrip
   the script dumps is written with what its own session recorded.
 
 Each session the script finishes (``dump(finished=True)``, or the end of the run) is
-kept too (change ``"finish"``). At the end, :meth:`Handover.write_run_profile` writes the
+kept too (change ``"finish"``). At the end, ``session.finish_cli_run`` writes (from :meth:`Handover.run_snapshot`) the
 ``-o`` file: the autostart's records, the marker, then everything every session of the
 script recorded, on one time base (the run's start). :attr:`Handover.files` names every
 file written during the run and what it holds.
@@ -25,9 +25,14 @@ from .observer import observer
 
 
 class Handover:
-    """The state listener of one ``xprof run`` (at most one per process at a time)."""
+    """The state listener of one ``xprof run`` (at most one per process at a time).
 
-    def __init__(self):
+    ``end_session(snapshot)`` is the profiler's way to end a session as a finished
+    dump would (keeping its records): given by the session module that owns it, so
+    the hand-over never imports the session."""
+
+    def __init__(self, end_session):
+        self.end_session = end_session
         self.output = None       # the -o file while a run is active
         self.took_over = False   # the script called set_config/set_state
         self.base_ns = 0         # the run's time zero
@@ -59,8 +64,7 @@ class Handover:
         if change == "script" and not self.took_over:
             if st.recording:
                 observer.instant(names.HANDOVER, names.XPROF, "g")
-            from . import session   # ends it as a finished dump would: kept, not written
-            session.end_session(R.snapshot())
+            self.end_session(R.snapshot())   # as a finished dump would: kept, not written
             self.took_over = True
         elif change == "finish" and snap is not None:
             self._keep(snap, st.base_ns)
@@ -99,5 +103,3 @@ class Handover:
             snap.append((stand_in, len(events), records.SLICE_WIDTH * len(stand_in.converted)))
         return snap
 
-
-handover = Handover()

@@ -17,11 +17,12 @@ import orjson
 
 from xprof.shared import latency as _latency, stats as _stats
 from xprof.shared.atomic import write_atomic
+from xprof.shared.version import version as _shared_version
 
 from .. import _env, engine as _engine_mod
 from . import aggregate as _agg, chrome, columns, config, deps, exits, memory, ranks, recorder as R
 from .flusher import ContinuousDump
-from .handover import handover
+from .handover import Handover
 from .observer import flags  # noqa: F401 - the hot-path switches, re-exported
 from .state import state as _st
 
@@ -207,8 +208,7 @@ def _settings():
 
 
 def _version():
-    from .. import __version__
-    return __version__
+    return _shared_version()
 
 
 def _process_name():
@@ -279,6 +279,7 @@ def _write_and_finish():
     _finish()
 
 
+handover = Handover(end_session)
 _st.subscribe(ContinuousDump(_write_trace))
 _st.subscribe(handover)
 exits.install(_st, _write_and_finish, undumped_events)

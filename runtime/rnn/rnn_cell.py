@@ -10,7 +10,8 @@ weights as in MXNet.
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from ..gluon.rnn.rnn_cell import _format_sequence
-from ..ops.rnn import GATES
+from ..initializer import FusedRNN
+from ..ops.rnn import GATES, GATE_NAMES, packed_layout, packed_num_input
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "BidirectionalCell", "DropoutCell"]
@@ -228,10 +229,7 @@ class FusedRNNCell(BaseRNNCell):
         self._dropout = float(dropout)
         self._get_next_state = bool(get_next_state)
         self._directions = ("l", "r") if bidirectional else ("l",)
-        self._gate_names = {"rnn_relu": ("",), "rnn_tanh": ("",),
-                            "lstm": ("_i", "_f", "_c", "_o"),
-                            "gru": ("_r", "_z", "_o")}[mode]
-        from ..initializer import FusedRNN
+        self._gate_names = GATE_NAMES[mode]
         self._parameter = self._params.get("parameters", init=FusedRNN(
             None, num_hidden, num_layers, mode, bidirectional, forget_bias))
 
@@ -246,27 +244,14 @@ class FusedRNNCell(BaseRNNCell):
 
     def _layout_names(self, num_input):
         """(name, shape) of each per-gate array, in the flat vector's order."""
-        h, b = self._num_hidden, len(self._directions)
-        order = []
-        for layer in range(self._num_layers):
-            ni = num_input if layer == 0 else b * h
-            for d in self._directions:
-                order += [(f"{self._prefix}{d}{layer}_i2h{g}_weight", (h, ni))
-                          for g in self._gate_names]
-                order += [(f"{self._prefix}{d}{layer}_h2h{g}_weight", (h, h))
-                          for g in self._gate_names]
-        for layer in range(self._num_layers):
-            for d in self._directions:
-                for group in ("i2h", "h2h"):
-                    order += [(f"{self._prefix}{d}{layer}_{group}{g}_bias", (h,))
-                              for g in self._gate_names]
-        return order
+        return packed_layout(self._prefix, self._mode, self._num_layers, self._bidirectional,
+                             self._num_hidden, num_input)
 
     def unpack_weights(self, args):
         args = dict(args)
         arr = args.pop(self._parameter.name)
-        b, m, h = len(self._directions), len(self._gate_names), self._num_hidden
-        num_input = arr.size // b // h // m - (self._num_layers - 1) * (h + b * h + 2) - h - 2
+        num_input = packed_num_input(arr.size, self._mode, self._num_layers,
+                                     self._bidirectional, self._num_hidden)
         flat = arr.asnumpy().ravel()
         p = 0
         for name, shape in self._layout_names(num_input):

@@ -12,7 +12,7 @@ from . import executor, graph, inference, serialization, symbol  # noqa: F401
 from .executor import Executor
 from .graph import reset_names
 from .symbol import Custom, Group, Symbol, Variable, load, load_json, make_function, var
-from .symbol import _compose
+from .functions import _FRONTEND, _fn
 
 __all__ = ["Symbol", "Variable", "var", "Group", "Custom", "Executor", "load", "load_json",
            "zeros", "ones", "full", "arange"]
@@ -39,16 +39,6 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                           infer_range=infer_range, dtype=dtype or "float32", name=name)
 
 
-_made = {}
-
-
-def _fn(opname):
-    fn = _made.get(opname)
-    if fn is None:
-        fn = _made[opname] = make_function(_registry.get(opname), opname)
-    return fn
-
-
 def _populate():
     g = globals()
     for name in list(_registry.registry):      # aliases too (flatten, Concat...)
@@ -57,10 +47,6 @@ def _populate():
 
 
 _populate()
-# MXNet's Python-level operator functions (maximum, pow, split_v2...), shared with mx.nd
-_FRONTEND = _python_level.Frontend(
-    lambda opname, inputs, params: _compose(_registry.get(opname), inputs, params, None,
-                                            None, opname), Symbol, True)
 _python_level.install(globals(), _FRONTEND)
 # x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
 _python_level.attach_fluent(Symbol, globals())

@@ -1,5 +1,5 @@
 """``mx.sym.image``: the ``_image_<name>`` operators as ``<name>`` (``normalize``)."""
 from ..ops import python_level as _python_level
-from . import make_function as _make_function
+from .symbol import make_function as _make_function
 
 _python_level.populate_prefixed(globals(), "_image_", _make_function)

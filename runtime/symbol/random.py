@@ -3,11 +3,12 @@ same ``_random_*`` operators ``mx.nd.random`` pushes; the executor draws them fr
 shared, seeded generator."""
 import numpy as np
 
+from .functions import _fn
+
 __all__ = ["uniform", "normal", "randint"]
 
 
 def _node(opname, params, shape, dtype, name):
-    from . import _fn
     if isinstance(shape, int):
         shape = (shape,)
     return _fn(opname)(shape=tuple(shape), dtype=np.dtype(dtype).name, name=name, **params)
