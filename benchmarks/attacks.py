@@ -72,6 +72,7 @@ class StuckProp(mx.operator.CustomOpProp):
 
 y = mx.nd.Custom(mx.nd.ones((2, 2)), op_type="Stuck")
 print("pushed", flush=True)
+y.wait_to_read()   # blocks for ever: the SIGTERM arrives in the script, then the drain
 '''
 
 
@@ -306,7 +307,7 @@ def attack_sigterm(r):
     proc = subprocess.Popen([r.python, "-m", "xprof.cli", "run", "-o", prof, script],
                             env=r.env(), cwd=r.work, text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    proc.stdout.readline()   # "pushed": the op is stuck; the script ends, the drain waits
+    proc.stdout.readline()   # "pushed": the op is stuck and the script waits for it
     t0 = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     try:

@@ -51,14 +51,20 @@ def get_bool(name, default):
 _BOOLS = "1/0, true/false, yes/no, on/off"
 
 
-def _int_at_least(low):
+# Integer settings are bounded above too: a 40-digit thread count used to pass the check
+# and then fail as an OverflowError (thread pool) or an unwritable profile (its settings
+# are recorded in the trace, whose integers are 64-bit).
+_INT_MAX = 2 ** 31 - 1
+
+
+def _int_range(low, high=_INT_MAX):
     def check(value):
         try:
             n = int(value)
         except ValueError:
             n = None
-        if n is None or n < low:
-            return f"an integer >= {low}"
+        if n is None or not low <= n <= high:
+            return f"an integer from {low} to {high}"
         return None
     return check
 
@@ -90,27 +96,27 @@ def _any(value):
 SETTINGS = {
     "ENGINE_TYPE": _one_of("ThreadedEngine", "NaiveEngine", "ThreadedEnginePerDevice",
                            "ThreadedEnginePooled"),
-    "CPU_WORKER_NTHREADS": _int_at_least(1),
-    "ENGINE_INLINE_THRESHOLD": _int_at_least(0),
-    "ENGINE_EXIT_TIMEOUT": _int_at_least(0),
-    "BLAS_NUM_THREADS": _int_at_least(0),
+    "CPU_WORKER_NTHREADS": _int_range(1, 1024),
+    "ENGINE_INLINE_THRESHOLD": _int_range(0),
+    "ENGINE_EXIT_TIMEOUT": _int_range(0),
+    "BLAS_NUM_THREADS": _int_range(0, 1024),
     "GC_TUNING": _bool,
     "MALLOC_TUNING": _bool,
     "EXEC_BULK_EXEC_INFERENCE": _bool,
     "EXEC_BULK_EXEC_TRAIN": _bool,
-    "EXEC_BULK_EXEC_MAX_NODE_INFERENCE": _int_at_least(0),
-    "EXEC_BULK_EXEC_MAX_NODE_TRAIN": _int_at_least(0),
-    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD": _int_at_least(0),
-    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD": _int_at_least(0),
-    "CUSTOM_OP_NUM_THREADS": _int_at_least(1),
-    "CUSTOM_OP_MAX_IN_FLIGHT": _int_at_least(1),
+    "EXEC_BULK_EXEC_MAX_NODE_INFERENCE": _int_range(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN": _int_range(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD": _int_range(0),
+    "EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD": _int_range(0),
+    "CUSTOM_OP_NUM_THREADS": _int_range(1, 65536),
+    "CUSTOM_OP_MAX_IN_FLIGHT": _int_range(1),
     "PROFILER_AUTOSTART": _bool,
     "PROFILER_FILENAME": _any,
     "PROFILER_MODE": _mode_list,
     "PROFILER_AGGREGATE_STATS": _bool,
     "PROFILER_MEMORY_PREFIX": _any,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
-    "RUN_LAUNCHER_PID": _int_at_least(1),     # set by xprof run --nproc for its ranks
+    "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks
 }
 
 

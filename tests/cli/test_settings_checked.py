@@ -59,7 +59,15 @@ def test_a_script_gets_the_same_line_at_import(tmp_path):
     assert res.returncode == 1
     assert res.stderr.strip().splitlines()[-1] == (
         "xprof.runtime._env.SettingError: XPROF_ENGINE_EXIT_TIMEOUT='abc' is not allowed: "
-        "use an integer >= 0")
+        "use an integer from 0 to 2147483647")
+
+
+@pytest.mark.parametrize("name", [n for n, c in _env.SETTINGS.items() if c("2") is None
+                                  and c("abc") is not None and c("true") is not None])
+def test_integers_are_bounded_above(name):
+    """A 40-digit thread count once passed the check, then failed as an OverflowError or
+    an unwritable profile: every integer setting has an upper bound."""
+    assert _env.SETTINGS[name]("9" * 40) is not None
 
 
 def test_well_formed_values_pass():
