@@ -20,6 +20,10 @@ from xprof.shared import latency as _latency
 from . import records, recorder as R
 
 OP_DEP, SUB, SYNC = records.OP_DEP, records.SUB_OPERATOR, records.SYNC
+KIND, T = records.KIND, records.T
+SUB_T_PUSH = records.position(SUB, "t_push")
+SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, records.SUB_WRITES
+SYNC_VARS = records.SYNC_VARS
 _F = [itemgetter(i) for i in range(11)]
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -204,10 +208,10 @@ def collect(snapshot, base_ns):
         per_buf[buf] = (ops, rest)
         for ev in rest:
             kind = ev[0]
-            if kind == SUB and len(ev) > 9:
-                others.extend(ev[10] + ev[11])
-            elif kind == SYNC and ev[5] is not None:
-                others.extend(ev[5])
+            if kind == SUB and len(ev) > SUB_T_READY:
+                others.extend(ev[SUB_READS] + ev[SUB_WRITES])
+            elif kind == SYNC and ev[SYNC_VARS] is not None:
+                others.extend(ev[SYNC_VARS])
     every = [c.ids for c, _ in per_buf.values()] + [np.array(others, dtype=np.int64)]
     all_ids = np.concatenate(every)
     uniq, inverse = np.unique(all_ids, return_inverse=True)
@@ -249,8 +253,8 @@ def latency_values(parts, base_ns):
                                     ops.t1 - ops.t0]))
         subs = []
         for ev in part.events:
-            if ev[0] == SUB and len(ev) > 9 and ev[3] >= base_ns:
-                t0, t1, tp, tr = ev[3], ev[4], ev[5], ev[9]
+            if ev[KIND] == SUB and len(ev) > SUB_T_READY and ev[T] >= base_ns:
+                t0, t1, tp, tr = ev[T], ev[T + 1], ev[SUB_T_PUSH], ev[SUB_T_READY]
                 p = max(t0 - tp, 0) if tp else 0
                 q = min(max(t0 - tr, 0), p) if tr else 0
                 subs.append((names.setdefault(ev[1], len(names)), p - q, q, t1 - t0))

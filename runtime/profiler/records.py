@@ -98,6 +98,17 @@ KINDS = {k.code: k for k in (
 )}
 
 
+def position(code, field):
+    """Where ``field`` stands in a record tuple of kind ``code`` (after the kind code):
+    readers of records index them by these names, from the declarations above."""
+    return 1 + KINDS[code].fields.index(field)
+
+
+SUB_T_READY, SUB_READS, SUB_WRITES = (position(SUB_OPERATOR, f)
+                                      for f in ("t_ready", "reads", "writes"))
+SYNC_VARS = position(SYNC, "vars")
+
+
 # -- constructors (the observer's hot paths build the same tuples inline) ----------------
 def slice_with_args(name, cat, t0, t1, args):
     """A complete slice carrying an ``args`` dict (an op with attributes)."""

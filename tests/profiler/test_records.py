@@ -82,3 +82,48 @@ def test_a_kind_is_written_from_its_declaration_alone():
                     "tid": 6, "id": 12, "args": {"k": 1}}]
     assert th.extra == [0, BASE + 1000, BASE + 3000] and len(th.heads) == 1
     assert th.heads[0].startswith(b'{"name":"w","cat":"Dom","ph":"X"')
+
+
+def test_the_observers_inline_records_follow_the_declared_fields(tmp_path):
+    """The observer builds its hot records (op_dep, sub-operators, call spans, sync points)
+    inline for speed: each read by the declared field names must be what it is."""
+    import xprof.runtime as mx
+    from xprof.runtime.profiler import session
+
+    class _Twice(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    @mx.operator.register("RecordsTwice")
+    class _TwiceProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return _Twice()
+
+    x = mx.nd.ones((3, 3))
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
+    mx.profiler.set_state("run")
+    try:
+        y = mx.nd.Custom(x + 1, op_type="RecordsTwice")
+        y.wait_to_read()
+        mx.nd.waitall()
+        events = [ev for buf, n, _ in R.snapshot() for ev in buf.events[:n]]
+    finally:
+        mx.profiler.set_state("stop")
+        session.end_session(R.snapshot())
+    seen = set()
+    for ev in events:
+        kind = records.KINDS[ev[records.KIND]]
+        if ev[records.KIND] == records.SUB_OPERATOR and len(ev) <= records.SUB_T_READY:
+            continue   # (the form without a dependency record)
+        assert len(ev) == 1 + len(kind.fields), (kind, ev)
+        f = dict(zip(kind.fields, ev[1:]))
+        assert isinstance(f["name"], str) and isinstance(f["cat"], str)
+        seen.add(ev[records.KIND])
+        if ev[records.KIND] in (records.OP_DEP, records.SUB_OPERATOR):
+            assert f["t0"] <= f["t1"] and all(isinstance(v, int) for v in f["reads"])
+            assert all(isinstance(v, int) for v in f["writes"]) and f["writes"]
+        if ev[records.KIND] == records.CALL_SPAN:
+            assert f["t"] <= f["t_start"] <= f["t_return"] <= f["t_done"]
+        if ev[records.KIND] == records.SYNC:
+            assert f["t0"] <= f["t1"] and (f["vars"] is None or isinstance(f["vars"], tuple))
+    assert {records.OP_DEP, records.SUB_OPERATOR, records.CALL_SPAN, records.SYNC} <= seen
