@@ -331,8 +331,11 @@ class _Pool:
 
     def _spawn_locked(self):
         self.threads += 1
-        threading.Thread(target=self._loop, name=f"xprof custom op worker {next(self._names)}",
-                         daemon=True).start()
+        n = next(self._names)
+        t = threading.Thread(target=self._loop, name=f"xprof custom op worker {n}",
+                             daemon=True)
+        t.xprof_role = ("custom op worker", n)   # its track (engine/base.py: thread roles)
+        t.start()
         if self.watchdog is None:
             self.watchdog = threading.Thread(target=self._watch, daemon=True,
                                              name="xprof custom op watchdog")

@@ -37,6 +37,10 @@ it, the engine stamps ``perf_counter_ns`` around the function and tells the obse
                                             ``WaitForAll``) that blocked from ``t0``.
 
 What the observer records, and how, is the profiler's business.
+
+Thread roles: a thread the runtime starts for a role of its own (an engine worker, a
+custom-op worker) carries ``thread.xprof_role = (role, index)``, set by its creator
+before it starts; the profiler names and orders tracks by it, never by parsing names.
 """
 import threading
 from time import perf_counter_ns

@@ -84,6 +84,7 @@ class ThreadedEngine(Engine):
         for i in range(self.num_workers):
             t = threading.Thread(target=self._worker_loop, args=(i,),
                                  name=f"xprof engine worker {i}", daemon=True)
+            t.xprof_role = ("engine worker", i)   # its track (base.py: thread roles)
             t.start()
             self._workers.append(t)
 

@@ -116,16 +116,21 @@ buffers = []            # every ThreadBuffer ever registered, in tid order
 _buffers_lock = threading.Lock()
 
 
+# Where the tracks of threads with a declared role sort (engine/base.py: thread roles).
+ROLE_ORDER = {"engine worker": 100, "custom op worker": 200}
+
+
 def _describe(thread):
-    """Name and sort position of a thread's track in the trace."""
-    name = thread.name
+    """Name and sort position of a thread's track in the trace: the main thread first,
+    then the threads whose creator declared their role (``thread.xprof_role``, a
+    ``(role, index)`` pair) by role and index, then the others by name."""
     if thread is threading.main_thread():
         return "main thread", 0
-    if name.startswith("xprof engine worker "):
-        return "engine worker " + name.rsplit(" ", 1)[1], 100 + int(name.rsplit(" ", 1)[1])
-    if name.startswith("xprof custom op worker "):
-        return "custom op worker " + name.rsplit(" ", 1)[1], 200 + int(name.rsplit(" ", 1)[1])
-    return name, 1000
+    role = getattr(thread, "xprof_role", None)
+    if role is not None:
+        kind, index = role
+        return f"{kind} {index}", ROLE_ORDER.get(kind, 1000) + index
+    return thread.name, 1000
 
 
 def register_thread(thread=None):
