@@ -28,7 +28,6 @@ from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
-from ..profiler import memory as _memory
 from ..profiler.observer import flags as _flags, observer as _observer
 from xprof.shared.names import INPUT_DIMS
 
@@ -510,7 +509,7 @@ _REVERSED = {
 }
 
 
-_mem_log = _memory.log.extend
+_mem_log = _observer.mem_log
 
 
 class _TrackedNDArray(NDArray):
@@ -546,8 +545,8 @@ def new_array(shape, dtype, ctx, role):
         n = math.prod(shape) * dtype.itemsize
         a._released = (ctx.dev_num, -n, -1)
         _mem_log((ctx.dev_num, n, perf_counter_ns()))
-        if _memory.keep_rows:
-            _memory.add_row(n, ctx.dev_key, role)
+        if _flags.mem_rows:
+            _observer.allocation_row(n, ctx.dev_key, role)
     return a
 
 

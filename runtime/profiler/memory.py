@@ -28,7 +28,6 @@ log = []             # flat: allocations device, nbytes, t_ns; releases device, 
 totals = {}          # device name -> bytes held by tracked arrays, as of the last fold
 _last_sample = {}    # device name -> last sampled value
 rows = []            # CSV rows, only while a prefix is configured
-keep_rows = False
 # Counter samples are process-wide, so they live in a buffer of their own rather than
 # in the buffer of whichever thread happens to fold.
 samples = R.register_buffer("memory counters", track=False)

@@ -23,7 +23,7 @@ name's slice key on first use. Only this module knows what they are.
 from time import perf_counter_ns
 
 from ..engine.base import thread_state as _thread_state
-from . import recorder as R, records
+from . import memory as _memory, recorder as R, records
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
 
@@ -31,10 +31,11 @@ OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, reco
 class Flags:
     """Checked by the NDArray layer on every call; plain attributes for speed."""
 
-    __slots__ = ("api", "mem", "recording", "shapes")
+    __slots__ = ("api", "mem", "mem_rows", "recording", "shapes")
 
     def __init__(self):
         self.api = self.mem = self.recording = False
+        self.mem_rows = False   # memory profiled with a CSV prefix: a row per allocation
         self.shapes = False   # operator slices carry their input shapes (operator modes on)
 
 
@@ -62,9 +63,13 @@ class Observer:
     stamps = True
 
     __slots__ = ("op_keys", "shaped_keys", "api_keys", "sink", "mask", "call_spans",
-                 "_call_names")
+                 "_call_names", "mem_log")
 
     def __init__(self):
+        # the memory log's hot path, as the NDArray layer inlines it: ``mem_log((device,
+        # nbytes, t_ns))`` at an allocation, ``mem_log((device, -nbytes, -1))`` at its
+        # release (see :mod:`.memory`; list.extend of a tuple: atomic, no lock)
+        self.mem_log = _memory.log.extend
         self.op_keys = R.key_ids(OPERATOR)
         self.shaped_keys = R.shaped_keys   # (name, input shapes) -> key (the engine inlines)
         self.api_keys = R.key_ids(API)
@@ -135,6 +140,11 @@ class Observer:
     def api(self, name, t0):
         """An API call (``mx.nd.<name>``, a sync point) from ``t0`` to now."""
         self.sink.add_slice((self.api_keys[name], t0, perf_counter_ns()))
+
+    @staticmethod
+    def allocation_row(nbytes, device, role):
+        """An allocation's row of the memory CSV (called while ``flags.mem_rows``)."""
+        _memory.add_row(nbytes, device, role)
 
     # -- custom operators --------------------------------------------------------------------
     def call_names(self, name):

@@ -72,7 +72,7 @@ def set_mode(mode):
         st.mode = mode
     st.state, st.paused = ("run" if mode else "stop"), False
     attach_engine(st)
-    memory.keep_rows = False          # the allocation CSV is the parent's
+    flags.mem_rows = False            # the allocation CSV is the parent's
 
 
 def flush():

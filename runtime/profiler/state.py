@@ -21,7 +21,7 @@ import time
 from time import perf_counter_ns
 
 from .. import engine as _engine_mod
-from . import config, memory
+from . import config
 from .observer import flags, observer
 
 
@@ -78,7 +78,7 @@ def attach_engine(st, change=None, **_):
     flags.mem = on and bool(st.mode & config.MODE_MEMORY)
     flags.recording = on
     flags.shapes = bool(mask)   # operators profiled: their slices carry input shapes
-    memory.keep_rows = flags.mem and bool(st.memory_prefix())
+    flags.mem_rows = flags.mem and bool(st.memory_prefix())
 
 
 state.subscribe(attach_engine)
