@@ -30,7 +30,8 @@ import numpy as np
 
 from . import _env, autograd
 from . import engine as _engine
-from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, thread_state as _thread_state
+from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, role_thread, \
+    thread_state as _thread_state
 from .ndarray import ndarray as _nd
 from .profiler.observer import flags as _flags, observer as _observer
 
@@ -330,10 +331,7 @@ class _Pool:
 
     def _spawn_locked(self):
         self.threads += 1
-        n = next(self._names)
-        t = threading.Thread(target=self._loop, name=f"xprof custom op worker {n}", daemon=True)
-        t.xprof_role = ("custom op worker", n)   # its track (engine/base.py: thread roles)
-        t.start()
+        role_thread(self._loop, "custom op worker", next(self._names)).start()
         if self.watchdog is None:
             self.watchdog = threading.Thread(target=self._watch, daemon=True,
                                              name="xprof custom op watchdog")

@@ -112,6 +112,15 @@ class _ThreadState(threading.local):
 thread_state = _ThreadState()
 
 
+def role_thread(target, role, index, args=()):
+    """A daemon thread the runtime starts for a role of its own (``"engine worker"``,
+    ``"custom op worker"``): named ``xprof <role> <index>`` and carrying
+    ``xprof_role = (role, index)``, by which the profiler names and orders its track."""
+    t = threading.Thread(target=target, args=args, name=f"xprof {role} {index}", daemon=True)
+    t.xprof_role = (role, index)
+    return t
+
+
 class attribution:
     """Context manager: ops pushed by this thread inside it carry ``tag`` and are never
     run inline on this thread (so their time is never folded into the caller's)."""

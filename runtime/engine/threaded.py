@@ -16,7 +16,8 @@ from collections import deque
 from time import perf_counter_ns
 
 from ..base import as_mxnet_error
-from .base import ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, thread_state
+from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, role_thread,
+                   thread_state)
 
 _READ, _WRITE, _WAITER = 0, 1, 2
 _KICK_S = 0.01  # how often a thread blocked at a sync point checks for stranded ops
@@ -82,9 +83,7 @@ class ThreadedEngine(Engine):
     # -- workers --------------------------------------------------------------------
     def _start_workers(self):
         for i in range(self.num_workers):
-            t = threading.Thread(target=self._worker_loop, args=(i,),
-                                 name=f"xprof engine worker {i}", daemon=True)
-            t.xprof_role = ("engine worker", i)   # its track (base.py: thread roles)
+            t = role_thread(self._worker_loop, "engine worker", i, (i,))
             t.start()
             self._workers.append(t)
 
