@@ -238,6 +238,23 @@ class Engine:
             exc._xprof_reported = False
         return exc
 
+    # -- deferred errors: an op's exception waits for the next sync point -----------------
+    def _keep_error(self, exc):
+        """List ``exc`` (an op's error, kept on the variables it writes) for ``wait_all``,
+        once; called with the engine's lock held where it has one."""
+        if not getattr(exc, "_xprof_listed", False):
+            exc._xprof_listed = True
+            self._errors.append(exc)
+
+    @staticmethod
+    def _raise_first_unreported(errors):
+        """At ``wait_all``: raise the first listed error no sync point has raised yet
+        (``wait_for_var`` marks the ones it raised)."""
+        for exc in errors:
+            if not exc._xprof_reported:
+                exc._xprof_reported = True
+                raise exc
+
     @staticmethod
     def _dedupe(reads, writes):
         """Writes win over reads of the same variable; a variable is written once.

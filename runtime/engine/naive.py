@@ -95,9 +95,7 @@ class NaiveEngine(Engine):
             exc = as_mxnet_error(exc)
             if not hasattr(exc, "_xprof_reported"):
                 exc._xprof_reported = False
-            if not getattr(exc, "_xprof_listed", False):
-                exc._xprof_listed = True
-                self._errors.append(exc)
+            self._keep_error(exc)
         for v in writes:
             v.exc = exc
 
@@ -115,10 +113,7 @@ class NaiveEngine(Engine):
         if observer is not None:
             observer.sync("WaitForAll", perf_counter_ns())
         errors, self._errors = self._errors, []
-        for exc in errors:
-            if not exc._xprof_reported:
-                exc._xprof_reported = True
-                raise exc
+        self._raise_first_unreported(errors)
 
     def pending(self):
         return 0

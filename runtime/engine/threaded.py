@@ -302,9 +302,8 @@ class ThreadedEngine(Engine):
         try:
             if heavy:
                 self._heavy_running -= 1
-            if exc is not None and not getattr(exc, "_xprof_listed", False):
-                exc._xprof_listed = True
-                self._errors.append(exc)
+            if exc is not None:
+                self._keep_error(exc)
             for v in reads:
                 v.readers -= 1
                 if v.queue:
@@ -433,10 +432,7 @@ class ThreadedEngine(Engine):
                 finally:
                     self._idle_waiters -= 1
             errors, self._errors = self._errors, []
-        for exc in errors:
-            if not exc._xprof_reported:
-                exc._xprof_reported = True
-                raise exc
+        self._raise_first_unreported(errors)
 
     def _kick(self):
         with self._lock:
