@@ -27,7 +27,9 @@ from ..base import as_mxnet_error as _as_mxnet_error
 from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
+from ..ops import python_level as _python_level
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
+from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
 from xprof.shared.names import INPUT_DIMS
 
@@ -394,77 +396,25 @@ class NDArray(Var):
         else:
             invoke("_slice_assign", (self, value), {"key": key}, out=self)
 
-    # -- arithmetic -------------------------------------------------------------------------------
-    def _binary(self, other, same, bcast, scalar, out=None):
+    # -- arithmetic: the operators of ops.python_level.OPERATORS, attached below ------------
+    def _binary(self, other, names, out=None):
         if isinstance(other, NDArray):
-            name = same if other.shape == self.shape else bcast
+            name = names[0] if other.shape == self.shape else names[1]
             return invoke(name, (self, other), {}, out=out)
         if isinstance(other, numbers.Number):
-            return invoke(scalar, (self,), {"scalar": other}, out=out)
+            return invoke(names[2], (self,), {"scalar": other}, out=out)
         if isinstance(other, np.ndarray):
             return self._binary(from_numpy(other.astype(self._dtype, copy=False), self.context),
-                                same, bcast, scalar, out)
+                                names, out)
         return NotImplemented
 
-    def _rscalar(self, other, name):
+    def _reflected(self, other, names):
         if isinstance(other, numbers.Number):
-            return invoke(name, (self,), {"scalar": other})
+            return invoke(names[3], (self,), {"scalar": other})
         if isinstance(other, np.ndarray):
             return from_numpy(other.astype(self._dtype, copy=False), self.context)._binary(
-                self, *_REVERSED[name])
+                self, _SWAPPED[names[3]])
         return NotImplemented
-
-    def __add__(self, o):
-        if type(o) in _PLAIN_SCALARS:
-            return _scalar_op("_plus_scalar", self, o)
-        return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar")
-
-    def __radd__(self, o):
-        return self._rscalar(o, "_plus_scalar")
-
-    def __iadd__(self, o):
-        return self._binary(o, "elemwise_add", "broadcast_add", "_plus_scalar", out=self)
-
-    def __sub__(self, o):
-        if type(o) in _PLAIN_SCALARS:
-            return _scalar_op("_minus_scalar", self, o)
-        return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar")
-
-    def __rsub__(self, o):
-        return self._rscalar(o, "_rminus_scalar")
-
-    def __isub__(self, o):
-        return self._binary(o, "elemwise_sub", "broadcast_sub", "_minus_scalar", out=self)
-
-    def __mul__(self, o):
-        if type(o) in _PLAIN_SCALARS:
-            return _scalar_op("_mul_scalar", self, o)
-        return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar")
-
-    def __rmul__(self, o):
-        return self._rscalar(o, "_mul_scalar")
-
-    def __imul__(self, o):
-        return self._binary(o, "elemwise_mul", "broadcast_mul", "_mul_scalar", out=self)
-
-    def __truediv__(self, o):
-        if type(o) in _PLAIN_SCALARS:
-            return _scalar_op("_div_scalar", self, o)
-        return self._binary(o, "elemwise_div", "broadcast_div", "_div_scalar")
-
-    def __rtruediv__(self, o):
-        return self._rscalar(o, "_rdiv_scalar")
-
-    def __itruediv__(self, o):
-        return self._binary(o, "elemwise_div", "broadcast_div", "_div_scalar", out=self)
-
-    __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
-
-    def __pow__(self, o):
-        return self._binary(o, "_power", "broadcast_power", "_power_scalar")
-
-    def __rpow__(self, o):
-        return self._rscalar(o, "_rpower_scalar")
 
     def __neg__(self):
         # MXNet 1.x: -x is _mul_scalar(x, -1.0), and profiles show that name
@@ -476,37 +426,9 @@ class NDArray(Var):
     def __abs__(self):
         return invoke("abs", (self,), {})
 
-    def __eq__(self, o):
-        return self._binary(o, "_equal", "broadcast_equal", "_equal_scalar")
-
-    def __ne__(self, o):
-        return self._binary(o, "_not_equal", "broadcast_not_equal", "_not_equal_scalar")
-
-    def __gt__(self, o):
-        return self._binary(o, "_greater", "broadcast_greater", "_greater_scalar")
-
-    def __ge__(self, o):
-        return self._binary(o, "_greater_equal", "broadcast_greater_equal",
-                            "_greater_equal_scalar")
-
-    def __lt__(self, o):
-        return self._binary(o, "_lesser", "broadcast_lesser", "_lesser_scalar")
-
-    def __le__(self, o):
-        return self._binary(o, "_lesser_equal", "broadcast_lesser_equal",
-                            "_lesser_equal_scalar")
-
     __hash__ = object.__hash__
 
 
-# reflected array-array forms: (same-shape op, broadcast op, scalar op) with lhs/rhs swapped
-_REVERSED = {
-    "_rminus_scalar": ("elemwise_sub", "broadcast_sub", "_minus_scalar"),
-    "_rdiv_scalar": ("elemwise_div", "broadcast_div", "_div_scalar"),
-    "_rpower_scalar": ("_power", "broadcast_power", "_power_scalar"),
-    "_plus_scalar": ("elemwise_add", "broadcast_add", "_plus_scalar"),
-    "_mul_scalar": ("elemwise_mul", "broadcast_mul", "_mul_scalar"),
-}
 
 
 _mem_log = _observer.mem_log
@@ -726,6 +648,11 @@ def _scalar_op(name, x, scalar):
     if t0:   # observer.api(name, t0) inlined: a call to it costs ~0.1 us more
         _sink.add_slice((_api_keys[name], t0, perf_counter_ns()))
     return out
+
+
+# ``x + 1``, ``x - 2.0``...: straight to _scalar_op (one call fewer on the hottest path)
+_python_level.attach_operators(NDArray, NDArray._binary, NDArray._reflected, inplace=True,
+                               fast=(_PLAIN_SCALARS, _scalar_op, frozenset(_SCALAR_FNS)))
 
 
 def _index_key(key, shape):

@@ -236,3 +236,69 @@ def attach_fluent(cls, functions, names=FLUENT):
     for opname in names:
         if opname in functions and not hasattr(cls, opname):
             setattr(cls, opname, fluent_method(functions, opname))
+
+
+# -- the arithmetic and comparison operators of NDArray and Symbol ---------------------------
+# Python operator -> (op on two same-shape arrays, broadcasting op, op with a scalar on the
+# right, op with a scalar on the left: None when Python's reflection is the comparison's).
+# MXNet 1.x's names: the profile shows ``x + 1`` as ``_plus_scalar``, ``1 - x`` as
+# ``_rminus_scalar``.
+OPERATORS = {
+    "add": ("elemwise_add", "broadcast_add", "_plus_scalar", "_plus_scalar"),
+    "sub": ("elemwise_sub", "broadcast_sub", "_minus_scalar", "_rminus_scalar"),
+    "mul": ("elemwise_mul", "broadcast_mul", "_mul_scalar", "_mul_scalar"),
+    "truediv": ("elemwise_div", "broadcast_div", "_div_scalar", "_rdiv_scalar"),
+    "pow": ("_power", "broadcast_power", "_power_scalar", "_rpower_scalar"),
+    "mod": ("_mod", "broadcast_mod", "_mod_scalar", "_rmod_scalar"),
+    "eq": ("_equal", "broadcast_equal", "_equal_scalar", None),
+    "ne": ("_not_equal", "broadcast_not_equal", "_not_equal_scalar", None),
+    "gt": ("_greater", "broadcast_greater", "_greater_scalar", None),
+    "ge": ("_greater_equal", "broadcast_greater_equal", "_greater_equal_scalar", None),
+    "lt": ("_lesser", "broadcast_lesser", "_lesser_scalar", None),
+    "le": ("_lesser_equal", "broadcast_lesser_equal", "_lesser_equal_scalar", None),
+}
+# ops whose reflected form with an array on the left is the plain op with sides swapped
+# (``array - x`` for a numpy ``array``): same-shape, broadcasting and scalar forms
+SWAPPED = {names[3]: names[:3] for names in OPERATORS.values() if names[3] is not None}
+
+
+def attach_operators(cls, binary, reflected, inplace=False, fast=None):
+    """Give ``cls`` the Python operators of :data:`OPERATORS`. ``binary(self, other,
+    names, out=None)`` applies a row with ``self`` on the left, ``reflected(self, other,
+    names)`` with ``other`` on the left; ``inplace`` adds ``x += y`` forms (``out=self``).
+    ``fast``: ``(types, fn, scalar op names)``: for those ops, an ``other`` whose type is
+    one of ``types`` goes straight to ``fn(scalar op, self, other)`` (the NDArray's
+    ``x + 1``, the hottest path, one call fewer)."""
+    for op, names in OPERATORS.items():
+        setattr(cls, f"__{op}__", _left(binary, names, fast))
+        if names[3] is not None:
+            setattr(cls, f"__r{op}__", _right(reflected, names))
+            if inplace:
+                setattr(cls, f"__i{op}__", _inplace(binary, names))
+    cls.__div__, cls.__rdiv__ = cls.__truediv__, cls.__rtruediv__   # MXNet's Python 2 names
+    if inplace:
+        cls.__idiv__ = cls.__itruediv__
+
+
+def _left(binary, names, fast):
+    if fast is not None and names[2] in fast[2]:
+        def method(self, other, types=fast[0], fn=fast[1], scalar=names[2]):
+            if type(other) in types:
+                return fn(scalar, self, other)
+            return binary(self, other, names)
+    else:
+        def method(self, other):
+            return binary(self, other, names)
+    return method
+
+
+def _right(reflected, names):
+    def method(self, other):
+        return reflected(self, other, names)
+    return method
+
+
+def _inplace(binary, names):
+    def method(self, other):
+        return binary(self, other, names, out=self)
+    return method

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
+from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from .. import attribute as _attribute
 from .. import base as _base
@@ -354,56 +355,18 @@ class Symbol:
         with open(fname, "w") as f:
             f.write(self.tojson())
 
-    # -- arithmetic (MXNet's operator names) ------------------------------------------
-    def _binary(self, other, same, scalar):
-        if isinstance(other, Symbol):
-            return _compose(_registry.get(same), (self, other), {}, None, None)
+    # -- arithmetic: the operators of ops.python_level.OPERATORS, attached below -------
+    def _binary(self, other, names):
+        if isinstance(other, Symbol):   # (shapes are unknown when composing: the plain op)
+            return _compose(_registry.get(names[0]), (self, other), {}, None, None)
         if isinstance(other, numbers.Number) and not isinstance(other, bool):
-            return _compose(_registry.get(scalar), (self,), {"scalar": other}, None, None)
+            return _compose(_registry.get(names[2]), (self,), {"scalar": other}, None, None)
         return NotImplemented
 
-    def _rscalar(self, other, scalar):
+    def _reflected(self, other, names):
         if isinstance(other, numbers.Number) and not isinstance(other, bool):
-            return _compose(_registry.get(scalar), (self,), {"scalar": other}, None, None)
+            return _compose(_registry.get(names[3]), (self,), {"scalar": other}, None, None)
         return NotImplemented
-
-    def __add__(self, o):
-        return self._binary(o, "elemwise_add", "_plus_scalar")
-
-    def __radd__(self, o):
-        return self._rscalar(o, "_plus_scalar")
-
-    def __sub__(self, o):
-        return self._binary(o, "elemwise_sub", "_minus_scalar")
-
-    def __rsub__(self, o):
-        return self._rscalar(o, "_rminus_scalar")
-
-    def __mul__(self, o):
-        return self._binary(o, "elemwise_mul", "_mul_scalar")
-
-    def __rmul__(self, o):
-        return self._rscalar(o, "_mul_scalar")
-
-    def __truediv__(self, o):
-        return self._binary(o, "elemwise_div", "_div_scalar")
-
-    def __rtruediv__(self, o):
-        return self._rscalar(o, "_rdiv_scalar")
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __pow__(self, o):
-        return self._binary(o, "_power", "_power_scalar")
-
-    def __rpow__(self, o):
-        return self._rscalar(o, "_rpower_scalar")
-
-    def __mod__(self, o):
-        return self._binary(o, "_mod", "_mod_scalar")
-
-    def __rmod__(self, o):
-        return self._rscalar(o, "_rmod_scalar")
 
     def __neg__(self):
         return self.__mul__(-1.0)   # MXNet 1.x: _mul_scalar with scalar -1.0
@@ -413,24 +376,6 @@ class Symbol:
 
     def __abs__(self):
         return _compose(_registry.get("abs"), (self,), {}, None, None)
-
-    def __eq__(self, o):
-        return self._binary(o, "_equal", "_equal_scalar")
-
-    def __ne__(self, o):
-        return self._binary(o, "_not_equal", "_not_equal_scalar")
-
-    def __gt__(self, o):
-        return self._binary(o, "_greater", "_greater_scalar")
-
-    def __ge__(self, o):
-        return self._binary(o, "_greater_equal", "_greater_equal_scalar")
-
-    def __lt__(self, o):
-        return self._binary(o, "_lesser", "_lesser_scalar")
-
-    def __le__(self, o):
-        return self._binary(o, "_lesser_equal", "_lesser_equal_scalar")
 
     __hash__ = object.__hash__
 
@@ -446,6 +391,9 @@ class Symbol:
     def transpose(self, axes=(), **kwargs):
         return _compose(_registry.get("transpose"), (self,), dict(kwargs, axes=axes), None,
                         None)
+
+
+_python_level.attach_operators(Symbol, Symbol._binary, Symbol._reflected)
 
 
 def _astype(self, dtype, name=None):
