@@ -28,6 +28,7 @@ from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
 from ..ops import registry as _registry
 from ..ops import python_level as _python_level
+from . import indexing as _indexing
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
@@ -369,7 +370,7 @@ class NDArray(Var):
     def __getitem__(self, key):
         if type(key) is slice and key == _FULL_SLICE:
             return self   # as in MXNet: x[:] is x (so dst[:] += src updates dst in place)
-        key = _index_key(key, self.shape)
+        key = _indexing.index_key(key, self.shape)
         return invoke("slice", (self,), {"key": key})
 
     def __setitem__(self, key, value):
@@ -378,7 +379,7 @@ class NDArray(Var):
             if value is not self:
                 invoke("CopyCPU2CPU", (value,), {}, out=self)
             return
-        key = _index_key(key, self.shape)
+        key = _indexing.index_key(key, self.shape)
         full = all(k is Ellipsis or type(k) is slice and k == _FULL_SLICE for k in key)
         if isinstance(value, numbers.Number):
             if full:     # MXNet: x[:] = 1 is _full(out=x)
@@ -653,55 +654,6 @@ def _scalar_op(name, x, scalar):
 # ``x + 1``, ``x - 2.0``...: straight to _scalar_op (one call fewer on the hottest path)
 _python_level.attach_operators(NDArray, NDArray._binary, NDArray._reflected, inplace=True,
                                fast=(_PLAIN_SCALARS, _scalar_op, frozenset(_SCALAR_FNS)))
-
-
-def _index_key(key, shape):
-    """Normalize an index to a tuple valid for ``shape``: ints (made non-negative),
-    slices, ``None`` (a new axis), ``Ellipsis``, and integer arrays for numpy's advanced
-    indexing (lists and NDArrays become numpy arrays; an NDArray index waits for its
-    values)."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    if len([k for k in key if k is not Ellipsis and k is not None]) > len(shape):
-        raise ValueError(f"index {key!r} has too many dimensions for shape {shape}")
-    out = []
-    axis = 0
-    for k in key:
-        if isinstance(k, numbers.Integral) and not isinstance(k, bool):
-            k = int(k)
-            dim = shape[axis]
-            if not -dim <= k < dim:
-                raise ValueError(f"index {k} is out of bounds for axis {axis} "
-                                 f"with size {dim}")
-            out.append(k % dim)
-        elif isinstance(k, slice) or k is Ellipsis or k is None:
-            out.append(k)
-            if k is None:
-                continue
-            if k is Ellipsis:
-                axis += len(shape) - len([j for j in key if j is not Ellipsis
-                                          and j is not None])
-                continue
-        elif isinstance(k, (list, tuple, np.ndarray, NDArray)):
-            out.append(_array_index(k, key, shape[axis], axis))
-        else:
-            raise ValueError(f"index {k!r} is not supported; use ints, slices, None, ..., "
-                             "or integer lists/arrays")
-        axis += 1
-    return tuple(out)
-
-
-def _array_index(k, key, dim, axis):
-    """An advanced-indexing element as an integer numpy array within ``dim``."""
-    values = k.asnumpy() if isinstance(k, NDArray) else np.asarray(k)
-    if values.dtype.kind == "f" and np.all(values == np.round(values)):
-        values = values.astype(np.int64)     # MXNet's float32 index arrays
-    if values.dtype.kind not in "iu":
-        raise ValueError(f"index {key!r}: element {k!r} is not an integer array")
-    if values.size and not (-dim <= values.min() and values.max() < dim):
-        raise ValueError(f"index {key!r}: {values.tolist()} is out of bounds for axis "
-                         f"{axis} with size {dim}")
-    return values.astype(np.intp)
 
 
 def waitall():
