@@ -704,12 +704,3 @@ def _find_big_int(value, path):
         elif t is list:
             stack.extend(reversed([(v, f"{path}[{n}]") for n, v in enumerate(value)]))
     return None
-
-
-def check_events(events, top=None, truncated=False):
-    """Convenience for in-memory events (used by ``xprof trace`` on its output)."""
-    checker = Checker()
-    checker.check_top(top or {}, truncated)
-    for i, ev in enumerate(events):
-        checker.check(i, ev, True)
-    return checker.finish()

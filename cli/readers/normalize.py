@@ -705,18 +705,3 @@ def _unique_in_order(codes):
         return []
     uniq, first = np.unique(codes, return_index=True)
     return uniq[np.argsort(first, kind="stable")].tolist()
-
-
-def normalize(events, top=None, domains=(), since_ms=None, until_ms=None, name_glob=None):
-    """Return ``(document, notes)``: the normalized trace object and what was dropped.
-
-    In-memory convenience over :class:`Normalizer` (tests, small traces); the
-    event dicts are modified (their pid/tid/id are taken out).
-    """
-    norm = Normalizer()
-    norm.feed(events)
-    notes = norm.finish(domains, since_ms, until_ms, name_glob)
-    out = norm.header()
-    for _, _, raw in norm.chunks():
-        out.extend(json.loads(b"[" + raw + b"]"))
-    return {"traceEvents": out, **Normalizer.top(top)}, notes

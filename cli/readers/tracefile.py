@@ -486,15 +486,3 @@ def _find_cut(data, start):
                 return k + 1
         end = j
     return None
-
-
-def read_events(path, chunk_size=DEFAULT_CHUNK):
-    """All events of a trace in a list plus the reader (for ``top``/``form``/``truncated``).
-
-    Used by ``xprof trace``, which must sort the whole trace anyway.
-    """
-    reader = TraceReader(path, chunk_size)
-    events = []
-    for batch, _ in reader.batches():
-        events.extend(batch)
-    return events, reader

@@ -13,6 +13,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from xprof.cli.main import main
+from xprof.cli.readers.checker import Checker
+from xprof.cli.readers.normalize import Normalizer
+from xprof.cli.readers.tracefile import DEFAULT_CHUNK, TraceReader
 
 REPO = Path(__file__).resolve().parents[2]
 # Real traces and logs of other tools (MXNet 1.9.1, PyTorch 2.13, oneDNN 2.4 / 3.12), in
@@ -59,3 +62,37 @@ def cli_subprocess(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     return subprocess.run([sys.executable, "-m", "xprof.cli", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+# -- in-memory forms of the streaming readers (the commands stream; tests hold lists) --
+def check_events(events, top=None, truncated=False):
+    """The strict checker over in-memory events (a test's convenience)."""
+    checker = Checker()
+    checker.check_top(top or {}, truncated)
+    for i, ev in enumerate(events):
+        checker.check(i, ev, True)
+    return checker.finish()
+
+
+def normalize(events, top=None, domains=(), since_ms=None, until_ms=None, name_glob=None):
+    """Return ``(document, notes)``: the normalized trace object and what was dropped.
+
+    In-memory convenience over :class:`Normalizer` (tests, small traces); the
+    event dicts are modified (their pid/tid/id are taken out).
+    """
+    norm = Normalizer()
+    norm.feed(events)
+    notes = norm.finish(domains, since_ms, until_ms, name_glob)
+    out = norm.header()
+    for _, _, raw in norm.chunks():
+        out.extend(json.loads(b"[" + raw + b"]"))
+    return {"traceEvents": out, **Normalizer.top(top)}, notes
+
+
+def read_events(path, chunk_size=DEFAULT_CHUNK):
+    """All events of a trace in a list plus the reader (for ``top``/``form``/``truncated``)."""
+    reader = TraceReader(path, chunk_size)
+    events = []
+    for batch, _ in reader.batches():
+        events.extend(batch)
+    return events, reader

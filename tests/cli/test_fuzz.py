@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from xprof.cli.readers.checker import Checker
 from xprof.cli.readers.chrome import StatsCollector
-from xprof.cli.readers.normalize import normalize
+from cli_helpers import normalize
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
                     st.floats(allow_nan=False), st.text(max_size=4))

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.cli.readers.checker import check_events
+from cli_helpers import check_events
 
 CO = "Custom Operator"
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.cli.readers.tracefile import TraceError, TraceReader, read_events
+from cli_helpers import read_events
+from xprof.cli.readers.tracefile import TraceError, TraceReader
 
 TRICKY = ['},{', '"},{"', '\\"},{\\"', 'é€😀', '\\', ']', '{"a":1}', 'x' * 300, '', ',{']
 
