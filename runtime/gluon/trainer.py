@@ -114,7 +114,8 @@ class Trainer:
         if kind is None:
             kv = None
         elif isinstance(kind, str):
-            kv = None if len(contexts) == 1 else _kv.create(kind)
+            # one context needs no store, unless it is distributed (MXNet's rule too)
+            kv = None if len(contexts) == 1 and "dist" not in kind else _kv.create(kind)
         else:
             kv = kind
         if config["update_on_kvstore"] is not None:
