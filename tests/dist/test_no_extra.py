@@ -5,10 +5,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
-import xprof.runtime as mx
-
 
 def test_without_mpi4py_the_error_names_the_extra(tmp_path):
     fake = tmp_path / "mpi4py"
@@ -24,7 +20,3 @@ def test_without_mpi4py_the_error_names_the_extra(tmp_path):
     assert out.stdout.strip().endswith("pip install 'xprof-mx[dist]'")
     assert len(out.stdout.strip().splitlines()) == 1
 
-
-def test_unsupported_kinds_are_named():
-    with pytest.raises(mx.base.MXNetError, match="horovod"):
-        mx.kv.create("horovod")
