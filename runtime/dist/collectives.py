@@ -73,7 +73,9 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
 
         def job():
             t0 = perf_counter_ns()
-            arrivals = world.data.allgather(arrived)
+            arrivals = np.empty(world.size)
+            world.data.Allgather(np.array([arrived]), arrivals)   # buffers, not pickles
+            arrivals = arrivals.tolist()
             t1 = perf_counter_ns()
             out = _transfer(world, collective, data, bound)
             t2 = perf_counter_ns()

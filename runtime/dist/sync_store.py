@@ -51,8 +51,10 @@ def _sum_into(out, *values):
 
 
 def _copy_to_all(src, *outs):
+    """``outs`` take ``src``'s values by sharing its buffer: kernels never write into an
+    array's buffer (each result is a new one), so a shared buffer never changes."""
     for o in outs:
-        o._data = src._data.copy()
+        o._data = src._data
 
 
 class SyncKVStore(KVStore):
