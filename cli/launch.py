@@ -140,7 +140,8 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
     ``mpiexec`` runs in a session of its own: SIGINT and SIGTERM are passed on to it
     (Hydra passes them to every rank, which writes its profile), ``timeout`` stops it
     the same way (exit code 124), and :data:`KILL_GRACE` seconds after a stop whatever
-    is left of the session on this machine is killed. A rank's failure is the ranks'
+    is left of the session on this machine is killed; it gets SIGTERM if the launcher
+    dies. A rank's failure is the ranks'
     own business (they stop each other, ``runtime/dist/faults.py``); ``mpiexec`` exits
     with the failed rank's code."""
     import time
@@ -148,7 +149,8 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
     cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.cli",
                                                      "run", *argv]
     env = {k: v for k, v in os.environ.items() if k not in _RANK_ENV + (LAUNCHER_ENV,)}
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                            preexec_fn=_term_with_parent)
 
     def forward(signum, frame):
         if proc.poll() is None:
@@ -168,12 +170,13 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
                 forward(signal.SIGTERM, None)
                 kill_at = now + KILL_GRACE
             if kill_at is not None and now >= kill_at:
-                _kill_session(proc)
+                _killpg(proc.pid)
             time.sleep(0.05)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _kill_session(proc)
+        _kill_session(proc, KILL_GRACE if kill_at is None else
+                      max(0.0, kill_at - time.monotonic()))
     _summary(nproc, output, quiet)
     if timed_out:
         return 124
@@ -181,13 +184,56 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
     return 128 - code if code < 0 else code
 
 
-def _kill_session(proc):
-    """Kill ``mpiexec``'s session (its proxies and ranks on this machine), if any is left."""
+def _term_with_parent():
+    """In ``mpiexec``, before it starts: SIGTERM when this launcher dies (Linux
+    ``PR_SET_PDEATHSIG``); Hydra passes it on to every rank, so a killed launcher
+    leaves nothing behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))
+
+
+def _kill_session(proc, grace=0.0):
+    """Kill what is left of ``mpiexec``'s session (its proxies and ranks on this
+    machine) once it is gone, after up to ``grace`` seconds for the ranks to end on
+    their own: Hydra may exit before the ranks it signalled have written their
+    traces."""
+    import time
+
+    if proc.poll() is None:   # the launcher itself is ending (an exception): now
+        _killpg(proc.pid)
+    proc.wait()
+    deadline = time.monotonic() + grace
+    while _session_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _killpg(proc.pid)
+
+
+def _killpg(pgid):
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    proc.wait()
+
+
+def _session_alive(sid):
+    """Whether a process of session ``sid`` is still running (Linux's /proc; elsewhere
+    False: the session is killed at once)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:   # state, ..., session
+            return True
+    return False
 
 
 def _summary(nproc, output, quiet):

@@ -332,6 +332,7 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
             _tell_other_ranks(code)
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
             files = _finish(session, engine, stop)
+            _trace_written()
     finally:
         _restore_process_state(saved)
     if not quiet:
@@ -357,6 +358,14 @@ def _tell_other_ranks(code):
     faults = sys.modules.get("xprof.runtime.dist.faults")
     if faults is not None:
         faults.announce(f"exit code {code}")
+
+
+def _trace_written():
+    """A rank of an MPI job that failed: the other ranks may exit now (see
+    ``runtime/dist/faults.finished``)."""
+    faults = sys.modules.get("xprof.runtime.dist.faults")
+    if faults is not None:
+        faults.finished()
 
 
 def _diff_against(baseline, output):

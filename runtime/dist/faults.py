@@ -11,6 +11,12 @@ a core) and, on one, fails the comm thread's jobs (:meth:`.CommThread.fail_all`)
 error naming the rank and its exit: the script's next wait on a kvstore array raises
 it, its trace is written and the rank exits non-zero.
 
+Hydra (MPICH's ``mpiexec``) kills every rank as soon as one exits without
+``MPI_Finalize`` (which a failed rank must skip: a collective of its may be in flight).
+So after writing its trace every rank of a failed job says it is done
+(:func:`finished`), and a rank that failed waits for the others' word (at most
+:data:`DONE_BOUND` seconds) before it exits.
+
 A rank killed by SIGKILL cannot announce anything: ``mpiexec`` (Hydra) then kills the
 other ranks at once (even with ``-disable-auto-cleanup``: its proxy still sends
 SIGKILL), so the job ends within a second but their traces are lost.
@@ -23,10 +29,13 @@ __all__ = ["start", "announce", "on_failure", "POLL"]
 
 POLL = 0.05         # s between two looks at the control communicator
 SEND_BOUND = 2.0    # s announce() waits for its notices to leave
+DONE_BOUND = 15.0   # s a failed rank waits for the others to have written their traces
 _NOTICE = 77
 
 _listeners = []     # callables(exc) told of a failure (comm threads, the async server)
-_state = {"world": None, "failed": None, "said": False, "stop": None, "thread": None}
+_state = {"world": None, "failed": None, "said": False, "stop": None, "thread": None,
+          "done": set()}
+_done = threading.Condition()
 
 
 def healthy():
@@ -74,15 +83,23 @@ def _fail(world, rank, how):
 
 
 def _listen(world):
+    """Receive notices until :func:`stop`: a failure (``(rank, how)``) fails this rank's
+    jobs, once; a ``(rank, None)`` says that rank has written its trace."""
     MPI, comm = world.MPI, world.control
     notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
     stop = _state["stop"]
-    while _state["failed"] is None:
+    while True:
         done, message = notice.test()
         if done:
             rank, how = message
-            _fail(world, rank, how)
-            return
+            if how is None:
+                with _done:
+                    _state["done"].add(rank)
+                    _done.notify_all()
+            else:
+                _fail(world, rank, how)
+            notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
+            continue
         if stop.wait(POLL):
             notice.Cancel()      # MPI_Finalize wants no receive left posted
             notice.Wait()
@@ -116,3 +133,20 @@ def announce(how):
         return
     _state["said"] = True
     _send_all((world.rank, how))
+
+
+def finished():
+    """After this rank wrote its trace: in a failed job, tell the others, and if this
+    rank is the one that failed, wait (at most :data:`DONE_BOUND` s) until they have
+    written theirs: its exit without ``MPI_Finalize`` makes Hydra kill them."""
+    world = _state["world"]
+    if world is None or world.size == 1 or healthy():
+        return
+    _send_all((world.rank, None))
+    if not _state["said"]:
+        return
+    others = set(range(world.size)) - {world.rank}
+    deadline = time.monotonic() + DONE_BOUND
+    with _done:
+        while not others <= _state["done"] and time.monotonic() < deadline:
+            _done.wait(deadline - time.monotonic())

@@ -43,3 +43,46 @@ def test_a_killed_rank_ends_the_job(tmp_path):
     assert time.monotonic() - t0 < 60
     pids = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
     assert not [p for p in pids if _alive(p)], os.listdir(tmp_path)
+
+
+def test_timeout_stops_the_job_and_every_rank_writes_its_trace(tmp_path):
+    res = run_job(tmp_path, "faulty.py", 2, "none", timeout=120,
+                  options=("--timeout", "4"))
+    assert res.returncode == 124, res.stderr
+    assert "xprof: the job ran past --timeout 4 s; stopping its ranks" in res.stderr
+    for r in (0, 1):
+        assert (tmp_path / f"p.rank{r}.json").stat().st_size > 0
+    pids = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
+    assert not [p for p in pids if _alive(p)]
+
+
+def test_ranks_die_with_a_killed_launcher(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from dist_helpers import JOBS
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
+                            "-o", str(tmp_path / "p.json"), str(JOBS / "faulty.py"),
+                            str(tmp_path), "none"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not all((tmp_path / f"pid{r}").exists() for r in (0, 1)):
+            assert time.monotonic() < deadline and job.poll() is None
+            time.sleep(0.05)                  # polling for both ranks to start, bounded
+        time.sleep(0.2)                       # the pid files written whole
+        pids = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
+        job.send_signal(signal.SIGKILL)       # the launcher cannot pass anything on
+        job.wait()
+        deadline = time.monotonic() + 60
+        alive = pids
+        while alive and time.monotonic() < deadline:
+            alive = [p for p in pids if _alive(p)]
+            time.sleep(0.1)                   # polling for the ranks to end, bounded
+        assert not alive, f"orphan ranks {alive}"
+    finally:
+        if job.poll() is None:
+            job.kill()
