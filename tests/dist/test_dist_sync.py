@@ -21,3 +21,11 @@ def test_sums_over_ranks(tmp_path, nproc, kind):
     pushpulls = [e for e in events(trace(tmp_path, 0), "KVStoreDistDefaultStoragePushPull")
                  if e["args"]["Key"] == "big"]
     assert [e["args"]["Chunks"] for e in pushpulls] == [3]   # 2500 elements, bound 1000
+
+
+def test_hostfile_places_the_ranks(tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text("localhost:2\n")
+    res = run_job(tmp_path, "sums.py", 2, options=("--hostfile", hosts))
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "result1.json").is_file()
