@@ -357,7 +357,11 @@ def _tell_other_ranks(code):
     within seconds instead of waiting for it in a collective (``runtime/dist/faults``)."""
     faults = sys.modules.get("xprof.runtime.dist.faults")
     if faults is not None:
-        faults.announce(f"exit code {code}")
+        from xprof.runtime.engine import signals
+        how = f"exit code {code}"
+        if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
+            how = f"stopped by SIGTERM, {how}"
+        faults.announce(how)
 
 
 def _trace_written():

@@ -21,7 +21,7 @@ def _alive(pid):
 
 
 @pytest.mark.parametrize("how,named", [("raise", "exit code 1"), ("exit", "exit code 5"),
-                                       ("SIGTERM", "exit code")])
+                                       ("SIGTERM", "stopped by SIGTERM, exit code 143")])
 def test_a_failing_rank_stops_the_others_who_write_their_traces(tmp_path, how, named):
     t0 = time.monotonic()
     res = run_job(tmp_path, "faulty.py", 2, how, timeout=120)
