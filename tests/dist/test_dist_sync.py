@@ -29,3 +29,31 @@ def test_hostfile_places_the_ranks(tmp_path):
     res = run_job(tmp_path, "sums.py", 2, options=("--hostfile", hosts))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "result1.json").is_file()
+
+
+def test_pushpull_returns_before_the_other_ranks_arrive(tmp_path):
+    res = run_job(tmp_path, "overlap.py", 2)
+    assert res.returncode == 0, res.stderr
+    rank0 = json.loads((tmp_path / "overlap0.json").read_text())
+    assert rank0["call_s"] < 0.5               # rank 1 came 1 s later
+    assert rank0["wait_s"] > 0.3               # the wait is where the sync point is
+
+
+def test_mpiexec_of_xprof_run_works_too(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from xprof.cli.launch import mpiexec
+
+    from dist_helpers import JOBS
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    res = subprocess.run([mpiexec(), "-n", "2", sys.executable, "-m", "xprof.cli", "run",
+                          "-q", "-o", str(tmp_path / "p.json"), str(JOBS / "sums.py"),
+                          str(tmp_path)], env=env, capture_output=True, text=True,
+                         timeout=180)
+    assert res.returncode == 0, res.stderr
+    for r in (0, 1):
+        assert (tmp_path / f"p.rank{r}.json").is_file()
+        assert (tmp_path / f"result{r}.json").is_file()
