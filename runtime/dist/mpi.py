@@ -55,7 +55,7 @@ def world(what="a distributed kvstore"):
                 mpi4py.rc.thread_level = "multiple"
                 mpi4py.rc.finalize = False
                 from mpi4py import MPI
-            except ImportError as e:
+            except (ImportError, RuntimeError) as e:   # no mpi4py, or no MPI library
                 from ..kvstore import MXNetError
                 raise MXNetError(f"{what} needs MPI through mpi4py, which is not "
                                  f"installed ({e}): {NEED_EXTRA}") from None

@@ -46,8 +46,11 @@ def _dense(what, key, arrays):
 
 
 def _sum_into(out, *values):
-    out._data = values[0]._data.copy() if len(values) == 1 else \
-        np.sum([v._data for v in values], axis=0, dtype=values[0]._dtype)
+    """The sum of several arrays into a new buffer (summed in place: it is ours)."""
+    total = values[0]._data + values[1]._data
+    for v in values[2:]:
+        np.add(total, v._data, out=total)
+    out._data = total
 
 
 def _copy_to_all(src, *outs):
