@@ -67,7 +67,8 @@ class Communication:
                 self.collectives.setdefault(pid, []).append(
                     (ev.get("name"), str(args["Collective name"]), ts, dur,
                      size if isinstance(size, (int, float)) else 0))
-            elif ev.get("cat") in OPERATOR_CATEGORIES and ev.get("name") not in KVSTORE_EVENTS:
+            elif ev.get("cat") in OPERATOR_CATEGORIES and \
+                    ev.get("name") not in KVSTORE_EVENTS:
                 self.compute.setdefault(pid, []).append((ts, ts + dur))
 
     def finish(self, report):
@@ -120,7 +121,8 @@ def communication_rows(comm):
         ms = row["us"] / _US_PER_MS
         out[label] = {"Count": row["Count"], "MB": round(row["bytes"] / 1e6, 6),
                       "Total": round(ms, 6), "Avg": round(ms / row["Count"], 6),
-                      "GB/s": round(row["bytes"] / (row["us"] * 1e3), 6) if row["us"] else None}
+                      "GB/s": round(row["bytes"] / (row["us"] * 1e3), 6) if row["us"]
+                      else None}
     return out
 
 
@@ -129,7 +131,8 @@ def overlap_rows(comm):
     out = {}
     for pid, records in comm.collectives.items():
         rank = process_rank(comm.names.get(pid, ""), comm.labels.get(pid, ""))
-        label = f"rank {rank}" if rank is not None else comm.names.get(pid, f"process {pid}")
+        label = f"rank {rank}" if rank is not None else \
+            comm.names.get(pid, f"process {pid}")
         talking = _union((ts, ts + dur) for _, _, ts, dur, _ in records)
         computing = _union(comm.compute.get(pid, ()))
         c, k = _length(talking), _length(computing)

@@ -185,8 +185,9 @@ class AsyncKVStore(SyncKVStore):
             src = group[0]
             self._store[k] = _nd.new_array(src.shape, src._dtype, src.context, "kvstore")
             if self._world.rank == 0:
-                self._message_op(PUSH, k, [src], [], lambda src=src, k=k:
-                                 ("init", self._id, k, src._data.copy()), lambda reply: None)
+                self._message_op(PUSH, k, [src], [],
+                                 lambda src=src, k=k: ("init", self._id, k, src._data.copy()),
+                                 lambda reply: None)
         self.barrier()   # every rank waits for rank 0's values to reach the server
 
     def _push(self, key, value, priority, name):

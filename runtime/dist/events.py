@@ -19,8 +19,6 @@ inputs) and waiting behind earlier collectives (``Queued us``) are args; the loc
 of several values is the ``KVStoreReduce`` op and the optimizer's update ops follow the
 collective as ordinary operators.
 """
-from time import perf_counter_ns   # noqa: F401 - the clock every phase is stamped with
-
 from ..profiler.observer import flags, observer
 
 __all__ = ["kineto_args", "arrival_args", "record"]

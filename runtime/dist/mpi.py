@@ -13,18 +13,12 @@ communicate made MPICH's shared-memory transport kill ranks now and then).
 """
 import threading
 
-__all__ = ["MPI", "world", "NEED_EXTRA", "available"]
+__all__ = ["world", "World", "NEED_EXTRA"]
 
 NEED_EXTRA = "pip install 'xprof-mx[dist]'"
 
 _lock = threading.Lock()
 _world = None
-
-
-def available():
-    """True when mpi4py can be imported (without starting MPI)."""
-    import importlib.util
-    return importlib.util.find_spec("mpi4py") is not None
 
 
 class World:

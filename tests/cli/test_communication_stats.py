@@ -44,8 +44,9 @@ def _late(seq, key, last, late, collective="allreduce"):
 
 def test_steps_end_where_a_key_comes_round_again():
     s = StragglerCollector()
-    s.feed([_late(0, "a", 0, 9.0, "broadcast"), _late(1, "a", 1, 2.0), _late(2, "b", 0, 1.0),
-            _late(3, "b", 1, 50.0), _late(4, "a", 1, 40.0), _late(5, "a", 0, 0.5)])
+    s.feed([_late(0, "a", 0, 9.0, "broadcast"), _late(1, "a", 1, 2.0),
+            _late(2, "b", 0, 1.0), _late(3, "b", 1, 50.0), _late(4, "a", 1, 40.0),
+            _late(5, "a", 0, 0.5)])
     s.feed([_late(3, "b", 1, 50.0)])           # the same collective from another rank
     got = steps(s.collectives)
     assert [(x["step"], x["collectives"], x["last_rank"], x["last_at"], x["waited_ms"])

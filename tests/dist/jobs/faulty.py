@@ -1,6 +1,6 @@
 """Rank 1 fails at its third step (ARGS: OUT HOW, HOW one of raise, exit, SIGTERM,
-SIGKILL; none: no failure) while the other ranks would go on pushing for minutes. Each rank writes its pid
-to OUT/pid<rank> first."""
+SIGKILL; none: no failure) while the other ranks would go on pushing for minutes. Each
+rank writes its pid to OUT/pid<rank> first."""
 import os
 import signal
 import sys
