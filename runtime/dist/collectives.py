@@ -87,7 +87,8 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
                 else 0
             args["Queued us"] = (t0 - handed) // 1000
             events.record(name, t0, t2, args,
-                          (("wait for ranks", t0, t1), ("transfer", t1, t2)))
+                          (("wait for ranks", t0, t1), ("transfer", t1, t2)),
+                          (t_push, t_ready))
 
         def done(exc):
             on_complete(exc if exc is not None else failed)

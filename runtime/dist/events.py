@@ -14,12 +14,17 @@ slices of category ``communication``:
 * ``transfer``: the data collective itself (allreduce: transfer and reduction in MPI),
   one call per chunk of ``MXNET_KVSTORE_BIGARRAY_BOUND`` elements.
 
-Waiting for the data (``Wait for data us``: from the push until the engine granted the
-inputs) and waiting behind earlier collectives (``Queued us``) are args; the local sum
+Waiting for the data (from the push until the engine granted the inputs: computing the
+gradient, typically) is an async slice ``wait for data`` of the same category (its own
+track: it overlaps the comm thread's other work) and the arg ``Wait for data us``;
+waiting behind earlier collectives is the arg ``Queued us``; the local sum
 of several values is the ``KVStoreReduce`` op and the optimizer's update ops follow the
 collective as ordinary operators.
 """
-from ..profiler.observer import flags, observer
+from ..profiler.objects import _ids
+from ..profiler.observer import COMMUNICATION, flags, observer
+
+WAIT_FOR_DATA = "wait for data"
 
 __all__ = ["kineto_args", "arrival_args", "record"]
 
@@ -48,7 +53,12 @@ def arrival_args(arrivals):
             "Last to arrive": last, "Late by ms": round(late * 1e3, 3)}
 
 
-def record(name, t0, t1, args, phases):
-    """Record one collective on the calling thread (nothing when not recording)."""
+def record(name, t0, t1, args, phases, waited=None):
+    """Record one collective on the calling thread (nothing when not recording);
+    ``waited``: ``(t_push, t_ready)``, the wait for its data."""
     if flags.recording:
         observer.collective(name, t0, t1, args, phases)
+        if waited is not None and waited[0] and waited[1]:
+            ident = next(_ids)
+            observer.async_begin(WAIT_FOR_DATA, COMMUNICATION, waited[0], ident)
+            observer.async_end(WAIT_FOR_DATA, COMMUNICATION, waited[1], ident)
