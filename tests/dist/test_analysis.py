@@ -52,3 +52,16 @@ def test_stats_by_process_has_communication_and_overlap(merged):
                                                  row["Communication"], abs=0.01)
     # rank 0 waited for rank 1's 300 ms: most of its communication time
     assert overlap["rank 0"]["Communication"] > 250 > overlap["rank 1"]["Communication"]
+
+
+def test_the_wait_for_data_is_an_async_slice(merged):
+    """Rank 0's step-3 gradients needed the weights step 2's late collective gave: the
+    wait for that data shows as an async slice of about rank 1's sleep."""
+    doc = json.loads(merged.read_text())
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    begins = {(e["pid"], e["id"]): e["ts"] for e in events
+              if e.get("ph") == "b" and e.get("name") == "wait for data"}
+    waits = [e["ts"] - begins[(e["pid"], e["id"])] for e in events
+             if e.get("ph") == "e" and e.get("name") == "wait for data"]
+    assert waits and len(waits) == len(begins)
+    assert max(waits) > 200_000                     # µs: the 300 ms sleep, mostly
