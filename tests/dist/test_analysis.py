@@ -65,3 +65,12 @@ def test_the_wait_for_data_is_an_async_slice(merged):
              if e.get("ph") == "e" and e.get("name") == "wait for data"]
     assert waits and len(waits) == len(begins)
     assert max(waits) > 200_000                     # µs: the 300 ms sleep, mostly
+
+
+def test_explain_names_the_straggler_among_four_ranks(tmp_path):
+    res = run_job(tmp_path, "straggler.py", 4, "2")
+    assert res.returncode == 0, res.stderr
+    res = cli_subprocess("explain", tmp_path / "p.rank3.json", "--format", "json")
+    assert res.returncode == 0, res.stderr     # one rank's trace holds every arrival
+    slow = json.loads(res.stdout)["stragglers"][1]
+    assert slow["last_rank"] == 2 and slow["waited_ms"] >= 250
