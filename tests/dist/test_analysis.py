@@ -1,5 +1,5 @@
 """On the merged traces of a 2-rank job whose rank 1 sleeps before one backward pass:
-``xprof explain`` names rank 1 as that step's straggler, by about the sleep, and
+``xprof explain`` names rank 1 as that step's straggler, by most of the sleep, and
 ``xprof stats --by-process`` has the Communication table and each rank's Overlap."""
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ def test_explain_names_the_straggler_of_each_step(merged):
     assert [s["step"] for s in steps] == [1, 2, 3, 4]    # init's broadcasts are no step
     slow = steps[1]
     assert slow["last_rank"] == 1 and slow["last_at"] == slow["collectives"] == 6
-    assert 250 <= slow["waited_ms"] < 1000               # it slept 300 ms
-    assert all(s["waited_ms"] < 250 for i, s in enumerate(steps) if i != 1)
+    # it slept 1 s, while rank 0 computed its own gradients (slower on 2 busy cores)
+    assert 500 <= slow["waited_ms"] < 5000
+    assert all(s["waited_ms"] < 500 for i, s in enumerate(steps) if i != 1)
     text = cli_subprocess("explain", merged).stdout
     assert "step   2: rank 1 last at 6 of 6 collectives" in text
 
@@ -50,8 +51,8 @@ def test_stats_by_process_has_communication_and_overlap(merged):
         assert 0 <= row["Overlapped"] <= min(row["Communication"], row["Computation"])
         assert row["Overlap %"] == pytest.approx(100 * row["Overlapped"] /
                                                  row["Communication"], abs=0.01)
-    # rank 0 waited for rank 1's 300 ms: most of its communication time
-    assert overlap["rank 0"]["Communication"] > 250 > overlap["rank 1"]["Communication"]
+    # rank 0 waited for rank 1's 1 s sleep: most of its communication time
+    assert overlap["rank 0"]["Communication"] > 500 > overlap["rank 1"]["Communication"]
 
 
 def test_the_wait_for_data_is_an_async_slice(merged):
@@ -64,7 +65,7 @@ def test_the_wait_for_data_is_an_async_slice(merged):
     waits = [e["ts"] - begins[(e["pid"], e["id"])] for e in events
              if e.get("ph") == "e" and e.get("name") == "wait for data"]
     assert waits and len(waits) == len(begins)
-    assert max(waits) > 200_000                     # µs: the 300 ms sleep, mostly
+    assert max(waits) > 500_000                     # µs: the 1 s sleep, mostly
 
 
 def test_explain_names_the_straggler_among_four_ranks(tmp_path):
@@ -73,4 +74,4 @@ def test_explain_names_the_straggler_among_four_ranks(tmp_path):
     res = cli_subprocess("explain", tmp_path / "p.rank3.json", "--format", "json")
     assert res.returncode == 0, res.stderr     # one rank's trace holds every arrival
     slow = json.loads(res.stdout)["stragglers"][1]
-    assert slow["last_rank"] == 2 and slow["waited_ms"] >= 250
+    assert slow["last_rank"] == 2 and slow["waited_ms"] >= 500

@@ -1,5 +1,5 @@
 """A few training steps of a small Gluon network on dist_sync, each rank computing while
-its gradients are communicated; rank SLOW (ARGS: OUT SLOW) sleeps 0.3 s before its
+its gradients are communicated; rank SLOW (ARGS: OUT SLOW) sleeps 1 s before its
 backward pass at step 2 (index 1), so every other rank waits for it there."""
 import sys
 import time
@@ -18,7 +18,7 @@ for step in range(4):
     with autograd.record():
         loss = ((net(x) - y) ** 2).sum()
     if step == 1 and kv.rank == slow:
-        time.sleep(0.3)
+        time.sleep(1.0)
     loss.backward()
     trainer.step(16)
     mx.nd.dot(mx.nd.ones((300, 300)), mx.nd.ones((300, 300))).wait_to_read()
