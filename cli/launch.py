@@ -152,14 +152,20 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
     proc = subprocess.Popen(cmd, env=env, start_new_session=True,
                             preexec_fn=_term_with_parent)
 
-    def forward(signum, frame):
-        if proc.poll() is None:
-            proc.send_signal(signum)
-
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     start = time.monotonic()
     timed_out = False
     kill_at = None
+
+    def forward(signum, frame):
+        """Pass the signal on; ranks still running :data:`KILL_GRACE` s later are
+        killed (a rank stuck where no signal is handled must not keep the job)."""
+        nonlocal kill_at
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        if kill_at is None:
+            kill_at = time.monotonic() + KILL_GRACE
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         while proc.poll() is None:
             now = time.monotonic()
@@ -168,7 +174,6 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
                 click.echo(f"xprof: the job ran past --timeout {timeout:g} s; stopping "
                            f"its ranks", err=True)
                 forward(signal.SIGTERM, None)
-                kill_at = now + KILL_GRACE
             if kill_at is not None and now >= kill_at:
                 _killpg(proc.pid)
             time.sleep(0.05)
@@ -293,7 +298,6 @@ def run_copies(nproc, argv, output, quiet, timeout=None):
                 stop_at = now
             if stop_at is not None and now >= stop_at and kill_at is None:
                 forward(signal.SIGTERM, None)
-                kill_at = now + KILL_GRACE
             if kill_at is not None and now >= kill_at:
                 for p in procs:
                     if p.poll() is None:

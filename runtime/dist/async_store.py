@@ -20,7 +20,8 @@ arrays; each worker's messages reach the server in the order it sent them (MPI d
 not overtake between one pair of processes). The server polls for requests
 (``MPI_Iprobe``, :data:`IDLE` s apart when none came) rather than blocking in a
 receive, which in MPICH spins a core. Rank 0's exit waits for every other rank's
-goodbye (or a failure) before the server stops.
+goodbye (or a failure) before the server stops. Not under NaiveEngine, whose pushes
+run while holding the engine: rank 0's server could not run the updater meanwhile.
 """
 import atexit
 import itertools
@@ -120,6 +121,11 @@ class AsyncKVStore(SyncKVStore):
     pull copies and barrier; its pushes and pulls go to the server."""
 
     def __init__(self, kind="dist_async"):
+        if _engine.get().synchronous:
+            raise MXNetError(f"create: {kind!r} needs the threaded engine: under "
+                             "NaiveEngine rank 0's server thread could not run its "
+                             "updates while the script's push holds the engine "
+                             "(unset XPROF_ENGINE_TYPE)")
         KVStore.__init__(self, kind)
         self._world = mpi.world(f"kvstore {kind!r}")
         faults.start(self._world)

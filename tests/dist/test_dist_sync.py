@@ -9,10 +9,13 @@ import pytest
 from dist_helpers import events, run_job, trace
 
 
-@pytest.mark.parametrize("nproc,kind", [(2, "dist_sync"), (4, "dist_device_sync")])
-def test_sums_over_ranks(tmp_path, nproc, kind):
+@pytest.mark.parametrize("nproc,kind,engine", [(2, "dist_sync", "ThreadedEngine"),
+                                               (2, "dist_sync", "NaiveEngine"),
+                                               (4, "dist_device_sync", "ThreadedEngine")])
+def test_sums_over_ranks(tmp_path, nproc, kind, engine):
     res = run_job(tmp_path, "sums.py", nproc, env={"KV_TYPE": kind,
-                                                   "XPROF_KVSTORE_BIGARRAY_BOUND": "1000"})
+                                                   "XPROF_KVSTORE_BIGARRAY_BOUND": "1000",
+                                                   "XPROF_ENGINE_TYPE": engine})
     assert res.returncode == 0, res.stderr
     results = [json.loads((tmp_path / f"result{r}.json").read_text()) for r in range(nproc)]
     assert [x["rank"] for x in results] == list(range(nproc))
