@@ -71,7 +71,8 @@ def _job(tmp_path, body):
     script = tmp_path / "job.py"
     script.write_text("import os, sys, time\nimport xprof.runtime as mx\n"
                       "mx.nd.ones((2, 2)).wait_to_read()\n"
-                      "open('ready' + os.environ['RANK'], 'w').close()\n" + body)
+                      "open(os.path.join(os.path.dirname(__file__), 'ready' + "
+                      "os.environ['RANK']), 'w').close()\n" + body)
     return script
 
 
