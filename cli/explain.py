@@ -55,6 +55,16 @@ def render_text(a, doc_findings, top=10):
         for name, (busy, blocked, idle, _) in table.items():
             lines.append(f"  {name:<{width}}  busy {_pct(busy, wall)}  "
                          f"blocked {_pct(blocked, wall)}  idle {_pct(idle, wall)}")
+    if a.stragglers:
+        lines.append("")
+        lines.append("stragglers (per step: the rank the other ranks waited for at its "
+                     "collectives)")
+        for st in a.stragglers:
+            worst = st["worst"]
+            lines.append(f"  step {st['step']:>3}: rank {st['last_rank']} last at "
+                         f"{st['last_at']} of {st['collectives']} collectives, up to "
+                         f"{st['waited_ms']:.3f} ms late ({worst['name']}, key "
+                         f"{worst['key']!r})")
     lines.append("")
     if doc_findings:
         lines.append("findings")

@@ -9,6 +9,12 @@ file. SIGINT and SIGTERM are passed on to every copy. A rank that fails ends the
 (the others stopped, then killed after a grace period), ``--timeout`` bounds it, a copy
 dies with its launcher; the job's exit code is the failed rank's (see
 :func:`run_copies`).
+
+With the ``xprof-mx[dist]`` extra installed (mpi4py and an ``mpiexec``), the copies are
+started by ``mpiexec`` instead (:func:`run_mpi`), so they form one MPI job and the
+distributed kvstores can talk; ``--hostfile`` then spreads them over machines. The
+ranks then see their rank from MPI's variables (``PMI_RANK``), and a failing rank tells
+the others itself (``runtime/dist/faults.py``).
 """
 import os
 import signal
@@ -56,6 +62,24 @@ KILL_GRACE = 5.0   # s between SIGTERM and SIGKILL when the job is stopped
 LAUNCHER_ENV = "XPROF_RUN_LAUNCHER_PID"   # a copy dies with the launcher of this pid
 
 
+_MPI_ENV = (("RANK", ("PMI_RANK", "OMPI_COMM_WORLD_RANK")),
+            ("WORLD_SIZE", ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")),
+            ("LOCAL_RANK", ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK")),
+            ("LOCAL_WORLD_SIZE", ("MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE")))
+
+
+def rank_env_from_mpi():
+    """In a rank started by ``mpiexec``: set the torchrun-style variables (``RANK``,
+    ``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``) from MPI's, unless set, so a
+    script reads its rank the same way whichever launcher started it."""
+    for name, sources in _MPI_ENV:
+        if name in os.environ:
+            continue
+        value = next((os.environ[s] for s in sources if s in os.environ), None)
+        if value is not None:
+            os.environ[name] = value
+
+
 def die_with_launcher():
     """In a copy: ask the kernel for SIGTERM when the launcher that started it dies
     (Linux ``PR_SET_PDEATHSIG``), so a killed launcher leaves no orphan ranks; if it is
@@ -82,6 +106,153 @@ def _how(code):
     return f"exit code {code}"
 
 
+def mpiexec():
+    """The ``mpiexec`` that starts the ranks: ``XPROF_RUN_MPIEXEC`` when set (a path, or
+    ``none`` for xprof's own launcher), else the dist extra's (next to this Python
+    first, then on PATH); None when mpi4py or an ``mpiexec`` is missing (found without
+    starting MPI here)."""
+    import importlib.util
+    import shutil
+
+    from xprof.runtime import _env
+
+    chosen = _env.get("RUN_MPIEXEC")
+    if chosen is not None:
+        return None if chosen.lower() == "none" else chosen
+    if importlib.util.find_spec("mpi4py") is None:
+        return None
+    here = os.path.dirname(sys.executable)
+    return shutil.which("mpiexec", path=here) or shutil.which("mpiexec")
+
+
+def _mpiexec_command(exe, nproc, hostfile):
+    """The launch line for MPICH's Hydra (the extra's) or Open MPI's ``mpiexec``."""
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+    if "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr:
+        cmd = [exe, "-n", str(nproc), "--oversubscribe", "--allow-run-as-root"]
+        return cmd + (["--hostfile", hostfile] if hostfile else [])
+    return [exe, "-n", str(nproc)] + (["-f", hostfile] if hostfile else [])
+
+
+def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
+    """Run ``xprof run ARGV`` as ``nproc`` MPI ranks through ``mpiexec``; its exit code.
+
+    ``mpiexec`` runs in a session of its own: SIGINT and SIGTERM are passed on to it
+    (Hydra passes them to every rank, which writes its profile), ``timeout`` stops it
+    the same way (exit code 124), and :data:`KILL_GRACE` seconds after a stop whatever
+    is left of the session on this machine is killed; it gets SIGTERM if the launcher
+    dies. A rank's failure is the ranks'
+    own business (they stop each other, ``runtime/dist/faults.py``); ``mpiexec`` exits
+    with the failed rank's code."""
+    import time
+
+    cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.cli",
+                                                     "run", *argv]
+    env = {k: v for k, v in os.environ.items() if k not in _RANK_ENV + (LAUNCHER_ENV,)}
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                            preexec_fn=_term_with_parent)
+
+    start = time.monotonic()
+    timed_out = False
+    kill_at = None
+
+    def forward(signum, frame):
+        """Pass the signal on; ranks still running :data:`KILL_GRACE` s later are
+        killed (a rank stuck where no signal is handled must not keep the job)."""
+        nonlocal kill_at
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        if kill_at is None:
+            kill_at = time.monotonic() + KILL_GRACE
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            if timeout is not None and not timed_out and now - start > timeout:
+                timed_out = True
+                click.echo(f"xprof: the job ran past --timeout {timeout:g} s; stopping "
+                           f"its ranks", err=True)
+                forward(signal.SIGTERM, None)
+            if kill_at is not None and now >= kill_at:
+                _killpg(proc.pid)
+            time.sleep(0.05)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        _kill_session(proc, KILL_GRACE if kill_at is None else
+                      max(0.0, kill_at - time.monotonic()))
+    _summary(nproc, output, quiet)
+    if timed_out:
+        return 124
+    code = proc.returncode
+    return 128 - code if code < 0 else code
+
+
+def _term_with_parent():
+    """In ``mpiexec``, before it starts: SIGTERM when this launcher dies (Linux
+    ``PR_SET_PDEATHSIG``); Hydra passes it on to every rank, so a killed launcher
+    leaves nothing behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))
+
+
+def _kill_session(proc, grace=0.0):
+    """Kill what is left of ``mpiexec``'s session (its proxies and ranks on this
+    machine) once it is gone, after up to ``grace`` seconds for the ranks to end on
+    their own: Hydra may exit before the ranks it signalled have written their
+    traces."""
+    import time
+
+    if proc.poll() is None:   # the launcher itself is ending (an exception): now
+        _killpg(proc.pid)
+    proc.wait()
+    deadline = time.monotonic() + grace
+    while _session_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _killpg(proc.pid)
+
+
+def _killpg(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _session_alive(sid):
+    """Whether a process of session ``sid`` is still running (Linux's /proc; elsewhere
+    False: the session is killed at once)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:   # state, ..., session
+            return True
+    return False
+
+
+def _summary(nproc, output, quiet):
+    """One line: the profiles the ranks wrote and how to merge them."""
+    from xprof.runtime.profiler import ranks
+
+    files = [ranks.filename_for_rank(output, r) for r in range(nproc)]
+    present = [f for f in files if os.path.exists(f)]
+    if not quiet:
+        click.echo(f"xprof: {nproc} processes ran; profiles: {', '.join(present) or 'none'}"
+                   + (f"; one timeline: xprof trace {' '.join(present)} -o merged.json"
+                      if len(present) > 1 else ""), err=True)
+
+
 def run_copies(nproc, argv, output, quiet, timeout=None):
     """Run ``xprof run ARGV`` ``nproc`` times at once, ranked; return the exit code.
 
@@ -92,8 +263,6 @@ def run_copies(nproc, argv, output, quiet, timeout=None):
     whole time, after which it is stopped the same way (exit code 124). SIGINT and
     SIGTERM are passed on to every rank. Each rank dies with the launcher."""
     import time
-
-    from xprof.runtime.profiler import ranks
 
     procs = []
     for r in range(nproc):
@@ -129,7 +298,6 @@ def run_copies(nproc, argv, output, quiet, timeout=None):
                 stop_at = now
             if stop_at is not None and now >= stop_at and kill_at is None:
                 forward(signal.SIGTERM, None)
-                kill_at = now + KILL_GRACE
             if kill_at is not None and now >= kill_at:
                 for p in procs:
                     if p.poll() is None:
@@ -143,12 +311,7 @@ def run_copies(nproc, argv, output, quiet, timeout=None):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    files = [ranks.filename_for_rank(output, r) for r in range(nproc)]
-    present = [f for f in files if os.path.exists(f)]
-    if not quiet:
-        click.echo(f"xprof: {nproc} processes ran; profiles: {', '.join(present) or 'none'}"
-                   + (f"; one timeline: xprof trace {' '.join(present)} -o merged.json"
-                      if len(present) > 1 else ""), err=True)
+    _summary(nproc, output, quiet)
     if timed_out:
         return 124
     code = failed[1] if failed is not None else next((c for c in codes if c != 0), 0)

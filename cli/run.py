@@ -242,10 +242,13 @@ class _RunCommand(click.Command):
 @click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
                    "each writes its own file, e.g. profile.rank0.json.")
+@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="FILE", help="With --nproc: the machines to start the ranks on "
+                                   "(mpiexec's hostfile; needs xprof-mx[dist]).")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, baseline,
-        job_timeout, nproc, script_and_args):
+        job_timeout, nproc, hostfile, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -294,15 +297,24 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
              f"(one per rank): view one with xprof view, or first merge them with "
              f"xprof trace <rank files> -o merged.json")
     if nproc is not None:
-        from .launch import copy_arguments, run_copies
+        from .launch import copy_arguments, mpiexec, run_copies, run_mpi
         ctx = click.get_current_context()
-        sys.exit(run_copies(nproc, copy_arguments(ctx, {"nproc", "open_view", "job_timeout"}),
-                            output, quiet, job_timeout))
+        argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile"})
+        exe = mpiexec()
+        if exe is not None:
+            sys.exit(run_mpi(exe, nproc, argv, output, quiet, job_timeout, hostfile))
+        if hostfile is not None:
+            fail("--hostfile starts the ranks through mpiexec, which is not installed: "
+                 "pip install 'xprof-mx[dist]'")
+        sys.exit(run_copies(nproc, argv, output, quiet, job_timeout))
+    if hostfile is not None:
+        fail("--hostfile places the ranks of a job; it goes with --nproc")
     if job_timeout is not None:
         fail(f"--timeout {job_timeout:g} bounds a job of ranks; it goes with --nproc")
 
-    from .launch import die_with_launcher
+    from .launch import die_with_launcher, rank_env_from_mpi
     die_with_launcher()   # a rank of --nproc: ends with its launcher
+    rank_env_from_mpi()   # a rank of mpiexec: RANK & co as under xprof's own launcher
     saved = _save_process_state()
     _configure_env(bulk)
     try:
@@ -316,8 +328,11 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
         code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
+        if code != 0:
+            _tell_other_ranks(code)
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
             files = _finish(session, engine, stop)
+            _trace_written()
     finally:
         _restore_process_state(saved)
     if not quiet:
@@ -335,6 +350,26 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
         session.clear_script_configured()
     del mx
     sys.exit(code)
+
+
+def _tell_other_ranks(code):
+    """A rank of an MPI job whose script failed: tell the other ranks now, so they stop
+    within seconds instead of waiting for it in a collective (``runtime/dist/faults``)."""
+    faults = sys.modules.get("xprof.runtime.dist.faults")
+    if faults is not None:
+        from xprof.runtime.engine import signals
+        how = f"exit code {code}"
+        if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
+            how = f"stopped by SIGTERM, {how}"
+        faults.announce(how)
+
+
+def _trace_written():
+    """A rank of an MPI job that failed: the other ranks may exit now (see
+    ``runtime/dist/faults.finished``)."""
+    faults = sys.modules.get("xprof.runtime.dist.faults")
+    if faults is not None:
+        faults.finished()
 
 
 def _diff_against(baseline, output):

@@ -118,6 +118,9 @@ SETTINGS = {
     "PROFILER_MEMORY_PREFIX": _any,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
     "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks
+    "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key
+    "GPU_AS_LABEL": _bool,   # mx.gpu(i) arrays in host memory, as mx.cpu(i) ones
+    "RUN_MPIEXEC": _any,   # xprof run --nproc: the mpiexec to start ranks with; none: own
 }
 
 

@@ -88,12 +88,20 @@ class Context(metaclass=class_attribute_meta(
 
     def check_available(self):
         """Raise if arrays cannot live on this device."""
-        if self.device_type == "gpu":
+        if self.device_type == "gpu" and not _gpu_as_label():
             raise ValueError(f"device {self} is not available: this machine has no GPU "
-                             "(num_gpus() == 0); use mx.cpu()")
+                             "(num_gpus() == 0); use mx.cpu(), or XPROF_GPU_AS_LABEL=1 to "
+                             "keep gpu(i) arrays in host memory, as cpu(i) ones")
 
     def empty_cache(self):
         """MXNet API: there is no caching allocator, so nothing to release."""
+
+
+def _gpu_as_label():
+    """``XPROF_GPU_AS_LABEL=1``: ``mx.gpu(i)`` is a label, as ``mx.cpu(i)`` is (arrays in
+    host memory), so scripts written for GPUs (MXNet's multi-device tests) run as is."""
+    from . import _env
+    return _env.get_bool("GPU_AS_LABEL", False)
 
 
 _CPU0 = Context("cpu", 0)

@@ -9,8 +9,9 @@ replaces the stored value; ``pull`` copies the stored value into every ``out`` a
 Every copy and sum is an engine op (``CopyCPU2CPU``, ``add_n``), pushed and not waited
 for, so a store is profiled like any other array code. Keys are ints or strings, one
 kind per store, as in MXNet; bad input raises a ValueError that is an ``MXNetError``
-too. Distributed stores (``dist_*``, ``horovod``) and sparse
-arrays (``row_sparse_pull``) are refused with an error naming them.
+too. Sparse arrays (``row_sparse_pull``) and ``horovod``/``byteps`` are refused with an
+error naming them; the distributed stores (``dist_sync``, ``dist_device_sync``,
+``dist_async``) are in :mod:`.dist`, on MPI (the ``xprof-mx[dist]`` extra).
 
 ``KVStoreBase`` is MXNet's interface for stores written in Python:
 ``@mx.kv.KVStoreBase.register`` makes ``create('<class name lower-cased>')`` build one
@@ -256,8 +257,8 @@ class KVStore(KVStoreBase):
         self._updater = updater
 
     def set_gradient_compression(self, compression_params):
-        raise MXNetError("set_gradient_compression: gradient compression is for "
-                         "distributed stores, which xprof does not have")
+        raise MXNetError("set_gradient_compression: gradient compression is not "
+                         "supported by xprof's kvstores")
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         if not isinstance(self._updater, _opt.Updater):
@@ -283,9 +284,12 @@ def create(name="local"):
     if registered is not None:
         return registered()
     if name not in _TYPES:
+        from . import dist
+        if name in dist.DIST_TYPES:
+            return dist.create(name)
         if name.startswith("dist") or name in ("horovod", "byteps"):
-            raise MXNetError(f"create: kvstore type {name!r} is distributed; xprof runs "
-                             "in one process (use 'local' or 'device')")
+            raise MXNetError(f"create: kvstore type {name!r} is not supported; xprof's "
+                             "distributed stores are " + ", ".join(dist.DIST_TYPES[:3]))
         raise MXNetError(f"create: unknown kvstore type {name!r}; use one of "
                          + ", ".join(_TYPES + tuple(sorted(KVStoreBase.kv_registry))))
     return KVStore(name)

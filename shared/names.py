@@ -10,6 +10,13 @@ API = "API"                            # mx.nd calls and sync points
 EVENT = "Event"                        # mx.profiler.Event
 DEVICE_STORAGE = "Device Storage"      # memory counters ("Memory: cpu/0")
 XPROF = "xprof"                        # xprof's own markers (see HANDOVER)
+COMMUNICATION = "communication"        # a kvstore collective's phases (runtime/dist/events.py)
+
+# The distributed kvstores' operator events: MXNet's names (its KVStoreDist), one per
+# kind of call; their args use Kineto's names (COLLECTIVE_ARGS) so HTA reads them too.
+KVSTORE_EVENTS = ("KVStoreDistDefaultPush", "KVStoreDistDefaultStoragePull",
+                  "KVStoreDistDefaultStoragePushPull", "KVStoreReduce")
+COLLECTIVE_NAME = "Collective name"
 
 PURE_PYTHON = "pure_python"            # ``<op_type>::pure_python``: a call's Python code
 

@@ -32,6 +32,7 @@ import numpy as np
 from ..readers import timeline as _timeline
 from . import critical_path as cp
 from .depgraph import Graph
+from .stragglers import StragglerCollector, steps
 from .findings import THRESHOLDS, findings
 from .threads import CUSTOM, WORKER, busy_blocked_idle
 
@@ -45,6 +46,8 @@ COMPOSITION = (("op_ms", "op"), ("queue_ms", "queue"), ("handoff_ms", "dependenc
 
 class Analysis:
     """Everything ``explain`` derives from one timeline (plain data)."""
+
+    stragglers = ()   # per step, the last rank at its collectives (analyze() sets it)
 
     def __init__(self, tl, graph, path, threads, serial):
         self.tl, self.graph, self.path, self.threads, self.serial = tl, graph, path, threads, serial
@@ -188,6 +191,8 @@ class Analysis:
                               "idle_ms": round(i / _MS, 6)}
                           for n, (b, k, i, _) in self.thread_table().items()}
         doc["findings"] = findings(self.facts())
+        if self.stragglers:
+            doc["stragglers"] = self.stragglers
         return doc
 
 
@@ -201,8 +206,15 @@ def timeline_of(source):
 
 
 def analyze(source):
-    """The :class:`Analysis` of a trace (path, Timeline or events)."""
-    tl = timeline_of(source)
+    """The :class:`Analysis` of a trace (path, Timeline or events), with the straggler
+    of each step when the trace has collectives (:mod:`.stragglers`)."""
+    late = StragglerCollector()
+    if isinstance(source, (str, os.PathLike)):
+        tl = _timeline.load(source, collectors=[late])[0]
+    else:
+        if not isinstance(source, _timeline.Timeline):
+            late.feed(source)
+        tl = timeline_of(source)
     if tl.has_dependencies:
         graph = Graph(tl)
         path = cp.dependency_path(tl, graph)
@@ -211,7 +223,9 @@ def analyze(source):
         graph = None
         path = cp.serial_path(tl)
         serial = True
-    return Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
+    analysis = Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
+    analysis.stragglers = steps(late.collectives)
+    return analysis
 
 
 def explain(source):

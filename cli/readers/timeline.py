@@ -439,9 +439,10 @@ def from_events(events):
     return b.finish()
 
 
-def load(path, on_batch=None):
+def load(path, on_batch=None, collectors=()):
     """A :class:`Timeline` of the trace file at ``path`` (streamed; raises TraceError).
-    Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch."""
+    Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch, and each
+    of ``collectors`` is fed each batch's events (``feed(events)``) in the same pass."""
     reader = TraceReader(path)
     b = Builder()
     was = gc.isenabled()
@@ -449,6 +450,8 @@ def load(path, on_batch=None):
     try:
         for batch, _ in reader.batches():
             b.feed(Batch(batch))
+            for collector in collectors:
+                collector.feed(batch)
             if on_batch is not None:
                 on_batch()
     finally:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from .processors import Options, process
 from .renderers import render
 from .by_process import ByProcess
+from .communication import Communication
 from .sources import read_report
 
 __all__ = ["Options", "run"]
@@ -28,5 +29,5 @@ __all__ = ["Options", "run"]
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
-    extra = [ByProcess()] if options.by_process else []
+    extra = [ByProcess(), Communication()] if options.by_process else []
     render(fmt, process(read_report(path, options, extra), options), out)

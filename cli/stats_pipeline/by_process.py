@@ -80,9 +80,14 @@ class ByProcess:
         report.extra[self.name] = processes
 
     def _rank(self, pid):
-        found = _RANK_LABEL.search(self._labels.get(pid, "")) or \
-            _RANK_NAME.match(self._names.get(pid, ""))
-        return int(found.group(1)) if found else None
+        return process_rank(self._names.get(pid, ""), self._labels.get(pid, ""))
+
+
+def process_rank(name, labels):
+    """The rank a process belongs to, from its ``process_labels`` (``rank R``) or its
+    name (``rank R: ...``); None when neither says."""
+    found = _RANK_LABEL.search(labels) or _RANK_NAME.match(name)
+    return int(found.group(1)) if found else None
 
 
 def _ms(ps):

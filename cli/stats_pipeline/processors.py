@@ -16,7 +16,7 @@ from xprof.shared import stats as shared_stats
 from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
 from .flat import flatten
-from . import by_process, latency
+from . import by_process, communication, latency
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ def select(report, options):
 
 
 # Run in this order by process().
-PIPELINE = [order, check_domains, select, latency.add_section, flatten, by_process.sections]
+PIPELINE = [order, check_domains, select, latency.add_section, flatten, by_process.sections,
+            communication.sections]
 
 
 def process(report, options):

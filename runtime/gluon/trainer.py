@@ -114,7 +114,8 @@ class Trainer:
         if kind is None:
             kv = None
         elif isinstance(kind, str):
-            kv = None if len(contexts) == 1 else _kv.create(kind)
+            # one context needs no store, unless it is distributed (MXNet's rule too)
+            kv = None if len(contexts) == 1 and "dist" not in kind else _kv.create(kind)
         else:
             kv = kind
         if config["update_on_kvstore"] is not None:
@@ -124,6 +125,11 @@ class Trainer:
                 raise ValueError("Trainer: update_on_kvstore=True needs a kvstore: pass "
                                  "an mx.kv store (a type name with one context means none)")
             on_kv = None
+        elif "async" in kv.type:   # MXNet: only the store's servers update in async mode
+            if config["update_on_kvstore"] is not None and not config["update_on_kvstore"]:
+                raise ValueError("Please set update_on_kvstore to true when training in "
+                                 "async mode.")
+            on_kv = True
         elif on_kv and not kv.is_capable(_kv.KVStoreBase.OPTIMIZER):
             if config["update_on_kvstore"]:
                 raise ValueError(f"Trainer: update_on_kvstore=True, but the "

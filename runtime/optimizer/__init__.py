@@ -11,7 +11,7 @@ from ..ops import registry as _registry
 from .adaptive import FTML, AdaDelta, AdaGrad, Adam, Adamax, Ftrl, Nadam, RMSProp
 from .lamb import LAMB
 from .optimizer import Optimizer, Updater, create, get_updater, register
-from .sgd import DCASGD, NAG, SGD, SGLD, Signum, ccSGD
+from .sgd import DCASGD, NAG, SGD, SGLD, Signum, Test, ccSGD
 
 __all__ = ["Optimizer", "SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD", "Adam", "RMSProp",
            "AdaGrad", "AdaDelta", "Adamax", "Nadam", "FTML", "Ftrl", "LAMB", "Updater",

@@ -16,7 +16,7 @@ from ..ndarray import random as _random
 from ..ndarray._update import push_update
 from .optimizer import Optimizer, _cast_into, register, zeros_like
 
-__all__ = ["SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD"]
+__all__ = ["SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD", "Test"]
 
 
 class _Momentum(Optimizer):
@@ -151,3 +151,16 @@ class DCASGD(Optimizer):
         weight[:] = weight + step
 
 
+
+
+@register
+class Test(Optimizer):
+    """MXNet's ``'test'`` optimizer (``mx.optimizer.Test``, used by its kvstore tests):
+    ``weight += rescale_grad * grad``, the state keeps a copy of the weight."""
+
+    def create_state(self, index, weight):
+        return zeros_like(weight)
+
+    def update(self, index, weight, grad, state):
+        weight[:] = weight + grad * self.rescale_grad
+        state[:] = weight

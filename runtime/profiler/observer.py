@@ -26,6 +26,7 @@ from ..engine.base import thread_state as _thread_state
 from . import memory as _memory, recorder as R, records
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
+COMMUNICATION = records.COMMUNICATION
 
 
 class Flags:
@@ -203,6 +204,16 @@ class Observer:
             self.sink.add((records.CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
                            call.t_ready, call.t_start, call.t_return, perf_counter_ns(),
                            call.blocked, sum(call.subs), call.setup))
+
+    # -- the distributed kvstores ------------------------------------------------------------
+    def collective(self, name, t0, t1, args, phases):
+        """A kvstore collective ran on this (the comm) thread from ``t0`` to ``t1``: an
+        operator slice with its Kineto arguments ``args`` (a dict), and inside it each
+        phase ``(phase name, t0, t1)`` as a slice of category ``communication``."""
+        self.sink.add(records.slice_with_args(name, OPERATOR, t0, t1, args))
+        keys = R.key_ids(COMMUNICATION)
+        for phase, p0, p1 in phases:
+            self.sink.add_slice((keys[phase], p0, p1))
 
     # -- profiling objects (mx.profiler.Event, Task, Frame, Counter, Marker) ---------------
     def slice(self, name, cat, t0, t1):

@@ -22,8 +22,8 @@ a constructor here; an encoder entry in :mod:`.chrome`; an observer method in
 """
 
 # Category names the runtime records under: the strings ``xprof stats`` reads.
-from xprof.shared.names import (API, CUSTOM_OPERATOR, DEVICE_STORAGE, EVENT,  # noqa: F401
-                                OPERATOR, PURE_PYTHON, XPROF)
+from xprof.shared.names import (API, COMMUNICATION, CUSTOM_OPERATOR,  # noqa: F401
+                                DEVICE_STORAGE, EVENT, OPERATOR, PURE_PYTHON, XPROF)
 
 # Position of the common head of every tuple record.
 KIND, NAME, CAT, T = 0, 1, 2, 3

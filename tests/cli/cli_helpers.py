@@ -57,9 +57,11 @@ def cli(*args):
     return Result(res.exit_code, res.stdout, res.stderr)
 
 
-def cli_subprocess(*args, timeout=120):
-    """Run ``python -m xprof.cli`` in a fresh interpreter (real pipes, real exit code)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+def cli_subprocess(*args, timeout=120, env=None):
+    """Run ``python -m xprof.cli`` in a fresh interpreter (real pipes, real exit code);
+    ``env``: variables to set there (every other XPROF_*/MXNET_* one is removed)."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
+           **(env or {})}
     return subprocess.run([sys.executable, "-m", "xprof.cli", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=timeout)
 

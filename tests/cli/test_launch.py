@@ -1,5 +1,6 @@
-"""``xprof run --nproc N`` (cli/launch.py): N ranked copies, each writing its own
-profile; the job's exit code; SIGTERM passed on to every copy."""
+"""``xprof run --nproc N`` (cli/launch.py) with xprof's own launcher
+(``XPROF_RUN_MPIEXEC=none``; through mpiexec: tests/dist): N ranked copies, each writing
+its own profile; the job's exit code; SIGTERM passed on to every copy."""
 from __future__ import annotations
 
 import os
@@ -23,13 +24,16 @@ def test_copies_get_the_same_options():
     assert copy_arguments(ctx, {"nproc"}) == ["-m", "pkg.train", "--lr", "3"]
 
 
+OWN = {"XPROF_RUN_MPIEXEC": "none"}   # xprof's launcher even with the dist extra installed
+
+
 def test_exit_code_is_the_first_failing_ranks(tmp_path):
     script = tmp_path / "job.py"
     script.write_text("import os, sys\nimport xprof.runtime as mx\n"
                       "mx.nd.ones((2, 2)).wait_to_read()\n"
                       "sys.exit(3 if os.environ['RANK'] == '1' else 0)\n")
     res = cli_subprocess("run", "--nproc", "3", "-o", tmp_path / "p.json", script,
-                         timeout=240)
+                         timeout=240, env=OWN)
     assert res.returncode == 3, res.stderr
     assert sorted(p.name for p in tmp_path.glob("p.rank*.json")) == \
         ["p.rank0.json", "p.rank1.json", "p.rank2.json"]
@@ -43,7 +47,8 @@ def test_sigterm_reaches_every_copy_and_each_writes_its_profile(tmp_path):
                       "mx.nd.ones((2, 2)).wait_to_read()\n"
                       "open('ready' + os.environ['RANK'], 'w').close()\n"
                       "while True:\n    time.sleep(0.05)\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
+           **OWN}
     job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
                             "-o", "p.json", str(script)], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -66,8 +71,8 @@ def _job(tmp_path, body):
     script = tmp_path / "job.py"
     script.write_text("import os, sys, time\nimport xprof.runtime as mx\n"
                       "mx.nd.ones((2, 2)).wait_to_read()\n"
-                      f"open({str(tmp_path / 'ready')!r} + os.environ['RANK'], 'w').close()\n"
-                      + body)
+                      "open(os.path.join(os.path.dirname(__file__), 'ready' + "
+                      "os.environ['RANK']), 'w').close()\n" + body)
     return script
 
 
@@ -79,7 +84,7 @@ def test_a_crashed_rank_ends_the_job_and_is_named(tmp_path):
                             "while True:\n    time.sleep(0.05)\n")
     t0 = time.monotonic()
     res = cli_subprocess("run", "--nproc", "2", "-o", tmp_path / "p.json", script,
-                         timeout=120)
+                         timeout=120, env=OWN)
     assert res.returncode == 128 + 9, res.stderr
     assert "xprof: rank 1 failed (killed by SIGKILL); stopping the other ranks" in res.stderr
     assert time.monotonic() - t0 < 60          # (for ever before)
@@ -89,7 +94,7 @@ def test_a_crashed_rank_ends_the_job_and_is_named(tmp_path):
 def test_timeout_stops_a_hung_job(tmp_path):
     script = _job(tmp_path, "while True:\n    time.sleep(0.05)\n")
     res = cli_subprocess("run", "--nproc", "2", "--timeout", "3", "-o", tmp_path / "p.json",
-                         script, timeout=120)
+                         script, timeout=120, env=OWN)
     assert res.returncode == 124, res.stderr
     assert "xprof: the job ran past --timeout 3 s; stopping its ranks" in res.stderr
     assert sorted(p.name for p in tmp_path.glob("p.rank*.json")) == ["p.rank0.json",
@@ -106,7 +111,8 @@ def test_timeout_without_nproc_is_refused(tmp_path):
 def test_ranks_die_with_a_killed_launcher(tmp_path):
     script = _job(tmp_path, "open('pid' + os.environ['RANK'], 'w').write(str(os.getpid()))\n"
                             "while True:\n    time.sleep(0.05)\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
+           **OWN}
     job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
                             "-o", "p.json", str(script)], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -73,7 +73,7 @@ def test_bad_input_is_a_value_error_and_an_mxnet_error():
                         (lambda: kv.pull(2, out=full(0)), "has not been initialized"),
                         (lambda: kv.push(1, full(0, shape=(3,))), "has shape"),
                         (lambda: kv.row_sparse_pull(1, out=full(0)), "row_sparse"),
-                        (lambda: mx.kv.create("dist_sync"), "distributed"),
+                        (lambda: mx.kv.create("horovod"), "not supported"),
                         (lambda: mx.kv.create("nope"), "unknown kvstore type")]:
         with pytest.raises(ValueError, match=match) as info:
             call()

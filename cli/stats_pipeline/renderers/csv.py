@@ -8,6 +8,9 @@ the op type in the domain column, one row named Latency and one per part
 (Queued, Inputs, Pool, Python, Blocked, Tail, Sub-operators, Setup: the average per call in avg). ``Time by process``
 rows are Time rows (domain: ``<process> / <domain>``); ``Rank spread`` rows have count =
 ranks that ran the op, min/max/avg of its total time over the ranks, total empty.
+``Communication`` rows: count, total and avg time of a collective (MB and GB/s are in
+the JSON); ``Overlap`` rows (one per rank): total = communication time, self = the
+part overlapped by computation, percent = the overlap.
 """
 from __future__ import annotations
 
@@ -78,10 +81,19 @@ def _spread_rows(row):
     return [row["Ranks"], "", "", "", row["Min"], row["Max"], row["Avg"], "ms"]
 
 
+def _communication_rows(row):
+    return [row["Count"], row["Total"], "", "", "", "", row["Avg"], "ms"]
+
+
+def _overlap_rows(row):
+    return ["", row["Communication"], row["Overlapped"], row["Overlap %"], "", "", "", "ms"]
+
+
 SECTIONS = {"Time": _per_row(_time_rows), "Memory": _level_rows("kB"), "Counter": _level_rows(""),
             "Custom Operator Calls": _call_rows, "Flat": _flat_rows,
             "Time by process": _per_row(_time_rows), "Rank spread": _per_row(_spread_rows),
-            "Operator Latency": _latency_rows}
+            "Operator Latency": _latency_rows, "Communication": _per_row(_communication_rows),
+            "Overlap": _per_row(_overlap_rows)}
 
 
 def text(doc_sections):

@@ -16,7 +16,8 @@ def _as_is(rows):
 
 
 SECTIONS = {"Time": _as_is, "Memory": _as_is, "Counter": _as_is,
-            "Time by process": _as_is, "Rank spread": _as_is, "Operator Latency": _as_is}
+            "Time by process": _as_is, "Rank spread": _as_is, "Operator Latency": _as_is,
+            "Communication": _as_is, "Overlap": _as_is}
 
 
 def document(report):

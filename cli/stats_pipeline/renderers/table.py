@@ -26,6 +26,11 @@ SECTIONS = {
                     ("Avg (ms)", "Avg", 4), ("Slowest", "Slowest", None)],
 }
 SECTIONS["Time by process"] = SECTIONS["Time"]
+SECTIONS["Communication"] = [("Count", None, 0), ("MB", "MB", 3), ("Total (ms)", "Total", 4),
+                             ("Avg (ms)", "Avg", 4), ("GB/s", "GB/s", 3)]
+SECTIONS["Overlap"] = [("Communication (ms)", "Communication", 4),
+                       ("Computation (ms)", "Computation", 4),
+                       ("Overlapped (ms)", "Overlapped", 4), ("Overlap %", "Overlap %", 2)]
 _PLAIN_TEXT_SECTIONS = ("Time", "Memory", "Counter")   # written by render_text
 
 

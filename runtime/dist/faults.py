@@ -1,0 +1,152 @@
+"""A failing rank ends the job within seconds, and the others write their traces.
+
+MPI has no notion of a failed peer that a blocked collective would notice: the other
+ranks would wait in ``MPI_Allreduce`` until someone kills them. So a rank whose script
+fails (an exception, ``sys.exit(n)``, SIGTERM, Ctrl-C: whatever ``xprof run`` sees end
+with a non-zero code; under plain ``python``, an uncaught exception) calls
+:func:`announce` before writing its own trace: one small message to every other rank on
+the control communicator. Each rank's listener thread (:func:`start`) polls for such
+notices every :data:`POLL` seconds (``MPI_Test``, not a blocking receive: MPICH's spins
+a core) and, on one, fails the comm thread's jobs (:meth:`.CommThread.fail_all`) with an
+error naming the rank and its exit: the script's next wait on a kvstore array raises
+it, its trace is written and the rank exits non-zero.
+
+Hydra (MPICH's ``mpiexec``) kills every rank as soon as one exits without
+``MPI_Finalize`` (which a failed rank must skip: a collective of its may be in flight).
+So after writing its trace every rank of a failed job says it is done
+(:func:`finished`), and a rank that failed waits for the others' word (at most
+:data:`DONE_BOUND` seconds) before it exits.
+
+A rank killed by SIGKILL cannot announce anything: ``mpiexec`` (Hydra) then kills the
+other ranks at once (even with ``-disable-auto-cleanup``: its proxy still sends
+SIGKILL), so the job ends within a second but their traces are lost.
+"""
+import sys
+import threading
+import time
+
+__all__ = ["start", "announce", "on_failure", "POLL"]
+
+POLL = 0.05         # s between two looks at the control communicator
+SEND_BOUND = 2.0    # s announce() waits for its notices to leave
+DONE_BOUND = 15.0   # s a failed rank waits for the others to have written their traces
+_NOTICE = 77
+
+_listeners = []     # callables(exc) told of a failure (comm threads, the async server)
+_state = {"world": None, "failed": None, "said": False, "stop": None, "thread": None,
+          "done": set()}
+_done = threading.Condition()
+
+
+def healthy():
+    """No rank failed as far as this one knows (it did not announce, nor was told)."""
+    return _state["failed"] is None and not _state["said"]
+
+
+def on_failure(callback):
+    """Call ``callback(exc)`` when another rank fails (or at once if one did)."""
+    _listeners.append(callback)
+    if _state["failed"] is not None:
+        callback(_state["failed"])
+
+
+def start(world):
+    """Listen for the other ranks' failure notices (once per process)."""
+    if _state["world"] is not None:
+        return
+    _state["world"] = world
+    if world.size == 1:
+        return
+    _state["stop"] = threading.Event()
+    _state["thread"] = threading.Thread(target=_listen, args=(world,), daemon=True,
+                                        name="xprof rank-failure listener")
+    _state["thread"].start()
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):   # a script run by plain python, not xprof run
+        announce(f"uncaught {kind.__name__}")
+        previous(kind, value, tb)
+    sys.excepthook = hook
+
+
+def _fail(world, rank, how):
+    from ..kvstore import MXNetError
+
+    if _state["failed"] is not None:
+        return
+    exc = MXNetError(f"rank {rank} failed ({how}); rank {world.rank} stops")
+    print(f"xprof: rank {rank} failed ({how}); stopping rank {world.rank}",
+          file=sys.stderr, flush=True)
+    _state["failed"] = exc
+    for callback in list(_listeners):
+        callback(exc)
+
+
+def _listen(world):
+    """Receive notices until :func:`stop`: a failure (``(rank, how)``) fails this rank's
+    jobs, once; a ``(rank, None)`` says that rank has written its trace."""
+    MPI, comm = world.MPI, world.control
+    notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
+    stop = _state["stop"]
+    while True:
+        done, message = notice.test()
+        if done:
+            rank, how = message
+            if how is None:
+                with _done:
+                    _state["done"].add(rank)
+                    _done.notify_all()
+            else:
+                _fail(world, rank, how)
+            notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
+            continue
+        if stop.wait(POLL):
+            notice.Cancel()      # MPI_Finalize wants no receive left posted
+            notice.Wait()
+            return
+
+
+def stop():
+    """Before ``MPI_Finalize``: end the listener and its posted receive (bounded)."""
+    if _state["thread"] is not None:
+        _state["stop"].set()
+        _state["thread"].join(SEND_BOUND)
+
+
+def _send_all(message):
+    world = _state["world"]
+    requests = [world.control.isend(message, dest=r, tag=_NOTICE)
+                for r in range(world.size) if r != world.rank]
+    deadline = time.monotonic() + SEND_BOUND
+    while requests and time.monotonic() < deadline:
+        requests = [r for r in requests if not r.test()[0]]
+        if requests:
+            time.sleep(POLL / 10)
+
+
+def announce(how):
+    """Tell every other rank that this one failed (``how``: e.g. ``exit code 1``);
+    bounded by :data:`SEND_BOUND`. Nothing to do when no store started MPI, or when
+    this rank stops because another failed (that one told everyone)."""
+    world = _state["world"]
+    if world is None or world.size == 1 or _state["failed"] is not None or _state["said"]:
+        return
+    _state["said"] = True
+    _send_all((world.rank, how))
+
+
+def finished():
+    """After this rank wrote its trace: in a failed job, tell the others, and if this
+    rank is the one that failed, wait (at most :data:`DONE_BOUND` s) until they have
+    written theirs: its exit without ``MPI_Finalize`` makes Hydra kill them."""
+    world = _state["world"]
+    if world is None or world.size == 1 or healthy():
+        return
+    _send_all((world.rank, None))
+    if not _state["said"]:
+        return
+    others = set(range(world.size)) - {world.rank}
+    deadline = time.monotonic() + DONE_BOUND
+    with _done:
+        while not others <= _state["done"] and time.monotonic() < deadline:
+            _done.wait(deadline - time.monotonic())
