@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import engine as _engine
 from ..engine.base import MODE_INTERNAL
-from ..kvstore import KVStore, MXNetError, _listify, _same_shape
+from ..kvstore_local import KVStore, MXNetError, _listify, _same_shape
 from ..ndarray import ndarray as _nd
 from . import comm_thread, events, faults, mpi
 from .sync_store import PULL, PUSH, PUSHPULL, SyncKVStore, _dense

@@ -70,7 +70,7 @@ def start(world):
 
 
 def _fail(world, rank, how):
-    from ..kvstore import MXNetError
+    from ..kvstore_local import MXNetError
 
     if _state["failed"] is not None:
         return

@@ -50,11 +50,11 @@ def world(what="a distributed kvstore"):
                 mpi4py.rc.finalize = False
                 from mpi4py import MPI
             except (ImportError, RuntimeError) as e:   # no mpi4py, or no MPI library
-                from ..kvstore import MXNetError
+                from ..kvstore_local import MXNetError
                 raise MXNetError(f"{what} needs MPI through mpi4py, which is not "
                                  f"installed ({e}): {NEED_EXTRA}") from None
             if MPI.Query_thread() < MPI.THREAD_MULTIPLE:
-                from ..kvstore import MXNetError
+                from ..kvstore_local import MXNetError
                 raise MXNetError(f"{what}: the MPI library gives thread level "
                                  f"{MPI.Query_thread()}, not MPI_THREAD_MULTIPLE; "
                                  f"{NEED_EXTRA} brings MPICH, which does")
@@ -62,7 +62,7 @@ def world(what="a distributed kvstore"):
             from ..profiler import ranks
             expected = ranks.world_size()
             if w.size == 1 and expected is not None and expected > 1:
-                from ..kvstore import MXNetError
+                from ..kvstore_local import MXNetError
                 raise MXNetError(f"{what}: this is one of {expected} ranks, but not of one "
                                  f"MPI job (MPI sees 1 process): start them with mpiexec "
                                  f"(xprof run --nproc does, unless XPROF_RUN_MPIEXEC=none)")

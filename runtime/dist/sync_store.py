@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _env
 from ..engine.base import MODE_IMPERATIVE
-from ..kvstore import KVStore, MXNetError, _listify, _same_shape
+from ..kvstore_local import KVStore, MXNetError, _listify, _same_shape
 from ..ndarray import ndarray as _nd
 from . import collectives, comm_thread, faults, mpi
 
