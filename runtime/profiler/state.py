@@ -23,6 +23,7 @@ from time import perf_counter_ns
 from .. import engine as _engine_mod
 from . import config, memory
 from .observer import flags, observer
+from .sampler import follow as _sampler_follow
 
 
 class ProfilerState:
@@ -82,4 +83,5 @@ def attach_engine(st, change=None, **_):
 
 
 state.subscribe(attach_engine)
+state.subscribe(_sampler_follow)
 _engine_mod.on_engine_change(lambda eng: attach_engine(state))

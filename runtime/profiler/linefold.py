@@ -1,0 +1,164 @@
+"""Python-line samples -> trace events, at dump time (the trace form is in docs/lines.md).
+
+A thread's samples (:mod:`.sampler`, in its lines buffer) are walked in time order and
+folded: consecutive samples that share a stack prefix share slices. Each call with
+samples becomes
+
+* one **root** slice (``cat`` ``python_line``, named after the call: ``MyOp``,
+  ``_backward_MyOp``, ``MyOp (create_operator)``; for a thread outside any call,
+  ``python (<thread name>)``) whose ``args`` carry the call's exact line table:
+  ``{"op": <name>, "call": <number>, "lines": [[function, file, line, weight ns,
+  samples, blocked-in or null], ...]}``; the readers (``xprof stats --lines``, the
+  report, ``xprof explain``) read only these;
+* nested **frame** slices under it, one per (function, line) on the stack, from the
+  user's ``forward`` down to the leaf (``name`` ``<function>:<line>``, ``args``
+  ``{"file": ...}``): the flame chart Perfetto draws. They stop at :data:`MAX_DETAIL`
+  per dump (counted in ``otherData.python_lines.detail_dropped``); the roots, at most
+  one per sampled call, are never dropped, so the line table stays exact.
+
+A sample stands for the time since the sampler's previous tick (its weight). A slice
+spans its samples' segments: from the previous sample on this track (or the call's
+start, or ``t - weight``, whichever is latest) to the sample. Each level ends 1 ns
+before its parent (strict nesting: viewers never guess which of two equal slices is
+the parent).
+
+Which line a sample's time counts for: the innermost frame of the user's code (not
+the standard library, site-packages or xprof itself), else the outermost frame; a
+sample waiting in the engine (``wait_for_var``/``wait_all``) counts as blocked in the
+sync point the user's code called (the outermost xprof frame: ``asnumpy``,
+``wait_to_read``...), already the call's Blocked time.
+"""
+import os
+import sysconfig
+
+from . import records
+
+CATEGORY = "python_line"
+MAX_DETAIL = 50_000   # frame slices written per dump
+
+_XPROF_DIRS = tuple(os.path.dirname(os.path.dirname(os.path.abspath(p))) + os.sep
+                    for p in (__file__,))   # .../runtime/ (xprof.runtime)
+_SHARED = os.path.join(os.path.dirname(_XPROF_DIRS[0].rstrip(os.sep)), "shared") + os.sep
+_ENGINE = os.path.join(_XPROF_DIRS[0], "engine") + os.sep
+_LIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in (
+    sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    if p}))
+_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all"))
+
+
+class _Code:
+    """What the dump needs of one code object, worked out once per dump."""
+
+    __slots__ = ("function", "file", "xprof", "lib", "wait")
+
+    def __init__(self, code):
+        self.function = code.co_qualname
+        self.file = code.co_filename
+        path = os.path.abspath(self.file) if not self.file.startswith("<") else self.file
+        self.xprof = path.startswith(_XPROF_DIRS) or path.startswith(_SHARED)
+        self.lib = self.xprof or path.startswith(_LIB_DIRS) or path.startswith("<frozen")
+        self.wait = path.startswith(_ENGINE) and code.co_name in _WAITS
+
+
+class Folder:
+    """Folds the samples of one dump; ``detail`` counts frame slices written."""
+
+    def __init__(self, max_detail=MAX_DETAIL):
+        self.codes = {}
+        self.detail = 0
+        self.dropped = 0
+        self.max_detail = max_detail
+
+    def _code(self, code):
+        c = self.codes.get(code)
+        if c is None:
+            c = self.codes[code] = _Code(code)
+        return c
+
+    def attribute(self, frames):
+        """``(index into frames, blocked in)`` of the frame a sample's time counts for;
+        ``frames`` root first, as :class:`_Code` objects."""
+        if any(c.wait for c in frames):
+            for i, c in enumerate(frames):
+                if c.xprof:
+                    return i, frames[i].function.rsplit(".", 1)[-1]
+        for i in range(len(frames) - 1, -1, -1):
+            if not frames[i].lib:
+                return i, None
+        return 0, None
+
+    def encode(self, samples, add, pid, tid, thread_name, us, floor=0):
+        """Add the events of one lines buffer's ``samples`` (line-sample records in
+        time order) with ``add``; ``us(t)``: a time stamp in the trace's microseconds;
+        no slice starts before ``floor`` (the session's start)."""
+        self._add, self._pid, self._tid, self._us = add, pid, tid, us
+        self._thread_name = thread_name
+        open_ = []    # [node, start, table (the root's)] from the root down
+        last = None   # the previous sample's time on this track
+        for _, name, _, t, w, number, t_start, stack in samples:
+            start = t - w
+            if last is not None and last > start:
+                start = last
+            if t_start and t_start > start:
+                start = t_start
+            if start < floor:
+                start = floor
+            if start >= t:   # (a sample at the call's start: a segment of 1 ns)
+                start = t - 1
+            if last is not None and start < last:
+                start = last
+            depth = len(stack) // 2
+            nodes = [(number, name)]
+            nodes += [(stack[2 * k], stack[2 * k + 1]) for k in range(depth - 1, -1, -1)]
+            keep = 0
+            if last is not None and start == last:   # contiguous: continue the prefix
+                while keep < len(open_) and keep < len(nodes) and open_[keep][0] == nodes[keep]:
+                    keep += 1
+            for d in range(len(open_) - 1, keep - 1, -1):
+                self._close(open_[d], d, last)
+            del open_[keep:]
+            for node in nodes[keep:]:
+                open_.append([node, start, {} if not open_ else None])
+            codes = [self._code(code) for code, _ in nodes[1:]]
+            if codes:
+                at, blocked = self.attribute(codes)
+                c = codes[at]
+                key = (c.function, c.file, nodes[1 + at][1], blocked)
+            else:
+                key = ("(no Python frame)", "", 0, None)
+            table = open_[0][2]
+            cell = table.get(key)
+            if cell is None:
+                table[key] = [w, 1]
+            else:
+                cell[0] += w
+                cell[1] += 1
+            last = t
+        for d in range(len(open_) - 1, -1, -1):
+            self._close(open_[d], d, last)
+        return self
+
+    def _close(self, entry, depth, end):
+        """Write the slice of ``entry`` (``[node, start, table]``), ending at ``end``
+        less ``depth`` ns."""
+        node, start, table = entry
+        dur = max(end - depth - start, 0)
+        if depth == 0:
+            number, name = node
+            lines = sorted(([f, file, line, w, n, blocked]
+                            for (f, file, line, blocked), (w, n) in table.items()),
+                           key=lambda r: -r[3])
+            label = name if name is not None else f"python ({self._thread_name})"
+            self._add({"name": label, "cat": CATEGORY, "ph": "X", "ts": self._us(start),
+                       "dur": dur / 1000.0, "pid": self._pid, "tid": self._tid,
+                       "args": {"op": label, "call": number, "lines": lines}})
+            return
+        if self.detail >= self.max_detail:
+            self.dropped += 1
+            return
+        self.detail += 1
+        code, line = node
+        c = self._code(code)
+        self._add({"name": f"{c.function}:{line}", "cat": CATEGORY, "ph": "X",
+                   "ts": self._us(start), "dur": dur / 1000.0, "pid": self._pid,
+                   "tid": self._tid, "args": {"file": c.file}})

@@ -1,0 +1,223 @@
+"""The Python-line sampler: which lines of a custom operator's code its time goes to.
+
+While the profiler records, a daemon thread wakes every ``XPROF_PROFILER_SAMPLE_INTERVAL_MS``
+(default 1 ms; 0: off) and reads the stacks of the threads that run custom-operator code
+(``forward``, ``backward``, ``create_operator``) with one ``sys._current_frames()``.
+Each sample is tagged with the call the thread runs at that moment: the observer tells
+:data:`running` when a call's Python code starts and ends on a thread
+(``observer.call_begins``/``call_ends``, ``setup_begins``/``setup_ends``). With
+``XPROF_PROFILER_SAMPLE_ALL_THREADS`` (``xprof run --sample-all-threads``) the
+script's other threads are sampled too, tagged with no call.
+
+Why a thread over ``sys._current_frames()`` (measured in docs/lines.md): it costs the
+sampled thread nothing (no hook runs on it, no line event, nothing while it is in
+numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
+thread running pure Python lets the sampler in only at the switch interval, so
+sampling lowers ``sys.setswitchinterval`` to a quarter of the sample interval and
+restores it when it stops. ``sys.monitoring`` (3.12+) or a C hook would see every
+line, at a cost on every line of the sampled threads.
+
+Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
+objects and line numbers, appended to the sampled thread's lines buffer
+(:func:`.recorder.lines_buffer`); folding and names are the dump's
+(:mod:`.linefold`). A sample's weight is the time since the sampler's previous
+tick: summed per call it estimates the time the call spent on each stack, whatever
+the achieved rate.
+"""
+import itertools
+import sys
+import threading
+from time import perf_counter_ns
+
+from .. import _env
+from . import recorder as R, records
+
+CATEGORY = "python_line"
+SETUP_SUFFIX = " (create_operator)"   # the call name of a creation's samples
+MAX_DEPTH = 64          # frames kept per sample, from the leaf
+_SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
+
+# thread ident -> (call number, op name, call start, lines buffer's append, outer entry)
+# of the custom-op call whose Python code the thread runs now (the outer entry: the call
+# it interrupted, for a call run inline inside another one under NaiveEngine)
+running = {}
+_numbers = itertools.count(1).__next__
+# code objects a sample's stack stops at (excluded): the frames that call the user's
+# forward/backward/create_operator (operator.py registers them)
+stop_codes = set()
+
+
+def settings():
+    """``(interval_ns, all_threads)`` from the environment (read at each start)."""
+    ms = _env.get("PROFILER_SAMPLE_INTERVAL_MS")
+    try:
+        interval = float(ms) if ms is not None else 1.0
+    except ValueError:
+        interval = 1.0
+    return int(max(interval, 0.0) * 1e6), _env.get_bool("PROFILER_SAMPLE_ALL_THREADS", False)
+
+
+def enter(call_name, t_start):
+    """The calling thread starts a custom-op call's Python code (``call_name``: its op
+    name); returns the entry to pass to :func:`leave`. Only while sampling."""
+    me = threading.get_ident()
+    outer = running.get(me)
+    entry = (_numbers(), call_name, t_start,
+             R.lines_buffer(R.local.buf).events.append, outer)
+    running[me] = entry
+    return entry
+
+
+def leave(entry):
+    """The call of ``entry`` returned on the calling thread."""
+    me = threading.get_ident()
+    outer = entry[4]
+    if outer is None:
+        running.pop(me, None)
+    else:
+        running[me] = outer
+
+
+class Sampler:
+    """The sampler thread and its switch-interval change; :data:`sampler` follows the
+    profiler state (:func:`follow`)."""
+
+    def __init__(self):
+        self.thread = None
+        self.stop_event = None
+        self.saved_switch = None
+        self.interval_ns = 0
+        self.all_threads = False
+        self.ticks = 0        # this session: ticks taken, samples recorded
+        self.samples = 0
+        self.first = self.last = 0   # the first and last tick's time (achieved rate)
+
+    @property
+    def on(self):
+        return self.thread is not None
+
+    def start(self):
+        interval, all_threads = settings()
+        if interval <= 0 or self.on:
+            return
+        self.interval_ns, self.all_threads = interval, all_threads
+        from .observer import flags
+        self.saved_switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION))
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
+                                       name="xprof line sampler", daemon=True)
+        self.thread.start()
+        flags.lines = True
+
+    def stop(self):
+        if not self.on:
+            return
+        from .observer import flags
+        flags.lines = False
+        self.stop_event.set()
+        if self.thread is not threading.current_thread():
+            self.thread.join()
+        self.thread = None
+        sys.setswitchinterval(self.saved_switch)
+
+    def reset(self):
+        """A new session: the counts start again."""
+        self.ticks = self.samples = 0
+        self.first = self.last = 0
+
+    def info(self):
+        """What the trace's ``otherData.python_lines`` says of this session's sampling."""
+        span = self.last - self.first
+        return {"interval_ms": self.interval_ns / 1e6, "all_threads": self.all_threads,
+                "ticks": self.ticks, "samples": self.samples,
+                "achieved_interval_ms": round(span / (self.ticks - 1) / 1e6, 4)
+                if self.ticks > 1 else None,
+                "switch_interval_ms": round(sys.getswitchinterval() * 1e3, 4)}
+
+    def _loop(self, stop):
+        wait = self.interval_ns / 1e9
+        current_frames = sys._current_frames
+        clock = perf_counter_ns
+        me = threading.get_ident()
+        stops = stop_codes
+        others = {}   # ident -> (thread, lines buffer's append), --sample-all-threads
+        prev = clock()
+        refresh = 0
+        while not stop.wait(wait):
+            frames = current_frames()
+            t = clock()
+            w = t - prev
+            prev = t
+            if not self.ticks:
+                self.first = t
+                w = self.interval_ns
+            self.ticks += 1
+            self.last = t
+            n = 0
+            for ident, (number, name, t0, add, _) in list(running.items()):
+                f = frames.get(ident)
+                if f is None:
+                    continue
+                stack = []
+                while f is not None and f.f_code not in stops and len(stack) < 2 * MAX_DEPTH:
+                    stack += (f.f_code, f.f_lineno)
+                    f = f.f_back
+                add((records.LINE_SAMPLE, name, CATEGORY, t, w, number, t0, tuple(stack)))
+                n += 1
+            if self.all_threads:
+                if refresh <= 0:
+                    others = _script_threads(me, others)
+                    refresh = 100
+                refresh -= 1
+                for ident, (_, add) in others.items():
+                    if ident in running:
+                        continue
+                    f = frames.get(ident)
+                    if f is None:
+                        continue
+                    stack = []
+                    while f is not None and len(stack) < 2 * MAX_DEPTH:
+                        stack += (f.f_code, f.f_lineno)
+                        f = f.f_back
+                    add((records.LINE_SAMPLE, None, CATEGORY, t, w, 0, 0, tuple(stack)))
+                    n += 1
+            self.samples += n
+
+
+def _script_threads(me, known):
+    """ident -> (thread, its lines buffer's append) of the script's threads: every live
+    thread but xprof's own (engine and custom-op workers, this sampler, the flusher...)."""
+    out = {}
+    for thread in threading.enumerate():
+        ident = thread.ident
+        if ident is None or ident == me or thread.name.startswith("xprof "):
+            continue
+        entry = known.get(ident)
+        if entry is None or entry[0] is not thread:
+            buf = _buffer_of(thread)
+            entry = (thread, R.lines_buffer(buf).events.append)
+        out[ident] = entry
+    return out
+
+
+def _buffer_of(thread):
+    """The recorder buffer of ``thread`` (registered here if it never recorded)."""
+    for buf in list(R.buffers):
+        if buf.thread is not None and buf.thread() is thread and buf.sampled is None:
+            return buf
+    return R.register_thread(thread)
+
+
+sampler = Sampler()
+
+
+def follow(st, change, **_):
+    """Profiler-state listener: sample while recording."""
+    if st.recording:
+        if change in ("run", "resume", "config"):
+            if change == "run":
+                sampler.reset()
+            sampler.start()
+    else:
+        sampler.stop()
