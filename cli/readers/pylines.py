@@ -119,7 +119,11 @@ def section(collector, calls=None, only=None, top=None):
         run = sum(w for (_, _, _, b), (w, _) in table.items() if b is None)
         n_run = sum(n for (_, _, _, b), (_, n) in table.items() if b is None)
         base = python_ns(op, calls)
-        denom = base if base else run
+        # a custom op: of its Python time (Blocked is apart); a thread outside custom
+        # ops ("python (<thread>)"): of its sampled time, waits included
+        is_op = bool(collector.calls.get(op))
+        denom = base if base else run if is_op else sum(w for w, _ in table.values())
+        n_err = n_run if is_op else sum(n for _, n in table.values())
         n_all = sum(n for _, n in table.values())
         rows = []
         for (function, file, line, blocked), (w, n) in sorted(
@@ -129,14 +133,14 @@ def section(collector, calls=None, only=None, top=None):
                          "file": "" if blocked else file, "line": None if blocked else line,
                          "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
                          "samples": n,
-                         "±%": round(error_points(min(share, 1.0), n_run or n_all), 1)})
+                         "±%": round(error_points(min(share, 1.0), n_err), 1)})
         if top:
             rows = rows[:top]
         rows_out[op] = rows
         summary[op] = {"python_ms": None if base is None else round(base / 1e6, 3),
-                       "sampled_ms": round(run / 1e6, 3), "samples": n_all,
+                       "sampled_ms": round((run if is_op else denom) / 1e6, 3), "samples": n_all,
                        "calls": len(collector.calls.get(op, ())),
-                       "error_%": round(error_points(0.5, n_run or n_all), 1)}
+                       "error_%": round(error_points(0.5, n_err), 1)}
     return rows_out, summary
 
 
@@ -171,11 +175,15 @@ def text(rows_out, summary, interval=None):
     out = []
     for op, rows in rows_out.items():
         s = summary[op]
-        py = f"{s['python_ms']:.3f} ms Python" if s["python_ms"] is not None else \
-            "Python time unknown (no call spans): shares of the sampled time"
+        if s["calls"]:
+            py = (f"{s['python_ms']:.3f} ms Python" if s["python_ms"] is not None else
+                  f"{s['sampled_ms']:.3f} ms sampled Python (no call spans)") + \
+                f" over {s['calls']} sampled calls"
+        else:   # a thread outside custom ops (--sample-all-threads)
+            py = f"{s['sampled_ms']:.3f} ms sampled outside custom ops"
         every = f", one every {interval:g} ms" if interval else ""
-        out.append(f"{op}: {py} over {s['calls']} sampled calls; {s['samples']} samples"
-                   f"{every}; shares ±{s['error_%']:.1f} points at most (95%)")
+        out.append(f"{op}: {py}; {s['samples']} samples{every}; "
+                   f"shares ±{s['error_%']:.1f} points at most (95%)")
         headers = ("function", "file", "line", "self_ms", "%", "±%")
         cells = [(r["function"], r["file"], "" if r["line"] is None else str(r["line"]),
                   f"{r['self_ms']:.3f}", f"{r['%']:.1f}", f"{r['±%']:.1f}") for r in rows]

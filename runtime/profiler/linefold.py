@@ -36,10 +36,11 @@ from . import records
 CATEGORY = "python_line"
 MAX_DETAIL = 50_000   # frame slices written per dump
 
-_XPROF_DIRS = tuple(os.path.dirname(os.path.dirname(os.path.abspath(p))) + os.sep
-                    for p in (__file__,))   # .../runtime/ (xprof.runtime)
-_SHARED = os.path.join(os.path.dirname(_XPROF_DIRS[0].rstrip(os.sep)), "shared") + os.sep
-_ENGINE = os.path.join(_XPROF_DIRS[0], "engine") + os.sep
+_RUNTIME = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# xprof's own code: xprof.runtime, xprof.shared, xprof.cli (``xprof run``'s frames)
+_XPROF_DIRS = (_RUNTIME,) + tuple(
+    os.path.join(os.path.dirname(_RUNTIME.rstrip(os.sep)), d) + os.sep for d in ("shared", "cli"))
+_ENGINE = os.path.join(_RUNTIME, "engine") + os.sep
 _LIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in (
     sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib"))
     if p}))
@@ -55,7 +56,7 @@ class _Code:
         self.function = code.co_qualname
         self.file = code.co_filename
         path = os.path.abspath(self.file) if not self.file.startswith("<") else self.file
-        self.xprof = path.startswith(_XPROF_DIRS) or path.startswith(_SHARED)
+        self.xprof = path.startswith(_XPROF_DIRS)
         self.lib = self.xprof or path.startswith(_LIB_DIRS) or path.startswith("<frozen")
         self.wait = path.startswith(_ENGINE) and code.co_name in _WAITS
 
@@ -78,14 +79,12 @@ class Folder:
     def attribute(self, frames):
         """``(index into frames, blocked in)`` of the frame a sample's time counts for;
         ``frames`` root first, as :class:`_Code` objects."""
-        if any(c.wait for c in frames):
-            for i, c in enumerate(frames):
-                if c.xprof:
+        user = next((i for i in range(len(frames) - 1, -1, -1) if not frames[i].lib), None)
+        if any(c.wait for c in frames):   # the sync point the user's code called
+            for i in range(0 if user is None else user + 1, len(frames)):
+                if frames[i].xprof:
                     return i, frames[i].function.rsplit(".", 1)[-1]
-        for i in range(len(frames) - 1, -1, -1):
-            if not frames[i].lib:
-                return i, None
-        return 0, None
+        return (0 if user is None else user), None
 
     def encode(self, samples, add, pid, tid, thread_name, us, floor=0):
         """Add the events of one lines buffer's ``samples`` (line-sample records in

@@ -143,7 +143,7 @@ class Sampler:
         stops = stop_codes
         others = {}   # ident -> (thread, lines buffer's append), --sample-all-threads
         prev = clock()
-        refresh = 0
+        seen = 0
         while not stop.wait(wait):
             frames = current_frames()
             t = clock()
@@ -166,10 +166,9 @@ class Sampler:
                 add((records.LINE_SAMPLE, name, CATEGORY, t, w, number, t0, tuple(stack)))
                 n += 1
             if self.all_threads:
-                if refresh <= 0:
+                if len(frames) != seen:   # a thread started or ended: look again
                     others = _script_threads(me, others)
-                    refresh = 100
-                refresh -= 1
+                    seen = len(frames)
                 for ident, (_, add) in others.items():
                     if ident in running:
                         continue
