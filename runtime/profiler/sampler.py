@@ -136,7 +136,6 @@ class Sampler:
                 "switch_interval_ms": round(sys.getswitchinterval() * 1e3, 4)}
 
     def _loop(self, stop):
-        wait = self.interval_ns / 1e9
         current_frames = sys._current_frames
         clock = perf_counter_ns
         me = threading.get_ident()
@@ -144,9 +143,14 @@ class Sampler:
         others = {}   # ident -> (thread, lines buffer's append), --sample-all-threads
         prev = clock()
         seen = 0
-        while not stop.wait(wait):
+        step = self.interval_ns
+        due = prev + step   # ticks on a fixed schedule: a late wake-up shortens the next wait
+        while not stop.wait(max(due - clock(), 0) / 1e9):
             frames = current_frames()
             t = clock()
+            due += step
+            if due <= t:   # more than a tick late (the GIL was held): the next one from now
+                due = t + step
             w = t - prev
             prev = t
             if not self.ticks:
