@@ -150,10 +150,11 @@ class Analysis:
 
     def python_lines(self):
         """``{op: rows}`` of the trace's Python-line samples (``xprof stats --lines``'s
-        rows; shares of the sampled time: the timeline has no call spans)."""
+        rows)."""
         from ..readers.pylines import section
 
-        return section(getattr(self.tl, "python_lines", None))[0]
+        return section(getattr(self.tl, "python_lines", None),
+                       getattr(self.tl, "call_stats", None))[0]
 
     def segments(self):
         """The path as dicts, adjacent Python segments of one thread merged."""

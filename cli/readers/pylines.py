@@ -10,7 +10,9 @@ module never reads them. Shares are of the op's Python time from its call spans
 weight is the time since the sampler's previous tick, so a share's sampling error
 is about ``1.96 * sqrt(p * (1 - p) / n)`` for ``n`` samples (95%), stated with the rows.
 
-Works on the trace file alone; the source line text (``xprof explain``) is read with
+A ``(blocked in <sync point>)`` row's share is of the op's Blocked time (the call
+breakdown counts those waits apart from Python), so the line rows alone add up to the
+op's Python time. Works on the trace file alone; the source line text (``xprof explain``) is read with
 ``linecache`` only when the file is there.
 """
 from __future__ import annotations
@@ -79,17 +81,18 @@ class PythonLinesCollector:
         report.extra[SECTION] = self
 
 
-def python_ns(op, calls):
+def python_ns(op, calls, blocked=False):
     """The op's Python time (ns) from a ``CallStats`` (None when it has no spans): its
-    calls' Python, or, for ``<op> (create_operator)``, the Setup of ``<op>``."""
+    calls' Python (``blocked``: their Blocked), or, for ``<op> (create_operator)``, the
+    Setup of ``<op>``."""
     if calls is None:
         return None
     if op.endswith(SETUP_SUFFIX):
-        rows = calls.calls.get(op[:-len(SETUP_SUFFIX)])
+        rows = None if blocked else calls.calls.get(op[:-len(SETUP_SUFFIX)])
         at = 8
     else:
         rows = calls.calls.get(op)
-        at = 4
+        at = 5 if blocked else 4
     if not rows or any(r[at] is None for r in rows):
         return None
     return sum(r[at] for r in rows)
@@ -106,7 +109,8 @@ def error_points(p, n):
 def section(collector, calls=None, only=None, top=None):
     """``({op: [row...]}, {op: summary})``: per op type (``only``: that one), its lines by
     weight, each row ``{"function", "file", "line", "self_ms", "%", "samples", "±%"}``
-    (blocked rows: function ``(blocked in <sync point>)``, line null); the summary:
+    (blocked rows: function ``(blocked in <sync point>)``, line null, ``%`` of the op's
+    Blocked time rather than its Python time); the summary:
     ``{"python_ms", "sampled_ms", "samples", "calls", "error_%"}`` (``python_ms`` from
     the call spans, null without them; ``error_%``: the largest 95% error of a share)."""
     rows_out, summary = {}, {}
@@ -125,9 +129,21 @@ def section(collector, calls=None, only=None, top=None):
         denom = base if base else run if is_op else sum(w for w, _ in table.values())
         n_err = n_run if is_op else sum(n for _, n in table.values())
         n_all = sum(n for _, n in table.values())
+        # a blocked row's share is of the op's Blocked time (the breakdown's), else of
+        # the blocked samples' time: the Python shares alone add up to 100
+        waits = sum(w for (_, _, _, b), (w, _) in table.items() if b is not None)
+        n_wait = n_all - n_run
+        wait_base = python_ns(op, calls, blocked=True) or waits
         rows = []
         for (function, file, line, blocked), (w, n) in sorted(
                 table.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][2] or 0)):
+            if blocked and is_op:
+                share = w / wait_base if wait_base else 0.0
+                rows.append({"function": BLOCKED.format(blocked), "file": "", "line": None,
+                             "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
+                             "samples": n,
+                             "±%": round(error_points(min(share, 1.0), n_wait), 1)})
+                continue
             share = w / denom if denom else 0.0
             rows.append({"function": BLOCKED.format(blocked) if blocked else function,
                          "file": "" if blocked else file, "line": None if blocked else line,

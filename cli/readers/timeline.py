@@ -25,6 +25,7 @@ from itertools import chain
 import numpy as np
 
 from .batch import Batch, view
+from .callspans import CallSpanCollector
 from .pylines import CATEGORY as PYTHON_LINE, PythonLinesCollector
 from .tracefile import TraceReader
 
@@ -88,8 +89,10 @@ class Timeline:
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
-        # the Python-line samples' tables (readers/pylines.py): read, never slices here
+        # the Python-line samples' tables (readers/pylines.py): read, never slices here,
+        # and the custom-op calls' CallStats (their shares are of the calls' Python time)
         self.python_lines = None
+        self.call_stats = None
 
     @property
     def has_dependencies(self):
@@ -119,6 +122,7 @@ class Builder:
         self.count = 0          # slices so far
         self.index = 0          # events so far
         self.lines = PythonLinesCollector()
+        self.call_spans = CallSpanCollector()
 
     def _thread(self, pid, tid):
         try:
@@ -146,6 +150,8 @@ class Builder:
         :meth:`_feed_careful`."""
         v = view(batch)
         self.lines.feed(batch)
+        if v is not None:   # call spans are b/e pairs: among the few non-X events
+            self.call_spans.feed(v.others())
         try:
             done = v is not None and self._feed_columns(v)
         except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
@@ -329,6 +335,7 @@ class Builder:
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
         tl.python_lines = self.lines
+        tl.call_stats = self.call_spans.calls
         if not self.rows:
             return tl
         cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]

@@ -125,6 +125,8 @@ class Folder:
                 key = (c.function, c.file, nodes[1 + at][1], blocked)
             else:
                 key = ("(no Python frame)", "", 0, None)
+            if t_start and t - w < t_start:   # no weight from before the call began
+                w = t - t_start
             table = open_[0][2]
             cell = table.get(key)
             if cell is None:

@@ -86,6 +86,7 @@ class Sampler:
         self.thread = None
         self.stop_event = None
         self.saved_switch = None
+        self.switch = sys.getswitchinterval()   # while sampling
         self.interval_ns = 0
         self.all_threads = False
         self.ticks = 0        # this session: ticks taken, samples recorded
@@ -103,7 +104,8 @@ class Sampler:
         self.interval_ns, self.all_threads = interval, all_threads
         from .observer import flags
         self.saved_switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION))
+        self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
+        sys.setswitchinterval(self.switch)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
                                        name="xprof line sampler", daemon=True)
@@ -133,7 +135,7 @@ class Sampler:
                 "ticks": self.ticks, "samples": self.samples,
                 "achieved_interval_ms": round(span / (self.ticks - 1) / 1e6, 4)
                 if self.ticks > 1 else None,
-                "switch_interval_ms": round(sys.getswitchinterval() * 1e3, 4)}
+                "switch_interval_ms": round(self.switch * 1e3, 4)}
 
     def _loop(self, stop):
         current_frames = sys._current_frames

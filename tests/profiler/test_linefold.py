@@ -78,12 +78,20 @@ def test_consecutive_samples_share_slices_and_the_root_holds_the_table():
 
 def test_the_segment_starts_at_the_call_start_or_the_previous_sample():
     s = [sample(10, [(F, 15)], w=MS, t_start=int(9.5 * MS)),
-         sample(11, [(F, 15)], w=3 * MS)]
+         sample(11, [(F, 15)], w=3 * MS, t_start=int(9.5 * MS))]
     events, _ = fold(s)
     root = next(e for e in events if "lines" in e["args"])
     assert root["ts"] == 9500 and root["ts"] + root["dur"] == 11000
-    # the weights are the samples' own, whatever the drawn segments
-    assert root["args"]["lines"][0][3] == 4 * MS
+    # a weight never reaches before the call's start: 0.5 ms, then 11 - 9.5 ms
+    assert root["args"]["lines"][0][3] == 2 * MS
+
+
+def test_weights_are_the_time_since_the_previous_tick_inside_the_call():
+    s = [sample(10, [(F, 15)], w=MS, t_start=5 * MS),
+         sample(13, [(F, 15)], w=3 * MS, t_start=5 * MS)]
+    events, _ = fold(s)
+    root = next(e for e in events if "lines" in e["args"])
+    assert root["args"]["lines"][0][3:5] == [4 * MS, 2]
 
 
 def test_calls_apart_and_a_gap_make_separate_roots():
