@@ -25,6 +25,7 @@ tick: summed per call it estimates the time the call spent on each stack, whatev
 the achieved rate.
 """
 import itertools
+import os
 import sys
 import threading
 from time import perf_counter_ns
@@ -215,6 +216,20 @@ def _buffer_of(thread):
 
 
 sampler = Sampler()
+
+
+def _forked_child():
+    """A forked child (a DataLoader worker) has no sampler thread: forget it, and give
+    the child Python's switch interval back."""
+    from .observer import flags
+    if sampler.thread is not None:
+        sampler.thread = None
+        flags.lines = False
+        sys.setswitchinterval(sampler.saved_switch)
+    running.clear()
+
+
+os.register_at_fork(after_in_child=_forked_child)
 
 
 def follow(st, change, **_):
