@@ -329,3 +329,42 @@ def test_lines_of_an_op_type_without_samples_is_one_line_exit_2(tmp_path):
     res = xprof("stats", path, "--lines", "Nope", cwd=tmp_path)
     assert res.returncode == 2
     assert "'Spin'" in res.stderr and "Traceback" not in res.stderr
+
+
+SETUP = """
+    import time
+    import xprof.runtime as mx
+
+    def build_tables():
+        t = time.perf_counter()
+        s = 0
+        while time.perf_counter() - t < 0.005:
+            s += 1
+
+    class Op(mx.operator.CustomOp):
+        def __init__(self):
+            build_tables()
+
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0])
+
+    @mx.operator.register("Slow")
+    class P(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, s, d):
+            return Op()
+
+    x = mx.nd.ones((2, 2))
+    for _ in range(10):
+        mx.nd.Custom(x, op_type="Slow").wait_to_read()
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_create_operator_is_sampled_as_the_ops_setup(tmp_path, engine):
+    _, path = run_script(tmp_path, SETUP, engine=engine)
+    out = lines_json(path, "Slow")
+    rows = out["Python Lines"]["Slow (create_operator)"]
+    assert rows[0]["function"] == "build_tables", rows
+    # shares of the op's Setup time (the creation's Python time)
+    assert out["Python Lines Sampling"]["Slow (create_operator)"]["python_ms"] >= 40
+    assert 70 <= rows[0]["%"] <= 110, rows
