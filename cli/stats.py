@@ -90,9 +90,9 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
         from .errors import fail
 
         fail("--include-waits only applies to --flat")
-    if lines and profile == "profile.json" and os.path.isfile(lines) \
-            and not os.path.isfile(profile):   # `--lines TRACE`: the trace, every op type
-        profile, lines = lines, ""
+    source = click.get_current_context().get_parameter_source("profile")
+    if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
+        profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
     options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
                                      include_waits, group_by, by_process, lines)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

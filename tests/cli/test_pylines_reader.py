@@ -73,3 +73,12 @@ def test_top_line_and_description(tmp_path):
     assert pylines.describe("MyOp", gone) == "62% in f (gone.py:2)"
     blocked = {"function": "(blocked in asnumpy)", "file": "", "line": None, "%": 90}
     assert pylines.top_line([blocked, row]) is row
+
+
+def test_lines_option_followed_by_the_trace_reads_that_trace(tmp_path):
+    path = trace(tmp_path)
+    res = cli("stats", "--lines", path)
+    assert res.exit_code == 0, res.stderr
+    assert "MyOp: 80.000 ms Python" in res.stdout
+    res = cli("stats", "--lines", "MyOp", path)
+    assert res.exit_code == 0 and "MyOp: 80.000 ms Python" in res.stdout
