@@ -14,7 +14,8 @@ sampled thread nothing (no hook runs on it, no line event, nothing while it is i
 numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
 thread running pure Python lets the sampler in only at the switch interval, so
 sampling lowers ``sys.setswitchinterval`` to a quarter of the sample interval and
-restores it when it stops. ``sys.monitoring`` (3.12+) or a C hook would see every
+restores it when it stops; with no call running for :data:`IDLE_TICKS` ticks it
+sleeps, the switch interval restored, until a call enters. ``sys.monitoring`` (3.12+) or a C hook would see every
 line, at a cost on every line of the sampled threads.
 
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
@@ -35,6 +36,7 @@ from . import recorder as R, records
 
 CATEGORY = "python_line"
 SETUP_SUFFIX = " (create_operator)"   # the call name of a creation's samples
+IDLE_TICKS = 50         # ticks with no call running before the sampler sleeps
 MAX_DEPTH = 64          # frames kept per sample, from the leaf
 _SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
 
@@ -66,6 +68,8 @@ def enter(call_name, t_start):
     entry = (_numbers(), call_name, t_start,
              R.lines_buffer(R.local.buf).events.append, outer)
     running[me] = entry
+    if sampler.idle:   # the sampler sleeps while no call runs: wake it
+        sampler.wake.set()
     return entry
 
 
@@ -92,7 +96,9 @@ class Sampler:
         self.all_threads = False
         self.ticks = 0        # this session: ticks taken, samples recorded
         self.samples = 0
-        self.first = self.last = 0   # the first and last tick's time (achieved rate)
+        self.gaps = self.gap_ns = 0   # ticks after a tick, and their summed gaps
+        self.idle = False     # asleep until a call enters (``wake``), Python's interval back
+        self.wake = threading.Event()
 
     @property
     def on(self):
@@ -108,6 +114,7 @@ class Sampler:
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
         sys.setswitchinterval(self.switch)
         self.stop_event = threading.Event()
+        self.idle = False
         self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
                                        name="xprof line sampler", daemon=True)
         self.thread.start()
@@ -119,6 +126,7 @@ class Sampler:
         from .observer import flags
         flags.lines = False
         self.stop_event.set()
+        self.wake.set()
         if self.thread is not threading.current_thread():
             self.thread.join()
         self.thread = None
@@ -127,15 +135,14 @@ class Sampler:
     def reset(self):
         """A new session: the counts start again."""
         self.ticks = self.samples = 0
-        self.first = self.last = 0
+        self.gaps = self.gap_ns = 0
 
     def info(self):
         """What the trace's ``otherData.python_lines`` says of this session's sampling."""
-        span = self.last - self.first
         return {"interval_ms": self.interval_ns / 1e6, "all_threads": self.all_threads,
                 "ticks": self.ticks, "samples": self.samples,
-                "achieved_interval_ms": round(span / (self.ticks - 1) / 1e6, 4)
-                if self.ticks > 1 else None,
+                "achieved_interval_ms": round(self.gap_ns / self.gaps / 1e6, 4)
+                if self.gaps else None,
                 "switch_interval_ms": round(self.switch * 1e3, 4)}
 
     def _loop(self, stop):
@@ -146,6 +153,8 @@ class Sampler:
         others = {}   # ident -> (thread, lines buffer's append), --sample-all-threads
         prev = clock()
         seen = 0
+        fresh = True
+        quiet = 0   # ticks in a row with no call running
         step = self.interval_ns
         due = prev + step   # ticks on a fixed schedule: a late wake-up shortens the next wait
         while not stop.wait(max(due - clock(), 0) / 1e9):
@@ -154,13 +163,14 @@ class Sampler:
             due += step
             if due <= t:   # more than a tick late (the GIL was held): the next one from now
                 due = t + step
-            w = t - prev
+            if fresh:   # the first tick since the start or a wake-up: no gap before it
+                w, fresh = step, False
+            else:
+                w = t - prev
+                self.gaps += 1
+                self.gap_ns += w
             prev = t
-            if not self.ticks:
-                self.first = t
-                w = self.interval_ns
             self.ticks += 1
-            self.last = t
             n = 0
             for ident, (number, name, t0, add, _) in list(running.items()):
                 f = frames.get(ident)
@@ -189,6 +199,27 @@ class Sampler:
                     add((records.LINE_SAMPLE, None, CATEGORY, t, w, 0, 0, tuple(stack)))
                     n += 1
             self.samples += n
+            if n or self.all_threads:
+                quiet = 0
+                continue
+            quiet += 1
+            if quiet >= IDLE_TICKS:   # nothing to sample: sleep until a call enters
+                self._sleep(stop)
+                prev = clock()
+                due, fresh, quiet = prev + step, True, 0
+
+    def _sleep(self, stop):
+        """Wait, with Python's own switch interval, until a call enters or sampling
+        stops: a program without custom-op calls running pays no wake-ups and no
+        lowered switch interval."""
+        self.idle = True
+        sys.setswitchinterval(self.saved_switch)
+        self.wake.clear()
+        if not running and not stop.is_set():
+            self.wake.wait()
+        self.idle = False
+        if not stop.is_set():
+            sys.setswitchinterval(self.switch)
 
 
 def _script_threads(me, known):
