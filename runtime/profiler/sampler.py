@@ -15,8 +15,8 @@ numpy), and a custom op's worker is known at every instant. Its limit is the GIL
 thread running pure Python lets the sampler in only at the switch interval, so
 sampling lowers ``sys.setswitchinterval`` to a quarter of the sample interval and
 restores it when it stops; with no call running for :data:`IDLE_TICKS` ticks it
-sleeps, the switch interval restored, until a call enters. ``sys.monitoring`` (3.12+) or a C hook would see every
-line, at a cost on every line of the sampled threads.
+sleeps, the switch interval restored, until a call enters. ``sys.monitoring`` (3.12+)
+or a C hook would see every line, at a cost on every line of the sampled threads.
 
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
 objects and line numbers, appended to the sampled thread's lines buffer
