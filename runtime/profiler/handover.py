@@ -60,6 +60,7 @@ class Handover:
             if st.recording:
                 observer.instant(names.HANDOVER, names.XPROF, "g")
             from . import session   # ends it as a finished dump would: kept, not written
+            st.notify("finishing")
             session.end_session(R.snapshot())
             self.took_over = True
         elif change == "finish" and snap is not None:

@@ -265,7 +265,9 @@ os.register_at_fork(after_in_child=_forked_child)
 
 def follow(st, change, **_):
     """Profiler-state listener: sample while recording."""
-    if st.recording:
+    if change == "finishing":   # the last snapshot comes next: no sample after it
+        sampler.stop()
+    elif st.recording:
         if change in ("run", "resume", "config"):
             if change == "run":
                 sampler.reset()

@@ -11,6 +11,8 @@ reacts to the change by name:
                                                               finished); ``snap`` is what
                                                               it recorded, before release
   ``"script"``    the script's first profiler call under ``xprof run`` (before it applies)
+  ``"finishing"`` a session is about to be written and ended: what records on its own
+                  (the line sampler) stops, so nothing lands after the last snapshot
 
 Subscribers: the engine hook below (engine observer, profile mask, hot-path flags),
 :mod:`.flusher` (continuous dump), :mod:`.exits` (SIGTERM), :mod:`.handover`
