@@ -368,3 +368,20 @@ def test_create_operator_is_sampled_as_the_ops_setup(tmp_path, engine):
     # shares of the op's Setup time (the creation's Python time)
     assert out["Python Lines Sampling"]["Slow (create_operator)"]["python_ms"] >= 40
     assert 70 <= rows[0]["%"] <= 110, rows
+
+
+def test_custom_op_breakdown_sample_shows_busys_loop_in_stats_and_report(tmp_path):
+    script = Path(__file__).resolve().parents[2] / "sample_scripts" / "custom_op_breakdown.py"
+    res = xprof("run", "-q", "-o", "profile.json", script, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    busy_line = next(i for i, text in enumerate(script.read_text().splitlines(), 1)
+                     if "while time.perf_counter() < end" in text)
+    for trace in ("profile.json", "custom_op_breakdown.json"):   # the whole run, the script's
+        rows = lines_json(tmp_path / trace, "Busy")["Python Lines"]["Busy"]
+        assert (rows[0]["function"], rows[0]["line"]) == ("Busy.forward", busy_line), rows
+        assert rows[0]["%"] >= 80, rows
+    out = tmp_path / "r.html"
+    res = xprof("report", "profile.json", "-o", out, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    section = out.read_text().split('id="python-lines"', 1)[1].split("</section>")[0]
+    assert "<h3>Busy</h3>" in section and f'data-v="{busy_line}"' in section
