@@ -18,9 +18,10 @@ samples becomes
 
 A sample stands for the time since the sampler's previous tick (its weight). A slice
 spans its samples' segments: from the previous sample on this track (or the call's
-start, or ``t - weight``, whichever is latest) to the sample. Each level ends 1 ns
-before its parent (strict nesting: viewers never guess which of two equal slices is
-the parent).
+start, or ``t - weight``, whichever is latest) to the sample. Each level ends
+:data:`MARGIN_NS` before its parent, a root as much before its last sample (strict
+nesting: viewers never guess which of two equal slices is the parent, even after
+rounding float microseconds to nanoseconds).
 
 Which line a sample's time counts for: the innermost frame of the user's code (not
 the standard library, site-packages or xprof itself), else the outermost frame; a
@@ -35,6 +36,10 @@ from . import records
 
 CATEGORY = "python_line"
 MAX_DETAIL = 50_000   # frame slices written per dump
+# Each level ends this much before its parent (and a root before the next sample's
+# segment): time stamps are written as float microseconds, which a viewer may truncate
+# to whole nanoseconds one value at a time; 3 ns keep the nesting strict whatever it does.
+MARGIN_NS = 3
 
 _RUNTIME = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # xprof's own code: xprof.runtime, xprof.shared, xprof.cli (``xprof run``'s frames)
@@ -141,9 +146,9 @@ class Folder:
 
     def _close(self, entry, depth, end):
         """Write the slice of ``entry`` (``[node, start, table]``), ending at ``end``
-        less ``depth`` ns."""
+        less ``MARGIN_NS * (depth + 1)``."""
         node, start, table = entry
-        dur = max(end - depth - start, 0)
+        dur = max(end - MARGIN_NS * (depth + 1) - start, 0)
         if depth == 0:
             number, name = node
             lines = sorted(([f, file, line, w, n, blocked]

@@ -33,7 +33,7 @@ def sample(t, stack, call=1, name="MyOp", w=MS, t_start=0):
     flat = []
     for code, line in reversed(stack):
         flat += (code, line)
-    return records.line_sample(name, CAT, t * MS, w, call, t_start, tuple(flat))
+    return records.line_sample(name, CAT, int(t * MS), w, call, t_start, tuple(flat))
 
 
 def fold(samples, max_detail=linefold.MAX_DETAIL):
@@ -73,7 +73,10 @@ def test_consecutive_samples_share_slices_and_the_root_holds_the_table():
     o, a, b = by_name["outer:15"], by_name["inner_a:19"], by_name["inner_b:23"]
     assert root["ts"] <= o["ts"] and o["ts"] + o["dur"] < root["ts"] + root["dur"]
     assert a["ts"] + a["dur"] < b["ts"] and b["ts"] + b["dur"] < o["ts"] + o["dur"]
-    assert root["ts"] == 0 and root["dur"] == 5000   # from the first segment to the last sample
+    # from the first segment to the last sample, less the margin; each level 3 ns more
+    assert root["ts"] == 0 and root["dur"] == 5000 - 0.003
+    assert o["ts"] == 0 and o["dur"] == 5000 - 0.006
+    assert b["ts"] + b["dur"] == 5000 - 0.009
 
 
 def test_the_segment_starts_at_the_call_start_or_the_previous_sample():
@@ -81,7 +84,7 @@ def test_the_segment_starts_at_the_call_start_or_the_previous_sample():
          sample(11, [(F, 15)], w=3 * MS, t_start=int(9.5 * MS))]
     events, _ = fold(s)
     root = next(e for e in events if "lines" in e["args"])
-    assert root["ts"] == 9500 and root["ts"] + root["dur"] == 11000
+    assert root["ts"] == 9500 and root["ts"] + root["dur"] == 11000 - 0.003
     # a weight never reaches before the call's start: 0.5 ms, then 11 - 9.5 ms
     assert root["args"]["lines"][0][3] == 2 * MS
 
