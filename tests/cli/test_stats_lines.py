@@ -139,7 +139,9 @@ def test_known_answer_loop_vs_numpy_shares(tmp_path, engine):
     assert abs(loop - truth["loop"]) <= 10, (loop, truth, rows)
     assert abs(loop - 75) <= 10, (loop, truth, rows)
     # the lines are the functions' own: the loop's body and np.dot's line
-    by_fn = {r["function"]: r for r in rows}
+    by_fn = {}
+    for r in rows:   # each function's largest row
+        by_fn.setdefault(r["function"], r)
     src = (tmp_path / "job.py").read_text().splitlines()
     assert "s += i * i" in src[by_fn["python_loop"]["line"] - 1] or \
         "for i in range(n)" in src[by_fn["python_loop"]["line"] - 1]
@@ -338,7 +340,7 @@ SETUP = """
     def build_tables():
         t = time.perf_counter()
         s = 0
-        while time.perf_counter() - t < 0.005:
+        while time.perf_counter() - t < 0.02:
             s += 1
 
     class Op(mx.operator.CustomOp):
@@ -354,7 +356,7 @@ SETUP = """
             return Op()
 
     x = mx.nd.ones((2, 2))
-    for _ in range(10):
+    for _ in range(5):
         mx.nd.Custom(x, op_type="Slow").wait_to_read()
 """
 
@@ -366,8 +368,8 @@ def test_create_operator_is_sampled_as_the_ops_setup(tmp_path, engine):
     rows = out["Python Lines"]["Slow (create_operator)"]
     assert rows[0]["function"] == "build_tables", rows
     # shares of the op's Setup time (the creation's Python time)
-    assert out["Python Lines Sampling"]["Slow (create_operator)"]["python_ms"] >= 40
-    assert 70 <= rows[0]["%"] <= 110, rows
+    assert out["Python Lines Sampling"]["Slow (create_operator)"]["python_ms"] >= 100
+    assert 75 <= rows[0]["%"] <= 110, rows
 
 
 def test_custom_op_breakdown_sample_shows_busys_loop_in_stats_and_report(tmp_path):
