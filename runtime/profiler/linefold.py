@@ -16,7 +16,10 @@ samples becomes
   per dump (counted in ``otherData.python_lines.detail_dropped``); the roots, at most
   one per sampled call, are never dropped, so the line table stays exact.
 
-A sample stands for the time since the sampler's previous tick (its weight). A slice
+A sample stands for the time since the sampler's previous tick (its weight), never
+before its call's start; at a call's end (a sample without a stack) the time since its
+last sample is spread over its lines in proportion, so a call's rows add up to its
+time from its first sample's segment to its end. A slice
 spans its samples' segments: from the previous sample on this track (or the call's
 start, or ``t - weight``, whichever is latest) to the sample. Each level ends
 :data:`MARGIN_NS` before its parent, a root as much before its last sample (strict
@@ -31,9 +34,11 @@ sync point the user's code called (the outermost xprof frame: ``asnumpy``,
 """
 import os
 import sysconfig
+from operator import itemgetter
 
 from . import records
 
+_TIME = itemgetter(records.T)
 CATEGORY = "python_line"
 MAX_DETAIL = 50_000   # frame slices written per dump
 # Each level ends this much before its parent (and a root before the next sample's
@@ -50,6 +55,21 @@ _LIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in (
     sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib"))
     if p}))
 _WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all"))
+
+
+def _spread(table, ns):
+    """Add ``ns`` to a call's line table in proportion to its weights (integer ns; the
+    remainder to the largest): the unseen end of a call is like the rest of it, not like
+    its last sample alone (that would favour whatever a call does last)."""
+    total = sum(cell[0] for cell in table.values())
+    if total <= 0:
+        return
+    given = 0
+    for cell in table.values():
+        part = ns * cell[0] // total
+        cell[0] += part
+        given += part
+    max(table.values(), key=lambda cell: cell[0])[0] += ns - given
 
 
 class _Code:
@@ -99,7 +119,13 @@ class Folder:
         self._thread_name = thread_name
         open_ = []    # [node, start, table (the root's)] from the root down
         last = None   # the previous sample's time on this track
-        for _, name, _, t, w, number, t_start, stack in samples:
+        # (appended by the sampler and, for a call's end, by its thread: nearly sorted)
+        for _, name, _, t, w, number, t_start, stack in sorted(samples, key=_TIME):
+            if stack is None:   # the call ended: spread the time since its last sample
+                if last is not None and t > last and open_ and open_[0][0] == (number, name):
+                    _spread(open_[0][2], t - last)
+                    last = t
+                continue
             start = t - w
             if last is not None and last > start:
                 start = last

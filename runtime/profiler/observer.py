@@ -175,7 +175,7 @@ class Observer:
     def setup_ends(setup):
         """The creation begun by :meth:`setup_begins` returned (or raised)."""
         if setup.sample is not None:
-            _sampler.leave(setup.sample)
+            _sampler.leave(setup.sample, perf_counter_ns())
             setup.sample = None
 
     @staticmethod
@@ -191,7 +191,7 @@ class Observer:
         """The call's Python code returned (or raised): its ``<op>::pure_python`` slice."""
         t1 = call.t_return = perf_counter_ns()
         if call.sample is not None:
-            _sampler.leave(call.sample)
+            _sampler.leave(call.sample, t1)
             call.sample = None
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it

@@ -100,7 +100,8 @@ KINDS = {k.code: k for k in (
     # outside a call), t = when it was taken, w = the time it stands for (ns since the
     # sampler's previous tick), call = the call's number (0: none), t_start = the call's
     # start, stack = (code, lineno, code, lineno, ...) leaf first, down to the user's
-    # forward/backward/create_operator. Folded into slices at dump (profiler/linefold.py).
+    # forward/backward/create_operator; stack None (and w 0): the call ended at t.
+    # Folded into slices at dump (profiler/linefold.py).
     Kind(LINE_SAMPLE, "python line sample",
          ("name", "cat", "t", "w", "call", "t_start", "stack"), NONE, "X"),
 )}

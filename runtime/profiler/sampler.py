@@ -40,9 +40,10 @@ IDLE_TICKS = 50         # ticks with no call running before the sampler sleeps
 MAX_DEPTH = 64          # frames kept per sample, from the leaf
 _SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
 
-# thread ident -> (call number, op name, call start, lines buffer's append, outer entry)
-# of the custom-op call whose Python code the thread runs now (the outer entry: the call
-# it interrupted, for a call run inline inside another one under NaiveEngine)
+# thread ident -> [call number, op name, call start, lines buffer's append, outer entry,
+# sampled] of the custom-op call whose Python code the thread runs now (the outer entry:
+# the call it interrupted, for a call run inline inside another one under NaiveEngine;
+# sampled: a sample of it was recorded, so its end is recorded too)
 running = {}
 _numbers = itertools.count(1).__next__
 # code objects a sample's stack stops at (excluded): the frames that call the user's
@@ -65,18 +66,22 @@ def enter(call_name, t_start):
     name); returns the entry to pass to :func:`leave`. Only while sampling."""
     me = threading.get_ident()
     outer = running.get(me)
-    entry = (_numbers(), call_name, t_start,
-             R.lines_buffer(R.local.buf).events.append, outer)
+    entry = [_numbers(), call_name, t_start,
+             R.lines_buffer(R.local.buf).events.append, outer, False]
     running[me] = entry
     if sampler.idle:   # the sampler sleeps while no call runs: wake it
         sampler.wake.set()
     return entry
 
 
-def leave(entry):
-    """The call of ``entry`` returned on the calling thread."""
+def leave(entry, t_end):
+    """The call of ``entry`` returned on the calling thread at ``t_end``. A sampled call
+    records its end, a sample without a stack: the time from its last sample to its end
+    counts for that sample's line (linefold.py)."""
     me = threading.get_ident()
-    outer = entry[4]
+    number, name, t_start, add, outer, sampled = entry
+    if sampled:
+        add((records.LINE_SAMPLE, name, CATEGORY, t_end, 0, number, t_start, None))
     if outer is None:
         running.pop(me, None)
     else:
@@ -172,10 +177,12 @@ class Sampler:
             prev = t
             self.ticks += 1
             n = 0
-            for ident, (number, name, t0, add, _) in list(running.items()):
+            for ident, entry in list(running.items()):
                 f = frames.get(ident)
                 if f is None:
                     continue
+                number, name, t0, add, _, _ = entry
+                entry[5] = True
                 stack = []
                 while f is not None and f.f_code not in stops and len(stack) < 2 * MAX_DEPTH:
                     stack += (f.f_code, f.f_lineno)
