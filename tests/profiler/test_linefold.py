@@ -141,3 +141,18 @@ def test_folded_events_pass_the_strict_checker():
     events, _ = fold(s)
     errors = valid(events)
     assert not errors, errors[:5]
+
+
+def test_a_calls_end_spreads_the_unseen_time_in_proportion():
+    s = [sample(1, [(F, 15), (A, 19)], t_start=0), sample(2, [(F, 15), (B, 23)], t_start=0),
+         sample(3, [(F, 15), (A, 19)], t_start=0),
+         records.line_sample("MyOp", CAT, 6 * MS, 0, 1, 0, None)]   # the call ended at 6 ms
+    events, _ = fold(s)
+    root = next(e for e in events if "lines" in e["args"])
+    table = {r[0]: (r[3], r[4]) for r in root["args"]["lines"]}
+    assert table == {"inner_a": (4 * MS, 2), "inner_b": (2 * MS, 1)}   # 3 ms more, 2:1
+    assert root["ts"] + root["dur"] == 6000 - 0.003   # the slices reach the call's end
+    # an end without a sample of that call changes nothing
+    events, _ = fold(s[:3] + [records.line_sample("Other", CAT, 6 * MS, 0, 2, 0, None)])
+    root = next(e for e in events if "lines" in e["args"])
+    assert sum(r[3] for r in root["args"]["lines"]) == 3 * MS
