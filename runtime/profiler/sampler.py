@@ -13,9 +13,12 @@ Why a thread over ``sys._current_frames()`` (measured in docs/lines.md): it cost
 sampled thread nothing (no hook runs on it, no line event, nothing while it is in
 numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
 thread running pure Python lets the sampler in only at the switch interval, so
-sampling lowers ``sys.setswitchinterval`` to a quarter of the sample interval and
-restores it when it stops; with no call running for :data:`IDLE_TICKS` ticks it
-sleeps, the switch interval restored, until a call enters. ``sys.monitoring`` (3.12+)
+a call's entry lowers ``sys.setswitchinterval`` to a quarter of the sample interval,
+and the first tick that finds no call running restores it; with no call running for
+:data:`IDLE_TICKS` ticks the sampler sleeps until a call enters. Outside custom-op
+Python, the process runs with Python's own switch interval and, soon, no sampler
+wake-ups: the other threads (a NaiveEngine main thread copying an array) are not
+made to hand the GIL around. ``sys.monitoring`` (3.12+)
 or a C hook would see every line, at a cost on every line of the sampled threads.
 
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
@@ -36,7 +39,7 @@ from . import recorder as R, records
 
 CATEGORY = "python_line"
 SETUP_SUFFIX = " (create_operator)"   # the call name of a creation's samples
-IDLE_TICKS = 50         # ticks with no call running before the sampler sleeps
+IDLE_TICKS = 1          # ticks with no call running before the sampler sleeps
 MAX_DEPTH = 64          # frames kept per sample, from the leaf
 _SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
 
@@ -69,6 +72,8 @@ def enter(call_name, t_start):
     entry = [_numbers(), call_name, t_start,
              R.lines_buffer(R.local.buf).events.append, outer, False]
     running[me] = entry
+    if not sampler.lowered:
+        sampler.lower()
     if sampler.idle:   # the sampler sleeps while no call runs: wake it
         sampler.wake.set()
     return entry
@@ -84,6 +89,8 @@ def leave(entry, t_end):
         add((records.LINE_SAMPLE, name, CATEGORY, t_end, 0, number, t_start, None))
     if outer is None:
         running.pop(me, None)
+        if not running and not sampler.all_threads:   # no custom-op Python left
+            sampler.restore()
     else:
         running[me] = outer
 
@@ -102,8 +109,9 @@ class Sampler:
         self.ticks = 0        # this session: ticks taken, samples recorded
         self.samples = 0
         self.gaps = self.gap_ns = 0   # ticks after a tick, and their summed gaps
-        self.idle = False     # asleep until a call enters (``wake``), Python's interval back
+        self.idle = False     # asleep until a call enters (``wake``)
         self.wake = threading.Event()
+        self.lowered = False  # the switch interval is ``switch`` (a call runs)
 
     @property
     def on(self):
@@ -117,13 +125,14 @@ class Sampler:
         from .observer import flags
         self.saved_switch = sys.getswitchinterval()
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
-        sys.setswitchinterval(self.switch)
         self.stop_event = threading.Event()
         self.idle = False
         self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
                                        name="xprof line sampler", daemon=True)
         self.thread.start()
         flags.lines = True
+        if all_threads:   # the script's threads are sampled all along
+            self.lower()
 
     def stop(self):
         if not self.on:
@@ -135,7 +144,19 @@ class Sampler:
         if self.thread is not threading.current_thread():
             self.thread.join()
         self.thread = None
-        sys.setswitchinterval(self.saved_switch)
+        self.restore()
+
+    def lower(self):
+        """The switch interval while custom-op Python runs (a call entered)."""
+        if self.thread is not None:
+            self.lowered = True
+            sys.setswitchinterval(self.switch)
+
+    def restore(self):
+        """Python's own switch interval back."""
+        if self.lowered:
+            self.lowered = False
+            sys.setswitchinterval(self.saved_switch)
 
     def reset(self):
         """A new session: the counts start again."""
@@ -208,7 +229,11 @@ class Sampler:
             self.samples += n
             if n or self.all_threads:
                 quiet = 0
+                if not self.lowered:   # (a call entered as the last tick restored it)
+                    self.lower()
                 continue
+            if self.lowered and not running:
+                self.restore()
             quiet += 1
             if quiet >= IDLE_TICKS:   # nothing to sample: sleep until a call enters
                 self._sleep(stop)
@@ -216,17 +241,13 @@ class Sampler:
                 due, fresh, quiet = prev + step, True, 0
 
     def _sleep(self, stop):
-        """Wait, with Python's own switch interval, until a call enters or sampling
-        stops: a program without custom-op calls running pays no wake-ups and no
-        lowered switch interval."""
+        """Wait until a call enters or sampling stops: a program without custom-op
+        calls running pays no wake-ups."""
         self.idle = True
-        sys.setswitchinterval(self.saved_switch)
         self.wake.clear()
         if not running and not stop.is_set():
             self.wake.wait()
         self.idle = False
-        if not stop.is_set():
-            sys.setswitchinterval(self.switch)
 
 
 def _script_threads(me, known):
@@ -263,7 +284,7 @@ def _forked_child():
     if sampler.thread is not None:
         sampler.thread = None
         flags.lines = False
-        sys.setswitchinterval(sampler.saved_switch)
+        sampler.restore()
     running.clear()
 
 
