@@ -189,10 +189,12 @@ class Sampler:
             due += step
             if due <= t:   # more than a tick late (the GIL was held): the next one from now
                 due = t + step
-            if fresh:   # the first tick since the start or a wake-up: no gap before it
-                w, fresh = step, False
+            # the weight: since the previous tick, or since the sampler went to sleep (a
+            # call that woke it started meanwhile: the fold clips at the call's start)
+            w = t - prev
+            if fresh:   # (the achieved interval counts the gaps between ticks only)
+                fresh = False
             else:
-                w = t - prev
                 self.gaps += 1
                 self.gap_ns += w
             prev = t
@@ -236,9 +238,9 @@ class Sampler:
                 self.restore()
             quiet += 1
             if quiet >= IDLE_TICKS:   # nothing to sample: sleep until a call enters
-                self._sleep(stop)
                 prev = clock()
-                due, fresh, quiet = prev + step, True, 0
+                self._sleep(stop)
+                due, fresh, quiet = clock() + step, True, 0
 
     def _sleep(self, stop):
         """Wait until a call enters or sampling stops: a program without custom-op
