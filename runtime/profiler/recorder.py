@@ -172,11 +172,18 @@ def lines_buffer(buf):
     API call inside ``forward``). Made on first use; ended with the thread."""
     lines = buf.lines
     if lines is None:
-        thread = buf.thread() if buf.thread is not None else None
-        lines = register_buffer("python lines: " + buf.name, buf.sort_index, thread=thread)
-        lines.sampled = buf
-        buf.lines = lines
+        with _lines_lock:   # (the thread itself and the sampler may both ask first)
+            lines = buf.lines
+            if lines is None:
+                thread = buf.thread() if buf.thread is not None else None
+                lines = register_buffer("python lines: " + buf.name, buf.sort_index,
+                                        thread=thread)
+                lines.sampled = buf
+                buf.lines = lines
     return lines
+
+
+_lines_lock = threading.Lock()
 
 
 class _Local(threading.local):

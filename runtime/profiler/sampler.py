@@ -172,6 +172,12 @@ class Sampler:
                 "switch_interval_ms": round(self.switch * 1e3, 4)}
 
     def _loop(self, stop):
+        try:
+            self._ticks(stop)
+        finally:   # (an error here must not leave the process's switch interval lowered)
+            self.restore()
+
+    def _ticks(self, stop):
         current_frames = sys._current_frames
         clock = perf_counter_ns
         me = threading.get_ident()
