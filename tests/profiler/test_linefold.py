@@ -59,7 +59,8 @@ def test_consecutive_samples_share_slices_and_the_root_holds_the_table():
     roots = [e for e in events if "lines" in e["args"]]
     assert len(roots) == 1
     root = roots[0]
-    assert root["name"] == "MyOp" and root["args"]["call"] == 1
+    assert root["name"] == "MyOp::python_lines" and root["args"]["call"] == 1
+    assert root["args"]["op"] == "MyOp"
     table = {(r[0], r[2]): (r[3], r[4]) for r in root["args"]["lines"]}
     assert table == {("inner_a", 19): (3 * MS, 3), ("inner_b", 23): (2 * MS, 2)}
     assert all(r[1] == here for r in root["args"]["lines"])
@@ -103,7 +104,7 @@ def test_calls_apart_and_a_gap_make_separate_roots():
          sample(9, [(F, 15)], call=2, name="_backward_MyOp")]   # 6 ms gap: not contiguous
     events, _ = fold(s)
     roots = [e for e in events if "lines" in e["args"]]
-    assert [(r["name"], r["args"]["call"]) for r in roots] == \
+    assert [(r["args"]["op"], r["args"]["call"]) for r in roots] == \
         [("MyOp", 1), ("_backward_MyOp", 2), ("_backward_MyOp", 2)]
     ends = sorted((r["ts"], r["ts"] + r["dur"]) for r in roots)
     assert all(e0 <= s1 for (_, e0), (s1, _) in zip(ends, ends[1:]))   # no overlap
@@ -156,3 +157,11 @@ def test_a_calls_end_spreads_the_unseen_time_in_proportion():
     events, _ = fold(s[:3] + [records.line_sample("Other", CAT, 6 * MS, 0, 2, 0, None)])
     root = next(e for e in events if "lines" in e["args"])
     assert sum(r[3] for r in root["args"]["lines"]) == 3 * MS
+
+
+def test_a_root_never_takes_an_ops_own_name():
+    """An op type may be named "Custom", the engine's bookkeeping op: the root says
+    which call it is in args.op, its name has a suffix."""
+    events, _ = fold([sample(1, [(F, 15)], name="Custom")])
+    root = next(e for e in events if "lines" in e["args"])
+    assert root["name"] == "Custom::python_lines" and root["args"]["op"] == "Custom"
