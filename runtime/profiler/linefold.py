@@ -4,11 +4,10 @@ A thread's samples (:mod:`.sampler`, in its lines buffer) are walked in time ord
 folded: consecutive samples that share a stack prefix share slices. Each call with
 samples becomes
 
-* one **root** slice (``cat`` ``python_line``, named after the call and
-  :data:`ROOT_SUFFIX`: ``MyOp::python_lines``, ``_backward_MyOp::python_lines``,
-  ``MyOp (create_operator)::python_lines``; for a thread outside any call,
-  ``python (<thread name>)::python_lines``) whose ``args`` carry the call's exact line
-  table (``op``: the call's name without the suffix):
+* one **root** slice (``cat`` ``python_line``, named after what the call runs:
+  ``forward``, ``backward``, ``create_operator``, or ``python`` for a thread outside
+  any call) whose ``args`` carry the call's exact line table, ``op`` naming it
+  (``MyOp``, ``_backward_MyOp``, ``MyOp (create_operator)``, ``python (<thread>)``):
   ``{"op": <name>, "call": <number>, "lines": [[function, file, line, weight ns,
   samples, blocked-in or null], ...]}``; the readers (``xprof stats --lines``, the
   report, ``xprof explain``) read only these;
@@ -42,9 +41,19 @@ from . import records
 
 _TIME = itemgetter(records.T)
 CATEGORY = "python_line"
-# a root's name: the call's name and this (never an op's own name: an op type may be
-# called "Custom", the engine's name for its bookkeeping op)
-ROOT_SUFFIX = "::python_lines"
+SETUP_SUFFIX = " (create_operator)"   # (sampler.SETUP_SUFFIX)
+
+
+def _root_name(call_name):
+    """A root's name: what the call runs (``forward``, ``backward``,
+    ``create_operator``; ``python`` outside calls), never the op's name, which
+    ``args.op`` holds: an op type may be named like the engine's own ops (``Custom``)
+    or hold ``::``, which xprof's names keep for an op's sub-operators."""
+    if call_name is None:
+        return "python"
+    if call_name.endswith(SETUP_SUFFIX):
+        return "create_operator"
+    return "backward" if call_name.startswith("_backward_") else "forward"
 MAX_DETAIL = 50_000   # frame slices written per dump
 # Each level ends this much before its parent (and a root before the next sample's
 # segment): time stamps are written as float microseconds, which a viewer may truncate
@@ -186,7 +195,7 @@ class Folder:
                             for (f, file, line, blocked), (w, n) in table.items()),
                            key=lambda r: -r[3])
             label = name if name is not None else f"python ({self._thread_name})"
-            self._add({"name": label + ROOT_SUFFIX, "cat": CATEGORY, "ph": "X",
+            self._add({"name": _root_name(name), "cat": CATEGORY, "ph": "X",
                        "ts": self._us(start),
                        "dur": dur / 1000.0, "pid": self._pid, "tid": self._tid,
                        "args": {"op": label, "call": number, "lines": lines}})

@@ -14,11 +14,11 @@ sampled thread nothing (no hook runs on it, no line event, nothing while it is i
 numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
 thread running pure Python lets the sampler in only at the switch interval, so
 a call's entry lowers ``sys.setswitchinterval`` to a quarter of the sample interval,
-and the first tick that finds no call running restores it; with no call running for
-:data:`IDLE_TICKS` ticks the sampler sleeps until a call enters. Outside custom-op
-Python, the process runs with Python's own switch interval and, soon, no sampler
-wake-ups: the other threads (a NaiveEngine main thread copying an array) are not
-made to hand the GIL around. ``sys.monitoring`` (3.12+)
+and the last call's exit restores it. With no call running for :data:`IDLE_TICKS`
+ticks the sampler ticks :data:`SLOW_FACTOR` times slower until a tick finds a call
+(a call never wakes it: that would be a GIL hand-off at every call's start). Outside
+custom-op Python the process runs with Python's own switch interval and few sampler
+wake-ups. ``sys.monitoring`` (3.12+)
 or a C hook would see every line, at a cost on every line of the sampled threads.
 
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
@@ -35,11 +35,12 @@ import threading
 from time import perf_counter_ns
 
 from .. import _env
-from . import recorder as R, records
+from . import linefold, recorder as R, records
 
 CATEGORY = "python_line"
-SETUP_SUFFIX = " (create_operator)"   # the call name of a creation's samples
-IDLE_TICKS = 1          # ticks with no call running before the sampler sleeps
+SETUP_SUFFIX = linefold.SETUP_SUFFIX   # the call name of a creation's samples
+IDLE_TICKS = 20         # ticks with no call running before the sampler ticks slowly
+SLOW_FACTOR = 10        # ... every this many intervals
 MAX_DEPTH = 64          # frames kept per sample, from the leaf
 _SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
 
@@ -74,8 +75,6 @@ def enter(call_name, t_start):
     running[me] = entry
     if not sampler.lowered:
         sampler.lower()
-    if sampler.idle:   # the sampler sleeps while no call runs: wake it
-        sampler.wake.set()
     return entry
 
 
@@ -109,8 +108,6 @@ class Sampler:
         self.ticks = 0        # this session: ticks taken, samples recorded
         self.samples = 0
         self.gaps = self.gap_ns = 0   # ticks after a tick, and their summed gaps
-        self.idle = False     # asleep until a call enters (``wake``)
-        self.wake = threading.Event()
         self.lowered = False  # the switch interval is ``switch`` (a call runs)
 
     @property
@@ -126,7 +123,6 @@ class Sampler:
         self.saved_switch = sys.getswitchinterval()
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
         self.stop_event = threading.Event()
-        self.idle = False
         self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
                                        name="xprof line sampler", daemon=True)
         self.thread.start()
@@ -140,7 +136,6 @@ class Sampler:
         from .observer import flags
         flags.lines = False
         self.stop_event.set()
-        self.wake.set()
         if self.thread is not threading.current_thread():
             self.thread.join()
         self.thread = None
@@ -187,7 +182,8 @@ class Sampler:
         seen = 0
         fresh = True
         quiet = 0   # ticks in a row with no call running
-        step = self.interval_ns
+        fast = step = self.interval_ns
+        slow = fast * SLOW_FACTOR
         due = prev + step   # ticks on a fixed schedule: a late wake-up shortens the next wait
         while not stop.wait(max(due - clock(), 0) / 1e9):
             frames = current_frames()
@@ -195,10 +191,10 @@ class Sampler:
             due += step
             if due <= t:   # more than a tick late (the GIL was held): the next one from now
                 due = t + step
-            # the weight: since the previous tick, or since the sampler went to sleep (a
-            # call that woke it started meanwhile: the fold clips at the call's start)
+            # the weight: since the previous tick (a slow one, for the first tick of
+            # calls after a quiet time: the fold clips it at the call's start)
             w = t - prev
-            if fresh:   # (the achieved interval counts the gaps between ticks only)
+            if fresh:   # (the achieved interval counts the gaps between fast ticks only)
                 fresh = False
             else:
                 self.gaps += 1
@@ -239,23 +235,14 @@ class Sampler:
                 quiet = 0
                 if not self.lowered:   # (a call entered as the last tick restored it)
                     self.lower()
+                if step != fast:   # calls run: tick at the interval again
+                    step, fresh, due = fast, True, t + fast
                 continue
             if self.lowered and not running:
                 self.restore()
             quiet += 1
-            if quiet >= IDLE_TICKS:   # nothing to sample: sleep until a call enters
-                prev = clock()
-                self._sleep(stop)
-                due, fresh, quiet = clock() + step, True, 0
-
-    def _sleep(self, stop):
-        """Wait until a call enters or sampling stops: a program without custom-op
-        calls running pays no wake-ups."""
-        self.idle = True
-        self.wake.clear()
-        if not running and not stop.is_set():
-            self.wake.wait()
-        self.idle = False
+            if quiet == IDLE_TICKS and step == fast:   # quiet: tick slowly, never wake it
+                step, due = slow, t + slow
 
 
 def _script_threads(me, known):

@@ -59,7 +59,7 @@ def test_consecutive_samples_share_slices_and_the_root_holds_the_table():
     roots = [e for e in events if "lines" in e["args"]]
     assert len(roots) == 1
     root = roots[0]
-    assert root["name"] == "MyOp::python_lines" and root["args"]["call"] == 1
+    assert root["name"] == "forward" and root["args"]["call"] == 1
     assert root["args"]["op"] == "MyOp"
     table = {(r[0], r[2]): (r[3], r[4]) for r in root["args"]["lines"]}
     assert table == {("inner_a", 19): (3 * MS, 3), ("inner_b", 23): (2 * MS, 2)}
@@ -160,8 +160,11 @@ def test_a_calls_end_spreads_the_unseen_time_in_proportion():
 
 
 def test_a_root_never_takes_an_ops_own_name():
-    """An op type may be named "Custom", the engine's bookkeeping op: the root says
-    which call it is in args.op, its name has a suffix."""
-    events, _ = fold([sample(1, [(F, 15)], name="Custom")])
-    root = next(e for e in events if "lines" in e["args"])
-    assert root["name"] == "Custom::python_lines" and root["args"]["op"] == "Custom"
+    """An op type may be named "Custom" (the engine's bookkeeping op) or "A::B": the
+    root says what runs, args.op which call it is."""
+    for op, what in (("Custom", "forward"), ("_backward_A::B", "backward"),
+                     ("A::B (create_operator)", "create_operator"), (None, "python")):
+        events, _ = fold([sample(1, [(F, 15)], name=op)])
+        root = next(e for e in events if "lines" in e["args"])
+        assert root["name"] == what, (op, root)
+        assert root["args"]["op"] == (op or "python (custom op worker 0)")
