@@ -15,19 +15,26 @@ import click
 
 
 _BULK_VARS = ("XPROF_EXEC_BULK_EXEC_INFERENCE", "XPROF_EXEC_BULK_EXEC_TRAIN")
+# the line sampler's settings (runtime/profiler/sampler.py), read when recording starts
+_SAMPLE_VARS = ("XPROF_PROFILER_SAMPLE_INTERVAL_MS", "XPROF_PROFILER_SAMPLE_ALL_THREADS")
 
 
-def _configure_env(bulk):
+def _configure_env(bulk, sample_interval=None, sample_all_threads=False):
     value = "1" if bulk else "0"
     for name in _BULK_VARS:
         os.environ[name] = value
+    if sample_interval is not None:
+        os.environ[_SAMPLE_VARS[0]] = f"{sample_interval:g}"
+    if sample_all_threads:
+        os.environ[_SAMPLE_VARS[1]] = "1"
 
 
 def _save_process_state():
     """What running a script changes in this process (``sys.argv``, ``sys.path``, the
     bulk variables), so that an in-process caller (click's CliRunner, a notebook) gets
     it back unchanged: later code in that process must see bulk execution's defaults."""
-    return list(sys.argv), list(sys.path), {k: os.environ.get(k) for k in _BULK_VARS}
+    return list(sys.argv), list(sys.path), {k: os.environ.get(k)
+                                            for k in _BULK_VARS + _SAMPLE_VARS}
 
 
 def _restore_process_state(saved):
@@ -227,6 +234,12 @@ class _RunCommand(click.Command):
 @click.option("--mode", default="symbolic,imperative,api,memory", show_default=True,
               help="Profiling modes, comma-separated: symbolic, imperative, api, memory.")
 @click.option("--bulk", is_flag=True, help="Keep bulk execution on (coarser events).")
+@click.option("--sample-interval", type=click.FloatRange(min=0), default=None, metavar="MS",
+              help="Sample the Python stacks of custom operators' code every MS ms "
+                   "(xprof stats --lines); 0: off. Default: "
+                   "XPROF_PROFILER_SAMPLE_INTERVAL_MS, else 1.")
+@click.option("--sample-all-threads", is_flag=True,
+              help="Also sample the script's other threads (not only custom-op code).")
 @click.option("--stats", "show_stats", is_flag=True,
               help="Print the full aggregate tables at the end.")
 @click.option("--report", "write_html", is_flag=True,
@@ -247,8 +260,8 @@ class _RunCommand(click.Command):
                                    "(mpiexec's hostfile; needs xprof-mx[dist]).")
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
-def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, baseline,
-        job_timeout, nproc, hostfile, script_and_args):
+def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
+        write_html, open_view, quiet, baseline, job_timeout, nproc, hostfile, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -316,7 +329,7 @@ def run(module, output, mode, bulk, show_stats, write_html, open_view, quiet, ba
     die_with_launcher()   # a rank of --nproc: ends with its launcher
     rank_env_from_mpi()   # a rank of mpiexec: RANK & co as under xprof's own launcher
     saved = _save_process_state()
-    _configure_env(bulk)
+    _configure_env(bulk, sample_interval, sample_all_threads)
     try:
         import xprof.runtime as mx
         from xprof.runtime import engine

@@ -5,6 +5,7 @@ Only the options live here; the work is the pipeline in ``stats_pipeline/``
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -49,8 +50,13 @@ def load_stats(path):
 @click.option("--by-process", is_flag=True,
               help="Also a Time table per process and, for several ranks, each op's "
                    "spread over the ranks (min/median/max of its total, slowest rank).")
+@click.option("--lines", "lines", is_flag=False, flag_value="", default=None,
+              metavar="[OP_TYPE]",
+              help="Only the Python lines each custom operator's time went to (sampled "
+                   "while profiling): function, file, line, self ms, % of its Python "
+                   "time; OP_TYPE: that op type only.")
 def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by,
-          by_process):
+          by_process, lines):
     """Aggregate PROFILE (default profile.json) per domain and name.
 
     PROFILE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not) or
@@ -73,6 +79,7 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
       xprof stats profile.json --group-by layer --domain operator
       xprof stats dnnl_verbose.log
       xprof stats merged.json --by-process
+      xprof stats profile.json --lines MyOp
     """
     import gc
 
@@ -83,6 +90,9 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
         from .errors import fail
 
         fail("--include-waits only applies to --flat")
+    source = click.get_current_context().get_parameter_source("profile")
+    if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
+        profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
     options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
-                                     include_waits, group_by, by_process)
+                                     include_waits, group_by, by_process, lines)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

@@ -69,6 +69,18 @@ def _int_range(low, high=_INT_MAX):
     return check
 
 
+def _number_at_least(low):
+    def check(value):
+        try:
+            x = float(value)
+        except ValueError:
+            x = None
+        if x is None or not x >= low or x == float("inf"):
+            return f"a number >= {low:g}"
+        return None
+    return check
+
+
 def _bool(value):
     if value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         return None
@@ -116,6 +128,8 @@ SETTINGS = {
     "PROFILER_MODE": _mode_list,
     "PROFILER_AGGREGATE_STATS": _bool,
     "PROFILER_MEMORY_PREFIX": _any,
+    "PROFILER_SAMPLE_INTERVAL_MS": _number_at_least(0),
+    "PROFILER_SAMPLE_ALL_THREADS": _bool,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
     "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks
     "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key

@@ -33,6 +33,7 @@ from . import engine as _engine
 from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, role_thread, \
     thread_state as _thread_state
 from .ndarray import ndarray as _nd
+from .profiler import sampler as _sampler
 from .profiler.observer import flags as _flags, observer as _observer
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
@@ -445,7 +446,7 @@ class Call:
 
     __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
                  "t_push", "pusher", "t_ready", "reads", "writes",
-                 "t_span", "t_return", "blocked", "subs", "setup")
+                 "t_span", "t_return", "blocked", "subs", "setup", "sample")
 
     in_call = True   # ops it pushes run inside its call (``waitall`` would wait for it)
 
@@ -458,6 +459,7 @@ class Call:
         self.tid = None
         self.t_start = 0
         self.profiled = False
+        self.sample = None   # the line sampler's entry while its Python code runs
         # the call's dependency record (profiling only): pushed at t_push by the thread
         # with track `pusher`, ready at t_ready (its inputs were), and the id()s of its
         # inputs and outputs. The engine's stamps of the call's op when it has them
@@ -498,7 +500,7 @@ class Setup:
     ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
     the creation's start (the sub-operators' pusher and flow arrows)."""
 
-    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns")
+    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns", "sample")
 
     in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
     profiled = False  # (no Python slice, no Blocked: ``observer.call_waited`` skips it)
@@ -507,6 +509,7 @@ class Setup:
         self.name = name
         self.mode = mode
         self.subs = []
+        self.sample = None
         _observer.setup_begins(self)   # prefix, tid, t_start
 
 
@@ -526,6 +529,7 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
         st.tag, st.inline = saved
+        _observer.setup_ends(setup)
     setup.ns = perf_counter_ns() - setup.t_start
     return op, setup
 
@@ -718,6 +722,14 @@ def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_I
     run_call(name, mode, body, reads, in_grads, reqs,
              ["in_grad of " + a for a in prop.list_arguments()], code_of=op.backward)
     return in_grads
+
+
+# The line sampler's samples stop below these frames: the ones that call the user's
+# forward/backward (the ``body`` closures) and create_operator.
+_sampler.stop_codes.update(
+    c for f in (custom_call, custom_backward) for c in f.__code__.co_consts
+    if isinstance(c, type(f.__code__)) and c.co_name == "body")
+_sampler.stop_codes.add(create_operator.__code__)
 
 
 def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):

@@ -148,7 +148,16 @@ class Analysis:
                 "calls": self.calls, "threads": self.thread_table(), "small_ops": small,
                 "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
                 "workers": roles.count(WORKER), "dependency_edges": edges,
-                "has_dependencies": not self.serial, "settings": self.tl.settings}
+                "has_dependencies": not self.serial, "settings": self.tl.settings,
+                "python_lines": self.python_lines()}
+
+    def python_lines(self):
+        """``{op: rows}`` of the trace's Python-line samples (``xprof stats --lines``'s
+        rows)."""
+        from ..readers.pylines import section
+
+        return section(getattr(self.tl, "python_lines", None),
+                       getattr(self.tl, "call_stats", None))[0]
 
     def segments(self):
         """The path as dicts, adjacent Python segments of one thread merged."""

@@ -14,6 +14,8 @@ the finding states the waits and proposes nothing.
 """
 from __future__ import annotations
 
+from xprof.shared.names import PURE_PYTHON
+
 from .threads import CUSTOM, DRIVER, WORKER
 
 THRESHOLDS = {
@@ -21,6 +23,7 @@ THRESHOLDS = {
     "queue_share": 0.10,       # queue waits on the path, share of wall
     "dependency_share": 0.10,  # engine hand-offs on the path, share of wall
     "top_op_share": 0.30,      # one op name's run time on the path, share of wall
+    "custom_python_share": 0.10,   # a custom op's Python on the path: name its top line
     "small_op_us": 20,         # "short op": run under this many microseconds
     "small_op_count": 100,     # at least this many short ops on the path ...
     "small_op_share": 0.10,    # ... taking at least this share of wall
@@ -86,6 +89,7 @@ def findings(facts):
                                 f"call{'s' if calls != 1 else ''}, "
                                 f"{ns / max(calls, 1) / 1e6:.3f} ms each)",
                         "figure": _pct(share)})
+    out.extend(_python_line_findings(facts))
     n_small, small_ns = facts.get("small_ops", (0, 0))
     if n_small >= THRESHOLDS["small_op_count"] and small_ns / wall >= THRESHOLDS["small_op_share"]:
         out.append({"text": f"{n_small:,} ops shorter than {THRESHOLDS['small_op_us']} us on the "
@@ -93,6 +97,30 @@ def findings(facts):
                             f"dominates (fewer, larger ops: hybridize the block, so a "
                             f"graph's ops run in bulk segments)",
                     "figure": n_small})
+    return out
+
+
+def _python_line_findings(facts):
+    """For each custom op whose Python (``<op>::pure_python``) is on the path for at
+    least ``custom_python_share`` of wall, the line most of that Python time went to
+    (sampled: ``xprof stats --lines``): "MyOp.forward: 62% in line 37 `np.einsum(...)`"."""
+    from ..readers.pylines import describe, top_line
+
+    wall = facts["wall"]
+    lines = facts.get("python_lines") or {}
+    out = []
+    for name, ns in sorted(facts["by_name"].items(), key=lambda kv: (-kv[1], kv[0])):
+        if not name.endswith("::" + PURE_PYTHON) or ns / wall < THRESHOLDS["custom_python_share"]:
+            continue
+        op = name[:-len("::" + PURE_PYTHON)]
+        row = top_line(lines.get(op) or [])
+        if row is None:
+            continue
+        method = (op[len("_backward_"):] + ".backward") if op.startswith("_backward_") \
+            else op + ".forward"
+        out.append({"text": f"{method}: {describe(op, row)} (its Python is {_pct(ns / wall)}% "
+                            f"of wall on the path; xprof stats --lines {op})",
+                    "figure": row["%"]})
     return out
 
 

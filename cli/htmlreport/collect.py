@@ -178,8 +178,25 @@ def read_trace(path):
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
+    lines = python_lines(report)
     doc = process(report, Options()).doc
-    return doc, report.extra["overview"], overview.memory, report.extra["timeline"]
+    return doc, report.extra["overview"], overview.memory, report.extra["timeline"], lines
+
+
+MAX_LINES = 5   # the report's rows per custom op type (xprof stats --lines has them all)
+
+
+def python_lines(report):
+    """``{"rows": {op: top rows}, "summary": {op: ...}}`` of the trace's Python-line
+    samples (``readers/pylines.py``, as ``xprof stats --lines``), or None without any."""
+    from ..readers import pylines
+
+    collector = report.extra.get(pylines.SECTION)
+    if collector is None or not collector.tables:
+        return None
+    rows, summary = pylines.section(collector, getattr(report.stats, "calls", None),
+                                    top=MAX_LINES)
+    return {"rows": rows, "summary": summary}
 
 
 def _fail(message):
@@ -241,7 +258,7 @@ def read_allocations(csv_path, limit=MAX_ALLOCATIONS):
 
 def collect(path, memory_csv=None):
     """Everything the report renders, for the trace at ``path``."""
-    stats, overview, memory, timeline = read_trace(path)
+    stats, overview, memory, timeline, lines = read_trace(path)
     unavailable = {}
     explain = explain_doc(timeline)
     if explain is None:
@@ -254,4 +271,4 @@ def collect(path, memory_csv=None):
     call_inputs = input_writers(timeline) if stats.get("Custom Operator Calls") else {}
     return {"path": path, "overview": overview, "stats": stats, "explain": explain,
             "memory": series, "allocations": allocations, "unavailable": unavailable,
-            "call_inputs": call_inputs}
+            "call_inputs": call_inputs, "python_lines": lines}

@@ -250,6 +250,40 @@ def custom_op_calls(doc):
     return _section("custom-ops", title, chart + says + note + table)
 
 
+def python_lines(doc):
+    """Per custom op type, the lines its Python time went to (the first rows of ``xprof
+    stats --lines``), with the sampling error."""
+    title = "Custom operators: which lines their Python time went to"
+    lines = doc.get("python_lines")
+    if not lines:
+        return _section("python-lines", title, _unavailable(
+            "the trace holds no Python-line samples (xprof run samples custom operators' "
+            "code every XPROF_PROFILER_SAMPLE_INTERVAL_MS, default 1 ms)"))
+    parts = []
+    ordered = sorted(lines["rows"].items(),
+                     key=lambda kv: -(lines["summary"][kv[0]]["python_ms"]
+                                      or lines["summary"][kv[0]]["sampled_ms"]))[:MAX_BARS]
+    for op, rows in ordered:
+        s = lines["summary"][op]
+        py = "" if s["python_ms"] is None else f"{s['python_ms']:,.3f} ms Python, "
+        head = ("<thead><tr><th class='text'>Function</th><th class='text'>File</th>"
+                "<th>Line</th><th>Self (ms)</th><th>%</th><th>\u00b1%</th></tr></thead>")
+        body = "".join(
+            f"<tr>{_name_cell(r['function'])}{_name_cell(r['file'])}"
+            + _num_cell(r["line"], "" if r["line"] is None else str(r["line"]))
+            + _num_cell(r["self_ms"]) + _num_cell(r["%"], f"{r['%']:.1f}")
+            + _num_cell(r["±%"], f"{r['±%']:.1f}") + "</tr>" for r in rows)
+        parts.append(f"<h3>{escape(svg.bounded(op, DISPLAY_LIMIT))}</h3>"
+                     f"<p class='note'>{escape(py)}{s['samples']:,} samples; shares "
+                     f"\u00b1{s['error_%']:.1f} points at most (95%)</p>"
+                     f"<table data-sortable>{head}<tbody>{body}</tbody></table>")
+    note = ("<p class='note'>Self time by line, sampled: each sample counts for the "
+            "innermost line of your code on the stack (a wait at a sync point is its "
+            "blocked row); % is of the op's Python time. All rows: xprof stats --lines."
+            "</p>")
+    return _section("python-lines", title, note + "".join(parts))
+
+
 THREAD_PARTS = ("busy_ms", "blocked_ms", "idle_ms")
 
 
@@ -341,7 +375,8 @@ def _bytes(v):
     return f"{v:g} B"
 
 
-SECTIONS = (overview, top_operators, custom_op_calls, critical_path, memory, allocations)
+SECTIONS = (overview, top_operators, custom_op_calls, python_lines, critical_path, memory,
+            allocations)
 
 
 def render(doc):

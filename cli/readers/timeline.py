@@ -25,6 +25,8 @@ from itertools import chain
 import numpy as np
 
 from .batch import Batch, view
+from .callspans import CallSpanCollector
+from .pylines import CATEGORY as PYTHON_LINE, PythonLinesCollector
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
@@ -87,6 +89,10 @@ class Timeline:
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
+        # the Python-line samples' tables (readers/pylines.py): read, never slices here,
+        # and the custom-op calls' CallStats (their shares are of the calls' Python time)
+        self.python_lines = None
+        self.call_stats = None
 
     @property
     def has_dependencies(self):
@@ -115,6 +121,8 @@ class Builder:
         self.syncs = []         # (local row, vars or None)
         self.count = 0          # slices so far
         self.index = 0          # events so far
+        self.lines = PythonLinesCollector()
+        self.call_spans = CallSpanCollector()
 
     def _thread(self, pid, tid):
         try:
@@ -141,6 +149,9 @@ class Builder:
         anything unusual in the batch sends the whole batch through
         :meth:`_feed_careful`."""
         v = view(batch)
+        self.lines.feed(batch)
+        if v is not None:   # call spans are b/e pairs: among the few non-X events
+            self.call_spans.feed(v.others())
         try:
             done = v is not None and self._feed_columns(v)
         except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
@@ -323,6 +334,8 @@ class Builder:
                       for i in range(len(by_ix))]
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
+        tl.python_lines = self.lines
+        tl.call_stats = self.call_spans.calls
         if not self.rows:
             return tl
         cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]
@@ -331,6 +344,11 @@ class Builder:
         order = np.lexsort((start - end, start, thread))   # thread, start, longer first
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
+        lines = self.cat_ix.get(PYTHON_LINE)
+        if lines is not None:   # Python-line samples: no slices of the timeline
+            keep = cat[order] != lines
+            order = order[keep]
+            rank = np.where(keep[rank], np.cumsum(keep)[rank] - 1, -1)
         tl.thread, tl.name, tl.cat = thread[order], name[order], cat[order]
         tl.start, tl.end, tl.ordinal = start[order], end[order], ordinal[order]
         self._dependencies(tl, rank, thread)

@@ -29,5 +29,8 @@ __all__ = ["Options", "run"]
 
 def run(path, options, fmt, out):
     """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
+    if options.lines is not None:
+        from . import pylines
+        return pylines.run(path, options, fmt, out)
     extra = [ByProcess(), Communication()] if options.by_process else []
     render(fmt, process(read_report(path, options, extra), options), out)

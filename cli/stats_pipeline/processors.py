@@ -15,6 +15,7 @@ from ..errors import fail
 from xprof.shared import stats as shared_stats
 from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
+from ..readers.pylines import CATEGORY as PYTHON_LINE
 from .flat import flatten
 from . import by_process, communication, latency
 
@@ -31,11 +32,15 @@ class Options:
     include_waits: bool = False    # keep the API domain's sync waits in --flat
     group_by: str = "name"         # row of an operator event (readers/grouping.py)
     by_process: bool = False       # per-process tables and rank spread (by_process.py)
+    lines: str | None = None       # --lines [OP_TYPE]: "" for every op type (pylines.py)
 
 
 def order(report, options):
-    """Build the JSON document: domains A to Z, rows by ``sort_by`` (shared with ``dumps()``)."""
+    """Build the JSON document: domains A to Z, rows by ``sort_by`` (shared with ``dumps()``).
+    The Python-line samples' slices are no Time rows (``dumps()`` has none either: they
+    are read by ``--lines``)."""
     report.sort_by, report.ascending = options.sort_by, options.ascending
+    report.stats.time.pop(PYTHON_LINE, None)
     report.doc = shared_stats.to_json_obj(report.stats, options.sort_by, options.ascending)
     return report
 

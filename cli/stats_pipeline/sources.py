@@ -27,6 +27,7 @@ from ..progress import byte_progress
 from ..readers.batch import Batch
 from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
+from ..readers.pylines import PythonLinesCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from ..readers.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
 from .latency import LatencyCollector
@@ -67,7 +68,7 @@ class CustomOpCalls:
 
 
 # Collectors fed every batch of a Chrome trace, in this order.
-TRACE_COLLECTORS = [StatsTotals, CustomOpCalls, LatencyCollector]
+TRACE_COLLECTORS = [StatsTotals, CustomOpCalls, LatencyCollector, PythonLinesCollector]
 
 
 class OneDNNLog:

@@ -13,7 +13,7 @@ import orjson
 
 from xprof.shared import callstats
 
-from . import columns, deps, recorder as R, records
+from . import columns, deps, linefold, recorder as R, records, sampler
 
 PID = 0
 
@@ -278,6 +278,11 @@ def _call_span(th, ev):
             "pid": th.pid, "tid": th.tid})
 
 
+def _line_sample(th, ev):
+    """Nothing per event: a lines buffer's samples are folded together
+    (:mod:`.linefold`); the encoder never hands it one."""
+
+
 def _counter(th, ev):
     _, name, cat, t, value = ev
     th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": th.pid,
@@ -288,7 +293,8 @@ _OWN = {records.SUB_OPERATOR: _sub_operator,   # a slice and a flow arrow from i
         records.COUNTER: _counter,              # a process-wide series: args {name: value}
         records.OP_DEP: _op_dep,                # a slice with args.dep (numbered variables)
         records.SYNC: _sync,                    # an instant with args.wait, args.waited
-        records.CALL_SPAN: _call_span}          # a b/e pair with the call's split
+        records.CALL_SPAN: _call_span,          # a b/e pair with the call's split
+        records.LINE_SAMPLE: _line_sample}      # folded per buffer (linefold.py)
 ENCODERS = {code: _OWN.get(code) or _declared(kind) for code, kind in records.KINDS.items()}
 
 
@@ -318,6 +324,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     shaped = {k: orjson.dumps(args) for k, args in shaped_args.items()}
     T, encoders = records.T, ENCODERS
     pids = {None: PID}   # this process, then other processes' track groups (1, 2, ...)
+    folder = None        # Python-line samples (linefold.py), when there are any
     for buf, n, m in snapshot:
         if n == 0 and m == 0:
             continue
@@ -332,6 +339,11 @@ def _encode(snapshot, base_ns, process_name, other_data):
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
         th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls, pid, numbers)
+        if buf.sampled is not None:   # a thread's Python-line samples: their own track
+            folder = folder or linefold.Folder()
+            folder.encode([ev for ev in buf.events[:n] if ev[T] >= base_ns], objs.append,
+                          pid, tid, buf.sampled.name, th.us, base_ns)
+            continue
         ops, rest, var_numbers = dep_cols[buf] if buf in dep_cols else (None, (), None)
         for ev in rest:   # every record but the op records
             if ev[T] < base_ns:
@@ -365,6 +377,10 @@ def _encode(snapshot, base_ns, process_name, other_data):
                 lambda k: heads[k - n_keys] if k >= n_keys else _head(*keys[k], tid,
                                                                        shaped.get(k), pid=pid),
                 tail))
+    if folder is not None:
+        other_data = dict(other_data, python_lines=dict(
+            sampler.sampler.info(), detail_slices=folder.detail,
+            detail_dropped=folder.dropped))
     # '[{...},...' : the metadata comes first
     pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy

@@ -64,6 +64,7 @@ class Handover:
         if change == "script" and not self.took_over:
             if st.recording:
                 observer.instant(names.HANDOVER, names.XPROF, "g")
+            st.notify("finishing")
             self.end_session(R.snapshot())   # as a finished dump would: kept, not written
             self.took_over = True
         elif change == "finish" and snap is not None:
@@ -98,6 +99,7 @@ class Handover:
         snap = []
         for buf, (events, rows) in merged.items():
             stand_in = R.ThreadBuffer(buf.tid, buf.name, buf.sort_index, buf.track)
+            stand_in.sampled = buf.sampled   # a lines buffer stays one (linefold.py)
             stand_in.events = events
             stand_in.converted = np.concatenate(rows) if rows else columns.NO_ROWS
             snap.append((stand_in, len(events), records.SLICE_WIDTH * len(stand_in.converted)))

@@ -23,7 +23,7 @@ name's slice key on first use. Only this module knows what they are.
 from time import perf_counter_ns
 
 from ..engine.base import thread_state as _thread_state
-from . import memory as _memory, recorder as R, records
+from . import memory as _memory, recorder as R, records, sampler as _sampler
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
 COMMUNICATION = records.COMMUNICATION
@@ -32,11 +32,12 @@ COMMUNICATION = records.COMMUNICATION
 class Flags:
     """Checked by the NDArray layer on every call; plain attributes for speed."""
 
-    __slots__ = ("api", "mem", "mem_rows", "recording", "shapes")
+    __slots__ = ("api", "mem", "mem_rows", "recording", "shapes", "lines")
 
     def __init__(self):
         self.api = self.mem = self.recording = False
         self.mem_rows = False   # memory profiled with a CSV prefix: a row per allocation
+        self.lines = False    # the line sampler runs: calls tell it where they run
         self.shapes = False   # operator slices carry their input shapes (operator modes on)
 
 
@@ -167,6 +168,8 @@ class Observer:
         call.tid = R.local.buf.tid
         call.profiled = flags.recording and bool(self.mask & call.mode)
         call.t_start = perf_counter_ns()
+        if flags.lines and call.profiled:   # the sampler samples this thread meanwhile
+            call.sample = _sampler.enter(call.name, call.t_start)
 
     def setup_begins(self, setup):
         """A custom operator is being created on this (the caller's) thread: stamps the
@@ -176,6 +179,15 @@ class Observer:
         setup.prefix = names.prefix
         setup.tid = R.local.buf.tid
         setup.t_start = perf_counter_ns()
+        if flags.lines:
+            setup.sample = _sampler.enter(setup.name + _sampler.SETUP_SUFFIX, setup.t_start)
+
+    @staticmethod
+    def setup_ends(setup):
+        """The creation begun by :meth:`setup_begins` returned (or raised)."""
+        if setup.sample is not None:
+            _sampler.leave(setup.sample, perf_counter_ns())
+            setup.sample = None
 
     @staticmethod
     def call_waited(t0):
@@ -189,6 +201,9 @@ class Observer:
     def call_ends(self, call):
         """The call's Python code returned (or raised): its ``<op>::pure_python`` slice."""
         t1 = call.t_return = perf_counter_ns()
+        if call.sample is not None:
+            _sampler.leave(call.sample, t1)
+            call.sample = None
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,

@@ -27,7 +27,7 @@ class ThreadBuffer:
     counter samples, which get no thread track in the trace)."""
 
     __slots__ = ("tid", "name", "events", "slices", "converted", "ops", "sort_index",
-                 "track", "thread", "process")
+                 "track", "thread", "process", "lines", "sampled")
 
     def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
@@ -40,6 +40,8 @@ class ThreadBuffer:
         self.track = track
         self.thread = None if thread is None else weakref.ref(thread)   # the recorder
         self.process = None     # another process's track group (process_tracks.Process)
+        self.lines = None       # its Python-line samples' buffer (:func:`lines_buffer`)
+        self.sampled = None     # a lines buffer: the buffer whose thread it samples
 
     def released(self):
         """May this buffer go: its thread has ended and it holds no event (they were
@@ -166,6 +168,27 @@ def release_ended():
 def _release_ended_locked():
     buffers[:] = [b for b in buffers if not b.released()]
     _sweep[0] = max(64, 2 * len(buffers))
+
+
+def lines_buffer(buf):
+    """The buffer holding the Python-line samples of ``buf``'s thread
+    (:mod:`.sampler`): its own track in the trace, next to the thread's, because the
+    folded samples nest among themselves but would cross the thread's own slices (an
+    API call inside ``forward``). Made on first use; ended with the thread."""
+    lines = buf.lines
+    if lines is None:
+        with _lines_lock:   # (the thread itself and the sampler may both ask first)
+            lines = buf.lines
+            if lines is None:
+                thread = buf.thread() if buf.thread is not None else None
+                lines = register_buffer("python lines: " + buf.name, buf.sort_index,
+                                        thread=thread)
+                lines.sampled = buf
+                buf.lines = lines
+    return lines
+
+
+_lines_lock = threading.Lock()
 
 
 class _Local(threading.local):

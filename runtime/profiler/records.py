@@ -34,7 +34,7 @@ SLICE_WIDTH = len(SLICE_FIELDS)
 
 # Kind codes (small ints: compared on every record at dump time).
 SLICE_WITH_ARGS, SUB_OPERATOR, COUNTER, INSTANT, ASYNC_BEGIN, ASYNC_END, OP_DEP, SYNC, \
-    CALL_SPAN = range(1, 10)
+    CALL_SPAN, LINE_SAMPLE = range(1, 11)
 
 # Stats rules: how the aggregator counts a kind (the field right after T is the second
 # field the rule reads).
@@ -95,6 +95,15 @@ KINDS = {k.code: k for k in (
          ("name", "cat", "t", "t_ready", "t_start", "t_return", "t_done", "blocked", "sub",
           "setup"), CALL,
          "b"),   # a b/e pair with the split as args (chrome.py)
+    # A sample of a thread's Python stack (profiler/sampler.py), in the thread's lines
+    # buffer: name = the custom-op call it runs (op name, "_backward_<op>", or None
+    # outside a call), t = when it was taken, w = the time it stands for (ns since the
+    # sampler's previous tick), call = the call's number (0: none), t_start = the call's
+    # start, stack = (code, lineno, code, lineno, ...) leaf first, down to the user's
+    # forward/backward/create_operator; stack None (and w 0): the call ended at t.
+    # Folded into slices at dump (profiler/linefold.py).
+    Kind(LINE_SAMPLE, "python line sample",
+         ("name", "cat", "t", "w", "call", "t_start", "stack"), NONE, "X"),
 )}
 
 
@@ -173,6 +182,11 @@ def call_split(ev):
     t_ready = t_push if t_ready < t_push else t_start if t_ready > t_start else t_ready
     return (t_done - t_push, t_ready - t_push, t_start - t_ready,
             t_return - t_start - blocked, blocked, t_done - t_return, sub, setup)
+
+
+def line_sample(name, cat, t, w, call, t_start, stack):
+    """A Python stack sample (see the kind's declaration)."""
+    return (LINE_SAMPLE, name, cat, t, w, call, t_start, stack)
 
 
 # Short aliases, as the recorder's docstring and older tests spell them.

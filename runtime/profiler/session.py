@@ -115,6 +115,8 @@ def dump(finished=True, profile_process="worker"):
     _check_process(profile_process, "dump")
     _check_flag("dump", "finished", finished)
     with _st.lock:
+        if finished:
+            _st.notify("finishing")
         path = _write_trace()
         if finished:
             _finish()
@@ -275,6 +277,7 @@ def event_count():
 
 
 def _write_and_finish():
+    _st.notify("finishing")
     _write_trace()
     _finish()
 

@@ -11,6 +11,8 @@ reacts to the change by name:
                                                               finished); ``snap`` is what
                                                               it recorded, before release
   ``"script"``    the script's first profiler call under ``xprof run`` (before it applies)
+  ``"finishing"`` a session is about to be written and ended: what records on its own
+                  (the line sampler) stops, so nothing lands after the last snapshot
 
 Subscribers: the engine hook below (engine observer, profile mask, hot-path flags),
 :mod:`.flusher` (continuous dump), :mod:`.exits` (SIGTERM), :mod:`.handover`
@@ -23,6 +25,7 @@ from time import perf_counter_ns
 from .. import engine as _engine_mod
 from . import config
 from .observer import flags, observer
+from .sampler import follow as _sampler_follow
 
 
 class ProfilerState:
@@ -82,4 +85,5 @@ def attach_engine(st, change=None, **_):
 
 
 state.subscribe(attach_engine)
+state.subscribe(_sampler_follow)
 _engine_mod.on_engine_change(lambda eng: attach_engine(state))

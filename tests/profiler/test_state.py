@@ -44,7 +44,7 @@ def test_calls_change_the_one_state_and_listeners_see_each_change(prof):
     finally:
         state._listeners.remove(listener)
     changes = [c for c, *_ in seen]
-    assert changes == ["config", "run", "pause", "resume", "dumped", "finish"]
+    assert changes == ["config", "run", "pause", "resume", "finishing", "dumped", "finish"]
     assert seen[1][1:] == ("run", False, True) and seen[2][1:] == ("run", True, False)
     assert seen[-1][1:] == ("stop", False, False)
 

@@ -1,0 +1,215 @@
+"""The ``Python Lines`` of a trace: where each custom operator's Python time went, by line.
+
+Reads the root ``python_line`` slices the runtime writes per sampled call (one per call
+and track, ``args``: ``{"op", "call", "lines": [[function, file, line, weight ns,
+samples, blocked-in or null], ...]}``, runtime/profiler/linefold.py and docs/lines.md)
+and sums them per op type. The frame slices nested under them are for viewers; this
+module never reads them. Shares are of the op's Python time from its call spans
+(``Custom Operator Calls``: Python, which excludes Blocked; Setup for a
+``<op> (create_operator)`` row set), else of the sampled time itself. A sample's
+weight is the time since the sampler's previous tick, so a share's sampling error
+is about ``1.96 * sqrt(p * (1 - p) / n)`` for ``n`` samples (95%), stated with the rows.
+
+A ``(blocked in <sync point>)`` row's share is of the op's Blocked time (the call
+breakdown counts those waits apart from Python), so the line rows alone add up to the
+op's Python time. Works on the trace file alone; the source line text (``xprof explain``) is read with
+``linecache`` only when the file is there.
+"""
+from __future__ import annotations
+
+import linecache
+import math
+import os
+
+from .batch import view
+
+CATEGORY = "python_line"
+SECTION = "Python Lines"
+SETUP_SUFFIX = " (create_operator)"
+BLOCKED = "(blocked in {})"
+
+
+class PythonLinesCollector:
+    """Feed batches with :meth:`feed`; :attr:`tables` is ``{op: {(function, file, line,
+    blocked): [weight ns, samples]}}``, :attr:`calls` ``{op: set of call numbers}``."""
+
+    def __init__(self, options=None):
+        self.tables = {}
+        self.calls = {}
+
+    def feed(self, events):
+        v = view(events)
+        if v is None:
+            return
+        cats = v.fields()[2]
+        if CATEGORY not in cats:
+            return
+        for ev, cat in zip(v.xs, cats):
+            if cat != CATEGORY:
+                continue
+            args = ev.get("args")
+            if type(args) is not dict or type(args.get("lines")) is not list:
+                continue
+            op = args.get("op")
+            if type(op) is not str:
+                continue
+            self._add(op, args.get("call"), args["lines"])
+
+    def _add(self, op, call, lines):
+        table = self.tables.get(op)
+        if table is None:
+            table = self.tables[op] = {}
+            self.calls[op] = set()
+        if type(call) is int and call:
+            self.calls[op].add(call)
+        for row in lines:
+            if type(row) is not list or len(row) != 6:
+                continue
+            function, file, line, w, n, blocked = row
+            if type(w) not in (int, float) or type(n) is not int:
+                continue
+            key = (str(function), str(file), line if type(line) is int else None,
+                   blocked if type(blocked) is str else None)
+            cell = table.get(key)
+            if cell is None:
+                table[key] = [w, n]
+            else:
+                cell[0] += w
+                cell[1] += n
+
+    def finish(self, report):
+        report.extra[SECTION] = self
+
+
+def python_ns(op, calls, blocked=False):
+    """The op's Python time (ns) from a ``CallStats`` (None when it has no spans): its
+    calls' Python (``blocked``: their Blocked), or, for ``<op> (create_operator)``, the
+    Setup of ``<op>``."""
+    if calls is None:
+        return None
+    if op.endswith(SETUP_SUFFIX):
+        rows = None if blocked else calls.calls.get(op[:-len(SETUP_SUFFIX)])
+        at = 8
+    else:
+        rows = calls.calls.get(op)
+        at = 5 if blocked else 4
+    if not rows or any(r[at] is None for r in rows):
+        return None
+    return sum(r[at] for r in rows)
+
+
+def error_points(p, n):
+    """The 95% sampling error of a share ``p`` (0-1) estimated from ``n`` samples, in
+    percentage points."""
+    if n <= 0:
+        return 100.0
+    return 196.0 * math.sqrt(max(p * (1 - p), 0.0) / n)
+
+
+def section(collector, calls=None, only=None, top=None):
+    """``({op: [row...]}, {op: summary})``: per op type (``only``: that one), its lines by
+    weight, each row ``{"function", "file", "line", "self_ms", "%", "samples", "±%"}``
+    (blocked rows: function ``(blocked in <sync point>)``, line null, ``%`` of the op's
+    Blocked time rather than its Python time); the summary:
+    ``{"python_ms", "sampled_ms", "samples", "calls", "error_%"}`` (``python_ms`` from
+    the call spans, null without them; ``error_%``: the largest 95% error of a share)."""
+    rows_out, summary = {}, {}
+    if collector is None:
+        return rows_out, summary
+    for op in sorted(collector.tables):
+        if only and op != only and op != "_backward_" + only and op != only + SETUP_SUFFIX:
+            continue
+        table = collector.tables[op]
+        run = sum(w for (_, _, _, b), (w, _) in table.items() if b is None)
+        n_run = sum(n for (_, _, _, b), (_, n) in table.items() if b is None)
+        base = python_ns(op, calls)
+        # a custom op: of its Python time (Blocked is apart); a thread outside custom
+        # ops ("python (<thread>)"): of its sampled time, waits included
+        is_op = bool(collector.calls.get(op))
+        denom = base if base else run if is_op else sum(w for w, _ in table.values())
+        n_err = n_run if is_op else sum(n for _, n in table.values())
+        n_all = sum(n for _, n in table.values())
+        # a blocked row's share is of the op's Blocked time (the breakdown's), else of
+        # the blocked samples' time: the Python shares alone add up to 100
+        waits = sum(w for (_, _, _, b), (w, _) in table.items() if b is not None)
+        n_wait = n_all - n_run
+        wait_base = python_ns(op, calls, blocked=True) or waits
+        rows = []
+        for (function, file, line, blocked), (w, n) in sorted(
+                table.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][2] or 0)):
+            if blocked and is_op:
+                share = w / wait_base if wait_base else 0.0
+                rows.append({"function": BLOCKED.format(blocked), "file": "", "line": None,
+                             "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
+                             "samples": n,
+                             "±%": round(error_points(min(share, 1.0), n_wait), 1)})
+                continue
+            share = w / denom if denom else 0.0
+            rows.append({"function": BLOCKED.format(blocked) if blocked else function,
+                         "file": "" if blocked else file, "line": None if blocked else line,
+                         "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
+                         "samples": n,
+                         "±%": round(error_points(min(share, 1.0), n_err), 1)})
+        if top:
+            rows = rows[:top]
+        rows_out[op] = rows
+        summary[op] = {"python_ms": None if base is None else round(base / 1e6, 3),
+                       "sampled_ms": round((run if is_op else denom) / 1e6, 3), "samples": n_all,
+                       "calls": len(collector.calls.get(op, ())),
+                       "error_%": round(error_points(0.5, n_err), 1)}
+    return rows_out, summary
+
+
+def source_text(file, line):
+    """The source line's text (stripped) when the file is readable here, else None."""
+    if not file or not line or file.startswith("<") or not os.path.isfile(file):
+        return None
+    text = linecache.getline(file, line).strip()
+    return text or None
+
+
+def top_line(rows):
+    """The first row that is a line of code (not a blocked row), or None."""
+    for row in rows:
+        if row["line"] is not None:
+            return row
+    return None
+
+
+def describe(op, row):
+    """``MyOp.forward: 62% in line 37 `np.einsum(...)``` (the function when the source
+    is not here)."""
+    what = source_text(row["file"], row["line"])
+    where = f"line {row['line']} `{what}`" if what else \
+        f"{row['function']} ({os.path.basename(row['file'])}:{row['line']})"
+    return f"{row['%']:.0f}% in {where}"
+
+
+def text(rows_out, summary, interval=None):
+    """The plain-text tables: per op, a header stating its Python time and the sampling
+    error, then the rows."""
+    out = []
+    for op, rows in rows_out.items():
+        s = summary[op]
+        if s["calls"]:
+            py = (f"{s['python_ms']:.3f} ms Python" if s["python_ms"] is not None else
+                  f"{s['sampled_ms']:.3f} ms sampled Python (no call spans)") + \
+                f" over {s['calls']} sampled calls"
+        else:   # a thread outside custom ops (--sample-all-threads)
+            py = f"{s['sampled_ms']:.3f} ms sampled outside custom ops"
+        every = f", one every {interval:g} ms" if interval else ""
+        out.append(f"{op}: {py}; {s['samples']} samples{every}; "
+                   f"shares ±{s['error_%']:.1f} points at most (95%)")
+        headers = ("function", "file", "line", "self_ms", "%", "±%")
+        cells = [(r["function"], r["file"], "" if r["line"] is None else str(r["line"]),
+                  f"{r['self_ms']:.3f}", f"{r['%']:.1f}", f"{r['±%']:.1f}") for r in rows]
+        widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
+        left = (True, True, False, False, False, False)
+
+        def fmt(cols):
+            return "  ".join(c.ljust(w) if lft else c.rjust(w)
+                             for c, w, lft in zip(cols, widths, left)).rstrip()
+        out.append("  " + fmt(headers))
+        out.extend("  " + fmt(c) for c in cells)
+        out.append("")
+    return "\n".join(out)

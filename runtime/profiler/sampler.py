@@ -1,0 +1,299 @@
+"""The Python-line sampler: which lines of a custom operator's code its time goes to.
+
+While the profiler records, a daemon thread wakes every ``XPROF_PROFILER_SAMPLE_INTERVAL_MS``
+(default 1 ms; 0: off) and reads the stacks of the threads that run custom-operator code
+(``forward``, ``backward``, ``create_operator``) with one ``sys._current_frames()``.
+Each sample is tagged with the call the thread runs at that moment: the observer tells
+:data:`running` when a call's Python code starts and ends on a thread
+(``observer.call_begins``/``call_ends``, ``setup_begins``/``setup_ends``). With
+``XPROF_PROFILER_SAMPLE_ALL_THREADS`` (``xprof run --sample-all-threads``) the
+script's other threads are sampled too, tagged with no call.
+
+Why a thread over ``sys._current_frames()`` (measured in docs/lines.md): it costs the
+sampled thread nothing (no hook runs on it, no line event, nothing while it is in
+numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
+thread running pure Python lets the sampler in only at the switch interval, so
+a call's entry lowers ``sys.setswitchinterval`` to a quarter of the sample interval,
+and the last call's exit restores it. With no call running for :data:`IDLE_TICKS`
+ticks the sampler ticks :data:`SLOW_FACTOR` times slower until a tick finds a call
+(a call never wakes it: that would be a GIL hand-off at every call's start). Outside
+custom-op Python the process runs with Python's own switch interval and few sampler
+wake-ups. ``sys.monitoring`` (3.12+)
+or a C hook would see every line, at a cost on every line of the sampled threads.
+
+Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
+objects and line numbers, appended to the sampled thread's lines buffer
+(:func:`.recorder.lines_buffer`); folding and names are the dump's
+(:mod:`.linefold`). A sample's weight is the time since the sampler's previous
+tick: summed per call it estimates the time the call spent on each stack, whatever
+the achieved rate.
+"""
+import itertools
+import os
+import sys
+import threading
+from time import perf_counter_ns
+
+from .. import _env
+from . import linefold, recorder as R, records
+
+CATEGORY = "python_line"
+SETUP_SUFFIX = linefold.SETUP_SUFFIX   # the call name of a creation's samples
+IDLE_TICKS = 20         # ticks with no call running before the sampler ticks slowly
+SLOW_FACTOR = 10        # ... every this many intervals
+MAX_DEPTH = 64          # frames kept per sample, from the leaf
+_SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
+
+# thread ident -> [call number, op name, call start, lines buffer's append, outer entry,
+# sampled] of the custom-op call whose Python code the thread runs now (the outer entry:
+# the call it interrupted, for a call run inline inside another one under NaiveEngine;
+# sampled: a sample of it was recorded, so its end is recorded too)
+running = {}
+_numbers = itertools.count(1).__next__
+# code objects a sample's stack stops at (excluded): the frames that call the user's
+# forward/backward/create_operator (operator.py registers them)
+stop_codes = set()
+
+
+def settings():
+    """``(interval_ns, all_threads)`` from the environment (read at each start)."""
+    ms = _env.get("PROFILER_SAMPLE_INTERVAL_MS")
+    try:
+        interval = float(ms) if ms is not None else 1.0
+    except ValueError:
+        interval = 1.0
+    return int(max(interval, 0.0) * 1e6), _env.get_bool("PROFILER_SAMPLE_ALL_THREADS", False)
+
+
+def enter(call_name, t_start):
+    """The calling thread starts a custom-op call's Python code (``call_name``: its op
+    name); returns the entry to pass to :func:`leave`. Only while sampling."""
+    me = threading.get_ident()
+    outer = running.get(me)
+    entry = [_numbers(), call_name, t_start,
+             R.lines_buffer(R.local.buf).events.append, outer, False]
+    running[me] = entry
+    if not sampler.lowered:
+        sampler.lower()
+    return entry
+
+
+def leave(entry, t_end):
+    """The call of ``entry`` returned on the calling thread at ``t_end``. A sampled call
+    records its end, a sample without a stack: the time from its last sample to its end
+    counts for that sample's line (linefold.py)."""
+    me = threading.get_ident()
+    number, name, t_start, add, outer, sampled = entry
+    if sampled:
+        add((records.LINE_SAMPLE, name, CATEGORY, t_end, 0, number, t_start, None))
+    if outer is None:
+        running.pop(me, None)
+        if not running and not sampler.all_threads:   # no custom-op Python left
+            sampler.restore()
+    else:
+        running[me] = outer
+
+
+class Sampler:
+    """The sampler thread and its switch-interval change; :data:`sampler` follows the
+    profiler state (:func:`follow`)."""
+
+    def __init__(self):
+        self.thread = None
+        self.stop_event = None
+        self.saved_switch = None
+        self.switch = sys.getswitchinterval()   # while sampling
+        self.interval_ns = 0
+        self.all_threads = False
+        self.ticks = 0        # this session: ticks taken, samples recorded
+        self.samples = 0
+        self.gaps = self.gap_ns = 0   # ticks after a tick, and their summed gaps
+        self.lowered = False  # the switch interval is ``switch`` (a call runs)
+
+    @property
+    def on(self):
+        return self.thread is not None
+
+    def start(self):
+        interval, all_threads = settings()
+        if interval <= 0 or self.on:
+            return
+        self.interval_ns, self.all_threads = interval, all_threads
+        from .observer import flags
+        self.saved_switch = sys.getswitchinterval()
+        self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
+                                       name="xprof line sampler", daemon=True)
+        self.thread.start()
+        flags.lines = True
+        if all_threads:   # the script's threads are sampled all along
+            self.lower()
+
+    def stop(self):
+        if not self.on:
+            return
+        from .observer import flags
+        flags.lines = False
+        self.stop_event.set()
+        if self.thread is not threading.current_thread():
+            self.thread.join()
+        self.thread = None
+        self.restore()
+
+    def lower(self):
+        """The switch interval while custom-op Python runs (a call entered)."""
+        if self.thread is not None:
+            self.lowered = True
+            sys.setswitchinterval(self.switch)
+
+    def restore(self):
+        """Python's own switch interval back."""
+        if self.lowered:
+            self.lowered = False
+            sys.setswitchinterval(self.saved_switch)
+
+    def reset(self):
+        """A new session: the counts start again."""
+        self.ticks = self.samples = 0
+        self.gaps = self.gap_ns = 0
+
+    def info(self):
+        """What the trace's ``otherData.python_lines`` says of this session's sampling."""
+        return {"interval_ms": self.interval_ns / 1e6, "all_threads": self.all_threads,
+                "ticks": self.ticks, "samples": self.samples,
+                "achieved_interval_ms": round(self.gap_ns / self.gaps / 1e6, 4)
+                if self.gaps else None,
+                "switch_interval_ms": round(self.switch * 1e3, 4)}
+
+    def _loop(self, stop):
+        try:
+            self._ticks(stop)
+        finally:   # (an error here must not leave the process's switch interval lowered)
+            self.restore()
+
+    def _ticks(self, stop):
+        current_frames = sys._current_frames
+        clock = perf_counter_ns
+        me = threading.get_ident()
+        stops = stop_codes
+        others = {}   # ident -> (thread, lines buffer's append), --sample-all-threads
+        prev = clock()
+        seen = 0
+        fresh = True
+        quiet = 0   # ticks in a row with no call running
+        fast = step = self.interval_ns
+        slow = fast * SLOW_FACTOR
+        due = prev + step   # ticks on a fixed schedule: a late wake-up shortens the next wait
+        while not stop.wait(max(due - clock(), 0) / 1e9):
+            frames = current_frames()
+            t = clock()
+            due += step
+            if due <= t:   # more than a tick late (the GIL was held): the next one from now
+                due = t + step
+            # the weight: since the previous tick (a slow one, for the first tick of
+            # calls after a quiet time: the fold clips it at the call's start)
+            w = t - prev
+            if fresh:   # (the achieved interval counts the gaps between fast ticks only)
+                fresh = False
+            else:
+                self.gaps += 1
+                self.gap_ns += w
+            prev = t
+            self.ticks += 1
+            n = 0
+            for ident, entry in list(running.items()):
+                f = frames.get(ident)
+                if f is None:
+                    continue
+                number, name, t0, add, _, _ = entry
+                entry[5] = True
+                stack = []
+                while f is not None and f.f_code not in stops and len(stack) < 2 * MAX_DEPTH:
+                    stack += (f.f_code, f.f_lineno)
+                    f = f.f_back
+                add((records.LINE_SAMPLE, name, CATEGORY, t, w, number, t0, tuple(stack)))
+                n += 1
+            if self.all_threads:
+                if len(frames) != seen:   # a thread started or ended: look again
+                    others = _script_threads(me, others)
+                    seen = len(frames)
+                for ident, (_, add) in others.items():
+                    if ident in running:
+                        continue
+                    f = frames.get(ident)
+                    if f is None:
+                        continue
+                    stack = []
+                    while f is not None and len(stack) < 2 * MAX_DEPTH:
+                        stack += (f.f_code, f.f_lineno)
+                        f = f.f_back
+                    add((records.LINE_SAMPLE, None, CATEGORY, t, w, 0, 0, tuple(stack)))
+                    n += 1
+            self.samples += n
+            if n or self.all_threads:
+                quiet = 0
+                if not self.lowered:   # (a call entered as the last tick restored it)
+                    self.lower()
+                if step != fast:   # calls run: tick at the interval again
+                    step, fresh, due = fast, True, t + fast
+                continue
+            if self.lowered and not running:
+                self.restore()
+            quiet += 1
+            if quiet == IDLE_TICKS and step == fast:   # quiet: tick slowly, never wake it
+                step, due = slow, t + slow
+
+
+def _script_threads(me, known):
+    """ident -> (thread, its lines buffer's append) of the script's threads: every live
+    thread but xprof's own (engine and custom-op workers, this sampler, the flusher...)."""
+    out = {}
+    for thread in threading.enumerate():
+        ident = thread.ident
+        if ident is None or ident == me or thread.name.startswith("xprof "):
+            continue
+        entry = known.get(ident)
+        if entry is None or entry[0] is not thread:
+            buf = _buffer_of(thread)
+            entry = (thread, R.lines_buffer(buf).events.append)
+        out[ident] = entry
+    return out
+
+
+def _buffer_of(thread):
+    """The recorder buffer of ``thread`` (registered here if it never recorded)."""
+    for buf in list(R.buffers):
+        if buf.thread is not None and buf.thread() is thread and buf.sampled is None:
+            return buf
+    return R.register_thread(thread)
+
+
+sampler = Sampler()
+
+
+def _forked_child():
+    """A forked child (a DataLoader worker) has no sampler thread: forget it, and give
+    the child Python's switch interval back."""
+    from .observer import flags
+    if sampler.thread is not None:
+        sampler.thread = None
+        flags.lines = False
+        sampler.restore()
+    running.clear()
+
+
+os.register_at_fork(after_in_child=_forked_child)
+
+
+def follow(st, change, **_):
+    """Profiler-state listener: sample while recording."""
+    if change == "finishing":   # the last snapshot comes next: no sample after it
+        sampler.stop()
+    elif st.recording:
+        if change in ("run", "resume", "config"):
+            if change == "run":
+                sampler.reset()
+            sampler.start()
+    else:
+        sampler.stop()

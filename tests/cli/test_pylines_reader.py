@@ -1,0 +1,84 @@
+"""``Python Lines`` from hand-made traces (cli/readers/pylines.py): sums over calls,
+shares of the op's Python time from its call spans, blocked rows, the stated error."""
+from __future__ import annotations
+
+import json
+
+from cli_helpers import X, cli, meta, write_trace
+
+from xprof.cli.readers import pylines
+
+MS = 1_000_000
+
+
+def root(op, call, lines, ts=0, tid=9):
+    return X(op, ts, 1000, tid=tid, cat="python_line",
+             args={"op": op, "call": call, "lines": lines})
+
+
+def span(op, ts, python_ns, blocked_ns=0, ident=1):
+    args = {"queued_ns": 0, "inputs_ns": 0, "pool_ns": 0, "python_ns": python_ns,
+            "blocked_ns": blocked_ns, "tail_ns": 0, "sub_operators_ns": 0, "setup_ns": 0}
+    return [{"name": op, "cat": "Custom Operator", "ph": "b", "id": ident, "ts": ts,
+             "pid": 0, "tid": 1, "args": args},
+            {"name": op, "cat": "Custom Operator", "ph": "e", "id": ident,
+             "ts": ts + (python_ns + blocked_ns) / 1000, "pid": 0, "tid": 1}]
+
+
+def trace(tmp_path):
+    events = meta() + meta(tid=9, thread="python lines: custom op worker 0")[1:]
+    events += span("MyOp", 0, 40 * MS, 10 * MS, 1) + span("MyOp", 100_000, 40 * MS, 0, 2)
+    events.append(root("MyOp", 1, [["work", "/src/op.py", 12, 20 * MS, 20, None],
+                                   ["MyOp.forward", "/src/op.py", 30, 10 * MS, 10, None],
+                                   ["NDArray.asnumpy", "/x/ndarray.py", 5, 10 * MS, 10,
+                                    "asnumpy"]]))
+    events.append(root("MyOp", 2, [["work", "/src/op.py", 12, 40 * MS, 40, None]], ts=100_000))
+    events.append(X("work:12", 10, 5, tid=9, cat="python_line", args={"file": "/src/op.py"}))
+    return write_trace(tmp_path / "t.json", events)
+
+
+def test_rows_sum_over_calls_as_shares_of_python_time(tmp_path):
+    res = cli("stats", trace(tmp_path), "--lines", "--format", "json")
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    rows = doc["Python Lines"]["MyOp"]
+    assert [r["function"] for r in rows] == ["work", "MyOp.forward", "(blocked in asnumpy)"]
+    work = rows[0]
+    assert (work["file"], work["line"], work["self_ms"], work["%"]) == ("/src/op.py", 12, 60.0, 75.0)
+    assert rows[1]["%"] == 12.5
+    assert rows[2]["line"] is None and rows[2]["self_ms"] == 10.0
+    s = doc["Python Lines Sampling"]["MyOp"]
+    assert s["python_ms"] == 80.0 and s["samples"] == 80 and s["calls"] == 2
+    # 95% error of a share from 70 samples, at most (p = 0.5)
+    assert s["error_%"] == round(pylines.error_points(0.5, 70), 1) == 11.7
+
+
+def test_table_states_the_error_and_frame_slices_are_no_time_rows(tmp_path):
+    path = trace(tmp_path)
+    res = cli("stats", path, "--lines", "MyOp")
+    assert res.exit_code == 0, res.stderr
+    assert "MyOp: 80.000 ms Python over 2 sampled calls; 80 samples" in res.stdout
+    assert "±11.7 points at most (95%)" in res.stdout
+    assert "(blocked in asnumpy)" in res.stdout
+    plain = cli("stats", path, "--format", "json")
+    assert "python_line" not in json.loads(plain.stdout)["Time"]
+
+
+def test_top_line_and_description(tmp_path):
+    src = tmp_path / "op.py"
+    src.write_text("x = 1\ny = np.einsum('ij->i', a)\n")
+    row = {"function": "f", "file": str(src), "line": 2, "%": 62.4}
+    assert pylines.describe("MyOp", row) == "62% in line 2 `y = np.einsum('ij->i', a)`"
+    gone = dict(row, file=str(tmp_path / "gone.py"))
+    assert pylines.describe("MyOp", gone) == "62% in f (gone.py:2)"
+    blocked = {"function": "(blocked in asnumpy)", "file": "", "line": None, "%": 90}
+    assert pylines.top_line([blocked, row]) is row
+
+
+def test_lines_option_followed_by_the_trace_reads_that_trace(tmp_path):
+    path = trace(tmp_path)
+    res = cli("stats", "--lines", path)
+    assert res.exit_code == 0, res.stderr
+    assert "MyOp: 80.000 ms Python" in res.stdout
+    res = cli("stats", "--lines", "MyOp", path)
+    assert res.exit_code == 0 and "MyOp: 80.000 ms Python" in res.stdout
