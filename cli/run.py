@@ -234,7 +234,8 @@ class _RunCommand(click.Command):
 @click.option("--mode", default="symbolic,imperative,api,memory", show_default=True,
               help="Profiling modes, comma-separated: symbolic, imperative, api, memory.")
 @click.option("--bulk", is_flag=True, help="Keep bulk execution on (coarser events).")
-@click.option("--sample-interval", type=click.FloatRange(min=0), default=None, metavar="MS",
+@click.option("--sample-interval", type=click.FloatRange(min=0, max=60_000), default=None,
+              metavar="MS",
               help="Sample the Python stacks of custom operators' code every MS ms "
                    "(xprof stats --lines); 0: off. Default: "
                    "XPROF_PROFILER_SAMPLE_INTERVAL_MS, else 1.")

@@ -69,14 +69,14 @@ def _int_range(low, high=_INT_MAX):
     return check
 
 
-def _number_at_least(low):
+def _number_range(low, high):
     def check(value):
         try:
             x = float(value)
         except ValueError:
             x = None
-        if x is None or not x >= low or x == float("inf"):
-            return f"a number >= {low:g}"
+        if x is None or not low <= x <= high:
+            return f"a number from {low:g} to {high:g}"
         return None
     return check
 
@@ -128,7 +128,7 @@ SETTINGS = {
     "PROFILER_MODE": _mode_list,
     "PROFILER_AGGREGATE_STATS": _bool,
     "PROFILER_MEMORY_PREFIX": _any,
-    "PROFILER_SAMPLE_INTERVAL_MS": _number_at_least(0),
+    "PROFILER_SAMPLE_INTERVAL_MS": _number_range(0, 60_000),
     "PROFILER_SAMPLE_ALL_THREADS": _bool,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
     "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks

@@ -16,7 +16,7 @@ PACKAGES = {"runtime": "xprof.runtime", "cli": "xprof.cli", "shared": "xprof.sha
 MAX_LINES = 700
 # Modules over the bound when the bound was set, each at most its size then: to be split,
 # never to grow (issue #25). A module not listed here stays within MAX_LINES.
-OVER_BOUND = {"runtime/operator.py": 749, "cli/readers/normalize.py": 707,
+OVER_BOUND = {"cli/readers/normalize.py": 707,
               "cli/readers/checker.py": 706}
 
 

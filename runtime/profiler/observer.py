@@ -24,24 +24,10 @@ from time import perf_counter_ns
 
 from ..engine.base import thread_state as _thread_state
 from . import memory as _memory, recorder as R, records, sampler as _sampler
+from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
 COMMUNICATION = records.COMMUNICATION
-
-
-class Flags:
-    """Checked by the NDArray layer on every call; plain attributes for speed."""
-
-    __slots__ = ("api", "mem", "mem_rows", "recording", "shapes", "lines")
-
-    def __init__(self):
-        self.api = self.mem = self.recording = False
-        self.mem_rows = False   # memory profiled with a CSV prefix: a row per allocation
-        self.lines = False    # the line sampler runs: calls tell it where they run
-        self.shapes = False   # operator slices carry their input shapes (operator modes on)
-
-
-flags = Flags()
 
 
 class CallNames:

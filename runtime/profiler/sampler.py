@@ -36,6 +36,7 @@ from time import perf_counter_ns
 
 from .. import _env
 from . import linefold, recorder as R, records
+from .flags import flags
 
 CATEGORY = "python_line"
 SETUP_SUFFIX = linefold.SETUP_SUFFIX   # the call name of a creation's samples
@@ -119,7 +120,6 @@ class Sampler:
         if interval <= 0 or self.on:
             return
         self.interval_ns, self.all_threads = interval, all_threads
-        from .observer import flags
         self.saved_switch = sys.getswitchinterval()
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
         self.stop_event = threading.Event()
@@ -133,7 +133,6 @@ class Sampler:
     def stop(self):
         if not self.on:
             return
-        from .observer import flags
         flags.lines = False
         self.stop_event.set()
         if self.thread is not threading.current_thread():
@@ -275,7 +274,6 @@ sampler = Sampler()
 def _forked_child():
     """A forked child (a DataLoader worker) has no sampler thread: forget it, and give
     the child Python's switch interval back."""
-    from .observer import flags
     if sampler.thread is not None:
         sampler.thread = None
         flags.lines = False
