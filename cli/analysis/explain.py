@@ -24,6 +24,7 @@ without building a million dicts.
 """
 from __future__ import annotations
 
+import heapq
 import os
 from collections import Counter
 
@@ -57,7 +58,7 @@ class Analysis:
         rows = np.array(path.row, dtype=np.int64)
         self.by_name = {}
         self.calls = Counter()
-        self.causes = {}      # name -> Counter of what its path occurrences waited for
+        self._cause_name = self._cause_label = self._cause_count = np.zeros(0, np.int64)
         if op.any():
             names = tl.name[rows[op]]
             sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
@@ -71,7 +72,9 @@ class Analysis:
 
     def _causes(self, rows, op):
         """For each op name on the path, how often each cause made it wait: the
-        predecessor's name, or its push (by which thread)."""
+        predecessor's name, or its push (by which thread). Kept as columns (name,
+        cause label, count; sorted by name, then label): :meth:`waited_for` reads one
+        name's, so a path of a million names makes no dict per name."""
         tl, g = self.tl, self.graph
         cause = np.array(self.path.cause, dtype=np.int64)[op]
         r = rows[op]
@@ -86,27 +89,53 @@ class Analysis:
             is_rec = g.slice[k] == r
             pushed = (cause < 0) & is_rec
             label[pushed] = -2 - g.pusher[k[pushed]]
-        pairs, counts = np.unique(np.stack([tl.name[r], label]), axis=1, return_counts=True)
-        for (n, lab), c in zip(pairs.T.tolist(), counts.tolist()):
-            if lab >= 0:
-                text = tl.names[lab]
-            elif lab <= -2:
-                text = f"its push ({tl.thread_name(-2 - lab)})"
-            else:
-                text = "the previous slice (serial)" if self.serial else "nothing recorded"
-            self.causes.setdefault(tl.names[n], Counter())[text] += c
+        pairs, counts = np.unique(np.stack([tl.name[r].astype(np.int64), label]), axis=1,
+                                  return_counts=True)
+        self._cause_name, self._cause_label, self._cause_count = pairs[0], pairs[1], counts
+        self._name_id = None
+
+    def _cause_text(self, lab):
+        tl = self.tl
+        if lab >= 0:
+            return tl.names[lab]
+        if lab <= -2:
+            return f"its push ({tl.thread_name(-2 - lab)})"
+        return "the previous slice (serial)" if self.serial else "nothing recorded"
+
+    @property
+    def causes(self):
+        """{op name: Counter of cause texts} of every op name on the path."""
+        out = {}
+        for n, lab, c in zip(self._cause_name.tolist(), self._cause_label.tolist(),
+                             self._cause_count.tolist()):
+            out.setdefault(self.tl.names[n], Counter())[self._cause_text(lab)] += c
+        return out
 
     # -- the document ---------------------------------------------------------------------
     def waited_for(self, name):
         """What most path occurrences of op ``name`` waited for, with the count (the text
         output's last column): ``(label, count)``, or None."""
-        causes = self.causes.get(name)
-        return causes.most_common(1)[0] if causes else None
+        if not len(self._cause_name):
+            return None
+        if self._name_id is None:
+            self._name_id = {n: i for i, n in enumerate(self.tl.names)}
+        n = self._name_id.get(name)
+        if n is None:
+            return None
+        a, b = np.searchsorted(self._cause_name, [n, n + 1]).tolist()
+        if a == b:
+            return None
+        causes = Counter()
+        for lab, c in zip(self._cause_label[a:b].tolist(), self._cause_count[a:b].tolist()):
+            causes[self._cause_text(lab)] += c
+        return causes.most_common(1)[0]
 
     def top_ops(self, n=None):
         """[(name, ns on the path)] by run time on the path, longest first."""
-        ranked = sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ranked if n is None else ranked[:n]
+        key = lambda kv: (-kv[1], kv[0])   # noqa: E731
+        if n is None:
+            return sorted(self.by_name.items(), key=key)
+        return heapq.nsmallest(n, self.by_name.items(), key=key)   # sorted(...)[:n]
 
     def thread_table(self):
         """{unique thread name: (busy_ns, blocked_ns, idle_ns, role)} in thread order."""
@@ -168,17 +197,18 @@ class Analysis:
             prev = (th, t1) if kind == cp.PYTHON else None
         return out
 
-    def to_dict(self, segments=True):
+    def to_dict(self, segments=True, top=None):
         """The explain document; ``segments=False`` leaves out ``critical_path`` (one
         dict per segment: a million-op path makes millions, which a summary such as
-        ``xprof report``'s does not draw)."""
+        ``xprof report``'s does not draw); ``top``: ``by_name`` and ``top_ops`` cut to
+        the first ``top`` names (a page that draws that many)."""
         doc = {"wall_ms": round(self.wall / _MS, 6),
                "critical_path_ms": round(self.path.length / _MS, 6),
                "composition": {key: round(self.by_kind.get(kind, 0) / _MS, 6)
                                for key, kind in COMPOSITION}}
         if segments:
             doc["critical_path"] = self.segments()
-        ranked = self.top_ops()
+        ranked = self.top_ops(top)
         doc["by_name"] = {n: round(v / _MS, 6) for n, v in ranked}
         doc["top_ops"] = [{"name": n, "path_ms": round(v / _MS, 6),
                            "calls": self.calls.get(n, 0),

@@ -11,7 +11,7 @@ memory counter samples) and the timeline ``xprof explain`` analyses
 
 :func:`collect` returns::
 
-    {"path", "overview": {...}, "stats": <stats JSON document>,
+    {"path", "overview": {...}, "stats": <stats JSON document, the rows the page shows>,
      "explain": <explain document without its segment list, plus "composition_ms"
                  and "dependencies"> | None,
      "memory": {series: ([ms], [bytes])},
@@ -31,6 +31,8 @@ from ..analysis.explain import analyze
 from ..readers.batch import view
 from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
+from .pagestats import page_stats
+from .render import MAX_OPERATOR_ROWS, OPERATOR_ROWS
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -164,9 +166,10 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
 
 def read_trace(path):
     """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
-    stats --format json`` prints it but for the ``Operator Latency`` section the page
-    does not show, overview dict, memory samples, timeline)``; exit 2 for what is not a
-    Chrome trace."""
+    stats --format json`` prints it but for the ``Operator Latency`` section and the
+    time rows the page does not show (``pagestats.py``; ``OPERATOR_ROWS``: how many
+    operator rows there are), overview dict, memory samples, timeline)``; exit 2 for
+    what is not a Chrome trace."""
     from ..stats_pipeline import Options, process
     from ..stats_pipeline.latency import LatencyCollector
     from ..stats_pipeline.sources import read_report
@@ -178,7 +181,10 @@ def read_trace(path):
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
+    # only the rows the page can show become JSON rows (pagestats.py), counted
+    report.stats, rows = page_stats(report.stats, MAX_OPERATOR_ROWS)
     doc = process(report, Options()).doc
+    doc[OPERATOR_ROWS] = rows
     return doc, report.extra["overview"], overview.memory, report.extra["timeline"]
 
 
@@ -191,14 +197,16 @@ def _fail(message):
 def explain_doc(timeline):
     """The ``xprof explain`` document of a timeline (the dict ``xprof explain --format
     json`` prints, so the page's critical path never disagrees with the command), without
-    the segment list the page does not draw, with ``composition_ms`` (the path's time
+    the segment list the page does not draw, ``by_name`` and ``top_ops`` cut to the first
+    :data:`MAX_OPERATOR_ROWS` names (the page draws 15; a bounded document whatever the
+    trace), with ``composition_ms`` (the path's time
     per kind of segment: ``op``, ``queue``, ``dependency``, ``python``) and
     ``dependencies`` (False: no dependency records, the path assumes per-thread serial
     ops, as for MXNet and PyTorch traces); None when the trace holds no slice."""
     if not len(timeline.start):
         return None
     analysis = analyze(timeline)
-    doc = analysis.to_dict(segments=False)
+    doc = analysis.to_dict(segments=False, top=MAX_OPERATOR_ROWS)
     doc["composition_ms"] = {kind: round(ns / 1e6, 6) for kind, ns in analysis.by_kind.items()}
     doc["dependencies"] = not analysis.serial
     return doc

@@ -221,9 +221,22 @@ class StatsCollector:
         lows = np.minimum.reduceat(ps, first).tolist()
         highs = np.maximum.reduceat(ps, first).tolist()
         key_of = self._row_keys()
-        add = self.stats.add_times_ps
+        time = self.stats.time
         for r, n, total, lo, hi in zip(row[first].tolist(), counts, sums, lows, highs):
-            add(*key_of[r], n, total, lo, hi)
+            domain, name = key_of[r]   # Stats.add_times_ps, inlined: once per row and batch
+            names = time.get(domain)
+            if names is None:
+                names = time[domain] = {}
+            entry = names.get(name)
+            if entry is None:
+                names[name] = [n, total, lo, hi]
+            else:
+                entry[0] += n
+                entry[1] += total
+                if lo < entry[2]:
+                    entry[2] = lo
+                if hi > entry[3]:
+                    entry[3] = hi
 
     def _row_keys(self):
         """``(domain, name)`` of each row id (row ids are given in insertion order, so

@@ -1,0 +1,61 @@
+"""The statistics rows the report page shows, picked before their JSON rows are made.
+
+Why: the page's operator table shows the first ``limit`` rows by self time (``render.py``:
+``operator_rows``), whatever the trace holds. A trace of a million distinct names has a
+million time rows, and making each one's JSON row (``shared/stats.py:time_row``: a dict,
+six roundings) for a page that shows 300 of them took most of ``xprof report``'s time
+and memory. :func:`page_stats` keeps, out of a :class:`~xprof.shared.stats.Stats`, every
+row that can be among those the page shows, with the same values, so the rows, their
+order and the figures drawn are those of the whole document:
+
+* in the API domains only the sync waits (their own table); the other API rows (the
+  time to push each call) are ``xprof stats``' to list;
+* the custom-operator domain whole (the ``Custom Operator Calls`` section derives rows
+  of op types without call spans from it);
+* in the other domains, the rows whose self time reaches the ``limit``-th largest less
+  2 ns: the table ranks by self time rounded to 1 ns (6 digits of ms), so no row below
+  that can rank among the first ``limit``.
+
+Memory, counters, self times and the span are kept as they are.
+"""
+from __future__ import annotations
+
+import heapq
+
+from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR
+from xprof.shared.stats import Stats
+
+from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
+
+_MARGIN_PS = 2000   # two 1-ns steps of the rounded Self: ranks cannot cross it
+
+
+def page_stats(stats, limit):
+    """``(picked Stats, rows)``: the statistics the page needs (see the module
+    docstring) and how many operator rows the whole statistics hold (every domain but
+    the API calls), which the table's note counts."""
+    picked = Stats()
+    picked.memory, picked.counter = stats.memory, stats.counter
+    picked.inner, picked.span, picked.calls = stats.inner, stats.span, stats.calls
+    ranked = {d: names for d, names in stats.time.items() if d not in API_DOMAINS}
+    rows = sum(map(len, ranked.values()))
+    for domain, names in stats.time.items():
+        if domain in API_DOMAINS:
+            picked.time[domain] = {n: e for n, e in names.items() if is_sync_wait(domain, n)}
+    if rows <= limit:
+        picked.time.update(ranked)
+        return picked, rows
+    selfs = []
+    for domain, names in ranked.items():
+        inner = stats.inner.get(domain, {})
+        selfs.extend(e[1] - inner.get(n, 0) for n, e in names.items())
+    floor = heapq.nlargest(limit, selfs)[-1] - _MARGIN_PS
+    for domain, names in ranked.items():
+        if domain == CUSTOM_OPERATOR:
+            picked.time[domain] = names
+            continue
+        inner = stats.inner.get(domain, {})
+        keep = {n: e for n, e in names.items() if e[1] - inner.get(n, 0) >= floor}
+        if keep:
+            picked.time[domain] = keep
+    return picked, rows
