@@ -295,11 +295,23 @@ def serial_path(tl):
     rows = np.arange(a, b)[leaf]
     prev = np.r_[lo, np.maximum.accumulate(tl.end[rows])[:-1]]
     rows = rows[tl.start[rows] >= prev]
-    cur = hi
-    for r in rows[::-1].tolist():
-        s, e = int(tl.start[r]), int(tl.end[r])
-        path.add(PYTHON, th, e, cur)
-        path.add(OP, th, s, e, r)
-        cur = s
-    path.add(PYTHON, th, lo, cur)
-    return path.finish()
+    # earliest first: Python before each op (from the previous op's end, or the window's
+    # start), the op, and Python after the last one; empty segments left out (Path.add)
+    s, e = tl.start[rows], tl.end[rows]
+    n = len(rows)
+    kind = np.empty(2 * n + 1, dtype=np.int64)
+    kind[0:-1:2], kind[1::2], kind[-1] = PYTHON, OP, PYTHON
+    t0 = np.empty(2 * n + 1, dtype=np.int64)
+    t1 = np.empty(2 * n + 1, dtype=np.int64)
+    t0[0], t0[2::2] = lo, e
+    t1[0:-1:2] = s
+    t1[-1] = hi
+    t0[1::2], t1[1::2] = s, e
+    row = np.full(2 * n + 1, -1, dtype=np.int64)
+    row[1::2] = rows
+    keep = t1 > t0
+    for col, values in ((path.kind, kind), (path.thread, np.full(2 * n + 1, th)),
+                        (path.t0, t0), (path.t1, t1), (path.row, row),
+                        (path.cause, np.full(2 * n + 1, -1))):
+        col.frombytes(np.ascontiguousarray(values[keep], dtype=np.int64).tobytes())
+    return path

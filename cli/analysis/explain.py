@@ -59,6 +59,7 @@ class Analysis:
         self.by_name = {}
         self.calls = Counter()
         self._cause_name = self._cause_label = self._cause_count = np.zeros(0, np.int64)
+        self._path_name_id = None
         if op.any():
             names = tl.name[rows[op]]
             sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
@@ -92,7 +93,6 @@ class Analysis:
         pairs, counts = np.unique(np.stack([tl.name[r].astype(np.int64), label]), axis=1,
                                   return_counts=True)
         self._cause_name, self._cause_label, self._cause_count = pairs[0], pairs[1], counts
-        self._name_id = None
 
     def _cause_text(self, lab):
         tl = self.tl
@@ -115,16 +115,22 @@ class Analysis:
     def waited_for(self, name):
         """What most path occurrences of op ``name`` waited for, with the count (the text
         output's last column): ``(label, count)``, or None."""
-        if not len(self._cause_name):
-            return None
-        if self._name_id is None:
-            self._name_id = {n: i for i, n in enumerate(self.tl.names)}
-        n = self._name_id.get(name)
-        if n is None:
-            return None
+        if self._path_name_id is None:   # asked name by name (the text output): indexed
+            self._path_name_id = {self.tl.names[n]: n
+                                  for n in np.unique(self._cause_name).tolist()}
+        n = self._path_name_id.get(name)
+        return None if n is None else self._most_common(n)
+
+    def waited_for_many(self, names):
+        """{name: :meth:`waited_for` of it} of the op ``names`` on the path (one scan of
+        the path's names, no index of them all)."""
+        want = set(names)
+        names_ = self.tl.names
+        return {names_[n]: self._most_common(n)
+                for n in np.unique(self._cause_name).tolist() if names_[n] in want}
+
+    def _most_common(self, n):
         a, b = np.searchsorted(self._cause_name, [n, n + 1]).tolist()
-        if a == b:
-            return None
         causes = Counter()
         for lab, c in zip(self._cause_label[a:b].tolist(), self._cause_count[a:b].tolist()):
             causes[self._cause_text(lab)] += c
@@ -210,9 +216,10 @@ class Analysis:
             doc["critical_path"] = self.segments()
         ranked = self.top_ops(top)
         doc["by_name"] = {n: round(v / _MS, 6) for n, v in ranked}
+        waited = self.waited_for_many([n for n, _ in ranked])
         doc["top_ops"] = [{"name": n, "path_ms": round(v / _MS, 6),
                            "calls": self.calls.get(n, 0),
-                           "waited_for": (self.waited_for(n) or (None,))[0]}
+                           "waited_for": (waited.get(n) or (None,))[0]}
                           for n, v in ranked]
         doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "blocked_ms": round(k / _MS, 6),
                               "idle_ms": round(i / _MS, 6)}

@@ -12,9 +12,10 @@ order and the figures drawn are those of the whole document:
   time to push each call) are ``xprof stats``' to list;
 * the custom-operator domain whole (the ``Custom Operator Calls`` section derives rows
   of op types without call spans from it);
-* in the other domains, the rows whose self time reaches the ``limit``-th largest less
-  2 ns: the table ranks by self time rounded to 1 ns (6 digits of ms), so no row below
-  that can rank among the first ``limit``.
+* in the other domains, the first ``limit`` rows in the table's order (self time as the
+  document rounds it, to 1 ns, largest first, then domain and name), found among the
+  rows whose self time reaches the ``limit``-th largest less 2 ns (no row below that
+  can rank among them).
 
 Memory, counters, self times and the span are kept as they are.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import heapq
 
 from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR
-from xprof.shared.stats import Stats
+from xprof.shared.stats import _MS_DIGITS, _PS_PER_MS, Stats
 
 from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
 
@@ -50,12 +51,15 @@ def page_stats(stats, limit):
         inner = stats.inner.get(domain, {})
         selfs.extend(e[1] - inner.get(n, 0) for n, e in names.items())
     floor = heapq.nlargest(limit, selfs)[-1] - _MARGIN_PS
+    del selfs
+    near = []   # (-Self as the table shows it, domain, name): the table's order
     for domain, names in ranked.items():
         if domain == CUSTOM_OPERATOR:
             picked.time[domain] = names
             continue
         inner = stats.inner.get(domain, {})
-        keep = {n: e for n, e in names.items() if e[1] - inner.get(n, 0) >= floor}
-        if keep:
-            picked.time[domain] = keep
+        near.extend((-round((e[1] - inner.get(n, 0)) / _PS_PER_MS, _MS_DIGITS), domain, n)
+                    for n, e in names.items() if e[1] - inner.get(n, 0) >= floor)
+    for _, domain, name in heapq.nsmallest(limit, near):
+        picked.time.setdefault(domain, {})[name] = stats.time[domain][name]
     return picked, rows
