@@ -42,6 +42,7 @@ from .grouping import row_name
 from .tracefile import short_repr
 
 _INF = float("inf")
+_NO_ROWS = {}   # read only: the row ids of a domain not seen yet
 MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
@@ -142,8 +143,12 @@ class StatsCollector:
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
         self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
-        self._rows = {}          # (domain, name) -> row id
-        self._keys = []          # row id -> (domain, name), filled when needed
+        # row ids: {domain: {name: row id}} and, by row id, its domain and name (no
+        # (domain, name) tuple per row: a trace of a million names kept a million)
+        self._row_ix = {}
+        self._domains = {}       # each domain's text, one object for all its rows
+        self._row_domain = []
+        self._row_name = []
         self._first = self._last = None   # ns: the profile's span (slices only)
 
     def _slice(self, thread, cat, name, ts, dur):
@@ -152,9 +157,9 @@ class StatsCollector:
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
-        row = self._rows.get((cat, name))
+        row = self._row_ix.get(cat, _NO_ROWS).get(name)
         if row is None:
-            row = self._rows[(cat, name)] = len(self._rows)
+            row = self._new_row(cat, name)
         cols[0].append(t0)
         cols[1].append(t1)
         cols[2].append(row)
@@ -194,12 +199,14 @@ class StatsCollector:
             cats = [_label(c, NO_CATEGORY) for c in cats]
         if set(map(type, names)) != {str} or "" in names:
             names = [_label(n, NO_NAME) for n in names]
-        rows = self._rows
-        keys = list(zip(cats, names))
-        row = [rows.get(k) for k in keys]
+        tables = self._row_ix
+        if len(set(cats)) == 1:   # one domain in the batch: one dict for its names
+            row = list(map(tables.get(cats[0], _NO_ROWS).get, names))
+        else:
+            row = [tables.get(c, _NO_ROWS).get(n) for c, n in zip(cats, names)]
         if None in row:
-            row = [r if r is not None else rows.setdefault(k, len(rows))
-                   for r, k in zip(row, keys)]
+            new = self._new_row
+            row = [r if r is not None else new(c, n) for r, c, n in zip(row, cats, names)]
         row = np.array(row, dtype=np.int64)
         self._add_rows(row, ps)
         self._widen_ns(int(t0.min()), int(t1.max()))
@@ -211,6 +218,19 @@ class StatsCollector:
                 col.frombytes(values[sel].tobytes())
         return True
 
+    def _new_row(self, domain, name):
+        """The id of row ``(domain, name)``, made if new."""
+        table = self._row_ix.get(domain)
+        if table is None:
+            domain = self._domains.setdefault(domain, domain)
+            table = self._row_ix[domain] = {}
+        row = table.get(name)
+        if row is None:
+            row = table[name] = len(self._row_name)
+            self._row_domain.append(self._domains[domain])
+            self._row_name.append(name)
+        return row
+
     def _add_rows(self, row, ps):
         """Count the picosecond durations ``ps`` into the time rows numbered ``row``."""
         order = np.argsort(row, kind="stable")
@@ -220,16 +240,17 @@ class StatsCollector:
         sums = np.add.reduceat(ps, first).tolist()
         lows = np.minimum.reduceat(ps, first).tolist()
         highs = np.maximum.reduceat(ps, first).tolist()
-        key_of = self._row_keys()
+        domain_of, name_of = self._row_domain, self._row_name
         time = self.stats.time
         for r, n, total, lo, hi in zip(row[first].tolist(), counts, sums, lows, highs):
-            domain, name = key_of[r]   # Stats.add_times_ps, inlined: once per row and batch
+            domain = domain_of[r]   # Stats.add_times_ps, inlined: once per row and batch
             names = time.get(domain)
             if names is None:
                 names = time[domain] = {}
+            name = name_of[r]
             entry = names.get(name)
-            if entry is None:
-                names[name] = [n, total, lo, hi]
+            if entry is None:   # one call: its duration is the sum, min and max (one int)
+                names[name] = [1, total, total, total] if n == 1 else [n, total, lo, hi]
             else:
                 entry[0] += n
                 entry[1] += total
@@ -237,16 +258,6 @@ class StatsCollector:
                     entry[2] = lo
                 if hi > entry[3]:
                     entry[3] = hi
-
-    def _row_keys(self):
-        """``(domain, name)`` of each row id (row ids are given in insertion order, so
-        only the rows added since the last call are read: a trace of a million
-        distinct names read the whole table once per batch)."""
-        keys = self._keys
-        if len(keys) < len(self._rows):
-            from itertools import islice
-            keys.extend(islice(self._rows, len(keys), None))
-        return keys
 
     def feed_events(self, events):
         """Add one batch event by event (any event, in file order)."""
@@ -361,12 +372,10 @@ class StatsCollector:
 
     def _self_times(self):
         """Each row's time in slices nested directly inside its slices, thread by thread."""
-        names = [None] * len(self._rows)
-        for key, row in self._rows.items():
-            names[row] = key
+        domain_of, name_of = self._row_domain, self._row_name
         for starts, ends, rows, durs in self._threads.values():
             for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
-                self.stats.add_inner_ps(*names[row], ps)
+                self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
         self._threads = {}
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)
