@@ -31,7 +31,7 @@ from ..analysis.explain import analyze
 from ..readers.batch import view
 from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
-from .pagestats import page_stats
+from .pagestats import PageStatsTotals
 from .render import MAX_OPERATOR_ROWS, OPERATOR_ROWS
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
@@ -172,19 +172,20 @@ def read_trace(path):
     what is not a Chrome trace."""
     from ..stats_pipeline import Options, process
     from ..stats_pipeline.latency import LatencyCollector
-    from ..stats_pipeline.sources import read_report
+    from ..stats_pipeline.sources import CustomOpCalls, StatsTotals, read_report
 
     overview = Overview()
-    # no Operator Latency section on the page: its collector is left out of the pass
-    report = read_report(path, collectors=[overview, TimelineCollector()],
-                         skip=(LatencyCollector,))
+    # no Operator Latency section on the page: its collector is left out of the pass;
+    # the aggregate tables are those the page shows (pagestats.py), then the calls
+    report = read_report(path, collectors=[PageStatsTotals(MAX_OPERATOR_ROWS),
+                                           CustomOpCalls(Options()), overview,
+                                           TimelineCollector()],
+                         skip=(StatsTotals, CustomOpCalls, LatencyCollector))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
-    # only the rows the page can show become JSON rows (pagestats.py), counted
-    report.stats, rows = page_stats(report.stats, MAX_OPERATOR_ROWS)
     doc = process(report, Options()).doc
-    doc[OPERATOR_ROWS] = rows
+    doc[OPERATOR_ROWS] = report.extra["operator rows"]
     return doc, report.extra["overview"], overview.memory, report.extra["timeline"]
 
 

@@ -17,11 +17,15 @@ order and the figures drawn are those of the whole document:
   rows whose self time reaches the ``limit``-th largest less 2 ns (no row below that
   can rank among them).
 
-Memory, counters, self times and the span are kept as they are.
+Memory, counters, self times and the span are kept as they are, and every domain (maybe
+with no row). :class:`PageStatsTotals` makes the reader leave out, before they become
+rows, those :func:`candidates` says cannot be shown.
 """
 from __future__ import annotations
 
 import heapq
+
+import numpy as np
 
 from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR
 from xprof.shared.stats import _MS_DIGITS, _PS_PER_MS, Stats
@@ -29,6 +33,50 @@ from xprof.shared.stats import _MS_DIGITS, _PS_PER_MS, Stats
 from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
 
 _MARGIN_PS = 2000   # two 1-ns steps of the rounded Self: ranks cannot cross it
+
+
+class PageStatsTotals:
+    """The aggregate tables as the page needs them (a stats-pipeline collector in place
+    of ``sources.StatsTotals``): the reader's rows filled by its column path are made
+    Stats rows only when :func:`candidates` keeps them, so a trace of a million names
+    never holds a million rows; then :func:`page_stats`. ``report.extra["operator
+    rows"]``: how many operator rows the whole statistics hold."""
+
+    def __init__(self, limit):
+        from ..readers.chrome import StatsCollector
+
+        self._collector = StatsCollector()
+        self._limit = limit
+
+    def feed(self, events):
+        self._collector.feed(events)
+
+    def finish(self, report):
+        c = self._collector
+        stats = c.finish(keep=lambda *cols: candidates(*cols, limit=self._limit))
+        left = sum(n for d, n in c.dropped.items() if d not in API_DOMAINS)
+        report.stats, rows = page_stats(stats, self._limit)
+        report.extra["operator rows"] = rows + left
+
+
+def candidates(domains, names, count, total, self_ps, limit):
+    """Which rows (by row id: their domain and name, count, total and self time in ps)
+    may be on the page: every custom-operator row, the API domains' sync waits, and the
+    other rows whose self time reaches the ``limit``-th largest less 2 ns (as
+    :func:`page_stats` picks, a superset of its choice)."""
+    n = len(count)
+    api = np.fromiter((d in API_DOMAINS for d in domains), dtype=bool, count=n)
+    custom = np.fromiter((d == CUSTOM_OPERATOR for d in domains), dtype=bool, count=n)
+    waits = np.zeros(n, dtype=bool)
+    for r in np.flatnonzero(api).tolist():
+        waits[r] = is_sync_wait(domains[r], names[r])
+    live = count > 0
+    ranked = live & ~api & ~custom
+    floor = None
+    if np.count_nonzero(ranked) > limit:
+        floor = np.partition(self_ps[ranked], -limit)[-limit] - _MARGIN_PS
+    near = ranked if floor is None else ranked & (self_ps >= floor)
+    return live & (near | custom | (api & waits))
 
 
 def page_stats(stats, limit):
@@ -62,4 +110,6 @@ def page_stats(stats, limit):
                     for n, e in names.items() if e[1] - inner.get(n, 0) >= floor)
     for _, domain, name in heapq.nsmallest(limit, near):
         picked.time.setdefault(domain, {})[name] = stats.time[domain][name]
+    for domain in stats.time:   # every domain stays known (the overview names the kind
+        picked.time.setdefault(domain, {})   # of trace by them)
     return picked, rows

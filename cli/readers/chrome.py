@@ -43,6 +43,8 @@ from .tracefile import short_repr
 
 _INF = float("inf")
 _NO_ROWS = {}   # read only: the row ids of a domain not seen yet
+_I64_MAX = 2 ** 63 - 1
+_INT64_PS_SUM = 2 ** 62   # the columns' sums are flushed to Python integers before this
 MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
@@ -102,6 +104,29 @@ def _label(value, default):
     return value if type(value) is str and value else default
 
 
+class _AllRows:
+    """The rows of a Stats' time table and of a collector's row index, as one
+    ``{domain: {names}}`` for ``in`` tests (the mirror rule of ``finish`` sees every
+    synchronous row, also those a page leaves out)."""
+
+    def __init__(self, time, row_ix):
+        self._time, self._row_ix = time, row_ix
+
+    def __contains__(self, domain):
+        return domain in self._time or domain in self._row_ix
+
+    def __getitem__(self, domain):
+        return _AllNames(self._time.get(domain, _NO_ROWS), self._row_ix.get(domain, _NO_ROWS))
+
+
+class _AllNames:
+    def __init__(self, a, b):
+        self._a, self._b = a, b
+
+    def __contains__(self, name):
+        return name in self._a or name in self._b
+
+
 def _names_domain(process_name, domain):
     """Whether a process is named after ``domain`` (MXNet's mirror processes), also
     with the ``<file or rank>: `` prefix ``xprof trace`` gives merged processes."""
@@ -149,6 +174,12 @@ class StatsCollector:
         self._domains = {}       # each domain's text, one object for all its rows
         self._row_domain = []
         self._row_name = []
+        # the column path's sums by row id (count, total, min, max in ps), made into the
+        # Stats' rows at finish: a row costs 32 bytes while reading, not a list of ints
+        self._cols = [np.zeros(0, dtype=np.int64) for _ in range(4)]
+        self._cols_total = 0      # ps summed into the columns (int64 bound, see _add_rows)
+        self._inner = None        # finish: ps in direct children, by row id
+        self.dropped = {}         # finish(keep=...): {domain: rows left out}
         self._first = self._last = None   # ns: the profile's span (slices only)
 
     def _slice(self, thread, cat, name, ts, dur):
@@ -232,32 +263,61 @@ class StatsCollector:
         return row
 
     def _add_rows(self, row, ps):
-        """Count the picosecond durations ``ps`` into the time rows numbered ``row``."""
+        """Count the picosecond durations ``ps`` into the time rows numbered ``row`` (the
+        columns; :meth:`_flush` makes them rows of the Stats)."""
         order = np.argsort(row, kind="stable")
         row, ps = row[order], ps[order]
         first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
-        counts = np.diff(np.r_[first, len(row)]).tolist()
-        sums = np.add.reduceat(ps, first).tolist()
-        lows = np.minimum.reduceat(ps, first).tolist()
-        highs = np.maximum.reduceat(ps, first).tolist()
+        r = row[first]
+        total = int(ps.sum())
+        if self._cols_total + total >= _INT64_PS_SUM:   # the columns' sums stay in int64
+            self._flush()
+        self._cols_total += total
+        n = len(self._row_name)
+        if n > len(self._cols[0]):
+            self._grow(max(n, 2 * len(self._cols[0]), 1024))
+        cnt, tot, lo, hi = self._cols
+        cnt[r] += np.diff(np.r_[first, len(row)])
+        tot[r] += np.add.reduceat(ps, first)
+        lo[r] = np.minimum(lo[r], np.minimum.reduceat(ps, first))
+        hi[r] = np.maximum(hi[r], np.maximum.reduceat(ps, first))
+
+    def _grow(self, size):
+        """Columns of ``size`` rows (new rows: no call yet)."""
+        cnt, tot, lo, hi = self._cols
+        grow = size - len(cnt)
+        self._cols = [np.concatenate([cnt, np.zeros(grow, dtype=np.int64)]),
+                      np.concatenate([tot, np.zeros(grow, dtype=np.int64)]),
+                      np.concatenate([lo, np.full(grow, _I64_MAX, dtype=np.int64)]),
+                      np.concatenate([hi, np.full(grow, -1, dtype=np.int64)])]
+
+    def _flush(self, mask=None):
+        """Add the columns' rows (those of ``mask``, default all) to the Stats' rows and
+        empty the columns."""
+        cnt, tot, lo, hi = self._cols
+        live = cnt > 0
+        ids = np.flatnonzero(live if mask is None else live & mask[:len(cnt)])
         domain_of, name_of = self._row_domain, self._row_name
         time = self.stats.time
-        for r, n, total, lo, hi in zip(row[first].tolist(), counts, sums, lows, highs):
-            domain = domain_of[r]   # Stats.add_times_ps, inlined: once per row and batch
+        for r, n, total, low, high in zip(ids.tolist(), cnt[ids].tolist(), tot[ids].tolist(),
+                                          lo[ids].tolist(), hi[ids].tolist()):
+            domain = domain_of[r]   # Stats.add_times_ps, inlined: once per row
             names = time.get(domain)
             if names is None:
                 names = time[domain] = {}
             name = name_of[r]
             entry = names.get(name)
             if entry is None:   # one call: its duration is the sum, min and max (one int)
-                names[name] = [1, total, total, total] if n == 1 else [n, total, lo, hi]
+                names[name] = [1, total, total, total] if n == 1 else [n, total, low, high]
             else:
                 entry[0] += n
                 entry[1] += total
-                if lo < entry[2]:
-                    entry[2] = lo
-                if hi > entry[3]:
-                    entry[3] = hi
+                if low < entry[2]:
+                    entry[2] = low
+                if high > entry[3]:
+                    entry[3] = high
+        self._cols = [np.zeros(0, dtype=np.int64) for _ in range(4)]
+        self._cols_total = 0
 
     def feed_events(self, events):
         """Add one batch event by event (any event, in file order)."""
@@ -373,20 +433,58 @@ class StatsCollector:
     def _self_times(self):
         """Each row's time in slices nested directly inside its slices, thread by thread."""
         domain_of, name_of = self._row_domain, self._row_name
+        inner = self._inner = {}
         for starts, ends, rows, durs in self._threads.values():
             for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
                 self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
+                inner[row] = inner.get(row, 0) + ps
         self._threads = {}
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)
 
-    def finish(self, sync_time=None):
+    def _flush_kept(self, keep):
+        """:meth:`_flush` of the rows ``keep`` chooses (see :meth:`finish`)."""
+        n = len(self._row_name)
+        if len(self._cols[0]) != n:
+            self._cols = [c[:n] for c in self._cols] if len(self._cols[0]) > n else self._cols
+            if len(self._cols[0]) < n:
+                self._grow(n)
+        cnt, tot = self._cols[0], self._cols[1]
+        inner = np.zeros(n, dtype=np.int64)
+        if self._inner:
+            ids = np.fromiter(self._inner, dtype=np.int64, count=len(self._inner))
+            inner[ids] = np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
+        mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, tot - inner),
+                        dtype=bool)
+        for domain, names in self.stats.time.items():   # also filled event by event
+            table = self._row_ix.get(domain, _NO_ROWS)
+            for name in names:
+                r = table.get(name)
+                if r is not None:
+                    mask[r] = True
+        left = np.flatnonzero((cnt > 0) & ~mask).tolist()
+        for r in left:
+            d = self._row_domain[r]
+            self.dropped[d] = self.dropped.get(d, 0) + 1
+        for d in self.dropped:
+            self.stats.time.setdefault(d, {})
+        self._flush(mask)
+
+    def finish(self, sync_time=None, keep=None):
         """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats.
 
         ``sync_time``: the synchronous rows a mirror duplicates (default this
-        collector's own; ``xprof stats --by-process`` passes every process's)."""
+        collector's own; ``xprof stats --by-process`` passes every process's).
+        ``keep``: a page's choice of rows, ``keep(domains, names, count, total_ps,
+        self_ps) -> bool array`` over the column path's rows (by row id); the others are
+        left out of the Stats and counted in :attr:`dropped` ({domain: rows}), each domain
+        kept as a (maybe empty) table. A row the per-event path also filled is kept."""
         self._self_times()
+        if keep is None:
+            self._flush()
         time = self.stats.time if sync_time is None else sync_time
+        if keep is not None and sync_time is None:
+            time = _AllRows(self.stats.time, self._row_ix)
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)
             for domain, names in per_pid.time.items():
@@ -398,4 +496,9 @@ class StatsCollector:
                 extra.time[domain] = names
                 self.stats.merge(extra)
         self._async_by_pid = {}
+        if keep is not None:
+            self._flush_kept(keep)
+        # the row ids are done with: a million names' index goes before the next
+        # collector's finish needs room
+        self._row_ix, self._row_domain, self._row_name = {}, [], []
         return self.stats

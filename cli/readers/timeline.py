@@ -338,6 +338,7 @@ class Builder:
                       for i in range(len(by_ix))]
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
+        self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         if not self.rows:
             return tl
         cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]
