@@ -462,12 +462,16 @@ class StatsCollector:
                 r = table.get(name)
                 if r is not None:
                     mask[r] = True
-        left = np.flatnonzero((cnt > 0) & ~mask).tolist()
-        for r in left:
-            d = self._row_domain[r]
-            self.dropped[d] = self.dropped.get(d, 0) + 1
-        for d in self.dropped:
-            self.stats.time.setdefault(d, {})
+        left = (cnt > 0) & ~mask
+        if left.any():   # counted by domain (a domain's rows are few runs of row ids)
+            codes = {d: k for k, d in enumerate(self._row_ix)}
+            domain = np.fromiter(map(codes.__getitem__, self._row_domain), dtype=np.int64,
+                                 count=n)
+            counts = np.bincount(domain[left], minlength=len(codes)).tolist()
+            for d, k in codes.items():
+                if counts[k]:
+                    self.dropped[d] = counts[k]
+                    self.stats.time.setdefault(d, {})
         self._flush(mask)
 
     def finish(self, sync_time=None, keep=None):
