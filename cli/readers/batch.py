@@ -25,7 +25,7 @@ class BatchView:
 
     # No reference to the batch itself: a Batch holds its view, and a cycle would keep
     # every batch alive while the readers run with the garbage collector off.
-    __slots__ = ("phs", "x_pos", "xs", "_others", "_fields", "_args")
+    __slots__ = ("phs", "x_pos", "xs", "_others", "_fields", "_args", "names")
 
     def __init__(self, events):
         try:
@@ -39,6 +39,7 @@ class BatchView:
         else:
             self.xs, self._others = list(events), []
         self._fields = self._args = None
+        self.names = None   # the pass's name numbering, when the batch carries one
 
     def fields(self):
         """``(ts, dur, cat, name, pid, tid)`` of the ``X`` events, one sequence each
@@ -73,9 +74,19 @@ class BatchView:
 
 class Batch(list):
     """Decoded events (a list) that keep their :class:`BatchView` once made. Not to be
-    changed after it was fed to a collector."""
+    changed after it was fed to a collector.
 
-    __slots__ = ("_view",)
+    ``names``: the pass's numbering of slice names (``{name: number}``, a new name
+    numbered ``len(names)``), given by the pass to every batch, so that the collectors
+    fed them (the statistics, the timeline) number names once, in one dict, instead of
+    each keeping its own (a trace of a million names: a million entries less); None
+    for a batch without it (the collector then numbers names itself)."""
+
+    __slots__ = ("_view", "names")
+
+    def __init__(self, events=(), names=None):
+        super().__init__(events)
+        self.names = names
 
     def view(self):
         try:
@@ -83,6 +94,7 @@ class Batch(list):
         except AttributeError:
             try:
                 self._view = BatchView(self)
+                self._view.names = self.names
             except AttributeError:    # an event that is not an object
                 self._view = None
             return self._view

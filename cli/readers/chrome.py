@@ -105,26 +105,31 @@ def _label(value, default):
 
 
 class _AllRows:
-    """The rows of a Stats' time table and of a collector's row index, as one
+    """The rows of a Stats' time table and of a collector's row ids, as one
     ``{domain: {names}}`` for ``in`` tests (the mirror rule of ``finish`` sees every
     synchronous row, also those a page leaves out)."""
 
-    def __init__(self, time, row_ix):
-        self._time, self._row_ix = time, row_ix
+    def __init__(self, time, row_of, numbers):
+        self._time, self._row_of, self._numbers = time, row_of, numbers
 
     def __contains__(self, domain):
-        return domain in self._time or domain in self._row_ix
+        return domain in self._time or domain in self._row_of
 
     def __getitem__(self, domain):
-        return _AllNames(self._time.get(domain, _NO_ROWS), self._row_ix.get(domain, _NO_ROWS))
+        return _AllNames(self._time.get(domain, _NO_ROWS), self._row_of.get(domain),
+                         self._numbers)
 
 
 class _AllNames:
-    def __init__(self, a, b):
-        self._a, self._b = a, b
+    def __init__(self, names, tab, numbers):
+        self._names, self._tab, self._numbers = names, tab, numbers
 
     def __contains__(self, name):
-        return name in self._a or name in self._b
+        if name in self._names:
+            return True
+        nid = self._numbers.get(name)
+        return self._tab is not None and nid is not None and nid < len(self._tab) \
+            and self._tab[nid] >= 0
 
 
 def _names_domain(process_name, domain):
@@ -168,9 +173,12 @@ class StatsCollector:
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
         self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
-        # row ids: {domain: {name: row id}} and, by row id, its domain and name (no
-        # (domain, name) tuple per row: a trace of a million names kept a million)
-        self._row_ix = {}
+        # row ids: names numbered (the pass's numbering, Batch.names, or its own), per
+        # domain an array of row ids by name number (-1: none), and by row id its domain
+        # and name (no (domain, name) tuple, no dict entry per row: a trace of a million
+        # names kept a million of each)
+        self._names = None
+        self._row_of = {}
         self._domains = {}       # each domain's text, one object for all its rows
         self._row_domain = []
         self._row_name = []
@@ -188,9 +196,7 @@ class StatsCollector:
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
-        row = self._row_ix.get(cat, _NO_ROWS).get(name)
-        if row is None:
-            row = self._new_row(cat, name)
+        row = self._new_row(cat, name)
         cols[0].append(t0)
         cols[1].append(t1)
         cols[2].append(row)
@@ -230,15 +236,7 @@ class StatsCollector:
             cats = [_label(c, NO_CATEGORY) for c in cats]
         if set(map(type, names)) != {str} or "" in names:
             names = [_label(n, NO_NAME) for n in names]
-        tables = self._row_ix
-        if len(set(cats)) == 1:   # one domain in the batch: one dict for its names
-            row = list(map(tables.get(cats[0], _NO_ROWS).get, names))
-        else:
-            row = [tables.get(c, _NO_ROWS).get(n) for c, n in zip(cats, names)]
-        if None in row:
-            new = self._new_row
-            row = [r if r is not None else new(c, n) for r, c, n in zip(row, cats, names)]
-        row = np.array(row, dtype=np.int64)
+        row = self._rows_of(cats, names, v.names)
         self._add_rows(row, ps)
         self._widen_ns(int(t0.min()), int(t1.max()))
         for thread, sel in _by_thread(pids, tids):
@@ -249,17 +247,74 @@ class StatsCollector:
                 col.frombytes(values[sel].tobytes())
         return True
 
+    def _numbering(self, shared=None):
+        if self._names is None:
+            self._names = shared if shared is not None else {}
+        return self._names
+
+    def _table(self, domain):
+        """``(domain's text, its row ids by name number)``, the array as long as the
+        numbering."""
+        tab = self._row_of.get(domain)
+        if tab is None:
+            domain = self._domains.setdefault(domain, domain)
+            tab = self._row_of[domain] = np.full(0, -1, dtype=np.int64)
+        else:
+            domain = self._domains[domain]
+        need = len(self._names)
+        if len(tab) < need:
+            tab = self._row_of[domain] = np.concatenate(
+                [tab, np.full(max(need, 2 * len(tab), 1024) - len(tab), -1, dtype=np.int64)])
+        return domain, tab
+
     def _new_row(self, domain, name):
         """The id of row ``(domain, name)``, made if new."""
-        table = self._row_ix.get(domain)
-        if table is None:
-            domain = self._domains.setdefault(domain, domain)
-            table = self._row_ix[domain] = {}
-        row = table.get(name)
-        if row is None:
-            row = table[name] = len(self._row_name)
-            self._row_domain.append(self._domains[domain])
+        ix = self._numbering()
+        nid = ix.get(name)
+        if nid is None:
+            nid = ix[name] = len(ix)
+        domain, tab = self._table(domain)
+        row = int(tab[nid])
+        if row < 0:
+            row = len(self._row_name)
+            tab[nid] = row
+            self._row_domain.append(domain)
             self._row_name.append(name)
+        return row
+
+    def _rows_of(self, cats, names, shared):
+        """Row ids (int64 array) of a batch's slices (their domains and names)."""
+        ix = self._numbering(shared)
+        nid = list(map(ix.get, names))
+        if None in nid:
+            nid = [i if i is not None else ix.setdefault(n, len(ix)) for i, n in zip(nid, names)]
+        nid = np.array(nid, dtype=np.int64)
+        domains = set(cats)
+        if len(domains) == 1:
+            return self._rows_in(cats[0], nid, names, None)
+        code = {d: k for k, d in enumerate(domains)}
+        dom = np.fromiter(map(code.__getitem__, cats), dtype=np.int64, count=len(cats))
+        row = np.empty(len(nid), dtype=np.int64)
+        for d, k in code.items():
+            sel = np.flatnonzero(dom == k)
+            row[sel] = self._rows_in(d, nid[sel], names, sel)
+        return row
+
+    def _rows_in(self, domain, nid, names, sel):
+        """Row ids of one domain's slices (name numbers ``nid``; ``names[sel[k]]`` is the
+        name of the k-th, ``sel`` None: all), new rows made in order of appearance."""
+        domain, tab = self._table(domain)
+        row = tab[nid]
+        new = np.flatnonzero(row < 0)
+        if len(new):
+            fresh, first = np.unique(nid[new], return_index=True)
+            order = np.argsort(first)
+            fresh, at = fresh[order], new[first[order]]
+            tab[fresh] = np.arange(len(self._row_name), len(self._row_name) + len(fresh))
+            self._row_domain.extend([domain] * len(fresh))
+            pos = at if sel is None else sel[at]
+            self._row_name.extend(map(names.__getitem__, pos.tolist()))
+            row = tab[nid]
         return row
 
     def _add_rows(self, row, ps):
@@ -456,15 +511,18 @@ class StatsCollector:
             inner[ids] = np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
         mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, tot - inner),
                         dtype=bool)
+        ix = self._names if self._names is not None else {}
         for domain, names in self.stats.time.items():   # also filled event by event
-            table = self._row_ix.get(domain, _NO_ROWS)
+            tab = self._row_of.get(domain)
+            if tab is None:
+                continue
             for name in names:
-                r = table.get(name)
-                if r is not None:
-                    mask[r] = True
+                nid = ix.get(name)
+                if nid is not None and nid < len(tab) and tab[nid] >= 0:
+                    mask[tab[nid]] = True
         left = (cnt > 0) & ~mask
         if left.any():   # counted by domain (a domain's rows are few runs of row ids)
-            codes = {d: k for k, d in enumerate(self._row_ix)}
+            codes = {d: k for k, d in enumerate(self._row_of)}
             domain = np.fromiter(map(codes.__getitem__, self._row_domain), dtype=np.int64,
                                  count=n)
             counts = np.bincount(domain[left], minlength=len(codes)).tolist()
@@ -488,7 +546,7 @@ class StatsCollector:
             self._flush()
         time = self.stats.time if sync_time is None else sync_time
         if keep is not None and sync_time is None:
-            time = _AllRows(self.stats.time, self._row_ix)
+            time = _AllRows(self.stats.time, self._row_of, self._names or {})
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)
             for domain, names in per_pid.time.items():
@@ -504,5 +562,5 @@ class StatsCollector:
             self._flush_kept(keep)
         # the row ids are done with: a million names' index goes before the next
         # collector's finish needs room
-        self._row_ix, self._row_domain, self._row_name = {}, [], []
+        self._row_of, self._row_domain, self._row_name, self._names = {}, [], [], None
         return self.stats

@@ -141,6 +141,8 @@ class Builder:
         anything unusual in the batch sends the whole batch through
         :meth:`_feed_careful`."""
         v = view(batch)
+        if v is not None and v.names is not None and not self.name_ix and not self.index:
+            self.name_ix = v.names   # numbered with the pass's other collectors
         try:
             done = v is not None and self._feed_columns(v)
         except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
