@@ -14,7 +14,7 @@ from __future__ import annotations
 from operator import itemgetter
 
 X_FIELDS = ("ts", "dur", "cat", "name", "pid", "tid")
-_X_GET = itemgetter(*X_FIELDS)
+_X_GETS = tuple(itemgetter(f) for f in X_FIELDS)
 _PH = itemgetter("ph")
 
 
@@ -45,11 +45,11 @@ class BatchView:
         """``(ts, dur, cat, name, pid, tid)`` of the ``X`` events, one sequence each
         (None where an event lacks the key)."""
         if self._fields is None:
-            try:   # one walk for all six
-                cols = tuple(zip(*map(_X_GET, self.xs)))
+            try:   # one C-level walk per field (zip(*rows) of a batch's tuples: 5x slower)
+                cols = tuple(list(map(get, self.xs)) for get in _X_GETS)
             except KeyError:
                 cols = tuple([ev.get(f) for ev in self.xs] for f in X_FIELDS)
-            self._fields = cols or ((),) * len(X_FIELDS)
+            self._fields = cols
         return self._fields
 
     def args(self):
