@@ -42,23 +42,31 @@ class Path:
         self.kind, self.thread, self.t0, self.t1, self.row, self.cause = (
             array("q") for _ in range(6))
         self.window = (0, 0)
+        # segments added since the last flush, as tuples (one append each, not six);
+        # a walk reads and amends the latest ones here, and flushes between its steps
+        self.pending = []
 
     def add(self, kind, thread, t0, t1, row=-1, cause=-1):
         if t1 > t0:
-            self.kind.append(kind)
-            self.thread.append(thread)
-            self.t0.append(t0)
-            self.t1.append(t1)
-            self.row.append(row)
-            self.cause.append(cause)
+            self.pending.append((kind, thread, t0, t1, row, cause))
+
+    def flush(self):
+        """Move :attr:`pending` into the columns (in the order added)."""
+        if self.pending:
+            block = np.array(self.pending, dtype=np.int64)
+            for j, col in enumerate((self.kind, self.thread, self.t0, self.t1, self.row,
+                                     self.cause)):
+                col.frombytes(np.ascontiguousarray(block[:, j]).tobytes())
+            self.pending = []
 
     def finish(self):
+        self.flush()
         for col in (self.kind, self.thread, self.t0, self.t1, self.row, self.cause):
             col.reverse()
         return self
 
     def __len__(self):
-        return len(self.kind)
+        return len(self.kind) + len(self.pending)
 
     @property
     def length(self):
@@ -201,10 +209,13 @@ class _Walker:
                 th = self.rec_thread[r]
                 start = self.rec_start[r]
                 row = rec_row[r]
-                mark = len(path)
+                if len(path.pending) >= 65536:   # a bounded list of tuples
+                    path.flush()
+                pending = path.pending
+                mark = len(pending)
                 self.region(path, th, max(start, lo), upto, OP, row, skip=r)
-                own = next((k for k in range(len(path) - 1, mark - 1, -1)
-                            if path.row[k] == row), -1)
+                own = next((k for k in range(len(pending) - 1, mark - 1, -1)
+                            if pending[k][4] == row), -1)
                 if start <= lo:
                     break
                 ready, push = self.rec_ready[r], self.rec_push[r]
@@ -216,7 +227,7 @@ class _Walker:
                     t = g.target(p)
                     path.add(DEPENDENCY, th, max(min(self.done[p], ready), lo), ready, row)
                     if own >= 0:
-                        path.cause[own] = rec_row[t]
+                        pending[own] = pending[own][:5] + (rec_row[t],)
                     state = ("op", t, min(rec_end[t], ready), -1)
                     continue
                 path.add(DEPENDENCY, th, max(push, lo), ready, row)
