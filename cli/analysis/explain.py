@@ -34,6 +34,7 @@ from ..readers import timeline as _timeline
 from . import critical_path as cp
 from .depgraph import Graph
 from .findings import THRESHOLDS, findings
+from .ints import unique
 from .threads import CUSTOM, WORKER, busy_blocked_idle
 
 FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
@@ -65,7 +66,7 @@ class Analysis:
             sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
             for n in np.flatnonzero(sums).tolist():
                 self.by_name[tl.names[n]] = int(sums[n])
-            uniq_rows = np.unique(rows[op])
+            uniq_rows = unique(rows[op])
             counts = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
             for n in np.flatnonzero(counts).tolist():
                 self.calls[tl.names[n]] = int(counts[n])
@@ -117,7 +118,7 @@ class Analysis:
         output's last column): ``(label, count)``, or None."""
         if self._path_name_id is None:   # asked name by name (the text output): indexed
             self._path_name_id = {self.tl.names[n]: n
-                                  for n in np.unique(self._cause_name).tolist()}
+                                  for n in unique(self._cause_name).tolist()}
         n = self._path_name_id.get(name)
         return None if n is None else self._most_common(n)
 
@@ -127,7 +128,7 @@ class Analysis:
         want = set(names)
         names_ = self.tl.names
         return {names_[n]: self._most_common(n)
-                for n in np.unique(self._cause_name).tolist() if names_[n] in want}
+                for n in unique(self._cause_name).tolist() if names_[n] in want}
 
     def _most_common(self, n):
         a, b = np.searchsorted(self._cause_name, [n, n + 1]).tolist()
@@ -163,13 +164,13 @@ class Analysis:
         custom_queue = 0
         edges = 0
         if op.any():
-            r = np.unique(rows[op])
+            r = unique(rows[op])
             run = tl.end[r] - tl.start[r]
             sel = run < THRESHOLDS["small_op_us"] * 1000
             small = (int(sel.sum()), int(run[sel].sum()))
         roles = [v[2] for v in self.threads.values()]
         if g is not None and len(g):
-            calls = np.unique(g.parent[g.parent >= 0])
+            calls = unique(g.parent[g.parent >= 0])
             custom_rows = set(g.slice[calls].tolist())
             q = kinds == cp.QUEUE
             for k in np.flatnonzero(q).tolist():
