@@ -57,20 +57,36 @@ class Analysis:
         self.by_kind = {cp.KINDS[k]: int(dur[kinds == k].sum()) for k in range(4)}
         op = kinds == cp.OP
         rows = np.array(path.row, dtype=np.int64)
-        self.by_name = {}
-        self.calls = Counter()
+        # per name number: run time on the path (ns) and slices on it, as arrays (a
+        # path of a million names makes no dict unless :attr:`by_name` is asked)
+        self._name_ns = np.zeros(len(tl.names))
+        self._name_calls = np.zeros(len(tl.names), dtype=np.int64)
+        self._by_name = self._calls = None
         self._cause_name = self._cause_label = self._cause_count = np.zeros(0, np.int64)
         self._path_name_id = None
         if op.any():
             names = tl.name[rows[op]]
-            sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
-            for n in np.flatnonzero(sums).tolist():
-                self.by_name[tl.names[n]] = int(sums[n])
+            self._name_ns = np.bincount(names, weights=dur[op], minlength=len(tl.names))
             uniq_rows = unique(rows[op])
-            counts = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
-            for n in np.flatnonzero(counts).tolist():
-                self.calls[tl.names[n]] = int(counts[n])
+            self._name_calls = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
             self._causes(rows, op)
+
+    @property
+    def by_name(self):
+        """{op name: ns of run time on the path} of every op name on the path."""
+        if self._by_name is None:
+            names, sums = self.tl.names, self._name_ns
+            self._by_name = {names[n]: int(sums[n]) for n in np.flatnonzero(sums).tolist()}
+        return self._by_name
+
+    @property
+    def calls(self):
+        """Counter {op name: its slices on the path}."""
+        if self._calls is None:
+            names, counts = self.tl.names, self._name_calls
+            self._calls = Counter({names[n]: int(counts[n])
+                                   for n in np.flatnonzero(counts).tolist()})
+        return self._calls
 
     def _causes(self, rows, op):
         """For each op name on the path, how often each cause made it wait: the
@@ -139,10 +155,21 @@ class Analysis:
 
     def top_ops(self, n=None):
         """[(name, ns on the path)] by run time on the path, longest first."""
-        key = lambda kv: (-kv[1], kv[0])   # noqa: E731
-        if n is None:
-            return sorted(self.by_name.items(), key=key)
-        return heapq.nsmallest(n, self.by_name.items(), key=key)   # sorted(...)[:n]
+        return [(self.tl.names[i], ns) for i, ns in self._top(n)]
+
+    def _top(self, n=None):
+        """[(name number, ns on the path)] of :meth:`top_ops`: with ``n``, from the names
+        whose time reaches the ``n``-th largest (ties at it ranked by name as well)."""
+        sums = self._name_ns
+        ids = np.flatnonzero(sums)
+        if n is not None and len(ids) > n:
+            whole = np.floor(sums[ids])   # the ns compared (int() of the float sums)
+            kth = np.partition(whole, len(whole) - n)[len(whole) - n]
+            ids = ids[whole >= kth]
+        names = self.tl.names
+        items = [(i, int(sums[i])) for i in ids.tolist()]
+        key = lambda item: (-item[1], names[item[0]])   # noqa: E731
+        return sorted(items, key=key) if n is None else heapq.nsmallest(n, items, key=key)
 
     def thread_table(self):
         """{unique thread name: (busy_ns, blocked_ns, idle_ns, role)} in thread order."""
@@ -155,6 +182,8 @@ class Analysis:
         return out
 
     def facts(self):
+        """What :func:`~.findings.findings` reads: ``by_name`` and ``calls`` hold the op
+        with the most run time on the path only (the one a finding names)."""
         path, tl, g = self.path, self.tl, self.graph
         kinds = np.array(path.kind, dtype=np.int64)
         dur = np.array(path.t1, dtype=np.int64) - np.array(path.t0, dtype=np.int64)
@@ -177,8 +206,11 @@ class Analysis:
                 if int(rows[k]) in custom_rows:
                     custom_queue += int(dur[k])
             edges = int(np.count_nonzero(np.array(path.cause, dtype=np.int64) >= 0))
-        return {"wall": self.wall, "by_kind": self.by_kind, "by_name": self.by_name,
-                "calls": self.calls, "threads": self.thread_table(), "small_ops": small,
+        top = self._top(1)   # findings name the op with the most time on the path
+        by_name = {self.tl.names[i]: ns for i, ns in top}
+        calls = {self.tl.names[i]: int(self._name_calls[i]) for i, _ in top}
+        return {"wall": self.wall, "by_kind": self.by_kind, "by_name": by_name,
+                "calls": calls, "threads": self.thread_table(), "small_ops": small,
                 "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
                 "workers": roles.count(WORKER), "dependency_edges": edges,
                 "has_dependencies": not self.serial, "settings": self.tl.settings}
@@ -215,13 +247,14 @@ class Analysis:
                                for key, kind in COMPOSITION}}
         if segments:
             doc["critical_path"] = self.segments()
-        ranked = self.top_ops(top)
-        doc["by_name"] = {n: round(v / _MS, 6) for n, v in ranked}
-        waited = self.waited_for_many([n for n, _ in ranked])
-        doc["top_ops"] = [{"name": n, "path_ms": round(v / _MS, 6),
-                           "calls": self.calls.get(n, 0),
-                           "waited_for": (waited.get(n) or (None,))[0]}
-                          for n, v in ranked]
+        ranked = self._top(top)
+        names = self.tl.names
+        doc["by_name"] = {names[i]: round(v / _MS, 6) for i, v in ranked}
+        waited = self.waited_for_many([names[i] for i, _ in ranked])
+        doc["top_ops"] = [{"name": names[i], "path_ms": round(v / _MS, 6),
+                           "calls": int(self._name_calls[i]),
+                           "waited_for": (waited.get(names[i]) or (None,))[0]}
+                          for i, v in ranked]
         doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "blocked_ms": round(k / _MS, 6),
                               "idle_ms": round(i / _MS, 6)}
                           for n, (b, k, i, _) in self.thread_table().items()}

@@ -73,8 +73,11 @@ def candidates(domains, names, count, total, self_ps, limit):
     live = count > 0
     ranked = live & ~api & ~custom
     floor = None
-    if np.count_nonzero(ranked) > limit:
-        floor = np.partition(self_ps[ranked], -limit)[-limit] - _MARGIN_PS
+    if np.count_nonzero(ranked) > limit:   # the limit-th largest, the others at the bottom
+        ranks = np.where(ranked, self_ps, np.iinfo(np.int64).min)
+        ranks.partition(len(ranks) - limit)
+        floor = int(ranks[len(ranks) - limit]) - _MARGIN_PS
+        del ranks
     near = ranked if floor is None else ranked & (self_ps >= floor)
     return live & (near | custom | (api & waits))
 

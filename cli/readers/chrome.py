@@ -263,8 +263,9 @@ class StatsCollector:
             domain = self._domains[domain]
         need = len(self._names)
         if len(tab) < need:
-            tab = self._row_of[domain] = np.concatenate(
-                [tab, np.full(max(need, 2 * len(tab), 1024) - len(tab), -1, dtype=np.int64)])
+            tab = self._row_of[domain] = np.concatenate(   # one per domain: grown by 1/4
+                [tab, np.full(max(need, len(tab) * 5 // 4, 1024) - len(tab), -1,
+                              dtype=np.int64)])
         return domain, tab
 
     def _new_row(self, domain, name):
@@ -489,7 +490,9 @@ class StatsCollector:
         """Each row's time in slices nested directly inside its slices, thread by thread."""
         domain_of, name_of = self._row_domain, self._row_name
         inner = self._inner = {}
-        for starts, ends, rows, durs in self._threads.values():
+        threads, self._threads = self._threads, {}
+        while threads:   # each thread's columns freed once walked
+            starts, ends, rows, durs = threads.pop(next(iter(threads)))
             for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
                 self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
                 inner[row] = inner.get(row, 0) + ps
@@ -505,12 +508,14 @@ class StatsCollector:
             if len(self._cols[0]) < n:
                 self._grow(n)
         cnt, tot = self._cols[0], self._cols[1]
-        inner = np.zeros(n, dtype=np.int64)
+        self_ps = tot
         if self._inner:
+            self_ps = tot.copy()
             ids = np.fromiter(self._inner, dtype=np.int64, count=len(self._inner))
-            inner[ids] = np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
-        mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, tot - inner),
+            self_ps[ids] -= np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
+        mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, self_ps),
                         dtype=bool)
+        del self_ps
         ix = self._names if self._names is not None else {}
         for domain, names in self.stats.time.items():   # also filled event by event
             tab = self._row_of.get(domain)
