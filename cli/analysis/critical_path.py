@@ -150,15 +150,15 @@ class _Walker:
     def region(self, path, th, lo, hi, kind, row, skip=-1):
         """Emit [lo, hi] on thread ``th`` as ``kind`` except where a record of ``th``
         (not ``skip``) ran wholly inside it: those are ``op`` segments of their own."""
-        idx = self.rec_by_thread.get(th)
+        starts = self.rec_starts.get(th)
         inner = None
-        if idx is not None:
-            starts = self.rec_starts[th]
+        if starts is not None:
             a = bisect_left(starts, lo)
-            b = bisect_left(starts, hi)
-            if b == a + 1 and idx[a] == skip:
+            b = bisect_left(starts, hi, a)
+            if b == a + 1 and self.rec_idx[th][a] == skip:   # only the op itself
                 pass
             elif b > a:
+                idx = self.rec_by_thread[th]
                 cand = idx[a:b]
                 cand = cand[(self.g.end[cand] <= hi) & (cand != skip)]
                 if len(cand):
@@ -214,8 +214,11 @@ class _Walker:
                 pending = path.pending
                 mark = len(pending)
                 self.region(path, th, max(start, lo), upto, OP, row, skip=r)
-                own = next((k for k in range(len(pending) - 1, mark - 1, -1)
-                            if pending[k][4] == row), -1)
+                if len(pending) > mark and pending[-1][4] == row:   # the usual last one
+                    own = len(pending) - 1
+                else:
+                    own = next((k for k in range(len(pending) - 1, mark - 1, -1)
+                                if pending[k][4] == row), -1)
                 if start <= lo:
                     break
                 ready, push = self.rec_ready[r], self.rec_push[r]
