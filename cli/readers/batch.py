@@ -32,7 +32,10 @@ class BatchView:
             self.phs = list(map(_PH, events))
         except (KeyError, TypeError):
             self.phs = [ev.get("ph") for ev in events]   # AttributeError: not all objects
-        self.x_pos = [k for k, ph in enumerate(self.phs) if ph == "X"]
+        if self.phs.count("X") == len(self.phs):   # all slices: no test per event
+            self.x_pos = list(range(len(self.phs)))
+        else:
+            self.x_pos = [k for k, ph in enumerate(self.phs) if ph == "X"]
         if len(self.x_pos) < len(events):
             self.xs = [events[k] for k in self.x_pos]
             self._others = [ev for ev, ph in zip(events, self.phs) if ph != "X"]

@@ -13,6 +13,7 @@ It also keeps process names, so the ranks of a merged multi-rank trace (``rank R
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 import numpy as np
 import orjson
@@ -68,13 +69,16 @@ class RowKeys:
         reads them), interned column by column: one ``get`` per field and event, the
         shapes keyed by their JSON (one C call each), labelled once per new one."""
         args = v.args()
-        pos = [k for k, a in zip(v.x_pos, args) if a and type(a) is dict]
-        if not pos:
-            return
-        if len(pos) < len(args):
-            args = [a for a in args if a and type(a) is dict]
+        if set(map(type, args)) == {dict} and min(map(len, args)) > 0:
+            pos = v.x_pos   # every X event with args (an engine op's): no test per event
+        else:
+            pos = [k for k, a in zip(v.x_pos, args) if a and type(a) is dict]
+            if not pos:
+                return
+            if len(pos) < len(args):
+                args = [a for a in args if a and type(a) is dict]
         layer_ix = self._layer_ix
-        layers = [a.get(LAYER_ARG) for a in args]
+        layers = _column(args, LAYER_ARG)
         try:
             li = list(map(layer_ix.get, layers))
         except TypeError:   # an unhashable layer (a list): judged one by one below
@@ -83,8 +87,7 @@ class RowKeys:
             li = [i if i is not None else
                   (self._intern(layer_ix, self.layers, x) if type(x) is str and x else -1)
                   for i, x in zip(li, layers)]
-        dims = [a.get(SHAPES_ARG) for a in args]
-        si = self._shape_ids(dims)
+        si = self._shape_ids(_column(args, SHAPES_ARG))
         li = np.array(li, dtype=np.int64)
         si = np.array(si, dtype=np.int64)
         keep = (li >= 0) | (si >= 0)
@@ -233,6 +236,14 @@ class RowKeys:
         at_c = np.minimum(at, len(self.ordinal) - 1)
         hit = self.ordinal[at_c] == ordinals
         return (np.where(hit, self.layer[at_c], -1), np.where(hit, self.shapes[at_c], -1))
+
+
+def _column(dicts, key):
+    """``[d.get(key) for d in dicts]``, by one C-level walk when every dict has it."""
+    try:
+        return list(map(itemgetter(key), dicts))
+    except KeyError:
+        return [d.get(key) for d in dicts]
 
 
 def _shapes(dims):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from .batch import Batch, view
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
+_DEP = itemgetter("dep")
 
 
 def _key(value):
@@ -193,7 +195,10 @@ class Builder:
         (rows from ``base``). The common batch, every event an engine op with its
         record, is read in a few C-level passes; any other in one loop."""
         if None not in args:
-            deps = [a.get("dep") for a in args]
+            try:   # one C-level walk when every op carries its record
+                deps = list(map(_DEP, args))
+            except KeyError:
+                deps = [a.get("dep") for a in args]
             if set(map(type, deps)) == {list}:
                 lens = list(map(len, deps))
                 if min(lens) >= 3:
