@@ -254,18 +254,18 @@ class StatsCollector:
 
     def _table(self, domain):
         """``(domain's text, its row ids by name number)``, the array as long as the
-        numbering."""
+        numbering (int32: a domain's table spans every name of the trace)."""
         tab = self._row_of.get(domain)
         if tab is None:
             domain = self._domains.setdefault(domain, domain)
-            tab = self._row_of[domain] = np.full(0, -1, dtype=np.int64)
+            tab = self._row_of[domain] = np.full(0, -1, dtype=np.int32)
         else:
             domain = self._domains[domain]
         need = len(self._names)
         if len(tab) < need:
             tab = self._row_of[domain] = np.concatenate(   # one per domain: grown by 1/4
                 [tab, np.full(max(need, len(tab) * 5 // 4, 1024) - len(tab), -1,
-                              dtype=np.int64)])
+                              dtype=np.int32)])
         return domain, tab
 
     def _new_row(self, domain, name):
@@ -316,7 +316,7 @@ class StatsCollector:
             pos = at if sel is None else sel[at]
             self._row_name.extend(map(names.__getitem__, pos.tolist()))
             row = tab[nid]
-        return row
+        return row.astype(np.int64)
 
     def _add_rows(self, row, ps):
         """Count the picosecond durations ``ps`` into the time rows numbered ``row`` (the
