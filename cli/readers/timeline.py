@@ -389,9 +389,9 @@ class Builder:
         for j in range(3):
             is_var[first[:-1] + j] = False
         is_var &= flat != 0
-        owner = np.repeat(np.arange(len(lens)), lens)
         keep_rec = np.flatnonzero(ok)
-        is_var &= ok[owner]
+        if len(keep_rec) < len(lens):   # variables of records left out: none
+            is_var &= ok[np.repeat(np.arange(len(lens)), lens)]
         r = rank[rows[keep_rec]]
         order = np.argsort(r, kind="stable")
         sel = keep_rec[order]
@@ -400,7 +400,7 @@ class Builder:
         tl.dep_push = start - p[sel]
         tl.dep_ready = start - q[sel]
         tl.dep_pusher = pusher[sel]
-        counts = np.bincount(owner[is_var], minlength=len(lens))
+        counts = np.add.reduceat(is_var, first[:-1], dtype=np.int64)   # >= 3 items each
         tl.dep_vars, tl.dep_var_start = _csr(counts, flat[is_var], sel)
 
     def _syncs(self, tl, rank):
