@@ -81,9 +81,26 @@ def _step(k, deps=False):
     return events
 
 
-def write_trace(path, n_events, compress=False, deps=False):
+def _distinct_step(k):
+    """Ten slices, each with a name of its own (``<op>#<k>.<j>``): an API call on the
+    main thread and operators on two workers. A trace of these has as many statistics
+    rows as events (a generated or fuzzed trace can), so it measures a reader's cost
+    per row, not per event."""
+    t = round(k * 10.0, 3)
+    out = []
+    for j in range(10):
+        tid = 0 if j == 0 else 1 + j % 2
+        cat = "API" if j == 0 else "operator"
+        out.append({"name": f"{_OPS[j]}#{k}.{j}", "cat": cat, "ph": "X",
+                    "ts": round(t + j * 0.5, 3), "dur": 0.25 + (k + j) % 7 * 0.125,
+                    "pid": 0, "tid": tid})
+    return out
+
+
+def write_trace(path, n_events, compress=False, deps=False, distinct=False):
     """Write an xprof-shaped object-form trace with about ``n_events`` events
-    (``deps``: with dependency records and sync points, see :func:`_step`)."""
+    (``deps``: with dependency records and sync points, see :func:`_step`;
+    ``distinct``: only slices, every one named apart, see :func:`_distinct_step`)."""
     opener = gzip.open if compress else open
     count = 0
     with opener(path, "wb") as f:
@@ -95,7 +112,7 @@ def write_trace(path, n_events, compress=False, deps=False):
             count += 1
         k = 0
         while count < n_events:
-            batch = _step(k, deps)
+            batch = _distinct_step(k) if distinct else _step(k, deps)
             f.write(b",\n" + b",\n".join(orjson.dumps(e) for e in batch))
             count += len(batch)
             k += 1

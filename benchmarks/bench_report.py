@@ -6,11 +6,14 @@ generator: API calls, operators on two workers, custom-op calls with their flow 
 memory counters, user tasks) and, as the xprof engine writes them, carry dependency
 records (``args.dep``) and sync points, so the critical-path section walks the real
 dependency graph (``--no-deps``: the same traces without them, where ``xprof explain``
-falls back to per-thread serial); each report is built by ``xprof report`` in a fresh
+falls back to per-thread serial; ``--distinct-names``: a trace of
+slices only, every one named apart, so the statistics hold one row per event: the
+cost per row, not per event, is what that measures); each report is built by ``xprof report`` in a fresh
 subprocess, and wall time, CPU time (user + system, the steadier figure on a busy
 machine) and the page's size are printed. Figures only, no assertions.
 
     python benchmarks/bench_report.py [--events 100000 1000000] [--rounds 3] [--no-deps]
+                                      [--distinct-names]
 """
 from __future__ import annotations
 
@@ -43,17 +46,21 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-deps", action="store_true",
                     help="traces without dependency records (explain's serial fallback)")
+    ap.add_argument("--distinct-names", action="store_true",
+                    help="slices only, each with a name of its own (one row per event)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         for n in args.events:
             trace = os.path.join(d, f"t{n}.json")
-            count = write_trace(trace, n, deps=not args.no_deps)
+            count = write_trace(trace, n, deps=not args.no_deps,
+                                distinct=args.distinct_names)
             out = os.path.join(d, f"t{n}.html")
             runs = sorted(build(trace, out) for _ in range(args.rounds))
             walls = [w for w, _ in runs]
             cpus = sorted(c for _, c in runs)
             print(f"{count:>9,} events ({os.path.getsize(trace) / 2**20:.0f} MB trace"
-                  f"{', no dependency records' if args.no_deps else ''}): "
+                  f"{', no dependency records' if args.no_deps else ''}"
+                  f"{', distinct names' if args.distinct_names else ''}): "
                   f"report {os.path.getsize(out) / 1024:,.0f} kB; wall median "
                   f"{walls[len(walls) // 2]:.2f} s (best {walls[0]:.2f}); CPU median "
                   f"{cpus[len(cpus) // 2]:.2f} s (best {cpus[0]:.2f})")

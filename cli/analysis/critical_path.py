@@ -42,23 +42,31 @@ class Path:
         self.kind, self.thread, self.t0, self.t1, self.row, self.cause = (
             array("q") for _ in range(6))
         self.window = (0, 0)
+        # segments added since the last flush, as tuples (one append each, not six);
+        # a walk reads and amends the latest ones here, and flushes between its steps
+        self.pending = []
 
     def add(self, kind, thread, t0, t1, row=-1, cause=-1):
         if t1 > t0:
-            self.kind.append(kind)
-            self.thread.append(thread)
-            self.t0.append(t0)
-            self.t1.append(t1)
-            self.row.append(row)
-            self.cause.append(cause)
+            self.pending.append((kind, thread, t0, t1, row, cause))
+
+    def flush(self):
+        """Move :attr:`pending` into the columns (in the order added)."""
+        if self.pending:
+            block = np.array(self.pending, dtype=np.int64)
+            for j, col in enumerate((self.kind, self.thread, self.t0, self.t1, self.row,
+                                     self.cause)):
+                col.frombytes(np.ascontiguousarray(block[:, j]).tobytes())
+            self.pending = []
 
     def finish(self):
+        self.flush()
         for col in (self.kind, self.thread, self.t0, self.t1, self.row, self.cause):
             col.reverse()
         return self
 
     def __len__(self):
-        return len(self.kind)
+        return len(self.kind) + len(self.pending)
 
     @property
     def length(self):
@@ -142,15 +150,15 @@ class _Walker:
     def region(self, path, th, lo, hi, kind, row, skip=-1):
         """Emit [lo, hi] on thread ``th`` as ``kind`` except where a record of ``th``
         (not ``skip``) ran wholly inside it: those are ``op`` segments of their own."""
-        idx = self.rec_by_thread.get(th)
+        starts = self.rec_starts.get(th)
         inner = None
-        if idx is not None:
-            starts = self.rec_starts[th]
+        if starts is not None:
             a = bisect_left(starts, lo)
-            b = bisect_left(starts, hi)
-            if b == a + 1 and idx[a] == skip:
+            b = bisect_left(starts, hi, a)
+            if b == a + 1 and self.rec_idx[th][a] == skip:   # only the op itself
                 pass
             elif b > a:
+                idx = self.rec_by_thread[th]
                 cand = idx[a:b]
                 cand = cand[(self.g.end[cand] <= hi) & (cand != skip)]
                 if len(cand):
@@ -201,10 +209,16 @@ class _Walker:
                 th = self.rec_thread[r]
                 start = self.rec_start[r]
                 row = rec_row[r]
-                mark = len(path)
+                if len(path.pending) >= 65536:   # a bounded list of tuples
+                    path.flush()
+                pending = path.pending
+                mark = len(pending)
                 self.region(path, th, max(start, lo), upto, OP, row, skip=r)
-                own = next((k for k in range(len(path) - 1, mark - 1, -1)
-                            if path.row[k] == row), -1)
+                if len(pending) > mark and pending[-1][4] == row:   # the usual last one
+                    own = len(pending) - 1
+                else:
+                    own = next((k for k in range(len(pending) - 1, mark - 1, -1)
+                                if pending[k][4] == row), -1)
                 if start <= lo:
                     break
                 ready, push = self.rec_ready[r], self.rec_push[r]
@@ -216,7 +230,7 @@ class _Walker:
                     t = g.target(p)
                     path.add(DEPENDENCY, th, max(min(self.done[p], ready), lo), ready, row)
                     if own >= 0:
-                        path.cause[own] = rec_row[t]
+                        pending[own] = pending[own][:5] + (rec_row[t],)
                     state = ("op", t, min(rec_end[t], ready), -1)
                     continue
                 path.add(DEPENDENCY, th, max(push, lo), ready, row)
@@ -295,11 +309,23 @@ def serial_path(tl):
     rows = np.arange(a, b)[leaf]
     prev = np.r_[lo, np.maximum.accumulate(tl.end[rows])[:-1]]
     rows = rows[tl.start[rows] >= prev]
-    cur = hi
-    for r in rows[::-1].tolist():
-        s, e = int(tl.start[r]), int(tl.end[r])
-        path.add(PYTHON, th, e, cur)
-        path.add(OP, th, s, e, r)
-        cur = s
-    path.add(PYTHON, th, lo, cur)
-    return path.finish()
+    # earliest first: Python before each op (from the previous op's end, or the window's
+    # start), the op, and Python after the last one; empty segments left out (Path.add)
+    s, e = tl.start[rows], tl.end[rows]
+    n = len(rows)
+    kind = np.empty(2 * n + 1, dtype=np.int64)
+    kind[0:-1:2], kind[1::2], kind[-1] = PYTHON, OP, PYTHON
+    t0 = np.empty(2 * n + 1, dtype=np.int64)
+    t1 = np.empty(2 * n + 1, dtype=np.int64)
+    t0[0], t0[2::2] = lo, e
+    t1[0:-1:2] = s
+    t1[-1] = hi
+    t0[1::2], t1[1::2] = s, e
+    row = np.full(2 * n + 1, -1, dtype=np.int64)
+    row[1::2] = rows
+    keep = t1 > t0
+    for col, values in ((path.kind, kind), (path.thread, np.full(2 * n + 1, th)),
+                        (path.t0, t0), (path.t1, t1), (path.row, row),
+                        (path.cause, np.full(2 * n + 1, -1))):
+        col.frombytes(np.ascontiguousarray(values[keep], dtype=np.int64).tobytes())
+    return path

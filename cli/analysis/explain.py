@@ -24,6 +24,7 @@ without building a million dicts.
 """
 from __future__ import annotations
 
+import heapq
 import os
 from collections import Counter
 
@@ -34,6 +35,7 @@ from . import critical_path as cp
 from .depgraph import Graph
 from .stragglers import StragglerCollector, steps
 from .findings import THRESHOLDS, findings
+from .ints import unique
 from .threads import CUSTOM, WORKER, busy_blocked_idle
 
 FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
@@ -58,23 +60,42 @@ class Analysis:
         self.by_kind = {cp.KINDS[k]: int(dur[kinds == k].sum()) for k in range(4)}
         op = kinds == cp.OP
         rows = np.array(path.row, dtype=np.int64)
-        self.by_name = {}
-        self.calls = Counter()
-        self.causes = {}      # name -> Counter of what its path occurrences waited for
+        # per name number: run time on the path (ns) and slices on it, as arrays (a
+        # path of a million names makes no dict unless :attr:`by_name` is asked)
+        self._name_ns = np.zeros(len(tl.names))
+        self._name_calls = np.zeros(len(tl.names), dtype=np.int64)
+        self._by_name = self._calls = None
+        self._cause_name = self._cause_label = self._cause_count = np.zeros(0, np.int64)
+        self._path_name_id = None
         if op.any():
             names = tl.name[rows[op]]
-            sums = np.bincount(names, weights=dur[op], minlength=len(tl.names))
-            for n in np.flatnonzero(sums).tolist():
-                self.by_name[tl.names[n]] = int(sums[n])
-            uniq_rows = np.unique(rows[op])
-            counts = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
-            for n in np.flatnonzero(counts).tolist():
-                self.calls[tl.names[n]] = int(counts[n])
+            self._name_ns = np.bincount(names, weights=dur[op], minlength=len(tl.names))
+            uniq_rows = unique(rows[op])
+            self._name_calls = np.bincount(tl.name[uniq_rows], minlength=len(tl.names))
             self._causes(rows, op)
+
+    @property
+    def by_name(self):
+        """{op name: ns of run time on the path} of every op name on the path."""
+        if self._by_name is None:
+            names, sums = self.tl.names, self._name_ns
+            self._by_name = {names[n]: int(sums[n]) for n in np.flatnonzero(sums).tolist()}
+        return self._by_name
+
+    @property
+    def calls(self):
+        """Counter {op name: its slices on the path}."""
+        if self._calls is None:
+            names, counts = self.tl.names, self._name_calls
+            self._calls = Counter({names[n]: int(counts[n])
+                                   for n in np.flatnonzero(counts).tolist()})
+        return self._calls
 
     def _causes(self, rows, op):
         """For each op name on the path, how often each cause made it wait: the
-        predecessor's name, or its push (by which thread)."""
+        predecessor's name, or its push (by which thread). Kept as columns (name,
+        cause label, count; sorted by name, then label): :meth:`waited_for` reads one
+        name's, so a path of a million names makes no dict per name."""
         tl, g = self.tl, self.graph
         cause = np.array(self.path.cause, dtype=np.int64)[op]
         r = rows[op]
@@ -89,27 +110,69 @@ class Analysis:
             is_rec = g.slice[k] == r
             pushed = (cause < 0) & is_rec
             label[pushed] = -2 - g.pusher[k[pushed]]
-        pairs, counts = np.unique(np.stack([tl.name[r], label]), axis=1, return_counts=True)
-        for (n, lab), c in zip(pairs.T.tolist(), counts.tolist()):
-            if lab >= 0:
-                text = tl.names[lab]
-            elif lab <= -2:
-                text = f"its push ({tl.thread_name(-2 - lab)})"
-            else:
-                text = "the previous slice (serial)" if self.serial else "nothing recorded"
-            self.causes.setdefault(tl.names[n], Counter())[text] += c
+        pairs, counts = np.unique(np.stack([tl.name[r].astype(np.int64), label]), axis=1,
+                                  return_counts=True)
+        self._cause_name, self._cause_label, self._cause_count = pairs[0], pairs[1], counts
+
+    def _cause_text(self, lab):
+        tl = self.tl
+        if lab >= 0:
+            return tl.names[lab]
+        if lab <= -2:
+            return f"its push ({tl.thread_name(-2 - lab)})"
+        return "the previous slice (serial)" if self.serial else "nothing recorded"
+
+    @property
+    def causes(self):
+        """{op name: Counter of cause texts} of every op name on the path."""
+        out = {}
+        for n, lab, c in zip(self._cause_name.tolist(), self._cause_label.tolist(),
+                             self._cause_count.tolist()):
+            out.setdefault(self.tl.names[n], Counter())[self._cause_text(lab)] += c
+        return out
 
     # -- the document ---------------------------------------------------------------------
     def waited_for(self, name):
         """What most path occurrences of op ``name`` waited for, with the count (the text
         output's last column): ``(label, count)``, or None."""
-        causes = self.causes.get(name)
-        return causes.most_common(1)[0] if causes else None
+        if self._path_name_id is None:   # asked name by name (the text output): indexed
+            self._path_name_id = {self.tl.names[n]: n
+                                  for n in unique(self._cause_name).tolist()}
+        n = self._path_name_id.get(name)
+        return None if n is None else self._most_common(n)
+
+    def waited_for_many(self, names):
+        """{name: :meth:`waited_for` of it} of the op ``names`` on the path (one scan of
+        the path's names, no index of them all)."""
+        want = set(names)
+        names_ = self.tl.names
+        return {names_[n]: self._most_common(n)
+                for n in unique(self._cause_name).tolist() if names_[n] in want}
+
+    def _most_common(self, n):
+        a, b = np.searchsorted(self._cause_name, [n, n + 1]).tolist()
+        causes = Counter()
+        for lab, c in zip(self._cause_label[a:b].tolist(), self._cause_count[a:b].tolist()):
+            causes[self._cause_text(lab)] += c
+        return causes.most_common(1)[0]
 
     def top_ops(self, n=None):
         """[(name, ns on the path)] by run time on the path, longest first."""
-        ranked = sorted(self.by_name.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ranked if n is None else ranked[:n]
+        return [(self.tl.names[i], ns) for i, ns in self._top(n)]
+
+    def _top(self, n=None):
+        """[(name number, ns on the path)] of :meth:`top_ops`: with ``n``, from the names
+        whose time reaches the ``n``-th largest (ties at it ranked by name as well)."""
+        sums = self._name_ns
+        ids = np.flatnonzero(sums)
+        if n is not None and len(ids) > n:
+            whole = np.floor(sums[ids])   # the ns compared (int() of the float sums)
+            kth = np.partition(whole, len(whole) - n)[len(whole) - n]
+            ids = ids[whole >= kth]
+        names = self.tl.names
+        items = [(i, int(sums[i])) for i in ids.tolist()]
+        key = lambda item: (-item[1], names[item[0]])   # noqa: E731
+        return sorted(items, key=key) if n is None else heapq.nsmallest(n, items, key=key)
 
     def thread_table(self):
         """{unique thread name: (busy_ns, blocked_ns, idle_ns, role)} in thread order."""
@@ -122,6 +185,8 @@ class Analysis:
         return out
 
     def facts(self):
+        """What :func:`~.findings.findings` reads: ``by_name`` and ``calls`` hold the op
+        with the most run time on the path only (the one a finding names)."""
         path, tl, g = self.path, self.tl, self.graph
         kinds = np.array(path.kind, dtype=np.int64)
         dur = np.array(path.t1, dtype=np.int64) - np.array(path.t0, dtype=np.int64)
@@ -131,21 +196,24 @@ class Analysis:
         custom_queue = 0
         edges = 0
         if op.any():
-            r = np.unique(rows[op])
+            r = unique(rows[op])
             run = tl.end[r] - tl.start[r]
             sel = run < THRESHOLDS["small_op_us"] * 1000
             small = (int(sel.sum()), int(run[sel].sum()))
         roles = [v[2] for v in self.threads.values()]
         if g is not None and len(g):
-            calls = np.unique(g.parent[g.parent >= 0])
+            calls = unique(g.parent[g.parent >= 0])
             custom_rows = set(g.slice[calls].tolist())
             q = kinds == cp.QUEUE
             for k in np.flatnonzero(q).tolist():
                 if int(rows[k]) in custom_rows:
                     custom_queue += int(dur[k])
             edges = int(np.count_nonzero(np.array(path.cause, dtype=np.int64) >= 0))
-        return {"wall": self.wall, "by_kind": self.by_kind, "by_name": self.by_name,
-                "calls": self.calls, "threads": self.thread_table(), "small_ops": small,
+        top = self._top(1)   # findings name the op with the most time on the path
+        by_name = {self.tl.names[i]: ns for i, ns in top}
+        calls = {self.tl.names[i]: int(self._name_calls[i]) for i, _ in top}
+        return {"wall": self.wall, "by_kind": self.by_kind, "by_name": by_name,
+                "calls": calls, "threads": self.thread_table(), "small_ops": small,
                 "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
                 "workers": roles.count(WORKER), "dependency_edges": edges,
                 "has_dependencies": not self.serial, "settings": self.tl.settings,
@@ -180,22 +248,25 @@ class Analysis:
             prev = (th, t1) if kind == cp.PYTHON else None
         return out
 
-    def to_dict(self, segments=True):
+    def to_dict(self, segments=True, top=None):
         """The explain document; ``segments=False`` leaves out ``critical_path`` (one
         dict per segment: a million-op path makes millions, which a summary such as
-        ``xprof report``'s does not draw)."""
+        ``xprof report``'s does not draw); ``top``: ``by_name`` and ``top_ops`` cut to
+        the first ``top`` names (a page that draws that many)."""
         doc = {"wall_ms": round(self.wall / _MS, 6),
                "critical_path_ms": round(self.path.length / _MS, 6),
                "composition": {key: round(self.by_kind.get(kind, 0) / _MS, 6)
                                for key, kind in COMPOSITION}}
         if segments:
             doc["critical_path"] = self.segments()
-        ranked = self.top_ops()
-        doc["by_name"] = {n: round(v / _MS, 6) for n, v in ranked}
-        doc["top_ops"] = [{"name": n, "path_ms": round(v / _MS, 6),
-                           "calls": self.calls.get(n, 0),
-                           "waited_for": (self.waited_for(n) or (None,))[0]}
-                          for n, v in ranked]
+        ranked = self._top(top)
+        names = self.tl.names
+        doc["by_name"] = {names[i]: round(v / _MS, 6) for i, v in ranked}
+        waited = self.waited_for_many([names[i] for i, _ in ranked])
+        doc["top_ops"] = [{"name": names[i], "path_ms": round(v / _MS, 6),
+                           "calls": int(self._name_calls[i]),
+                           "waited_for": (waited.get(names[i]) or (None,))[0]}
+                          for i, v in ranked]
         doc["threads"] = {n: {"busy_ms": round(b / _MS, 6), "blocked_ms": round(k / _MS, 6),
                               "idle_ms": round(i / _MS, 6)}
                           for n, (b, k, i, _) in self.thread_table().items()}

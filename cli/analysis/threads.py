@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ints import unique
+
 DRIVER, WORKER, CUSTOM, OTHER = "driver", "worker", "custom", "other"
 
 
@@ -37,13 +39,13 @@ def roles(tl, graph):
     if graph is None or not len(graph):
         return out
     top_level_push = graph.pusher[graph.parent < 0]
-    for t in np.unique(top_level_push).tolist():
+    for t in unique(top_level_push).tolist():
         out[int(t)] = DRIVER
-    has_kids = np.unique(graph.parent[graph.parent >= 0])
-    for t in np.unique(graph.thread[has_kids]).tolist():
+    has_kids = unique(graph.parent[graph.parent >= 0])
+    for t in unique(graph.thread[has_kids]).tolist():
         out.setdefault(int(t), CUSTOM)
     foreign = graph.thread[graph.thread != graph.pusher]
-    for t in np.unique(foreign).tolist():
+    for t in unique(foreign).tolist():
         out.setdefault(int(t), WORKER)
     return out
 

@@ -11,7 +11,7 @@ memory counter samples) and the timeline ``xprof explain`` analyses
 
 :func:`collect` returns::
 
-    {"path", "overview": {...}, "stats": <stats JSON document>,
+    {"path", "overview": {...}, "stats": <stats JSON document, the rows the page shows>,
      "explain": <explain document without its segment list, plus "composition_ms"
                  and "dependencies"> | None,
      "memory": {series: ([ms], [bytes])},
@@ -31,6 +31,8 @@ from ..analysis.explain import analyze
 from ..readers.batch import view
 from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
+from .pagestats import PageStatsTotals
+from .render import MAX_OPERATOR_ROWS, OPERATOR_ROWS
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
@@ -164,22 +166,27 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
 
 def read_trace(path):
     """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
-    stats --format json`` prints it but for the ``Operator Latency`` section the page
-    does not show, overview dict, memory samples, timeline)``; exit 2 for what is not a
-    Chrome trace."""
+    stats --format json`` prints it but for the ``Operator Latency`` section and the
+    time rows the page does not show (``pagestats.py``; ``OPERATOR_ROWS``: how many
+    operator rows there are), overview dict, memory samples, timeline)``; exit 2 for
+    what is not a Chrome trace."""
     from ..stats_pipeline import Options, process
     from ..stats_pipeline.latency import LatencyCollector
-    from ..stats_pipeline.sources import read_report
+    from ..stats_pipeline.sources import CustomOpCalls, StatsTotals, read_report
 
     overview = Overview()
-    # no Operator Latency section on the page: its collector is left out of the pass
-    report = read_report(path, collectors=[overview, TimelineCollector()],
-                         skip=(LatencyCollector,))
+    # no Operator Latency section on the page: its collector is left out of the pass;
+    # the aggregate tables are those the page shows (pagestats.py), then the calls
+    report = read_report(path, collectors=[PageStatsTotals(MAX_OPERATOR_ROWS),
+                                           CustomOpCalls(Options()), overview,
+                                           TimelineCollector()],
+                         skip=(StatsTotals, CustomOpCalls, LatencyCollector))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
     lines = python_lines(report)
     doc = process(report, Options()).doc
+    doc[OPERATOR_ROWS] = report.extra["operator rows"]
     return doc, report.extra["overview"], overview.memory, report.extra["timeline"], lines
 
 
@@ -208,14 +215,16 @@ def _fail(message):
 def explain_doc(timeline):
     """The ``xprof explain`` document of a timeline (the dict ``xprof explain --format
     json`` prints, so the page's critical path never disagrees with the command), without
-    the segment list the page does not draw, with ``composition_ms`` (the path's time
+    the segment list the page does not draw, ``by_name`` and ``top_ops`` cut to the first
+    :data:`MAX_OPERATOR_ROWS` names (the page draws 15; a bounded document whatever the
+    trace), with ``composition_ms`` (the path's time
     per kind of segment: ``op``, ``queue``, ``dependency``, ``python``) and
     ``dependencies`` (False: no dependency records, the path assumes per-thread serial
     ops, as for MXNet and PyTorch traces); None when the trace holds no slice."""
     if not len(timeline.start):
         return None
     analysis = analyze(timeline)
-    doc = analysis.to_dict(segments=False)
+    doc = analysis.to_dict(segments=False, top=MAX_OPERATOR_ROWS)
     doc["composition_ms"] = {kind: round(ns / 1e6, 6) for kind, ns in analysis.by_kind.items()}
     doc["dependencies"] = not analysis.serial
     return doc

@@ -18,6 +18,9 @@ from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
 from . import svg
 
 MAX_OPERATOR_ROWS = 300
+# key of the stats document: how many operator rows the trace has, when the document
+# holds only those the page can show (collect.py, pagestats.py)
+OPERATOR_ROWS = "Operator rows"
 MAX_BARS = 15
 CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")             # add up to the latency
 CALL_SPLIT_PARTS = ("Inputs", "Pool", "Python", "Blocked", "Tail")   # Queued split
@@ -177,8 +180,9 @@ def top_operators(doc):
     note = ("" if has_self else
             '<p class="unavailable">Self time is not in these statistics; rows are ordered '
             'by total time.</p>')
-    more = (f'<p class="note">The first {MAX_OPERATOR_ROWS:,} of {len(rows):,} rows; '
-            f'<code>xprof stats</code> lists them all.</p>' if len(rows) > MAX_OPERATOR_ROWS
+    total = doc["stats"].get(OPERATOR_ROWS, len(rows))
+    more = (f'<p class="note">The first {MAX_OPERATOR_ROWS:,} of {total:,} rows; '
+            f'<code>xprof stats</code> lists them all.</p>' if total > MAX_OPERATOR_ROWS
             else "")
     search = ('<input type="search" placeholder="Search operators" aria-label="Search operators" '
               'data-filter="operators-table">')

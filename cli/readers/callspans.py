@@ -15,6 +15,7 @@ from __future__ import annotations
 from xprof.shared import callstats as _calls
 
 from . import hashable as _key
+from .batch import view
 
 CATEGORY = _calls.CATEGORY
 
@@ -28,6 +29,9 @@ class CallSpanCollector:
         self._first = self._last = None
 
     def feed(self, events):
+        v = view(events)
+        if v is not None:   # call spans are b/e events: the batch's non-X events only
+            events = v.others()
         for ev in events:
             if type(ev) is not dict or ev.get("cat") != CATEGORY:
                 continue

@@ -42,6 +42,9 @@ from .grouping import row_name
 from .tracefile import short_repr
 
 _INF = float("inf")
+_NO_ROWS = {}   # read only: the row ids of a domain not seen yet
+_I64_MAX = 2 ** 63 - 1
+_INT64_PS_SUM = 2 ** 62   # the columns' sums are flushed to Python integers before this
 MEMORY_CATEGORY = DEVICE_STORAGE
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
@@ -101,6 +104,34 @@ def _label(value, default):
     return value if type(value) is str and value else default
 
 
+class _AllRows:
+    """The rows of a Stats' time table and of a collector's row ids, as one
+    ``{domain: {names}}`` for ``in`` tests (the mirror rule of ``finish`` sees every
+    synchronous row, also those a page leaves out)."""
+
+    def __init__(self, time, row_of, numbers):
+        self._time, self._row_of, self._numbers = time, row_of, numbers
+
+    def __contains__(self, domain):
+        return domain in self._time or domain in self._row_of
+
+    def __getitem__(self, domain):
+        return _AllNames(self._time.get(domain, _NO_ROWS), self._row_of.get(domain),
+                         self._numbers)
+
+
+class _AllNames:
+    def __init__(self, names, tab, numbers):
+        self._names, self._tab, self._numbers = names, tab, numbers
+
+    def __contains__(self, name):
+        if name in self._names:
+            return True
+        nid = self._numbers.get(name)
+        return self._tab is not None and nid is not None and nid < len(self._tab) \
+            and self._tab[nid] >= 0
+
+
 def _names_domain(process_name, domain):
     """Whether a process is named after ``domain`` (MXNet's mirror processes), also
     with the ``<file or rank>: `` prefix ``xprof trace`` gives merged processes."""
@@ -142,8 +173,21 @@ class StatsCollector:
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
         self._threads = {}       # (pid, tid) -> (starts ns, ends ns, row ids): for Self
-        self._rows = {}          # (domain, name) -> row id
-        self._keys = []          # row id -> (domain, name), filled when needed
+        # row ids: names numbered (the pass's numbering, Batch.names, or its own), per
+        # domain an array of row ids by name number (-1: none), and by row id its domain
+        # and name (no (domain, name) tuple, no dict entry per row: a trace of a million
+        # names kept a million of each)
+        self._names = None
+        self._row_of = {}
+        self._domains = {}       # each domain's text, one object for all its rows
+        self._row_domain = []
+        self._row_name = []
+        # the column path's sums by row id (count, total, min, max in ps), made into the
+        # Stats' rows at finish: a row costs 32 bytes while reading, not a list of ints
+        self._cols = [np.zeros(0, dtype=np.int64) for _ in range(4)]
+        self._cols_total = 0      # ps summed into the columns (int64 bound, see _add_rows)
+        self._inner = None        # finish: ps in direct children, by row id
+        self.dropped = {}         # finish(keep=...): {domain: rows left out}
         self._first = self._last = None   # ns: the profile's span (slices only)
 
     def _slice(self, thread, cat, name, ts, dur):
@@ -152,9 +196,7 @@ class StatsCollector:
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
-        row = self._rows.get((cat, name))
-        if row is None:
-            row = self._rows[(cat, name)] = len(self._rows)
+        row = self._new_row(cat, name)
         cols[0].append(t0)
         cols[1].append(t1)
         cols[2].append(row)
@@ -194,13 +236,7 @@ class StatsCollector:
             cats = [_label(c, NO_CATEGORY) for c in cats]
         if set(map(type, names)) != {str} or "" in names:
             names = [_label(n, NO_NAME) for n in names]
-        rows = self._rows
-        keys = list(zip(cats, names))
-        row = [rows.get(k) for k in keys]
-        if None in row:
-            row = [r if r is not None else rows.setdefault(k, len(rows))
-                   for r, k in zip(row, keys)]
-        row = np.array(row, dtype=np.int64)
+        row = self._rows_of(cats, names, v.names)
         self._add_rows(row, ps)
         self._widen_ns(int(t0.min()), int(t1.max()))
         for thread, sel in _by_thread(pids, tids):
@@ -211,29 +247,133 @@ class StatsCollector:
                 col.frombytes(values[sel].tobytes())
         return True
 
+    def _numbering(self, shared=None):
+        if self._names is None:
+            self._names = shared if shared is not None else {}
+        return self._names
+
+    def _table(self, domain):
+        """``(domain's text, its row ids by name number)``, the array as long as the
+        numbering (int32: a domain's table spans every name of the trace)."""
+        tab = self._row_of.get(domain)
+        if tab is None:
+            domain = self._domains.setdefault(domain, domain)
+            tab = self._row_of[domain] = np.full(0, -1, dtype=np.int32)
+        else:
+            domain = self._domains[domain]
+        need = len(self._names)
+        if len(tab) < need:
+            tab = self._row_of[domain] = np.concatenate(   # one per domain: grown by 1/4
+                [tab, np.full(max(need, len(tab) * 5 // 4, 1024) - len(tab), -1,
+                              dtype=np.int32)])
+        return domain, tab
+
+    def _new_row(self, domain, name):
+        """The id of row ``(domain, name)``, made if new."""
+        ix = self._numbering()
+        nid = ix.get(name)
+        if nid is None:
+            nid = ix[name] = len(ix)
+        domain, tab = self._table(domain)
+        row = int(tab[nid])
+        if row < 0:
+            row = len(self._row_name)
+            tab[nid] = row
+            self._row_domain.append(domain)
+            self._row_name.append(name)
+        return row
+
+    def _rows_of(self, cats, names, shared):
+        """Row ids (int64 array) of a batch's slices (their domains and names)."""
+        ix = self._numbering(shared)
+        nid = list(map(ix.get, names))
+        if None in nid:
+            nid = [i if i is not None else ix.setdefault(n, len(ix)) for i, n in zip(nid, names)]
+        nid = np.array(nid, dtype=np.int64)
+        domains = set(cats)
+        if len(domains) == 1:
+            return self._rows_in(cats[0], nid, names, None)
+        code = {d: k for k, d in enumerate(domains)}
+        dom = np.fromiter(map(code.__getitem__, cats), dtype=np.int64, count=len(cats))
+        row = np.empty(len(nid), dtype=np.int64)
+        for d, k in code.items():
+            sel = np.flatnonzero(dom == k)
+            row[sel] = self._rows_in(d, nid[sel], names, sel)
+        return row
+
+    def _rows_in(self, domain, nid, names, sel):
+        """Row ids of one domain's slices (name numbers ``nid``; ``names[sel[k]]`` is the
+        name of the k-th, ``sel`` None: all), new rows made in order of appearance."""
+        domain, tab = self._table(domain)
+        row = tab[nid]
+        new = np.flatnonzero(row < 0)
+        if len(new):
+            fresh, first = np.unique(nid[new], return_index=True)
+            order = np.argsort(first)
+            fresh, at = fresh[order], new[first[order]]
+            tab[fresh] = np.arange(len(self._row_name), len(self._row_name) + len(fresh))
+            self._row_domain.extend([domain] * len(fresh))
+            pos = at if sel is None else sel[at]
+            self._row_name.extend(map(names.__getitem__, pos.tolist()))
+            row = tab[nid]
+        return row.astype(np.int64)
+
     def _add_rows(self, row, ps):
-        """Count the picosecond durations ``ps`` into the time rows numbered ``row``."""
+        """Count the picosecond durations ``ps`` into the time rows numbered ``row`` (the
+        columns; :meth:`_flush` makes them rows of the Stats)."""
         order = np.argsort(row, kind="stable")
         row, ps = row[order], ps[order]
         first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
-        counts = np.diff(np.r_[first, len(row)]).tolist()
-        sums = np.add.reduceat(ps, first).tolist()
-        lows = np.minimum.reduceat(ps, first).tolist()
-        highs = np.maximum.reduceat(ps, first).tolist()
-        key_of = self._row_keys()
-        add = self.stats.add_times_ps
-        for r, n, total, lo, hi in zip(row[first].tolist(), counts, sums, lows, highs):
-            add(*key_of[r], n, total, lo, hi)
+        r = row[first]
+        total = int(ps.sum())
+        if self._cols_total + total >= _INT64_PS_SUM:   # the columns' sums stay in int64
+            self._flush()
+        self._cols_total += total
+        n = len(self._row_name)
+        if n > len(self._cols[0]):
+            self._grow(max(n, 2 * len(self._cols[0]), 1024))
+        cnt, tot, lo, hi = self._cols
+        cnt[r] += np.diff(np.r_[first, len(row)])
+        tot[r] += np.add.reduceat(ps, first)
+        lo[r] = np.minimum(lo[r], np.minimum.reduceat(ps, first))
+        hi[r] = np.maximum(hi[r], np.maximum.reduceat(ps, first))
 
-    def _row_keys(self):
-        """``(domain, name)`` of each row id (row ids are given in insertion order, so
-        only the rows added since the last call are read: a trace of a million
-        distinct names read the whole table once per batch)."""
-        keys = self._keys
-        if len(keys) < len(self._rows):
-            from itertools import islice
-            keys.extend(islice(self._rows, len(keys), None))
-        return keys
+    def _grow(self, size):
+        """Columns of ``size`` rows (new rows: no call yet)."""
+        cnt, tot, lo, hi = self._cols
+        grow = size - len(cnt)
+        self._cols = [np.concatenate([cnt, np.zeros(grow, dtype=np.int64)]),
+                      np.concatenate([tot, np.zeros(grow, dtype=np.int64)]),
+                      np.concatenate([lo, np.full(grow, _I64_MAX, dtype=np.int64)]),
+                      np.concatenate([hi, np.full(grow, -1, dtype=np.int64)])]
+
+    def _flush(self, mask=None):
+        """Add the columns' rows (those of ``mask``, default all) to the Stats' rows and
+        empty the columns."""
+        cnt, tot, lo, hi = self._cols
+        live = cnt > 0
+        ids = np.flatnonzero(live if mask is None else live & mask[:len(cnt)])
+        domain_of, name_of = self._row_domain, self._row_name
+        time = self.stats.time
+        for r, n, total, low, high in zip(ids.tolist(), cnt[ids].tolist(), tot[ids].tolist(),
+                                          lo[ids].tolist(), hi[ids].tolist()):
+            domain = domain_of[r]   # Stats.add_times_ps, inlined: once per row
+            names = time.get(domain)
+            if names is None:
+                names = time[domain] = {}
+            name = name_of[r]
+            entry = names.get(name)
+            if entry is None:   # one call: its duration is the sum, min and max (one int)
+                names[name] = [1, total, total, total] if n == 1 else [n, total, low, high]
+            else:
+                entry[0] += n
+                entry[1] += total
+                if low < entry[2]:
+                    entry[2] = low
+                if high > entry[3]:
+                    entry[3] = high
+        self._cols = [np.zeros(0, dtype=np.int64) for _ in range(4)]
+        self._cols_total = 0
 
     def feed_events(self, events):
         """Add one batch event by event (any event, in file order)."""
@@ -348,23 +488,70 @@ class StatsCollector:
 
     def _self_times(self):
         """Each row's time in slices nested directly inside its slices, thread by thread."""
-        names = [None] * len(self._rows)
-        for key, row in self._rows.items():
-            names[row] = key
-        for starts, ends, rows, durs in self._threads.values():
+        domain_of, name_of = self._row_domain, self._row_name
+        inner = self._inner = {}
+        threads, self._threads = self._threads, {}
+        while threads:   # each thread's columns freed once walked
+            starts, ends, rows, durs = threads.pop(next(iter(threads)))
             for row, ps in inner_by_row(rows, starts, ends, durs, 1000).items():
-                self.stats.add_inner_ps(*names[row], ps)
+                self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
+                inner[row] = inner.get(row, 0) + ps
         self._threads = {}
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)
 
-    def finish(self, sync_time=None):
+    def _flush_kept(self, keep):
+        """:meth:`_flush` of the rows ``keep`` chooses (see :meth:`finish`)."""
+        n = len(self._row_name)
+        if len(self._cols[0]) != n:
+            self._cols = [c[:n] for c in self._cols] if len(self._cols[0]) > n else self._cols
+            if len(self._cols[0]) < n:
+                self._grow(n)
+        cnt, tot = self._cols[0], self._cols[1]
+        self_ps = tot
+        if self._inner:
+            self_ps = tot.copy()
+            ids = np.fromiter(self._inner, dtype=np.int64, count=len(self._inner))
+            self_ps[ids] -= np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
+        mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, self_ps),
+                        dtype=bool)
+        del self_ps
+        ix = self._names if self._names is not None else {}
+        for domain, names in self.stats.time.items():   # also filled event by event
+            tab = self._row_of.get(domain)
+            if tab is None:
+                continue
+            for name in names:
+                nid = ix.get(name)
+                if nid is not None and nid < len(tab) and tab[nid] >= 0:
+                    mask[tab[nid]] = True
+        left = (cnt > 0) & ~mask
+        if left.any():   # counted by domain (a domain's rows are few runs of row ids)
+            codes = {d: k for k, d in enumerate(self._row_of)}
+            domain = np.fromiter(map(codes.__getitem__, self._row_domain), dtype=np.int64,
+                                 count=n)
+            counts = np.bincount(domain[left], minlength=len(codes)).tolist()
+            for d, k in codes.items():
+                if counts[k]:
+                    self.dropped[d] = counts[k]
+                    self.stats.time.setdefault(d, {})
+        self._flush(mask)
+
+    def finish(self, sync_time=None, keep=None):
         """Merge async pairs (minus MXNet's mirrored duplicates), add self times, return the Stats.
 
         ``sync_time``: the synchronous rows a mirror duplicates (default this
-        collector's own; ``xprof stats --by-process`` passes every process's)."""
+        collector's own; ``xprof stats --by-process`` passes every process's).
+        ``keep``: a page's choice of rows, ``keep(domains, names, count, total_ps,
+        self_ps) -> bool array`` over the column path's rows (by row id); the others are
+        left out of the Stats and counted in :attr:`dropped` ({domain: rows}), each domain
+        kept as a (maybe empty) table. A row the per-event path also filled is kept."""
         self._self_times()
+        if keep is None:
+            self._flush()
         time = self.stats.time if sync_time is None else sync_time
+        if keep is not None and sync_time is None:
+            time = _AllRows(self.stats.time, self._row_of, self._names or {})
         for pid, per_pid in self._async_by_pid.items():
             mirror_domain = self._process_names.get(pid)
             for domain, names in per_pid.time.items():
@@ -376,4 +563,9 @@ class StatsCollector:
                 extra.time[domain] = names
                 self.stats.merge(extra)
         self._async_by_pid = {}
+        if keep is not None:
+            self._flush_kept(keep)
+        # the row ids are done with: a million names' index goes before the next
+        # collector's finish needs room
+        self._row_of, self._row_domain, self._row_name, self._names = {}, [], [], None
         return self.stats

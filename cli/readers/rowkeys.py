@@ -13,10 +13,12 @@ It also keeps process names, so the ranks of a merged multi-rank trace (``rank R
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 import numpy as np
 import orjson
 
+from .batch import view
 from .grouping import LAYER_ARG, SHAPES_ARG, dims_of, shapes_label
 
 MEMORY_CATEGORY = "Device Storage"
@@ -33,9 +35,10 @@ class RowKeys:
 
     def __init__(self):
         self.index = 0
-        self._ord, self._layer, self._shapes = [], [], []
+        self._chunks = []   # (ordinals, layer ids, shape ids) arrays, a batch's in any order
         self.layers, self.shape_labels = [], []
         self._layer_ix, self._shape_ix = {}, {}
+        self._inner_ix = {}   # an element's JSON without its outer brackets -> shape id
         self.ranks = {}
         self.memory_peak_kb = None
 
@@ -47,12 +50,119 @@ class RowKeys:
         return ix
 
     def feed(self, events):
+        """Add one batch: its ``X`` events from the batch's shared columns (their args,
+        read once for every collector), the others (``B`` slices, counters, metadata)
+        one by one."""
         base = self.index
         self.index += len(events)
-        ords, layers_col, shapes_col = self._ord, self._layer, self._shapes
+        v = view(events)
+        if v is None:
+            self._feed_events(events, base, range(len(events)))
+            return
+        if v.x_pos:
+            self._feed_x(v, base)
+        if len(v.x_pos) < len(events):
+            self._feed_events(v.others(), base, v.other_pos())
+
+    def _feed_x(self, v, base):
+        """The layer and shapes of the ``X`` events with args (as :meth:`_feed_events`
+        reads them), interned column by column: one ``get`` per field and event, the
+        shapes keyed by their JSON (one C call each), labelled once per new one."""
+        args = v.args()
+        if set(map(type, args)) == {dict} and min(map(len, args)) > 0:
+            pos = v.x_pos   # every X event with args (an engine op's): no test per event
+        else:
+            pos = [k for k, a in zip(v.x_pos, args) if a and type(a) is dict]
+            if not pos:
+                return
+            if len(pos) < len(args):
+                args = [a for a in args if a and type(a) is dict]
+        layer_ix = self._layer_ix
+        layers = _column(args, LAYER_ARG)
+        try:
+            li = list(map(layer_ix.get, layers))
+        except TypeError:   # an unhashable layer (a list): judged one by one below
+            li = [None] * len(layers)
+        if None in li:
+            li = [i if i is not None else
+                  (self._intern(layer_ix, self.layers, x) if type(x) is str and x else -1)
+                  for i, x in zip(li, layers)]
+        si = self._shape_ids(_column(args, SHAPES_ARG))
+        li = np.array(li, dtype=np.int64)
+        si = np.array(si, dtype=np.int64)
+        keep = (li >= 0) | (si >= 0)
+        self._chunks.append((np.array(pos, dtype=np.int64)[keep] + base, li[keep], si[keep]))
+
+    def _shape_ids(self, dims):
+        """The shape ids of a column of ``args["Input Dims"]`` values (-1: none)."""
+        have = [j for j, d in enumerate(dims) if d is not None]
+        si = [-1] * len(dims)
+        if not have:
+            return si
+        if len(have) < len(dims):
+            dims_in = [dims[j] for j in have]
+        else:
+            dims_in = dims
+        ids = self._split_shapes(dims_in)
+        if ids is None:   # not all plain lists of int lists: one by one
+            ids = list(map(self._shape_id, dims_in))
+        for j, ix in zip(have, ids):
+            si[j] = ix
+        return si
+
+    def _split_shapes(self, dims):
+        """Shape ids of ``dims`` from one JSON text of them all, cut where one element
+        ends and the next begins (``]],[[``), or None when that text is not a list of
+        lists of integer lists (any other kind of value: one by one). A cut is right
+        when every piece, put back in ``[[...]]``, is such a list: the pieces then
+        rejoin into the text, which is the JSON of exactly those values; each piece is
+        checked once, when first seen."""
+        try:
+            raw = orjson.dumps(dims)
+        except TypeError:
+            return None
+        if not raw.startswith(b"[[[") or raw.translate(None, b"0123456789,-[]"):
+            return None
+        parts = raw[3:-3].split(b"]],[[")
+        if len(parts) != len(dims):
+            return None
+        inner = self._inner_ix
+        ids = list(map(inner.get, parts))
+        if None in ids:
+            for p in set(p for i, p in zip(ids, parts) if i is None):
+                try:
+                    value = orjson.loads(b"[[" + p + b"]]")
+                except orjson.JSONDecodeError:
+                    return None
+                if dims_of(value) is None:
+                    return None
+                inner[p] = self._shape_id(value)
+            ids = list(map(inner.get, parts))
+        return ids
+
+    def _shape_id(self, dims):
+        """The shape id of one ``args["Input Dims"]`` value (-1: not shapes), interned by
+        its JSON, labelled once per new one."""
+        try:
+            raw = orjson.dumps(dims)
+        except TypeError:
+            return -1
+        ix = self._shape_ix.get(raw)
+        if ix is None:
+            label = _shapes(dims)
+            if label is None:
+                ix = self._shape_ix[raw] = -1
+            else:
+                ix = self._shape_ix[raw] = len(self.shape_labels)
+                self.shape_labels.append(label)
+        return ix
+
+    def _feed_events(self, events, base, positions):
+        """Event by event (``positions``: each event's index in its batch)."""
+        ords, layers_col, shapes_col = [], [], []
         layer_ix, shape_ix = self._layer_ix, self._shape_ix
         dumps = orjson.dumps
-        for i, ev in enumerate(events):
+        for i, ev in zip(positions, events):
             if type(ev) is not dict:
                 continue
             args = ev.get("args")
@@ -101,12 +211,19 @@ class RowKeys:
                         self.ranks[ev.get("pid")] = int(m.group(1))
                     except TypeError:   # an unhashable pid: no rank for it
                         pass
+        if ords:
+            self._chunks.append((np.array(ords, dtype=np.int64),
+                                 np.array(layers_col, dtype=np.int64),
+                                 np.array(shapes_col, dtype=np.int64)))
 
     def finish(self, report=None):
-        self.ordinal = np.array(self._ord, dtype=np.int64)
-        self.layer = np.array(self._layer, dtype=np.int64)
-        self.shapes = np.array(self._shapes, dtype=np.int64)
-        self._ord = self._layer = self._shapes = None
+        chunks, self._chunks = self._chunks, []
+        if chunks:
+            ordinal, layer, shapes = (np.concatenate([c[j] for c in chunks]) for j in range(3))
+            order = np.argsort(ordinal, kind="stable")   # X events before the others
+            self.ordinal, self.layer, self.shapes = ordinal[order], layer[order], shapes[order]
+        else:
+            self.ordinal = self.layer = self.shapes = np.zeros(0, dtype=np.int64)
         if report is not None:
             report.extra["rowkeys"] = self
 
@@ -119,6 +236,14 @@ class RowKeys:
         at_c = np.minimum(at, len(self.ordinal) - 1)
         hit = self.ordinal[at_c] == ordinals
         return (np.where(hit, self.layer[at_c], -1), np.where(hit, self.shapes[at_c], -1))
+
+
+def _column(dicts, key):
+    """``[d.get(key) for d in dicts]``, by one C-level walk when every dict has it."""
+    try:
+        return list(map(itemgetter(key), dicts))
+    except KeyError:
+        return [d.get(key) for d in dicts]
 
 
 def _shapes(dims):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .pylines import CATEGORY as PYTHON_LINE, PythonLinesCollector
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
+_DEP = itemgetter("dep")
 
 
 def _key(value):
@@ -149,6 +151,8 @@ class Builder:
         anything unusual in the batch sends the whole batch through
         :meth:`_feed_careful`."""
         v = view(batch)
+        if v is not None and v.names is not None and not self.name_ix and not self.index:
+            self.name_ix = v.names   # numbered with the pass's other collectors
         self.lines.feed(batch)
         if v is not None:   # call spans are b/e pairs: among the few non-X events
             self.call_spans.feed(v.others())
@@ -176,34 +180,19 @@ class Builder:
         if not (dur >= 0).all() or not np.isfinite(ts).all():
             return False
         names, cats = self.name_ix, self.cat_ix
-        nm = [names.get(n) for n in names_]
+        nm = list(map(names.get, names_))
         if None in nm:
             nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
                   for n, x in zip(nm, names_)]
-        ct = [cats.get(c) for c in cats_]
+        ct = list(map(cats.get, cats_))
         if None in ct:
             ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
                   for c, x in zip(ct, cats_)]
-        keys = list(zip(pids, tids))
-        th = [self.thread_ix.get(k) for k in keys]
+        th = list(map(self.thread_ix.get, zip(pids, tids)))
         if None in th:
-            th = [t if t is not None else self._thread(*k) for t, k in zip(th, keys)]
-        args = v.args()
-        with_args = [(i, a) for i, a in enumerate(args) if a]
+            th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
         base = self.count
-        if with_args:
-            deps = [(i, a.get("dep")) for i, a in with_args]
-            deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
-            if deps:
-                rows, lists = zip(*deps)
-                flat = np.array(list(chain.from_iterable(lists)), dtype=np.int64)
-                self.dep_chunks.append((np.array(rows, dtype=np.int64) + base,
-                                        np.array(list(map(len, lists)), dtype=np.int64),
-                                        None, flat))
-            if len(deps) < len(with_args):
-                for i, a in with_args:
-                    if a.get("dep") is None and a.get("wait") is not None:
-                        self.syncs.append((base + i, a["wait"]))
+        self._args(v.args(), base)
         start = np.rint(ts * 1000).astype(np.int64)
         self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
                           np.array(ct, dtype=np.int32), start,
@@ -211,6 +200,39 @@ class Builder:
                           np.array(xk, dtype=np.int64) + self.index))
         self.count += len(xk)
         return True
+
+    def _args(self, args, base):
+        """The dependency records and sync points among the ``X`` events' ``args``
+        (rows from ``base``). The common batch, every event an engine op with its
+        record, is read in a few C-level passes; any other in one loop."""
+        if None not in args:
+            try:   # one C-level walk when every op carries its record
+                deps = list(map(_DEP, args))
+            except KeyError:
+                deps = [a.get("dep") for a in args]
+            if set(map(type, deps)) == {list}:
+                lens = list(map(len, deps))
+                if min(lens) >= 3:
+                    self.dep_chunks.append((np.arange(base, base + len(deps), dtype=np.int64),
+                                            np.array(lens, dtype=np.int64), None,
+                                            np.array(list(chain.from_iterable(deps)),
+                                                     dtype=np.int64)))
+                    return
+        with_args = [(i, a) for i, a in enumerate(args) if a]
+        if not with_args:
+            return
+        deps = [(i, a.get("dep")) for i, a in with_args]
+        deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
+        if deps:
+            rows, lists = zip(*deps)
+            flat = np.array(list(chain.from_iterable(lists)), dtype=np.int64)
+            self.dep_chunks.append((np.array(rows, dtype=np.int64) + base,
+                                    np.array(list(map(len, lists)), dtype=np.int64),
+                                    None, flat))
+        if len(deps) < len(with_args):
+            for i, a in with_args:
+                if a.get("dep") is None and a.get("wait") is not None:
+                    self.syncs.append((base + i, a["wait"]))
 
     def _feed_careful(self, batch, items=None):
         """Event by event, skipping what is malformed; ``items``: the ``(position,
@@ -334,6 +356,7 @@ class Builder:
                       for i in range(len(by_ix))]
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
+        self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         tl.python_lines = self.lines
         tl.call_stats = self.call_spans.calls
         if not self.rows:
@@ -384,9 +407,9 @@ class Builder:
         for j in range(3):
             is_var[first[:-1] + j] = False
         is_var &= flat != 0
-        owner = np.repeat(np.arange(len(lens)), lens)
         keep_rec = np.flatnonzero(ok)
-        is_var &= ok[owner]
+        if len(keep_rec) < len(lens):   # variables of records left out: none
+            is_var &= ok[np.repeat(np.arange(len(lens)), lens)]
         r = rank[rows[keep_rec]]
         order = np.argsort(r, kind="stable")
         sel = keep_rec[order]
@@ -395,7 +418,7 @@ class Builder:
         tl.dep_push = start - p[sel]
         tl.dep_ready = start - q[sel]
         tl.dep_pusher = pusher[sel]
-        counts = np.bincount(owner[is_var], minlength=len(lens))
+        counts = np.add.reduceat(is_var, first[:-1], dtype=np.int64)   # >= 3 items each
         tl.dep_vars, tl.dep_var_start = _csr(counts, flat[is_var], sel)
 
     def _syncs(self, tl, rank):

@@ -101,12 +101,14 @@ class ChromeTrace:
         reader = TraceReader(path)
         collectors = [make(options) for make in TRACE_COLLECTORS if make not in skip] \
             + list(collectors)
+        names = {}   # slice names numbered once for every collector (Batch.names)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
-                batch = Batch(batch)     # its columns made once, for every collector
+                batch = Batch(batch, names)   # its columns made once, for every collector
                 for collector in collectors:
                     collector.feed(batch)
                 tick()
+            batch = names = None   # the collectors' finish may need the room
         report = Report(path=path, stats=None, truncated=reader.truncated, top=reader.top)
         for collector in collectors:
             collector.finish(report)

@@ -178,3 +178,36 @@ def test_custom_op_parts_unknown_are_not_drawn_and_said():
     bar = re.search(r'<g class="bar" data-label="Sigmoid">(.*?)</g>', sec).group(1)
     assert re.findall(r'data-part="(\w+)"', bar) == ["Python"]
     assert "Unknown for some op types" in sec and "Blocked, Queued, Tail" in sec
+
+
+def test_a_trace_of_more_names_than_the_table_shows_draws_the_rows_of_the_whole_statistics(
+        tmp_path):
+    """The page keeps the first MAX_OPERATOR_ROWS operator rows by self time; it is built
+    from the rows the reader kept for it (pagestats.py), and must draw exactly the rows,
+    order (ties by domain, then name) and row count of the whole statistics. Durations
+    repeat (many ties at the cut, some 0.4 ns apart: one rounded Self), rows nest (self
+    time below total), and a sync wait and custom-op rows are there too."""
+    from xprof.cli.stats_pipeline import Options, process
+    from xprof.cli.stats_pipeline.sources import read_report
+
+    events = meta()
+    for k in range(900):
+        dur = [1.0, 2.0, 2.0004, 3.0][k % 4]
+        events.append(X(f"op{k:04d}", k * 10.0, dur, tid=1 + k % 2))
+        if k % 7 == 0:   # a child: its parent's self time drops
+            events.append(X(f"inner{k % 5}", k * 10.0 + 0.1, 0.5, tid=1 + k % 2))
+    events.append(X("waitall", 9500.0, 3.0, tid=0, cat="API"))
+    events.append(X("MXImperativeInvoke", 9500.0, 1.0, tid=0, cat="API"))
+    events.append(X("MyOp::pure_python", 9600.0, 1.0, tid=3, cat="Custom Operator"))
+    trace = write_trace(tmp_path / "t.json", events)
+
+    full = process(read_report(str(trace)), Options()).doc   # every row, as xprof stats
+    whole = dict(_doc(stats=full))
+    page_doc = collect.collect(str(trace))
+    assert len(page_doc["stats"]["Time"]["operator"]) < 900    # rows were left out
+    assert page_doc["stats"][render.OPERATOR_ROWS] == 906     # 900 + 5 inner + 1 custom
+    ours = _section(render.render({**whole, "stats": page_doc["stats"]}), "operators")
+    theirs = _section(render.render(whole), "operators")
+    assert ours == theirs
+    assert "The first 300 of 906 rows" in ours
+    assert "waitall" in ours and "MXImperativeInvoke" not in ours
