@@ -69,7 +69,7 @@ def write_page(doc, path):
               metavar="OUT.html", help="Also write the comparison as one self-contained page.")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="THRESHOLD",
               help="Exit 1 on a significant regression above it: P% (any op whose median "
-                   "shift moves 2% of wall, or the step time), wall:P%, or op:NAME:P% (an "
+                   "change moves 2% of wall, or the step time), wall:P%, or op:NAME:P% (an "
                    "op or layer name); repeatable.")
 @click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
               metavar="N", help="Rows in the table.")
