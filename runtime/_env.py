@@ -112,7 +112,6 @@ SETTINGS = {
     "ENGINE_INLINE_THRESHOLD": _int_range(0),
     "ENGINE_EXIT_TIMEOUT": _int_range(0),
     "BLAS_NUM_THREADS": _int_range(0, 1024),
-    "INTRAOP_THREADS": _int_range(0, 64),
     "GC_TUNING": _bool,
     "MALLOC_TUNING": _bool,
     "EXEC_BULK_EXEC_INFERENCE": _bool,

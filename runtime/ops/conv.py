@@ -21,7 +21,6 @@ from collections import OrderedDict
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from . import intraop as _intraop
 from .params import (_ACTIVE, _as, _bool, _check_arg_shapes, _positive_int, _size,
                      _without_bias, parse_tuple)
 from .registry import defop
@@ -259,7 +258,7 @@ def _bmm(a, b, out=None):
     if out is None:
         out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a, b))
     if a.shape[0] == 1:
-        _intraop.matmul(a[0], b[0], out[0])
+        np.matmul(a[0], b[0], out=out[0])
     else:
         np.matmul(a, b, out=out)
     return out
@@ -335,23 +334,18 @@ def _conv_grad(ograds, inputs, outputs, _needs=None, **params):
     og = _conv_og_matrix(_as(data, ograds[0]), geom, batch_last)   # (g, f/g, columns)
     cols = _im2col(data, geom, batch_last)                         # recomputed, not cached
     cg, nsp = geom.c // geom.g, geom.nsp
-    def weight_grad():
-        # (g, kernel..., c/g, f/g), viewed transposed below: the long columns axis is the
-        # inner one of both operands (no transposed operand for BLAS), 0.70-0.75x the
-        # time of og @ cols.T on the CNN of benchmarks/bench_cnn_kernels.py
-        return _bmm(cols, og.transpose(0, 2, 1))
-
+    # (g, kernel..., c/g, f/g), then viewed transposed: the long columns axis is the
+    # inner one of both operands (no transposed operand for BLAS), 0.70-0.75x the time
+    # of og @ cols.T on the CNN of benchmarks/bench_cnn_kernels.py
+    dw = _bmm(cols, og.transpose(0, 2, 1)).transpose(0, 2, 1)      # (g, f/g, kernel..., c/g)
+    dw = dw.reshape((geom.f,) + geom.kernel + (cg,))
+    dw = dw.transpose((0, nsp + 1) + tuple(range(1, nsp + 1)))
     if _needs is None or _needs[0]:
         wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom)
-        dcols_buf = _scratch("dcols", cols.shape, data.dtype)
-        # the two products are independent: side by side (runtime/ops/intraop.py)
-        dw, dcols = _intraop.together(
-            weight_grad, lambda: _bmm(wm.transpose(0, 2, 1), og, dcols_buf))
+        dcols = _bmm(wm.transpose(0, 2, 1), og, _scratch("dcols", cols.shape, data.dtype))
         dx = _col2im(dcols, geom, batch_last, data.dtype)
     else:
-        dw, dx = weight_grad(), None   # the data gradient is the costliest: skip it unneeded
-    dw = dw.transpose(0, 2, 1).reshape((geom.f,) + geom.kernel + (cg,))
-    dw = dw.transpose((0, nsp + 1) + tuple(range(1, nsp + 1)))
+        dx = None   # the data gradient is the costliest part: skip it when unneeded
     grads = [dx, _as(weight, _fresh(dw))]
     if len(inputs) > 2:
         bias = inputs[2]
