@@ -41,11 +41,12 @@ import numpy as np
 
 from . import slices
 from .tracefile import short_repr
+from .checker_values import _MAX_SAFE, _find_big_int, _thread_label
 
 ERROR = "error"
 WARNING = "warning"
 
-_MAX_SAFE = 2 ** 53
+
 _U32 = 2 ** 32
 _INF = math.inf
 # Perfetto keeps times as int64 nanoseconds: ts and dur (in us) must stay below 2^63 ns
@@ -683,24 +684,3 @@ class Checker:
             self._add("flow-binding", thread.flow_index[k], ph, "", ERROR,
                       f"flow {ph} {what} on thread {_thread_label(key)}; both viewers drop the arrow")
         thread.flow_ts = thread.flow_index = thread.flow_kind = None
-
-
-def _thread_label(key):
-    return f"pid {key[0]!r} tid {key[1]!r}"
-
-
-def _find_big_int(value, path):
-    """Path of the first integer beyond 2**53 inside value, or None (iterative: values may
-    nest a thousand levels deep)."""
-    stack = [(value, path)]
-    while stack:
-        value, path = stack.pop()
-        t = type(value)
-        if t is int:
-            if abs(value) > _MAX_SAFE:
-                return path
-        elif t is dict:
-            stack.extend(reversed([(v, f"{path}.{k}") for k, v in value.items()]))
-        elif t is list:
-            stack.extend(reversed([(v, f"{path}[{n}]") for n, v in enumerate(value)]))
-    return None

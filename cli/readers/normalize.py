@@ -58,6 +58,7 @@ from xprof.shared.names import CUSTOM_OPERATOR
 
 from .checker import TIME_MAX
 from .slices import SliceTree, binds_to_next, to_ns
+from .normalize_columns import _group, _heads, _np, _unique_in_order
 from .tracefile import short_repr
 
 CUSTOM_OP = CUSTOM_OPERATOR
@@ -668,40 +669,3 @@ class Normalizer:
         doc["otherData"] = dict(other) if isinstance(other, dict) else {}
         doc["otherData"]["normalized_by"] = "xprof trace"
         return doc
-
-
-def _np(a):
-    """An array module array as a numpy view (no copy)."""
-    dtype = {"d": np.float64, "q": np.int64, "i": np.int32}[a.typecode]
-    return np.frombuffer(a, dtype) if len(a) else np.zeros(0, dtype)
-
-
-def _group(positions, keys):
-    """``{key: positions with that key}`` (positions stay in order)."""
-    if not len(positions):
-        return {}
-    order = np.argsort(keys, kind="stable")
-    k, p = keys[order], positions[order]
-    cuts = np.flatnonzero(np.diff(k)) + 1
-    return {int(g[0]): q for g, q in zip(np.split(k, cuts), np.split(p, cuts))}
-
-
-def _heads(pids, tids, ids):
-    """``,\\n{"pid":P,"tid":T,"id":I,`` for each event (no tid or id where they are -1):
-    one string per distinct (pid, tid) of the chunk, the ids added where there are any."""
-    key = pids.astype(np.int64) << 32 | (tids + 1).astype(np.int64)
-    uniq, inverse = np.unique(key, return_inverse=True)
-    table = np.array([b',\n{"pid":%d,"tid":%d,' % (k >> 32, (k & 0xFFFFFFFF) - 1) if k & 0xFFFFFFFF
-                      else b',\n{"pid":%d,' % (k >> 32) for k in uniq.tolist()], object)
-    heads = table[inverse.reshape(-1)]
-    with_id = np.flatnonzero(ids >= 0)
-    if len(with_id):
-        heads[with_id] += np.array([b'"id":%d,' % i for i in ids[with_id].tolist()], object)
-    return heads.tolist()
-
-
-def _unique_in_order(codes):
-    if not len(codes):
-        return []
-    uniq, first = np.unique(codes, return_index=True)
-    return uniq[np.argsort(first, kind="stable")].tolist()
