@@ -7,10 +7,10 @@ asks each for its input gradients; for a registered operator that is one engine 
 asynchronous and profiled like any op. Custom operators supply their own ``backward``.
 Recording and training flags are per thread, as in MXNet.
 """
-import importlib
 import threading
 
 
+from . import _lazy
 from .base import as_mxnet_error
 from .engine.base import MODE_IMPERATIVE
 from .ndarray import ndarray as _nd
@@ -328,9 +328,4 @@ LAZY_NAMES = {"get_symbol": ("symbol.recorded", "get_symbol")}
 
 
 def __getattr__(name):
-    if name in LAZY_NAMES:
-        module, attr = LAZY_NAMES[name]
-        value = globals()[name] = getattr(
-            importlib.import_module("xprof.runtime." + module), attr)
-        return value
-    raise AttributeError(f"module 'xprof.runtime.autograd' has no attribute {name!r}")
+    return _lazy.resolve(globals(), LAZY_NAMES, name, __name__)

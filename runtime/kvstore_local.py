@@ -215,14 +215,20 @@ class KVStore(KVStoreBase):
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key into its ``out`` array(s)."""
+        for _, group, stored in self._pulls(key, out):
+            for o in group:
+                stored.copyto(o)
+
+    def _pulls(self, key, out):
+        """``(key, out arrays, stored array)`` of each key of a pull, checked (every store
+        kind's pull starts here)."""
         if out is None:
             raise MXNetError("pull: out is required (the arrays to copy into)")
         keys, groups = _listify(key, out, "pull")
         for k, group in zip(keys, groups):
             stored = self._stored(k, "pull")
             _same_shape("pull", k, group, stored)
-            for o in group:
-                stored.copyto(o)
+            yield k, group, stored
 
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull(key, out)`` (``out`` defaults to ``value``)."""

@@ -207,12 +207,7 @@ class AsyncKVStore(SyncKVStore):
                              ("push", self._id, k, merged._data), lambda reply: None)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        if out is None:
-            raise MXNetError("pull: out is required (the arrays to copy into)")
-        keys, groups = _listify(key, out, "pull")
-        for k, group in zip(keys, groups):
-            stored = self._stored(k, "pull")
-            _same_shape("pull", k, group, stored)
+        for k, group, stored in self._pulls(key, out):
             _dense("pull", k, group)
 
             def keep(reply, stored=stored):

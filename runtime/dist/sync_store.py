@@ -133,12 +133,7 @@ class SyncKVStore(KVStore):
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key (equal on every rank) into ``out``."""
-        if out is None:
-            raise MXNetError("pull: out is required (the arrays to copy into)")
-        keys, groups = _listify(key, out, "pull")
-        for k, group in zip(keys, groups):
-            stored = self._stored(k, "pull")
-            _same_shape("pull", k, group, stored)
+        for k, group, stored in self._pulls(key, out):
             _dense("pull", k, group)
             self._pull_local(k, stored, group, priority)
 

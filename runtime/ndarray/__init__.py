@@ -5,12 +5,12 @@ Operator functions are generated from the registry (``mx.nd.sqrt``, ``mx.nd.dot`
 operator's arguments are inputs, other keywords are parameters, ``out=`` writes into an
 existing array.
 """
-import importlib
 import builtins
 import numbers
 
 import numpy as np
 
+from .. import _lazy
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
 from ..context import Context, current_context
 from ..ops import python_level as _python_level
@@ -145,12 +145,7 @@ def __getattr__(name):
     if op is not None:
         fn = globals()[name] = _make_function(op, name)
         return fn
-    if name in LAZY_NAMES:
-        module, attr = LAZY_NAMES[name]
-        value = globals()[name] = getattr(
-            importlib.import_module("xprof.runtime." + module), attr)
-        return value
-    raise AttributeError(f"module 'xprof.runtime.ndarray' has no attribute {name!r}")
+    return _lazy.resolve(globals(), LAZY_NAMES, name, __name__)
 
 
 _python_level.install(globals(), _FRONTEND)
