@@ -109,7 +109,10 @@ def test_timeout_without_nproc_is_refused(tmp_path):
 
 
 def test_ranks_die_with_a_killed_launcher(tmp_path):
-    script = _job(tmp_path, "open('pid' + os.environ['RANK'], 'w').write(str(os.getpid()))\n"
+    script = _job(tmp_path, "p = 'pid' + os.environ['RANK']\n"   # whole when it appears:
+                            "with open(p + '.tmp', 'w') as f:\n"   # written, then renamed
+                            "    f.write(str(os.getpid()))\n"
+                            "os.replace(p + '.tmp', p)\n"
                             "while True:\n    time.sleep(0.05)\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
            **OWN}
@@ -121,7 +124,6 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
         while not all((tmp_path / f"pid{r}").exists() for r in (0, 1)):
             assert time.monotonic() < deadline and job.poll() is None
             time.sleep(0.05)                  # polling for both copies to start, bounded
-        time.sleep(0.2)   # the pid files written whole
         pids = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
         ranks = [int(subprocess.run(["ps", "-o", "ppid=", "-p", str(p)], capture_output=True,
                                     text=True).stdout) for p in pids]

@@ -73,7 +73,6 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
         while not all((tmp_path / f"pid{r}").exists() for r in (0, 1)):
             assert time.monotonic() < deadline and job.poll() is None
             time.sleep(0.05)                  # polling for both ranks to start, bounded
-        time.sleep(0.2)                       # the pid files written whole
         pids = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
         job.send_signal(signal.SIGKILL)       # the launcher cannot pass anything on
         job.wait()

@@ -10,8 +10,10 @@ import xprof.runtime as mx
 
 out_dir, how = sys.argv[1], sys.argv[2]
 kv = mx.kv.create("dist_sync")
-with open(os.path.join(out_dir, f"pid{kv.rank}"), "w") as f:
+pid_file = os.path.join(out_dir, f"pid{kv.rank}")
+with open(pid_file + ".tmp", "w") as f:   # whole when it appears: written, then renamed
     f.write(str(os.getpid()))
+os.replace(pid_file + ".tmp", pid_file)
 kv.init(0, mx.nd.zeros((1000,)))
 start = time.monotonic()
 step = 0
