@@ -1,9 +1,10 @@
 """The heavy-Dense MLP of ``gluon_mlp.py`` trained by ``mx.mod.Module.fit``.
 
-    python tests/jobs/module_mlp.py [--epochs 1] [--batches 10] [--heavy 4096] [--width 512]
+    python tests/jobs/module_mlp.py [--epochs 1] [--batches 10] [--batch-size 64]
+                                    [--heavy 4096] [--width 512]
 
 ``first`` (--width units, relu) -> ``heavy`` (--heavy units, relu) -> ``head`` (10) ->
-``SoftmaxOutput``, SGD, on ``--batches`` batches of 64 random rows. The ``heavy`` layer's
+``SoftmaxOutput``, SGD, on ``--batches`` batches of ``--batch-size`` random rows. The ``heavy`` layer's
 ``FullyConnected`` and ``_backward_FullyConnected`` bound each step. Prints the wall time
 of the fit as JSON (``{"fit_s": ...}``), measured with ``perf_counter``.
 """
@@ -20,14 +21,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batches", type=int, default=10)
+    ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--heavy", type=int, default=4096)
     ap.add_argument("--width", type=int, default=512)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    n = 64 * args.batches
+    n = args.batch_size * args.batches
     x = rng.normal(size=(n, 64)).astype(np.float32)
     y = rng.integers(0, 10, size=n).astype(np.float32)
-    train = mx.io.NDArrayIter(x, y, 64)
+    train = mx.io.NDArrayIter(x, y, args.batch_size)
     net = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(net, num_hidden=args.width, name="first")
     net = mx.sym.Activation(net, act_type="relu", name="first_relu")
