@@ -46,7 +46,7 @@ def run_diff(a, b, fmt="table", out=None, report=None, fail_on=(), top=25):
 def write_page(doc, path):
     import os
 
-    from xprof.shared.atomic import write_atomic
+    from xprof.traces.atomic import write_atomic
 
     from .errors import fail
     from .htmlreport.diffpage import render

@@ -52,7 +52,7 @@ def _print_version(ctx, _param, value):
         return
     # From the installed metadata: importing xprof.runtime would boot the engine (and,
     # with XPROF_PROFILER_AUTOSTART set, start profiling the CLI itself).
-    from xprof.shared.version import version
+    from xprof.traces.version import version
 
     click.echo(f"xprof {version()}")
     ctx.exit(0)

@@ -23,7 +23,7 @@ def default_output(trace):
 
 def write_report(trace, output, memory_csv=None):
     """Collect, render and write the report of ``trace`` to ``output``; return its size."""
-    from xprof.shared.atomic import write_atomic
+    from xprof.traces.atomic import write_atomic
 
     from .errors import fail
     from .htmlreport.collect import collect

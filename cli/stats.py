@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from xprof.shared.stats import SORT_KEYS  # stdlib only: `--help` stays fast
+from xprof.traces.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
 # Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
 FORMATS = ("table", "json", "csv")

@@ -27,7 +27,7 @@ def call_lines(calls, top, writers=None):
     (the first on one line), the second :func:`callstats.headline`; ``writers``: the op
     each type's calls waited for (``cli/readers/callinputs.py``), named when inputs
     dominate. Queued stands for inputs + pool in traces that do not split it."""
-    from xprof.shared import callstats
+    from xprof.traces import callstats
 
     from .render import plural
 
@@ -53,7 +53,7 @@ def call_lines(calls, top, writers=None):
 
 def _needs_writers(calls, top):
     """Does a headline of the first ``top`` op types say that inputs dominate?"""
-    from xprof.shared import callstats
+    from xprof.traces import callstats
 
     return any((callstats.dominant(row) or ("",))[0] == "Inputs"
                for row in list(calls.values())[:top])
@@ -63,7 +63,7 @@ def print_summary(path, show_stats, files=None, top=5):
     """Name every file the run wrote and what it holds, once each (``files``: path ->
     description; the run's profile ``path`` last), then the top operators of ``path``
     and, with ``show_stats``, its full tables (one set)."""
-    from xprof.shared import callstats, names, stats as mod
+    from xprof.traces import callstats, names, stats as mod
 
     from .render import plural
     from .stats import load_stats

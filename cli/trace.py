@@ -14,10 +14,10 @@ import click
 
 
 def write_atomic(path, chunks, compress, keep=lambda tmp: True):
-    """The shared atomic writer (:mod:`xprof.shared.atomic`), fsynced: a reader (or a
+    """The shared atomic writer (:mod:`xprof.traces.atomic`), fsynced: a reader (or a
     crash) must never see a half-written trace; ``keep(tmp)`` may refuse the new file
     (the old one then stays). Returns whether the file was replaced."""
-    from xprof.shared.atomic import write_atomic as write
+    from xprof.traces.atomic import write_atomic as write
 
     return write(path, chunks, compress=compress, durable=True, keep=keep)
 

@@ -7,7 +7,7 @@ See docs/architecture.md for how an op travels from an ``mx.nd`` call to a trace
 """
 import importlib
 
-from xprof.shared.version import version as _version
+from xprof.traces.version import version as _version
 
 __version__ = _version()
 

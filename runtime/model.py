@@ -9,7 +9,7 @@ MXNet's docs long ago) is not provided: use ``mx.mod.Module``.
 import os
 from collections import namedtuple
 
-from xprof.shared.atomic import write_atomic
+from xprof.traces.atomic import write_atomic
 
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params",

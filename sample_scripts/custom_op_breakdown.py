@@ -39,7 +39,7 @@ from collections import defaultdict
 
 import xprof.runtime as mx
 from xprof.cli.readers.callinputs import input_writers_of_file
-from xprof.shared.callstats import headline
+from xprof.traces.callstats import headline
 
 measured = defaultdict(lambda: {"python": 0.0, "blocked": 0.0, "calls": 0})
 BUSY_S = 0.020     # Busy's Python work: well above any wait for a thread on a busy machine

@@ -205,7 +205,7 @@ class CallSpans:
         self._collector.feed(events)
 
     def finish(self, report):
-        from xprof.shared import stats as S
+        from xprof.traces import stats as S
         st = self._collector.finish(S.Stats())
         report.extra["calls"] = S.to_json_obj(st).get("Custom Operator Calls") or {}
 

@@ -14,7 +14,7 @@ the finding states the waits and proposes nothing.
 """
 from __future__ import annotations
 
-from xprof.shared.names import PURE_PYTHON
+from xprof.traces.names import PURE_PYTHON
 
 from .threads import CUSTOM, DRIVER, WORKER
 

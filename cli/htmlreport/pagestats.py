@@ -4,7 +4,7 @@ Why: the page's operator table shows the first ``limit`` rows by self time (``re
 ``operator_rows``), whatever the trace holds. A trace of a million distinct names has a
 million time rows, and making each one's JSON row (``shared/stats.py:time_row``: a dict,
 six roundings) for a page that shows 300 of them took most of ``xprof report``'s time
-and memory. :func:`page_stats` keeps, out of a :class:`~xprof.shared.stats.Stats`, every
+and memory. :func:`page_stats` keeps, out of a :class:`~xprof.traces.stats.Stats`, every
 row that can be among those the page shows, with the same values, so the rows, their
 order and the figures drawn are those of the whole document:
 
@@ -27,8 +27,8 @@ import heapq
 
 import numpy as np
 
-from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR
-from xprof.shared.stats import _MS_DIGITS, _PS_PER_MS, Stats
+from xprof.traces.callstats import CATEGORY as CUSTOM_OPERATOR
+from xprof.traces.stats import _MS_DIGITS, _PS_PER_MS, Stats
 
 from ..stats_pipeline.flat import API_DOMAINS, is_sync_wait
 

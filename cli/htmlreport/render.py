@@ -199,7 +199,7 @@ def custom_op_calls(doc):
     Tail, or Queued whole when a row cannot split it), one sentence per op type on what
     dominates (``callstats.headline``, naming the op its inputs waited for from
     ``doc["call_inputs"]``), and the per-call table."""
-    from xprof.shared.callstats import headline
+    from xprof.traces.callstats import headline
 
     calls = doc["stats"].get("Custom Operator Calls")
     title = "Custom operator calls: where a call's latency goes"

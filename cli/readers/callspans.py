@@ -12,7 +12,7 @@ Op types without call spans (MXNet 1.x traces) are derived from the aggregate's
 """
 from __future__ import annotations
 
-from xprof.shared import callstats as _calls
+from xprof.traces import callstats as _calls
 
 from . import hashable as _key
 from .batch import view

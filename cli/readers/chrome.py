@@ -31,10 +31,10 @@ from array import array
 
 import numpy as np
 
-from xprof.shared.callstats import CATEGORY as CALL_CATEGORY, is_call_args
-from xprof.shared.names import DEVICE_STORAGE
-from xprof.shared.selftime import inner_by_row
-from xprof.shared.stats import Stats
+from xprof.traces.callstats import CATEGORY as CALL_CATEGORY, is_call_args
+from xprof.traces.names import DEVICE_STORAGE
+from xprof.traces.selftime import inner_by_row
+from xprof.traces.stats import Stats
 
 from . import hashable
 from .batch import view

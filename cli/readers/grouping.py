@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from xprof.shared.names import INPUT_DIMS, OPERATOR
+from xprof.traces.names import INPUT_DIMS, OPERATOR
 
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 SHAPES_ARG = INPUT_DIMS        # PyTorch's key, which xprof writes too

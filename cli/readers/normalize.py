@@ -54,7 +54,7 @@ import sys
 import numpy as np
 import orjson
 
-from xprof.shared.names import CUSTOM_OPERATOR
+from xprof.traces.names import CUSTOM_OPERATOR
 
 from .checker import TIME_MAX
 from .slices import SliceTree, binds_to_next, to_ns

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import io
 
-from xprof.shared.stats import Stats
+from xprof.traces.stats import Stats
 
 PREFIXES = ("dnnl_verbose,", "onednn_verbose,", "mkldnn_verbose,")
 _PREFIXES_B = tuple(p.encode() for p in PREFIXES)

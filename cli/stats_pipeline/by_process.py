@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from xprof.shared import stats as shared_stats
+from xprof.traces import stats as shared_stats
 
 from ..readers.chrome import StatsCollector, _key
 

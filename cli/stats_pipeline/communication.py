@@ -19,7 +19,7 @@ Sections (processor :func:`sections`, present when the trace has collectives):
 """
 from __future__ import annotations
 
-from xprof.shared.names import KVSTORE_EVENTS, OPERATOR_CATEGORIES
+from xprof.traces.names import KVSTORE_EVENTS, OPERATOR_CATEGORIES
 
 from ..readers.chrome import _key
 from .by_process import process_rank

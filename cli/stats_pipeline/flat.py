@@ -12,7 +12,7 @@ keeps the first N rows of the list.
 """
 from __future__ import annotations
 
-from xprof.shared import stats as S
+from xprof.traces import stats as S
 
 SECTION = "Flat"
 # The API domains' names for calls that block until work is done: xprof's, MXNet 1.x's.

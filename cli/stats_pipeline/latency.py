@@ -3,7 +3,7 @@
 The collector reads the dependency record every xprof engine op carries in its slice's
 ``args.dep`` (``[p, q, ...]``: pushed ``p`` ns and ready ``q`` ns before it started, see
 docs/dependencies.md) and keeps three integers per op; the processor builds the section
-with ``xprof.shared.latency.section``, the runtime's own, (so ``profiler.dumps(format="json")`` and
+with ``xprof.traces.latency.section``, the runtime's own, (so ``profiler.dumps(format="json")`` and
 ``xprof stats --format json`` agree to the digit). Traces without dependency records
 (MXNet, PyTorch, older xprof) have no such section.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xprof.shared import latency as shared_latency
+from xprof.traces import latency as shared_latency
 
 from ..readers.batch import view
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import fail
-from xprof.shared import stats as shared_stats
-from xprof.shared.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
+from xprof.traces import stats as shared_stats
+from xprof.traces.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
 from ..readers.pylines import CATEGORY as PYTHON_LINE
 from .flat import flatten

@@ -32,7 +32,7 @@ from . import indexing as _indexing
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
-from xprof.shared.names import INPUT_DIMS
+from xprof.traces.names import INPUT_DIMS
 
 _ops = _registry.registry
 _new = object.__new__

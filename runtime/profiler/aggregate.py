@@ -1,14 +1,14 @@
 """Statistics of recorded records: what ``dumps()`` prints, the same model ``xprof stats``
-builds from a trace file (:mod:`xprof.shared.stats`).
+builds from a trace file (:mod:`xprof.traces.stats`).
 
 Plain slices are summed per key with numpy (:mod:`.columns`); every other record is
 counted by its kind's stats rule (:data:`.records.KINDS`), so a new kind with an existing
 rule needs no code here (custom-op calls, rule ``CALL``, go to ``Stats.calls``). Self
-times and the wall-time span come from each thread's slices (``xprof.shared.selftime``).
+times and the wall-time span come from each thread's slices (``xprof.traces.selftime``).
 """
 import numpy as np
 
-from xprof.shared import callstats, selftime, stats as _stats
+from xprof.traces import callstats, selftime, stats as _stats
 
 from . import columns, deps, memory, recorder as R, records
 

@@ -6,12 +6,12 @@ short keys, no args unless an op has some), ``C`` counters, ``i`` instants, asyn
 ``b``/``e`` for tasks and frames, and ``s``/``f`` flow pairs from a custom operator's
 Python slice to each sub-operator it launched. JSON is produced only at dump time
 (numpy-written records, byte templates and orjson); the file is written by
-:func:`xprof.shared.atomic.write_atomic`.
+:func:`xprof.traces.atomic.write_atomic`.
 """
 import numpy as np
 import orjson
 
-from xprof.shared import callstats
+from xprof.traces import callstats
 
 from . import columns, deps, linefold, recorder as R, records, sampler
 

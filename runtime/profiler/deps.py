@@ -15,7 +15,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from xprof.shared import latency as _latency
+from xprof.traces import latency as _latency
 
 from . import records, recorder as R
 
@@ -236,7 +236,7 @@ def dep_args(t0, t_push, t_ready, pusher, tid, reads, writes, numbers):
 
 def latency_values(parts, base_ns):
     """``(names, name ids, dependency ns, queue ns, run ns)`` (the arguments of
-    ``xprof.shared.latency.section``) of the ops in ``parts`` (the
+    ``xprof.traces.latency.section``) of the ops in ``parts`` (the
     :class:`.aggregate.Part` list ``dumps()`` aggregates) that began at or after
     ``base_ns``: op records from their tables, sub-operators from their tuples."""
     keys = R.key_table()

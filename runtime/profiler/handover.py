@@ -18,7 +18,7 @@ file written during the run and what it holds.
 """
 import numpy as np
 
-from xprof.shared import names
+from xprof.traces import names
 
 from . import columns, recorder as R, records
 from .observer import observer

@@ -122,7 +122,7 @@ def write_csv(prefix, pid):
     import csv
     import io
 
-    from xprof.shared.atomic import write_atomic
+    from xprof.traces.atomic import write_atomic
 
     text = io.StringIO()
     w = csv.writer(text, lineterminator="\n")

@@ -17,7 +17,7 @@ import itertools
 import threading
 import weakref
 
-from xprof.shared.names import INPUT_DIMS
+from xprof.traces.names import INPUT_DIMS
 
 from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 

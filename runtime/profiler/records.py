@@ -22,7 +22,7 @@ a constructor here; an encoder entry in :mod:`.chrome`; an observer method in
 """
 
 # Category names the runtime records under: the strings ``xprof stats`` reads.
-from xprof.shared.names import (API, COMMUNICATION, CUSTOM_OPERATOR,  # noqa: F401
+from xprof.traces.names import (API, COMMUNICATION, CUSTOM_OPERATOR,  # noqa: F401
                                 DEVICE_STORAGE, EVENT, OPERATOR, PURE_PYTHON, XPROF)
 
 # Position of the common head of every tuple record.
@@ -44,7 +44,7 @@ OPEN = "open"                # async begin: fields t, id; pairs with CLOSE by (c
 CLOSE = "close"              # async end: fields t, id; a duration from its OPEN
 NONE = None                  # not in the statistics (instants)
 CALL = "call"                # a custom-op call: the Custom Operator Calls section
-                             # (xprof.shared.callstats), never a Time row
+                             # (xprof.traces.callstats), never a Time row
 
 
 class Kind:

@@ -15,9 +15,9 @@ from time import perf_counter_ns
 
 import orjson
 
-from xprof.shared import latency as _latency, stats as _stats
-from xprof.shared.atomic import write_atomic
-from xprof.shared.version import version as _shared_version
+from xprof.traces import latency as _latency, stats as _stats
+from xprof.traces.atomic import write_atomic
+from xprof.traces.version import version as _shared_version
 
 from .. import _env, engine as _engine_mod
 from . import aggregate as _agg, chrome, columns, config, deps, exits, memory, ranks, recorder as R

@@ -73,7 +73,7 @@ def test_trace_on_a_full_or_read_only_filesystem(broken, tmp_path, monkeypatch, 
     read-only folder cannot be made with permissions: the write itself fails here)."""
     import os
 
-    from xprof.shared import atomic
+    from xprof.traces import atomic
 
     out = tmp_path / "clean.json"
     out.write_text("old")

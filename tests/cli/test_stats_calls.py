@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cli_helpers import X, cli, meta, write_trace
-from xprof.shared import callstats as C
+from xprof.traces import callstats as C
 
 LAT_KEYS = ["Total", "Min", "Max", "Avg", "P50", "P95"]
 ROW_KEYS = ["Count", "Latency", "Queued", "Inputs", "Pool", "Python", "Blocked", "Tail",

@@ -10,7 +10,7 @@ import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
 from xprof.cli.readers import stats_module
-from xprof.shared import callstats
+from xprof.traces import callstats
 
 S = stats_module()
 

@@ -1,4 +1,4 @@
-"""The shared aggregator (shared/stats.py): numbers, ordering, JSON schema, text."""
+"""The shared aggregator (traces/stats.py): numbers, ordering, JSON schema, text."""
 from __future__ import annotations
 
 import math
@@ -27,7 +27,7 @@ def _stats():
 def test_module_is_the_runtime_file():
     from xprof.cli import stats as stats_cmd
 
-    assert S.__file__.replace("\\", "/").endswith("shared/stats.py")
+    assert S.__file__.replace("\\", "/").endswith("traces/stats.py")
     assert stats_cmd.SORT_KEYS == S.SORT_KEYS == ("total", "self", "avg", "min", "max", "count")
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import xprof.runtime as mx
-from xprof.shared import callstats
+from xprof.traces import callstats
 
 import proftools as pt
 from threadtools import run_in_threads

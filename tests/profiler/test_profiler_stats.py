@@ -235,7 +235,7 @@ def test_summarized_durations_equal_the_traces_values_added_one_by_one(durs_ns):
     """dumps() summarizes raw integer nanoseconds per name; xprof stats adds the trace's
     microsecond values (``ns`` written as ``<ns>e-3``) one by one, in file order. The
     entries must be equal (integer nanoseconds: no float sum depends on the order)."""
-    from xprof.shared import stats as S
+    from xprof.traces import stats as S
     one_by_one, summarized = S.Stats(), S.Stats()
     for ns in reversed(durs_ns):
         one_by_one.add_time("operator", "op", float(f"{ns}e-3"))

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.shared import selftime as T
+from xprof.traces import selftime as T
 
 
 

@@ -19,7 +19,7 @@ import click
 import csv as _csv
 import io
 
-from xprof.shared import callstats
+from xprof.traces import callstats
 
 from .. import latency
 

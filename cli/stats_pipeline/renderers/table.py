@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import click
 
-from xprof.shared import callstats
-from xprof.shared import latency as shared_latency
-from xprof.shared import stats as shared_stats
+from xprof.traces import callstats
+from xprof.traces import latency as shared_latency
+from xprof.traces import stats as shared_stats
 
 from .. import flat, latency
 

@@ -9,11 +9,11 @@ import textwrap
 
 import pytest
 
-from xprof.shared.atomic import write_atomic
+from xprof.traces.atomic import write_atomic
 
 WRITER = textwrap.dedent("""
     import sys, threading
-    from xprof.shared.atomic import write_atomic
+    from xprof.traces.atomic import write_atomic
 
     def chunks():
         yield b"x" * 1_000_000

@@ -1,5 +1,5 @@
 """``callstats.headline``: the part that dominates a call's latency, in a user's words."""
-from xprof.shared import callstats as C
+from xprof.traces import callstats as C
 
 
 def row(lat=10.0, queued=0.0, inputs=0.0, pool=0.0, python=0.0, blocked=0.0, tail=0.0,

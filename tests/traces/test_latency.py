@@ -1,7 +1,7 @@
-"""xprof.shared.latency.section: the Operator Latency split from integer nanoseconds (known answers)."""
+"""xprof.traces.latency.section: the Operator Latency split from integer nanoseconds (known answers)."""
 import numpy as np
 
-from xprof.shared import latency
+from xprof.traces import latency
 
 
 def test_parts_percentiles_and_order():

@@ -1,6 +1,6 @@
 """What the runtime and the CLI agree on, in a package that imports no engine.
 
-Installed as ``xprof.shared``. The runtime writes traces and the CLI reads them (and
+Installed as ``xprof.traces``. The runtime writes traces and the CLI reads them (and
 traces of other tools); both need the same statistics model and sort keys
 (:mod:`.stats`), the same category and event names (:mod:`.names`) and the same atomic
 file writer (:mod:`.atomic`). Importing ``xprof.runtime`` starts the engine's threads
