@@ -4,7 +4,7 @@ Why a module of its own: the same rule must give ``profiler.dumps()`` (which rea
 recorder's ``(key, t0, t1)`` rows) and ``xprof stats`` (which reads the slices of a
 trace file, ours, MXNet's or PyTorch's) the same Self column, to the nanosecond.
 
-The rule is the viewers' (see ``cli/readers/slices.py``): on one thread, slices sorted
+The rule is the viewers' (see ``slices.py``): on one thread, slices sorted
 by start, the longer first at equal starts, each slice's parent is the innermost open
 slice it starts inside (a slice that ends where the next starts is its sibling). The
 time of a slice's *direct* children, each clipped to the parent's end (a child that

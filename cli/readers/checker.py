@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
-from . import slices
-from .tracefile import short_repr
+from xprof.traces import slices
+from xprof.traces.rules import TIME_MAX_US as TIME_MAX, short_repr, thread_key
 from .checker_values import _MAX_SAFE, _find_big_int, _thread_label
 
 ERROR = "error"
@@ -49,8 +49,6 @@ WARNING = "warning"
 
 _U32 = 2 ** 32
 _INF = math.inf
-# Perfetto keeps times as int64 nanoseconds: ts and dur (in us) must stay below 2^63 ns
-TIME_MAX = 2 ** 63 / 1000
 
 FULL_PHASES = frozenset("BEXiICbnestfM")
 ONE_VIEWER = {
@@ -403,7 +401,7 @@ class Checker:
             tid = ev.get("tid")
             if type(tid) is not int or not 0 <= tid < _U32:
                 self._check_pid(i, ev, "tid")
-            key = (_hashable(pid), _hashable(tid))
+            key = thread_key(pid, tid)
             thread = self._threads.get(key)
             if thread is None:
                 thread = self._threads[key] = _Thread()

@@ -56,10 +56,9 @@ import orjson
 
 from xprof.traces.names import CUSTOM_OPERATOR
 
-from .checker import TIME_MAX
-from .slices import SliceTree, binds_to_next, to_ns
+from xprof.traces.rules import TIME_MAX_US as TIME_MAX, id_key, to_ns
+from xprof.traces.slices import SliceTree, binds_to_next
 from .normalize_columns import _group, _heads, _np, _unique_in_order
-from .tracefile import short_repr
 
 CUSTOM_OP = CUSTOM_OPERATOR
 LANE_SUFFIX = " · " + CUSTOM_OPERATOR
@@ -81,12 +80,10 @@ _PLAIN_F_NEXT = ord("F")
 
 
 def _key(value):
-    """A hashable, type-tagged stand-in for a pid/tid/id of any JSON type (for names and meta)."""
-    try:
-        hash(value)
-        return ("s", value) if isinstance(value, str) else ("v", value)
-    except TypeError:
-        return ("r", short_repr(value))
+    """The key of a pid/tid/id (``rules.id_key``: the equality every reader uses), tagged
+    for display: a string id is the viewers' own label for its track (see _fallback_name)."""
+    key = id_key(value)
+    return ("s", key) if type(key) is str else ("v", key)
 
 
 def _num(value):

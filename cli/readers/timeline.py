@@ -25,6 +25,9 @@ from operator import itemgetter
 
 import numpy as np
 
+from xprof.traces.rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, to_ns_exact, \
+    usable_dur, usable_time as _num
+
 from .batch import Batch, view
 from .callspans import CallSpanCollector
 from .pylines import CATEGORY as PYTHON_LINE, PythonLinesCollector
@@ -34,14 +37,7 @@ _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _DEP = itemgetter("dep")
 
 
-def _key(value):
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return repr(value)
-
-
+_EXACT_US = 2 ** 53 / 1000   # an integer time (us) beyond it is inexact as float64 ns
 _INT_LIMIT = 2 ** 62   # dependency record items beyond it are no xprof record (int64 math)
 
 
@@ -51,10 +47,6 @@ def _ints(items):
         if type(v) is not int or not -_INT_LIMIT < v < _INT_LIMIT:
             return False
     return True
-
-
-def _num(v):
-    return (type(v) is int or type(v) is float) and v == v and abs(v) != float("inf")
 
 
 class Timeline:
@@ -117,7 +109,7 @@ class Builder:
         self.name_ix = {}
         self.cat_ix = {}
         self.thread_names = {}
-        self.open = {}          # thread index -> stack of (ts_ns, name, cat, ordinal)
+        self.open = OpenSlices()   # thread index -> open B: (ts us, name, cat, ordinal)
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
         self.syncs = []         # (local row, vars or None)
@@ -174,11 +166,15 @@ class Builder:
         xk = v.x_pos
         if not xk:
             return True
-        ts, dur, cats_, names_, pids, tids = v.fields()
-        ts = np.array(ts, dtype=np.float64)
-        dur = np.array(dur, dtype=np.float64)
-        if not (dur >= 0).all() or not np.isfinite(ts).all():
+        ts_raw, dur_raw, cats_, names_, pids, tids = v.fields()
+        ts = np.array(ts_raw, dtype=np.float64)
+        dur = np.array(dur_raw, dtype=np.float64)
+        if not ((dur >= 0).all() and (dur < TIME_MAX_US).all()
+                and (np.abs(ts) < TIME_MAX_US).all()):   # rules.usable_*; False on NaN
             return False
+        if max(float(np.abs(ts).max()), float(dur.max())) >= _EXACT_US \
+                and int in set(map(type, ts_raw)) | set(map(type, dur_raw)):
+            return False   # integer times float64 would round: rules.ns, event by event
         names, cats = self.name_ix, self.cat_ix
         nm = list(map(names.get, names_))
         if None in nm:
@@ -193,10 +189,9 @@ class Builder:
             th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
         base = self.count
         self._args(v.args(), base)
-        start = np.rint(ts * 1000).astype(np.int64)
+        start = to_ns_exact(ts)
         self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                          np.array(ct, dtype=np.int32), start,
-                          start + np.rint(dur * 1000).astype(np.int64),
+                          np.array(ct, dtype=np.int32), start, start + to_ns_exact(dur),
                           np.array(xk, dtype=np.int64) + self.index))
         self.count += len(xk)
         return True
@@ -237,7 +232,7 @@ class Builder:
     def _feed_careful(self, batch, items=None):
         """Event by event, skipping what is malformed; ``items``: the ``(position,
         event)`` pairs to read (default: every event of the batch)."""
-        th, nm, ct, ts_, du_, od = [], [], [], [], [], []
+        th, nm, ct, ts_, du_, od = [], [], [], [], [], []   # ts_, du_: start, end in ns
         names, cats = self.name_ix, self.cat_ix
         thread = self._thread
         syncs = self.syncs
@@ -253,8 +248,7 @@ class Builder:
             ph = get("ph")
             if ph == "X":
                 ts, dur = get("ts"), get("dur")
-                t1, t2 = type(ts), type(dur)
-                if not ((t1 is int or t1 is float) and (t2 is int or t2 is float)) or dur < 0:
+                if not (_num(ts) and usable_dur(dur)):
                     continue
                 name = get("name")
                 n = names.get(name) if type(name) is str else None
@@ -270,8 +264,9 @@ class Builder:
                 th.append(last_ix)
                 nm.append(n)
                 ct.append(c)
-                ts_.append(ts)
-                du_.append(dur)
+                t0 = ns(ts)   # exact for integer times (rules.ns), as xprof stats reads them
+                ts_.append(t0)
+                du_.append(t0 + ns(dur))
                 od.append(index + k)
                 args = get("args")
                 if args:
@@ -293,14 +288,14 @@ class Builder:
                 args, ts = get("args"), get("ts")
                 if type(args) is dict and "wait" in args and _num(ts):
                     waited = args.get("waited")
-                    waited = waited / 1000 if type(waited) is int and 0 <= waited < _INT_LIMIT \
-                        else 0
+                    waited = waited if type(waited) is int and 0 <= waited < _INT_LIMIT else 0
                     name, cat = get("name"), get("cat")
                     th.append(thread(get("pid"), get("tid")))
                     nm.append(self._intern(names, name if type(name) is str else "(unnamed)"))
                     ct.append(self._intern(cats, cat if type(cat) is str else "uncategorized"))
-                    ts_.append(ts - waited)
-                    du_.append(waited)
+                    t1 = ns(ts)
+                    ts_.append(t1 - waited)
+                    du_.append(t1)
                     od.append(index + k)
                     syncs.append((base + len(ts_) - 1, args["wait"]))
             elif ph == "M":
@@ -313,8 +308,8 @@ class Builder:
                 if type(ident) is int and ident > self.tl.max_flow_id:
                     self.tl.max_flow_id = ident
         if ts_:
-            start = np.rint(np.array(ts_, dtype=np.float64) * 1000).astype(np.int64)
-            end = start + np.rint(np.array(du_, dtype=np.float64) * 1000).astype(np.int64)
+            start = np.array(ts_, dtype=np.int64)
+            end = np.array(du_, dtype=np.int64)
             self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
                               np.array(ct, dtype=np.int32), start, end,
                               np.array(od, dtype=np.int64)))
@@ -329,23 +324,26 @@ class Builder:
                                     np.array(d_lens, dtype=np.int64), None, flat))
 
     def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
+        """A ``B`` opens a slice, an ``E`` closes its thread's last open one (rules.py):
+        the slice runs from the B's ns to the E's."""
         ts = ev.get("ts")
         if not _num(ts):
             return
         t = self._thread(ev.get("pid"), ev.get("tid"))
-        stack = self.open.setdefault(t, [])
         if ph == "B":
             name, cat = ev.get("name"), ev.get("cat")
-            stack.append((ts, name if type(name) is str else "(unnamed)",
-                          cat if type(cat) is str else "uncategorized", ordinal))
-        elif stack:
-            t0, name, cat, first = stack.pop()
+            self.open.begin(t, (ts, name if type(name) is str else "(unnamed)",
+                                cat if type(cat) is str else "uncategorized", ordinal))
+            return
+        begun = self.open.end(t)
+        if begun is not None:
+            t0, name, cat, first = begun
             if ts >= t0:
                 th.append(t)
                 nm.append(self._intern(self.name_ix, name))
                 ct.append(self._intern(self.cat_ix, cat))
-                ts_.append(t0)
-                du_.append(ts - t0)
+                ts_.append(ns(t0))
+                du_.append(ns(ts))
                 od.append(-1 - first)
 
     def finish(self):

@@ -8,7 +8,8 @@ rejects, or drop arrows the viewers would draw.
 The rules (what Perfetto and catapult both do):
 
 * time is compared in integer nanoseconds, ``rint(ts_us * 1000)``, end =
-  start + ``rint(dur_us * 1000)``, so float noise is not an overlap;
+  start + ``rint(dur_us * 1000)`` (``rules.py``: the units every reader uses), so
+  float noise is not an overlap;
 * a thread's slices are taken sorted by start, longer first on equal starts,
   then file order; each must end no later than the slice it starts inside
   (equal boundaries are fine: a slice that ends where the next starts is its
@@ -22,21 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rules import to_ns
+
 OUTSIDE = -1  # parent of a top-level slice
-
-
-_NS_LIMIT = 2.0 ** 62
-
-
-def to_ns(ts_us):
-    """Microseconds (array or list) as int64 nanoseconds, as Perfetto rounds them.
-
-    Times beyond what int64 ns hold (the checker reports them) are clipped, so
-    they sort last instead of wrapping around.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        ns = np.rint(np.asarray(ts_us, dtype=np.float64) * 1000)
-    return np.clip(np.nan_to_num(ns, nan=0.0), -_NS_LIMIT, _NS_LIMIT).astype(np.int64)
 
 
 def binds_to_next(ph, bp):
