@@ -20,7 +20,8 @@ validator reports what the others skip); the rules below are what they agree on.
   agree); a slice's end is its start plus its rounded duration, never the rounding of
   the float sum, so every reader sees the same end.
 * **B/E pairing** (:class:`OpenSlices`): per thread key, in file order, an ``E``
-  closes the last open ``B`` (a stack); an ``E`` with nothing open closes nothing.
+  closes the last open ``B`` (a stack), also when it comes before it (the pair is then
+  dropped); an ``E`` with nothing open closes nothing.
 """
 from __future__ import annotations
 

@@ -115,3 +115,22 @@ def test_integer_epoch_times_give_the_same_span_to_stats_and_the_timeline():
         tl = b.finish()
         assert int(tl.start.min()) == (t - 3 if len(batch) > 2 else t) * 1000
         assert int(tl.end.max()) == (t + 21 if len(batch) > 2 else t + 13) * 1000
+
+
+def test_an_end_before_its_begin_closes_it_for_every_reader(tmp_path):
+    # the first E closes the B (backwards: the pair is dropped), so the second E has no
+    # B to close; before, xprof trace kept the B open and paired it with the second E
+    events = [{"ph": "B", "name": "a", "cat": "operator", "ts": 5, "pid": 0, "tid": 1},
+              {"ph": "E", "ts": 4, "pid": 0, "tid": 1},
+              {"ph": "E", "ts": 8, "pid": 0, "tid": 1},
+              X("b", 10, 1)]
+    assert "a" not in _stats(events, tmp_path)
+    b = Builder()
+    b.feed(Batch(events))
+    tl = b.finish()
+    assert [tl.names[n] for n in tl.name] == ["b"]
+    rules = [v.rule for v in check_events(events).violations]
+    assert rules == ["e-before-b", "e-without-b"]
+    doc, notes = normalize(events)
+    assert [e["name"] for e in doc["traceEvents"] if e["ph"] == "X"] == ["b"]
+    assert notes == ["dropped 3 malformed or unmatched events"]
