@@ -104,7 +104,7 @@ def explain(trace, fmt, mark_out, top):
 
     from .analysis import explain as ex
     from .errors import fail, refuse_overwrite
-    from .readers.tracefile import TraceError
+    from xprof.traces.tracefile import TraceError
 
     if mark_out is not None:
         refuse_overwrite("--mark-trace", mark_out, [trace])

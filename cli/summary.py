@@ -11,7 +11,7 @@ import click
 
 
 def _count_events(path):
-    from .readers.tracefile import TraceReader
+    from xprof.traces.tracefile import TraceReader
 
     reader = TraceReader(path)
     return sum(len(batch) for batch, _ in reader.batches())

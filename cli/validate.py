@@ -5,7 +5,7 @@ import click
 
 
 def _labels(path, indices):
-    from .readers.tracefile import TraceReader
+    from xprof.traces.tracefile import TraceReader
 
     labels = {}
     index = 0
@@ -45,7 +45,7 @@ def validate(trace, fmt, max_errors):
     from .errors import fail
     from .progress import byte_progress
     from .readers.checker import Checker
-    from .readers.tracefile import TraceError, TraceReader
+    from xprof.traces.tracefile import TraceError, TraceReader
 
     gc.disable()  # millions of short-lived dicts, no cycles: the collector only costs time
     reader = TraceReader(trace)

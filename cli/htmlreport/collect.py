@@ -28,7 +28,7 @@ import os
 import numpy as np
 
 from ..analysis.explain import analyze
-from ..readers.batch import view
+from xprof.traces.batch import view
 from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
 from .pagestats import PageStatsTotals

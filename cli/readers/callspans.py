@@ -15,7 +15,7 @@ from __future__ import annotations
 from xprof.traces import callstats as _calls
 
 from xprof.traces.rules import id_key as _key, ns, usable_time
-from .batch import view
+from xprof.traces.batch import view
 
 CATEGORY = _calls.CATEGORY
 

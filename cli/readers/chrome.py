@@ -38,7 +38,7 @@ from xprof.traces.rules import OpenSlices, TIME_MAX_US as _TIME_MAX, id_key as _
 from xprof.traces.selftime import inner_by_row
 from xprof.traces.stats import Stats
 
-from .batch import view
+from xprof.traces.batch import view
 from .grouping import row_name
 
 _INF = float("inf")

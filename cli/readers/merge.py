@@ -28,7 +28,7 @@ import os
 
 from xprof.traces.rules import id_key as _key
 
-from .tracefile import TraceError, TraceReader
+from xprof.traces.tracefile import TraceError, TraceReader
 
 ALIGNS = ("start", "clock", "marker")
 _FLOW = frozenset("stf")

@@ -13,7 +13,7 @@ import json
 
 from cli_helpers import X, check_events, cli, normalize, write_trace
 
-from xprof.cli.readers.batch import Batch
+from xprof.traces.batch import Batch
 from xprof.cli.readers.chrome import StatsCollector
 from xprof.cli.readers.timeline import Builder
 
