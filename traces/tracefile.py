@@ -470,3 +470,20 @@ def _find_cut(data, start):
                 return k + 1
         end = j
     return None
+
+
+def event_labels(path, indices):
+    """``{index: (ph, name)}`` of the events of the file at ``path`` whose index in the
+    file is in ``indices`` (a second pass, for messages about events whose names the
+    first pass did not keep: ``validate`` and ``trace`` name the events they report)."""
+    labels = {}
+    index = 0
+    for batch, _ in TraceReader(path).batches():
+        for k in range(len(batch)):
+            if index + k in indices:
+                ev = batch[k]
+                ph, name = (ev.get("ph"), ev.get("name")) if isinstance(ev, dict) else ("", "")
+                labels[index + k] = (ph if isinstance(ph, str) else "",
+                                     name if isinstance(name, str) else "")
+        index += len(batch)
+    return labels
