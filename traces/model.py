@@ -101,7 +101,7 @@ class Trace:
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
         self.top = {}
-        self.parent = self.depth = _EMPTY_I64
+        self.parent = self.depth = np.zeros(0, dtype=np.int32)
         # set by readers that collect them in the same pass (cli/readers/timeline.py): the
         # Python-line samples' tables and the custom-op calls' CallStats
         self.python_lines = None
@@ -460,23 +460,23 @@ class Builder:
 
 
 def nesting(thread, start, end):
-    """``(parent, depth)`` of slices sorted by thread, start, longer first (int64 rows):
-    per thread by the rules of :mod:`.slices` (a slice's parent is the innermost one it
-    starts inside; one that overlaps its parent's end keeps it but parents nobody). A
-    thread whose slices never nest costs one numpy pass."""
+    """``(parent, depth)`` of slices sorted by thread, start, longer first, per thread by
+    the rules of :mod:`.slices` (a slice's parent is the innermost one it starts inside;
+    one that overlaps its parent's end keeps it but parents nobody). int32 columns: 8
+    bytes a slice for both. A thread whose slices never nest costs one numpy pass."""
     n = len(start)
-    parent = np.full(n, slices.OUTSIDE, dtype=np.int64)
+    parent = np.full(n, slices.OUTSIDE, dtype=np.int32)
     if n < 2:
-        return parent, np.zeros(n, dtype=np.int64)
+        return parent, np.zeros(n, dtype=np.int32)
     bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
     for a, b in zip(bounds[:-1], bounds[1:]):
         s, e = start[a:b], end[a:b]
         if slices.flat(s, e):
             continue
         local, _ = slices.nest(s.tolist(), e.tolist())
-        local = np.asarray(local, dtype=np.int64)
+        local = np.asarray(local, dtype=np.int32)
         parent[a:b] = np.where(local >= 0, local + a, slices.OUTSIDE)
-    depth = np.zeros(n, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int32)
     up = parent.copy()
     while True:   # one pass per level of nesting
         inside = up >= 0
