@@ -376,9 +376,9 @@ class Builder:
         self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         if not self.rows:
             return tl
-        cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]
+        thread, name, cat, start, end, ordinal = (np.concatenate([r[j] for r in self.rows])
+                                                  for j in range(6))
         self.rows = []
-        thread, name, cat, start, end, ordinal = cols
         order = np.lexsort((start - end, start, thread))   # thread, start, longer first
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
@@ -387,8 +387,16 @@ class Builder:
             keep = cat[order] != lines
             order = order[keep]
             rank = np.where(keep[rank], np.cumsum(keep)[rank] - 1, -1)
-        tl.thread, tl.name, tl.cat = thread[order], name[order], cat[order]
-        tl.start, tl.end, tl.ordinal = start[order], end[order], ordinal[order]
+            keep = None
+        # each column sorted, then its unsorted copy let go (the peak of a load is here;
+        # ``thread`` stays: the dependency records' rows are in file order)
+        tl.thread = thread[order]
+        tl.name, name = name[order], None
+        tl.cat, cat = cat[order], None
+        tl.start, start = start[order], None
+        tl.end, end = end[order], None
+        tl.ordinal, ordinal = ordinal[order], None
+        order = None
         tl.parent, tl.depth = nesting(tl.thread, tl.start, tl.end)
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
