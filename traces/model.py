@@ -478,12 +478,10 @@ def nesting(thread, start, end):
         return parent, np.zeros(n, dtype=np.int32)
     bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
     for a, b in zip(bounds[:-1], bounds[1:]):
-        s, e = start[a:b], end[a:b]
-        if slices.flat(s, e):
-            continue
-        local, _ = slices.nest(s.tolist(), e.tolist())
-        local = np.asarray(local, dtype=np.int32)
-        parent[a:b] = np.where(local >= 0, local + a, slices.OUTSIDE)
+        local, _ = slices.parents(start[a:b], end[a:b])
+        inside = local >= 0
+        if inside.any():
+            parent[a:b] = np.where(inside, local + a, slices.OUTSIDE)
     depth = np.zeros(n, dtype=np.int32)
     up = parent.copy()
     while True:   # one pass per level of nesting

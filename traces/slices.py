@@ -63,6 +63,32 @@ def nest(s, e):
     return parent, overlaps
 
 
+def parents_nested(ss, es, top):
+    """Each slice's parent (position, -1: none) in slices in :func:`sort_order` (int64
+    ns arrays; ``top``: nothing is open at its start), when they nest properly; None
+    when some slice overlaps its parent's end (then :func:`nest` applies the rule).
+
+    The parent is the nearest earlier slice still open at the start (``end > start``),
+    found for every slice at once by pointer jumping: each candidate that has ended
+    is replaced by its own candidate (everything between them ended before the
+    candidate's start, hence before this start), so a few vectorized rounds do (about
+    the nesting depth, at most log2 of the slices more)."""
+    n = len(ss)
+    ptr = np.arange(-1, n - 1, dtype=np.int64)
+    ptr[top] = -1
+    todo = np.flatnonzero(~top)
+    while len(todo):
+        cand = ptr[todo]
+        ended = es[cand] <= ss[todo]
+        todo, cand = todo[ended], cand[ended]
+        ptr[todo] = ptr[cand]
+        todo = todo[ptr[todo] >= 0]
+    has = ptr >= 0
+    if bool(np.any(es[has] > es[ptr[has]])):
+        return None
+    return ptr
+
+
 def flat(s, e):
     """True when no slice starts inside another (then all are top level): numpy, no loop."""
     return len(s) < 2 or bool(np.all(np.maximum.accumulate(e)[:-1] <= s[1:]))
@@ -107,3 +133,22 @@ class SliceTree:
         k = np.searchsorted(self._s, ts, side="left")
         inside = k < len(self._s)
         return np.where(inside, self.items[np.minimum(k, len(self._s) - 1)] if len(self.items) else -1, -1)
+
+
+def parents(s, e):
+    """``(parent, overlapping)`` of one thread's slices in :func:`sort_order` (int64 ns
+    arrays): the parent position of each (``OUTSIDE`` at top level) and a bool per slice,
+    True for one that ends after its parent (it keeps the parent but parents nobody).
+    Numpy alone when the slices nest properly (a few rounds); :func:`nest` otherwise."""
+    n = len(s)
+    if n < 2 or flat(s, e):
+        return np.full(n, OUTSIDE, np.int64), np.zeros(n, bool)
+    reach = np.maximum.accumulate(e)
+    top = np.r_[True, reach[:-1] <= s[1:]]
+    parent = parents_nested(s, e, top)
+    overlapping = np.zeros(n, bool)
+    if parent is None:
+        walked, overlaps = nest(s.tolist(), e.tolist())
+        parent = np.asarray(walked, np.int64)
+        overlapping[[k for k, _, _ in overlaps]] = True
+    return parent, overlapping
