@@ -1,10 +1,14 @@
-"""Time and peak memory of ``xprof validate``, ``xprof stats`` and ``xprof trace`` on a large trace.
+"""Time and peak memory of the trace readers (``validate``, ``stats``, ``trace``, ``explain``,
+``report``, ``diff``) on a large trace.
 
 Why: both commands promise to stream (bounded memory) and to handle about a
 million events in a few seconds on a 2-core machine.  This script generates a
 trace shaped like the xprof runtime's output into a temp dir, runs each command
 in a fresh subprocess, and prints wall time and peak RSS (``ru_maxrss`` of that
 subprocess, read by a tiny wrapper process whose only child is the command).
+``explain``, ``report`` and ``diff`` read a second trace of the same shape with the
+engine's dependency records (``args.dep``, sync points), as ``xprof run`` writes them;
+``diff`` compares that trace with itself (the work is reading both and matching rows).
 CPU time (user + system of that subprocess) is printed too: on a busy 2-core
 machine it is the steadier figure.  Figures only, no assertions.
 
@@ -126,7 +130,8 @@ def main():
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--gzip", action="store_true", help="also measure a gzipped copy")
     ap.add_argument("--only", action="append", default=None, metavar="NAME",
-                    help="only this command (validate, stats, 'stats table', trace); repeatable")
+                    help="only this command (validate, stats, 'stats table', trace, explain, "
+                         "report, diff); repeatable")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         variants = [("plain", os.path.join(tmp, "bench.json"), False)]
@@ -139,12 +144,22 @@ def main():
             print(f"{label}: generated {n} events, {size:.1f} MB in {time.perf_counter() - t:.1f} s")
             cli = [sys.executable, "-m", "xprof.cli"]
             out = os.path.join(tmp, "normalized.json")
-            for name, argv in [("validate", cli + ["validate", path]),
-                               ("stats", cli + ["stats", path, "--format", "json"]),
-                               ("stats table", cli + ["stats", path]),
-                               ("trace", cli + ["trace", path, "-o", out])]:
-                if args.only and name not in args.only:
-                    continue
+            engine = os.path.join(tmp, "engine.json" + (".gz" if compress else ""))
+            page = os.path.join(tmp, "report.html")
+            commands = [("validate", cli + ["validate", path]),
+                        ("stats", cli + ["stats", path, "--format", "json"]),
+                        ("stats table", cli + ["stats", path]),
+                        ("trace", cli + ["trace", path, "-o", out]),
+                        ("explain", cli + ["explain", engine, "--format", "json"]),
+                        ("report", cli + ["report", engine, "-o", page]),
+                        ("diff", cli + ["diff", engine, engine, "--format", "json"])]
+            wanted = [(n, a) for n, a in commands if not args.only or n in args.only]
+            if any(engine in a for _, a in wanted):
+                t = time.perf_counter()
+                m = write_trace(engine, args.events, compress, deps=True)
+                print(f"{label}: generated {m} events with dependency records "
+                      f"({os.path.getsize(engine) / 1e6:.1f} MB) in {time.perf_counter() - t:.1f} s")
+            for name, argv in wanted:
                 rc, seconds, rss, cpu = measure(argv)
                 print(f"{label}: {name:12s} exit {rc}  wall {seconds:6.2f} s  cpu {cpu:6.2f} s  "
                       f"peak RSS {rss:7.1f} MB", flush=True)

@@ -104,7 +104,7 @@ def explain(trace, fmt, mark_out, top):
 
     from .analysis import explain as ex
     from .errors import fail, refuse_overwrite
-    from .readers.tracefile import TraceError
+    from xprof.traces.tracefile import TraceError
 
     if mark_out is not None:
         refuse_overwrite("--mark-trace", mark_out, [trace])
@@ -119,10 +119,11 @@ def explain(trace, fmt, mark_out, top):
         fail(f"{trace}: no slices (complete events or B/E pairs) to explain")
     if mark_out is not None:
         from .analysis.mark import chunks
-        from .trace import write_atomic
+        from xprof.traces.atomic import write_atomic
 
-        try:
-            write_atomic(mark_out, chunks(trace, analysis), str(mark_out).endswith(".gz"))
+        try:   # fsynced, as xprof trace writes: a crash never leaves half a trace
+            write_atomic(mark_out, chunks(trace, analysis), compress=str(mark_out).endswith(".gz"),
+                         durable=True)
         except OSError as exc:
             fail(f"--mark-trace {mark_out}: cannot write: {exc.strerror or exc}")
     if fmt == "json":

@@ -18,13 +18,6 @@ FORMATS = ("table", "json", "csv")
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 
 
-def load_stats(path):
-    """Stats of a Chrome trace or oneDNN verbose log, told apart by content (exit 2 if unreadable)."""
-    from .stats_pipeline.sources import read_report
-
-    return read_report(path).stats
-
-
 @click.command("stats")
 @click.argument("profile", default="profile.json", metavar="[PROFILE]")
 @click.option("--sort-by", type=click.Choice(SORT_KEYS), default="total", show_default=True,

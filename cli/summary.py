@@ -4,17 +4,41 @@ the script called custom operators, where each op type's call latency went, per 
 with one sentence naming what dominates (the op its inputs waited for, when the trace's
 dependency records tell it). It reads
 the trace file back with the same reader and aggregator as ``xprof stats``, so the two
-never disagree."""
+never disagree, and decodes it once: the event count, the statistics and the read model
+(``Trace``, for the op a call's inputs waited for) come from the same pass."""
 import sys
 
 import click
 
 
 def _count_events(path):
-    from .readers.tracefile import TraceReader
+    from xprof.traces.tracefile import TraceReader
 
     reader = TraceReader(path)
     return sum(len(batch) for batch, _ in reader.batches())
+
+
+class _EventCount:
+    """A collector of the statistics pass that counts the events it is fed."""
+
+    def __init__(self):
+        self.n = 0
+
+    def feed(self, events):
+        self.n += len(events)
+
+    def finish(self, report):
+        pass
+
+
+def _read_once(path):
+    """``(events, stats, trace)`` of the run's trace from one pass over the file."""
+    from .readers.timeline import TimelineCollector
+    from .stats_pipeline.sources import read_report
+
+    counter = _EventCount()
+    report = read_report(path, collectors=[counter, TimelineCollector()])
+    return counter.n, report.stats, report.extra.get("timeline")
 
 
 def call_lines(calls, top, writers=None):
@@ -66,7 +90,6 @@ def print_summary(path, show_stats, files=None, top=5):
     from xprof.traces import callstats, names, stats as mod
 
     from .render import plural
-    from .stats import load_stats
     from .stats_pipeline.flat import flat_rows
 
     for other, what in (files or {}).items():   # the script's own files first
@@ -78,8 +101,7 @@ def print_summary(path, show_stats, files=None, top=5):
             count = ""
         click.echo(f"xprof: the script wrote {other}{count}: {what}", err=True)
     try:
-        n_events = _count_events(path)
-        st = load_stats(path)
+        n_events, st, trace = _read_once(path)
     except (OSError, ValueError, SystemExit, click.ClickException) as e:
         click.echo(f"xprof: could not read the trace {path!r}: {e}", err=True)
         return
@@ -95,9 +117,10 @@ def print_summary(path, show_stats, files=None, top=5):
                        f"total  {plural(r['Count'], 'call'):>11}", err=True)
     calls = mod.to_json_obj(st).get(callstats.SECTION, {})
     if calls:
-        from .readers.callinputs import input_writers_of_file
+        from .readers.callinputs import input_writers
 
-        writers = input_writers_of_file(path) if _needs_writers(calls, top) else {}
+        writers = input_writers(trace) if trace is not None and _needs_writers(calls, top) \
+            else {}
         click.echo("xprof: custom-operator calls, per call:", err=True)
         for line in call_lines(calls, top, writers):
             click.echo("  " + line, err=True)

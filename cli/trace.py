@@ -47,7 +47,7 @@ def _source(profiles, align):
     """The input: one trace file, or the merge of several (cli/readers/merge.py)."""
     from .errors import fail
     from .readers.merge import MergedTrace
-    from .readers.tracefile import TraceReader
+    from xprof.traces.tracefile import TraceReader
 
     if len(profiles) <= 1 and align is None:
         return TraceReader(profiles[0] if profiles else "profile.json")
@@ -89,7 +89,7 @@ def checked_output(norm, top, checker, progress, decode=False):
     import orjson
 
     from .readers.normalize import dumps
-    from .readers.tracefile import digit_runs
+    from xprof.traces.tracefile import digit_runs
 
     header = norm.header()
     checker.check_top(top)
@@ -177,8 +177,7 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
     from .progress import byte_progress
     from .readers.checker import Checker
     from .readers.normalize import Normalizer
-    from .readers.tracefile import TraceError
-    from .validate import _labels
+    from xprof.traces.tracefile import TraceError, event_labels
 
     if since is not None and until is not None and since > until:
         fail(f"--since {since:g} is after --until {until:g}; the window would be empty")
@@ -215,7 +214,7 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
             return True
         missing = checker.unnamed()
         if missing:
-            checker.fill_names(_labels(tmp, missing))
+            checker.fill_names(event_labels(tmp, missing))
         click.echo(render.validation_text(checker, 20))
         click.echo(f"xprof: the normalized trace would be invalid; nothing written to {output} "
                    f"(use --force to write it anyway)", err=True)

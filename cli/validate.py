@@ -4,21 +4,6 @@ from __future__ import annotations
 import click
 
 
-def _labels(path, indices):
-    from .readers.tracefile import TraceReader
-
-    labels = {}
-    index = 0
-    for batch, _ in TraceReader(path).batches():
-        for k in range(len(batch)):
-            if index + k in indices:
-                ev = batch[k]
-                ph, name = (ev.get("ph"), ev.get("name")) if isinstance(ev, dict) else ("", "")
-                labels[index + k] = (ph if isinstance(ph, str) else "", name if isinstance(name, str) else "")
-        index += len(batch)
-    return labels
-
-
 @click.command("validate")
 @click.argument("trace", metavar="TRACE")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -45,7 +30,7 @@ def validate(trace, fmt, max_errors):
     from .errors import fail
     from .progress import byte_progress
     from .readers.checker import Checker
-    from .readers.tracefile import TraceError, TraceReader
+    from xprof.traces.tracefile import TraceError, TraceReader, event_labels
 
     gc.disable()  # millions of short-lived dicts, no cycles: the collector only costs time
     reader = TraceReader(trace)
@@ -65,7 +50,7 @@ def validate(trace, fmt, max_errors):
     if missing:
         # Slices are kept as numbers only (bounded memory); a second pass over the file,
         # paid only when such violations exist, recovers their phase and name.
-        checker.fill_names(_labels(trace, missing))
+        checker.fill_names(event_labels(trace, missing))
     if fmt == "json":
         click.echo(render.validation_json(trace, checker, reader.form, reader.truncated), nl=False)
     else:

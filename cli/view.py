@@ -59,7 +59,7 @@ def check_trace(path):
     """Refuse (exit 2) what is not a Chrome trace, from its first events only: Perfetto
     does the reading; this only keeps a wrong file from opening an empty UI."""
     from .errors import fail
-    from .readers.tracefile import TraceError, TraceReader
+    from xprof.traces.tracefile import TraceError, TraceReader
 
     reader = TraceReader(path)
     try:
@@ -72,7 +72,7 @@ def check_trace(path):
 
 def _plain_copy(path):
     """``path`` itself, or for gzip a decompressed temp copy: ``(path, temp or None)``."""
-    from .readers.tracefile import GZIP_MAGIC
+    from xprof.traces.tracefile import GZIP_MAGIC
 
     with open(path, "rb") as f:
         if f.read(2) != GZIP_MAGIC:

@@ -19,6 +19,7 @@ KVSTORE_EVENTS = ("KVStoreDistDefaultPush", "KVStoreDistDefaultStoragePull",
 COLLECTIVE_NAME = "Collective name"
 
 PURE_PYTHON = "pure_python"            # ``<op_type>::pure_python``: a call's Python code
+PYTHON_LINE = "python_line"            # the line sampler's slices (docs/lines.md): no work slices
 
 # ``xprof run``: the instant where the script's own profiler configuration took over
 # from xprof's autostart (category XPROF).

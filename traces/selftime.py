@@ -4,7 +4,7 @@ Why a module of its own: the same rule must give ``profiler.dumps()`` (which rea
 recorder's ``(key, t0, t1)`` rows) and ``xprof stats`` (which reads the slices of a
 trace file, ours, MXNet's or PyTorch's) the same Self column, to the nanosecond.
 
-The rule is the viewers' (see ``cli/readers/slices.py``): on one thread, slices sorted
+The rule is the viewers' (see ``slices.py``): on one thread, slices sorted
 by start, the longer first at equal starts, each slice's parent is the innermost open
 slice it starts inside (a slice that ends where the next starts is its sibling). The
 time of a slice's *direct* children, each clipped to the parent's end (a child that
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import slices
+
 
 def inner_ns(starts, ends, durs=None, scale=1):
     """Per slice of one thread, the time covered by its direct children.
@@ -26,8 +28,8 @@ def inner_ns(starts, ends, durs=None, scale=1):
     rounded from a trace's ``dur``, so that Self = Total - inner is exact in the same
     unit); a child overlapping its parent's end counts ``(parent end - start) *
     scale``. A thread whose slices never nest (an engine worker's ops) costs one numpy
-    pass; properly nested ones a few (:func:`_parents`); only a thread with a slice
-    that overlaps its parent's end is walked in Python.
+    pass; properly nested ones a few (``slices.parents_nested``); only a thread with a
+    slice that overlaps its parent's end is walked in Python (``slices.nest``).
     """
     s = np.asarray(starts, dtype=np.int64)
     e = np.asarray(ends, dtype=np.int64)
@@ -45,7 +47,7 @@ def inner_ns(starts, ends, durs=None, scale=1):
     if bool(top.all()):
         return out   # flat: nothing starts inside anything
     dur = es - ss if durs is None else np.asarray(durs, dtype=np.int64)[order]
-    parent = _parents(ss, es, top)
+    parent = slices.parents_nested(ss, es, top)
     if parent is None:
         out[order] = _inner_walk(ss, es, dur, scale)
         return out
@@ -56,53 +58,19 @@ def inner_ns(starts, ends, durs=None, scale=1):
     return out
 
 
-def _parents(ss, es, top):
-    """Each slice's parent (position, -1: none) in slices sorted as :func:`inner_ns`
-    sorts them (``top``: nothing is open at its start), when they nest properly; None
-    when some slice overlaps its parent's end (then :func:`_inner_walk` applies the
-    viewers' rule).
-
-    The parent is the nearest earlier slice still open at the start (``end > start``),
-    found for every slice at once by pointer jumping: each candidate that has ended
-    is replaced by its own candidate (everything between them ended before the
-    candidate's start, hence before this start), so a few vectorized rounds do (about
-    the nesting depth, at most log2 of the slices more)."""
-    n = len(ss)
-    ptr = np.arange(-1, n - 1, dtype=np.int64)
-    ptr[top] = -1
-    todo = np.flatnonzero(~top)
-    while len(todo):
-        cand = ptr[todo]
-        ended = es[cand] <= ss[todo]
-        todo, cand = todo[ended], cand[ended]
-        ptr[todo] = ptr[cand]
-        todo = todo[ptr[todo] >= 0]
-    has = ptr >= 0
-    if bool(np.any(es[has] > es[ptr[has]])):
-        return None
-    return ptr
-
-
 def _inner_walk(ss, es, dur, scale):
-    """:func:`inner_ns` of sorted slices, one at a time with a stack of the open ones
-    (a slice overlapping its parent's end is nobody's parent, as the viewers do)."""
-    inner = [0] * len(ss)
-    sl, el, dl = ss.tolist(), es.tolist(), dur.tolist()
-    stack = []   # positions of the open slices, innermost last
-    for k in range(len(sl)):
-        start = sl[k]
-        while stack and el[stack[-1]] <= start:
-            stack.pop()
-        end = el[k]
-        if stack:
-            parent = stack[-1]
-            pe = el[parent]
-            if end > pe:   # overlaps its parent's end: nobody's parent (as the viewers do)
-                inner[parent] += (pe - start) * scale
-                continue
-            inner[parent] += dl[k]
-        stack.append(k)
-    return np.array(inner, dtype=np.int64)
+    """:func:`inner_ns` of sorted slices by the stack walk of ``slices.nest`` (a slice
+    overlapping its parent's end is nobody's parent and counts its part inside, as the
+    viewers do)."""
+    parent, overlaps = slices.nest(ss.tolist(), es.tolist())
+    parent = np.asarray(parent, dtype=np.int64)
+    dur = np.asarray(dur, dtype=np.int64).copy()
+    for k, p, _ in overlaps:
+        dur[k] = (int(es[p]) - int(ss[k])) * scale
+    has = parent >= 0
+    inner = np.zeros(len(ss), dtype=np.int64)
+    np.add.at(inner, parent[has], dur[has])
+    return inner
 
 
 def inner_by_row(rows, starts, ends, durs=None, scale=1):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import orjson
 
-from ..readers.tracefile import TraceReader
+from xprof.traces.tracefile import TraceReader
 from . import critical_path as cp
 
 FLOW_CAT = "critical_path"

@@ -27,8 +27,10 @@ import os
 
 import numpy as np
 
+from xprof.traces.batch import view
+from xprof.traces.rules import id_key, thread_key
+
 from ..analysis.explain import analyze
-from ..readers.batch import view
 from ..readers.callinputs import input_writers
 from ..readers.timeline import TimelineCollector
 from .pagestats import PageStatsTotals
@@ -87,8 +89,8 @@ class Overview:
                 end = ts + dur if dur else ts
                 if end > t1:
                     t1 = end
-                threads.add((e.get("pid"), e.get("tid")))
-            except (TypeError, AttributeError):   # a non-numeric ts/dur, unhashable ids
+                threads.add(thread_key(e.get("pid"), e.get("tid")))
+            except (TypeError, AttributeError):   # a non-numeric ts/dur
                 continue
         self.events += len(events)
         self.t0, self.t1 = t0, t1
@@ -113,13 +115,10 @@ class Overview:
     def _metadata(self, e):
         args = e.get("args")
         name = args.get("name") if type(args) is dict else None
-        try:
-            if e.get("name") == "thread_name":
-                self.thread_names[(e.get("pid"), e.get("tid"))] = name
-            elif e.get("name") == "process_name":
-                self.process_names[e.get("pid")] = name
-        except TypeError:   # unhashable ids: such a thread stays unnamed
-            pass
+        if e.get("name") == "thread_name":
+            self.thread_names[thread_key(e.get("pid"), e.get("tid"))] = name
+        elif e.get("name") == "process_name":
+            self.process_names[id_key(e.get("pid"))] = name
 
     def finish(self, report):
         """Store the overview in ``report.extra["overview"]`` (a stats-pipeline collector)."""

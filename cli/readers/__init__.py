@@ -2,7 +2,8 @@
 
 The statistics model they build is :mod:`xprof.traces.stats`, imported normally: it lives
 in ``xprof.traces``, which imports no engine (see docs/architecture.md), so reading a
-trace never boots the runtime.
+trace never boots the runtime. The per-event rules every reader applies (keys of
+processes and threads, usable times, ns, B/E pairing) are :mod:`xprof.traces.rules`.
 """
 from __future__ import annotations
 
@@ -14,12 +15,3 @@ def stats_module():
 
     return stats
 
-
-def hashable(value, describe=repr):
-    """A hashable stand-in for a pid/tid/id of any JSON type (others become
-    ``describe(value)``)."""
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return describe(value)

@@ -44,7 +44,7 @@ def input_writers_of_file(path):
     """:func:`input_writers` of the trace at ``path`` (one more pass over the file:
     callers ask only when a headline needs it); ``{}`` if it cannot be read."""
     from .timeline import load
-    from .tracefile import TraceError
+    from xprof.traces.tracefile import TraceError
 
     try:
         tl, _ = load(path)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from xprof.traces import callstats as _calls
 
-from . import hashable as _key
-from .batch import view
+from xprof.traces.rules import id_key as _key, ns, usable_time
+from xprof.traces.batch import view
 
 CATEGORY = _calls.CATEGORY
 
@@ -39,19 +39,19 @@ class CallSpanCollector:
             if ph != "b" and ph != "e":
                 continue
             ts = ev.get("ts")
-            if type(ts) not in (int, float):
+            if not usable_time(ts):
                 continue
             key = (_key(ev.get("pid")), _key(ev.get("id", ev.get("id2"))), ev.get("name"))
             if ph == "b":
                 args = ev.get("args")
                 if _calls.is_call_args(args):
-                    self._open[key] = (round(ts * 1000), args)
+                    self._open[key] = (ns(ts), args)
                 continue
             begun = self._open.pop(key, None)
             if begun is None:
                 continue
             t0, args = begun
-            t1 = round(ts * 1000)
+            t1 = ns(ts)
             if t1 < t0 or type(key[2]) is not str:
                 continue
             latency = t1 - t0

@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
-from . import slices
-from .tracefile import short_repr
+from xprof.traces import slices
+from xprof.traces.rules import OpenSlices, TIME_MAX_US as TIME_MAX, short_repr, thread_key
 from .checker_values import _MAX_SAFE, _find_big_int, _thread_label
 
 ERROR = "error"
@@ -49,8 +49,6 @@ WARNING = "warning"
 
 _U32 = 2 ** 32
 _INF = math.inf
-# Perfetto keeps times as int64 nanoseconds: ts and dur (in us) must stay below 2^63 ns
-TIME_MAX = 2 ** 63 / 1000
 
 FULL_PHASES = frozenset("BEXiICbnestfM")
 ONE_VIEWER = {
@@ -126,7 +124,7 @@ class Violation(tuple):
 class _Thread:
     # Raw microsecond floats are stored and converted to ns with numpy in
     # finish(): cheaper per event than rounding in Python.
-    __slots__ = ("x_ts", "x_dur", "x_index", "be_begin", "be_end", "be_index", "stack",
+    __slots__ = ("x_ts", "x_dur", "x_index", "be_begin", "be_end", "be_index",
                  "flow_ts", "flow_index", "flow_kind")
 
     def __init__(self):
@@ -136,7 +134,6 @@ class _Thread:
         self.be_begin = array("d")
         self.be_end = array("d")
         self.be_index = array("q")  # event index of the B
-        self.stack = []  # open B: (index, name, cat, ts)
         self.flow_ts = array("d")
         self.flow_index = array("q")
         self.flow_kind = bytearray()  # the phase letter; upper case when it binds to the next slice
@@ -191,6 +188,7 @@ class Checker:
         self.errors = 0
         self.warnings = 0
         self._threads = {}
+        self._open_b = OpenSlices()   # thread key -> open B: (index, name, cat, ts)
         self._async = {}
         self._flows_open = {}  # flow id -> (index, cat, name)
         self._flows_done = set()
@@ -403,7 +401,7 @@ class Checker:
             tid = ev.get("tid")
             if type(tid) is not int or not 0 <= tid < _U32:
                 self._check_pid(i, ev, "tid")
-            key = (_hashable(pid), _hashable(tid))
+            key = thread_key(pid, tid)
             thread = self._threads.get(key)
             if thread is None:
                 thread = self._threads[key] = _Thread()
@@ -424,9 +422,9 @@ class Checker:
                 thread.x_index.append(i)
         elif ph == "B":
             if ts is not None:
-                thread.stack.append((i, name, cat, ts))
+                self._open_b.begin(key, (i, name, cat, ts))
         elif ph == "E":
-            self._end(i, ev, thread, ts, name, cat)
+            self._end(i, ev, key, thread, ts, name, cat)
         elif ph == "C":
             self._counter(i, ev, args)
         elif ph == "i" or ph == "I":
@@ -492,11 +490,12 @@ class Checker:
                 self._err(rule, i, ev, f"integer at {path} exceeds 2^53; JavaScript (catapult) rounds it")
                 return
 
-    def _end(self, i, ev, thread, ts, name, cat):
-        if not thread.stack:
+    def _end(self, i, ev, key, thread, ts, name, cat):
+        begun = self._open_b.end(key)   # its thread's last open B (rules.OpenSlices)
+        if begun is None:
             self._err("e-without-b", i, ev, "E without a matching B on this thread")
             return
-        b_index, b_name, b_cat, b_ts = thread.stack.pop()
+        b_index, b_name, b_cat, b_ts = begun
         if name is not None and name != b_name:
             self._err("e-name", i, ev, f"E name {name!r} differs from its B's name {b_name!r} (event {b_index})")
         if cat is not None and cat != b_cat:
@@ -625,10 +624,10 @@ class Checker:
 
     def finish(self):
         """Run the whole-trace checks (open slices, nesting, flow binding); sort violations."""
+        for _, (index, name, _, _) in self._open_b.left_open():
+            self._add("b-never-ended", index, "B", name, ERROR, "B never ended (no matching E on its thread)")
+        self._open_b = OpenSlices()
         for key, thread in self._threads.items():
-            for index, name, _, _ in thread.stack:
-                self._add("b-never-ended", index, "B", name, ERROR, "B never ended (no matching E on its thread)")
-            thread.stack = []
             self._nesting(key, thread)
         for stack in self._async.values():
             for name, _, index, _ in stack:

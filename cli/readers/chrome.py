@@ -33,13 +33,13 @@ import numpy as np
 
 from xprof.traces.callstats import CATEGORY as CALL_CATEGORY, is_call_args
 from xprof.traces.names import DEVICE_STORAGE
+from xprof.traces.rules import OpenSlices, TIME_MAX_US as _TIME_MAX, id_key as _key, ns, \
+    usable_time as _num
 from xprof.traces.selftime import inner_by_row
 from xprof.traces.stats import Stats
 
-from . import hashable
-from .batch import view
+from xprof.traces.batch import view
 from .grouping import row_name
-from .tracefile import short_repr
 
 _INF = float("inf")
 _NO_ROWS = {}   # read only: the row ids of a domain not seen yet
@@ -50,19 +50,9 @@ NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
 
 
-def _key(value):
-    """A hashable stand-in for a pid/tid/id of any JSON type."""
-    return hashable(value, short_repr)
-
-
-# Times (us) beyond 2^63 ns fit no viewer (Perfetto keeps int64 ns) and no exact sum:
-# such events are skipped like other malformed ones.
-_TIME_MAX = 2 ** 63 / 1000
-
-
-def _num(value):
-    """A usable time: a number within +-2^63 ns."""
-    return (type(value) is int or type(value) is float) and -_TIME_MAX < value < _TIME_MAX
+# Keys of pids/tids/ids (_key), usable times (_num, _TIME_MAX: beyond 2^63 ns an event
+# fits no viewer and no exact sum, so it is skipped like other malformed ones) and ns
+# are the rules every reader shares (xprof.traces.rules).
 
 
 # A duration is summed in integer picoseconds, kept in int64 columns for self time: a
@@ -168,7 +158,7 @@ class StatsCollector:
     def __init__(self, group_by="name"):
         self.stats = Stats()
         self._group_by = None if group_by == "name" else group_by   # see grouping.py
-        self._sync_stacks = {}   # (pid, tid) -> [(ts, name, cat)]
+        self._open = OpenSlices()   # B events waiting for their E: (ts, name, cat)
         self._async_open = {}    # (cat, id, name) -> [(ts, pid)]
         self._async_by_pid = {}  # pid -> Stats of async pairs, merged in finish()
         self._process_names = {}
@@ -190,9 +180,10 @@ class StatsCollector:
         self.dropped = {}         # finish(keep=...): {domain: rows left out}
         self._first = self._last = None   # ns: the profile's span (slices only)
 
-    def _slice(self, thread, cat, name, ts, dur):
-        """Keep one thread-bound slice for self time and the wall-time span."""
-        t0, t1 = self._widen(ts, ts + dur)
+    def _slice(self, thread, cat, name, t0, t1, dur):
+        """Keep one thread-bound slice (``t0``/``t1``: its ends in ns, ``dur`` its length
+        in us) for self time and the wall-time span."""
+        self._widen_ns(t0, t1)
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
@@ -231,7 +222,7 @@ class StatsCollector:
             return False
         ps = np.rint(dur * 1_000_000).astype(np.int64)      # round(dur * 1_000_000)
         t0 = np.rint(ts * 1000).astype(np.int64)
-        t1 = np.rint((ts + dur) * 1000).astype(np.int64)
+        t1 = t0 + np.rint(dur * 1000).astype(np.int64)       # rules.end_ns
         if set(map(type, cats)) != {str} or "" in cats:
             cats = [_label(c, NO_CATEGORY) for c in cats]
         if set(map(type, names)) != {str} or "" in names:
@@ -392,7 +383,9 @@ class StatsCollector:
                         name = row_name(name, get("args"), self._group_by, cat)
                     add_time(cat, name, dur)
                     if _num(ts) and _num(ts + dur):
-                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name, ts, dur)
+                        t0 = ns(ts)
+                        self._slice((_key(get("pid")), _key(get("tid"))), cat, name,
+                                    t0, t0 + ns(dur), dur)
             elif ph == "C":
                 self._counter(ev)
             elif ph == "B" or ph == "E":
@@ -423,20 +416,19 @@ class StatsCollector:
         if not _num(ts):
             return
         thread = (_key(ev.get("pid")), _key(ev.get("tid")))
-        stack = self._sync_stacks.get(thread)
         if ph == "B":
-            if stack is None:
-                stack = self._sync_stacks[thread] = []
             name = _label(ev.get("name"), NO_NAME)
             cat = _label(ev.get("cat"), NO_CATEGORY)
             if self._group_by:
                 name = row_name(name, ev.get("args"), self._group_by, cat)
-            stack.append((ts, name, cat))
-        elif stack:
-            begin, name, cat = stack.pop()
+            self._open.begin(thread, (ts, name, cat))
+            return
+        begun = self._open.end(thread)
+        if begun is not None:
+            begin, name, cat = begun
             if _span(ts - begin):
                 self.stats.add_time(cat, name, ts - begin)
-                self._slice(thread, cat, name, begin, ts - begin)
+                self._slice(thread, cat, name, ns(begin), ns(ts), ts - begin)
 
     def _async(self, ev, ph):
         # helpers inlined (_num, _label, _key): a user task per step makes these many
@@ -448,11 +440,7 @@ class StatsCollector:
         cat = get("cat")
         if ph == "b" and cat == CALL_CATEGORY and is_call_args(get("args")):
             return   # a custom-op call span: the Custom Operator Calls section, not a Time row
-        ident = get("id", get("id2"))
-        try:
-            hash(ident)
-        except TypeError:
-            ident = short_repr(ident)
+        ident = _key(get("id", get("id2")))
         if type(cat) is not str or not cat:
             cat = NO_CATEGORY
         name = get("name")
@@ -469,16 +457,11 @@ class StatsCollector:
             if not stack:
                 del self._async_open[key]
             if ts >= begin:
-                self._widen(begin, ts)
+                self._widen_ns(ns(begin), ns(ts))
                 per_pid = self._async_by_pid.get(pid)
                 if per_pid is None:
                     per_pid = self._async_by_pid[pid] = Stats()
                 per_pid.add_time(cat, name, ts - begin)
-
-    def _widen(self, ts, end):
-        t0, t1 = round(ts * 1000), round(end * 1000)
-        self._widen_ns(t0, t1)
-        return t0, t1
 
     def _widen_ns(self, t0, t1):
         if self._first is None or t0 < self._first:

@@ -26,7 +26,9 @@ import datetime
 import math
 import os
 
-from .tracefile import TraceError, TraceReader
+from xprof.traces.rules import id_key as _key
+
+from xprof.traces.tracefile import TraceError, TraceReader
 
 ALIGNS = ("start", "clock", "marker")
 _FLOW = frozenset("stf")
@@ -37,14 +39,6 @@ _EPOCH_US = (1e15, 1e17)   # timestamps in this range are µs since 1970 (2001..
 
 def _num(value):
     return (type(value) is int or type(value) is float) and math.isfinite(value)
-
-
-def _key(value):
-    try:
-        hash(value)
-        return (type(value).__name__, value)
-    except TypeError:
-        return ("repr", repr(value))
 
 
 class _Input:
@@ -235,7 +229,7 @@ class MergedTrace:
         for key, pid in pids.items():
             if key not in info.named:
                 out.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
-                            "args": {"name": f"{info.label}: process {key[1]}"}})
+                            "args": {"name": f"{info.label}: process {key}"}})
             out.append({"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0,
                         "args": {"sort_index": pid}})
             labels = [info.labelled[key]] if key in info.labelled else []

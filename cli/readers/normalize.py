@@ -56,10 +56,9 @@ import orjson
 
 from xprof.traces.names import CUSTOM_OPERATOR
 
-from .checker import TIME_MAX
-from .slices import SliceTree, binds_to_next, to_ns
+from xprof.traces.rules import OpenSlices, TIME_MAX_US as TIME_MAX, id_key, to_ns
+from xprof.traces.slices import SliceTree, binds_to_next
 from .normalize_columns import _group, _heads, _np, _unique_in_order
-from .tracefile import short_repr
 
 CUSTOM_OP = CUSTOM_OPERATOR
 LANE_SUFFIX = " · " + CUSTOM_OPERATOR
@@ -81,12 +80,10 @@ _PLAIN_F_NEXT = ord("F")
 
 
 def _key(value):
-    """A hashable, type-tagged stand-in for a pid/tid/id of any JSON type (for names and meta)."""
-    try:
-        hash(value)
-        return ("s", value) if isinstance(value, str) else ("v", value)
-    except TypeError:
-        return ("r", short_repr(value))
+    """The key of a pid/tid/id (``rules.id_key``: the equality every reader uses), tagged
+    for display: a string id is the viewers' own label for its track (see _fallback_name)."""
+    key = id_key(value)
+    return ("s", key) if type(key) is str else ("v", key)
 
 
 def _num(value):
@@ -189,7 +186,7 @@ class Normalizer:
         self._thread_pid = array("q")  # thread code -> pid code
         self._pids = {}           # pid key -> pid code
         self._flow_ids, self._int_ids = {}, {}
-        self._open_b = {}         # thread code -> [(seq, B event, tid)]
+        self._open_b = OpenSlices()   # thread code -> open B: (seq, B event, tid)
         self._open_async = {}     # (cat key, id key) -> [item]
         # one entry per item (a timed event; a B/E pair is one X item)
         # (dur: an X's duration, 0 for other items; the end is ts + dur)
@@ -301,17 +298,14 @@ class Normalizer:
                     plain = 0
                 flags = _THREAD_BOUND
             elif ph == "B":
-                stack = open_b.get(thread)
-                if stack is None:
-                    stack = open_b[thread] = []
-                stack.append((seq, ev, tid))
+                open_b.begin(thread, (seq, ev, tid))
                 continue
-            elif ph == "E":
-                stack = open_b.get(thread)
-                if not stack or ts < stack[-1][1]["ts"]:
-                    self.dropped += 1
+            elif ph == "E":   # closes its thread's last open B (rules.OpenSlices)
+                begun = open_b.end(thread)
+                if begun is None or ts < begun[1]["ts"]:   # no B, or the pair runs backwards
+                    self.dropped += 1 if begun is None else 2
                     continue
-                item_seq, b, tid = stack.pop()
+                item_seq, b, tid = begun
                 x = {k: v for k, v in b.items() if k not in ("ph", "dur", "args")}
                 x["ph"] = "X"
                 x["dur"] = ts - b["ts"]
@@ -464,8 +458,8 @@ class Normalizer:
     def finish(self, domains=(), since_ms=None, until_ms=None, name_glob=None):
         """Filter, bind flows, sort; returns the notes (what was dropped and why)."""
         notes = self.notes
-        unmatched = sum(len(s) for s in self._open_b.values())
-        self._open_b = {}
+        unmatched = sum(1 for _ in self._open_b.left_open())
+        self._open_b = OpenSlices()
         if unmatched:
             notes.append(f"dropped {unmatched} B event{'' if unmatched == 1 else 's'} that never ended")
         if self.dropped:

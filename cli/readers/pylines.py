@@ -21,9 +21,9 @@ import linecache
 import math
 import os
 
-from .batch import view
+from xprof.traces.batch import view
+from xprof.traces.names import PYTHON_LINE as CATEGORY
 
-CATEGORY = "python_line"
 SECTION = "Python Lines"
 SETUP_SUFFIX = " (create_operator)"
 BLOCKED = "(blocked in {})"

@@ -18,7 +18,7 @@ from operator import itemgetter
 import numpy as np
 import orjson
 
-from .batch import view
+from xprof.traces.batch import view
 from .grouping import LAYER_ARG, SHAPES_ARG, dims_of, shapes_label
 
 MEMORY_CATEGORY = "Device Storage"

@@ -1,510 +1,52 @@
-"""A trace file as numpy columns: every slice, the engine's dependency records, sync points.
+"""The trace as ``xprof explain``, ``report`` and ``diff`` read it: the one read model
+(:class:`xprof.traces.model.Trace`) plus, from the same pass over the file, what those
+commands read beside its slices: the Python-line samples (``--lines``, docs/lines.md)
+and the custom-op call spans (the shares of the calls' Python time).
 
-Why columns: ``xprof explain`` must walk a million-op trace in seconds and well under a
-gigabyte, so each event is turned into a few integers once, while its batch is decoded,
-and nothing per event survives as a Python object.
-
-What is read (the encoding is the runtime's, see docs/dependencies.md):
-
-* every complete slice: ``X`` events, and ``B``/``E`` pairs folded per thread (MXNet);
-  times in integer nanoseconds (``rint(ts * 1000)``, as Perfetto does);
-* ``args.dep = [p, q, t, v...]`` on an engine op's slice: pushed ``p`` ns and made ready
-  ``q`` ns before it started, pushed by thread ``t`` (same pid), variables read (``v``)
-  and written (``-v``);
-* ``args.wait`` on a sync point's slice (``WaitForVar``/``WaitForAll``): the variables
-  it waited for, or ``"all"``;
-* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own);
-* ``otherData.settings``: the engine settings the run used (``xprof run`` records them;
-  a finding proposes changing one only knowing its value).
+Why a module here and not in ``xprof.traces``: those two collectors are the CLI's
+(``readers/pylines.py``, ``readers/callspans.py``); the model knows nothing of them and
+feeds them the batches it decodes (``Builder(collectors=...)``).
 """
 from __future__ import annotations
 
-import gc
-from itertools import chain
-from operator import itemgetter
+from xprof.traces import model
+from xprof.traces.model import Trace, settings_of  # noqa: F401  (settings_of: callers' name)
 
-import numpy as np
-
-from .batch import Batch, view
 from .callspans import CallSpanCollector
-from .pylines import CATEGORY as PYTHON_LINE, PythonLinesCollector
-from .tracefile import TraceReader
+from .pylines import PythonLinesCollector
 
-_EMPTY_I64 = np.zeros(0, dtype=np.int64)
-_DEP = itemgetter("dep")
+Timeline = Trace   # the name explain's analysis was written against: the same class
 
 
-def _key(value):
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return repr(value)
-
-
-_INT_LIMIT = 2 ** 62   # dependency record items beyond it are no xprof record (int64 math)
-
-
-def _ints(items):
-    """Every item an integer within +-2^62 (what a dependency record holds)."""
-    for v in items:
-        if type(v) is not int or not -_INT_LIMIT < v < _INT_LIMIT:
-            return False
-    return True
-
-
-def _num(v):
-    return (type(v) is int or type(v) is float) and v == v and abs(v) != float("inf")
-
-
-class Timeline:
-    """Columns of one trace (plain data; build it with :func:`load` or :func:`from_events`).
-
-    Slices (one row each, sorted by thread, then start, longer first at equal starts):
-      ``thread`` (index into ``threads``), ``name``/``cat`` (indices into ``names``/
-      ``cats``), ``start``/``end`` (int ns), ``ordinal`` (the event's index in the file;
-      -1 for a folded ``B``/``E`` pair, whose ordinal is its ``B``'s).
-    Dependency records (``dep_*``, one row per slice carrying ``args.dep``, same order):
-      ``dep_slice`` (row of its slice), ``dep_push``/``dep_ready`` (int ns),
-      ``dep_pusher`` (thread index), ``dep_vars``/``dep_var_start`` (CSR: the variables of
-      record i are ``dep_vars[dep_var_start[i]:dep_var_start[i + 1]]``, > 0 read, < 0
-      written).
-    Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
-    ``sync_var_start`` (CSR of the variables waited for).
-    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id;
-    ``settings``: ``otherData.settings`` of the file ({setting: value}, empty if none).
-    """
+class Builder(model.Builder):
+    """A :class:`~xprof.traces.model.Builder` that also collects the Python-line samples
+    and the call spans of the batches it is fed (``Trace.python_lines``/``call_stats``)."""
 
     def __init__(self):
-        self.threads = []
-        self.names = []
-        self.cats = []
-        self.thread = self.name = self.cat = np.zeros(0, dtype=np.int32)
-        self.start = self.end = self.ordinal = _EMPTY_I64
-        self.dep_slice = self.dep_push = self.dep_ready = self.dep_pusher = _EMPTY_I64
-        self.dep_vars = _EMPTY_I64
-        self.dep_var_start = np.zeros(1, dtype=np.int64)
-        self.sync_slice = self.sync_vars = _EMPTY_I64
-        self.sync_all = np.zeros(0, dtype=bool)
-        self.sync_var_start = np.zeros(1, dtype=np.int64)
-        self.max_flow_id = 0
-        self.events = 0
-        self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
-        self.settings = {}
-        # the Python-line samples' tables (readers/pylines.py): read, never slices here,
-        # and the custom-op calls' CallStats (their shares are of the calls' Python time)
-        self.python_lines = None
-        self.call_stats = None
-
-    @property
-    def has_dependencies(self):
-        return len(self.dep_slice) > 0
-
-    def thread_name(self, i):
-        pid, tid, name = self.threads[i]
-        return name if name else f"thread {tid}" + (f" (pid {pid})" if pid not in (0, None) else "")
-
-
-class Builder:
-    """Collects rows batch by batch into small numpy chunks: :meth:`feed` each batch of
-    decoded events, then :meth:`finish` for the :class:`Timeline`. Public so that a
-    caller already streaming the file (``xprof report``'s statistics pass) builds the
-    timeline from the same batches instead of reading the file again."""
-
-    def __init__(self):
-        self.tl = Timeline()
-        self.thread_ix = {}
-        self.name_ix = {}
-        self.cat_ix = {}
-        self.thread_names = {}
-        self.open = {}          # thread index -> stack of (ts_ns, name, cat, ordinal)
-        self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
-        self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
-        self.syncs = []         # (local row, vars or None)
-        self.count = 0          # slices so far
-        self.index = 0          # events so far
         self.lines = PythonLinesCollector()
         self.call_spans = CallSpanCollector()
-
-    def _thread(self, pid, tid):
-        try:
-            return self.thread_ix[(pid, tid)]
-        except KeyError:
-            key = (pid, tid)
-        except TypeError:       # an unhashable pid/tid (a list): keyed by its repr
-            key = (_key(pid), _key(tid))
-            ix = self.thread_ix.get(key)
-            if ix is not None:
-                return ix
-        ix = self.thread_ix[key] = len(self.thread_ix)
-        return ix
-
-    def _intern(self, table, value):
-        ix = table.get(value)
-        if ix is None:
-            ix = table[value] = len(table)
-        return ix
-
-    def feed(self, batch):
-        """Add one batch of decoded events: the common case (well-formed ``X`` events)
-        column by column (the batch's :mod:`~.batch` view, no per-event statements);
-        anything unusual in the batch sends the whole batch through
-        :meth:`_feed_careful`."""
-        v = view(batch)
-        if v is not None and v.names is not None and not self.name_ix and not self.index:
-            self.name_ix = v.names   # numbered with the pass's other collectors
-        self.lines.feed(batch)
-        if v is not None:   # call spans are b/e pairs: among the few non-X events
-            self.call_spans.feed(v.others())
-        try:
-            done = v is not None and self._feed_columns(v)
-        except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
-            done = False
-        if not done:
-            self._feed_careful(batch)
-            return
-        if len(v.x_pos) < len(batch):   # metadata, flows, B/E pairs: few, one by one
-            self._feed_careful(batch, zip(v.other_pos(), v.others()))
-        else:
-            self.index += len(batch)
-
-    def _feed_columns(self, v):
-        """The ``X`` events of a batch view; False (nothing added) if one is not well
-        formed (the careful path then judges each event)."""
-        xk = v.x_pos
-        if not xk:
-            return True
-        ts, dur, cats_, names_, pids, tids = v.fields()
-        ts = np.array(ts, dtype=np.float64)
-        dur = np.array(dur, dtype=np.float64)
-        if not (dur >= 0).all() or not np.isfinite(ts).all():
-            return False
-        names, cats = self.name_ix, self.cat_ix
-        nm = list(map(names.get, names_))
-        if None in nm:
-            nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
-                  for n, x in zip(nm, names_)]
-        ct = list(map(cats.get, cats_))
-        if None in ct:
-            ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
-                  for c, x in zip(ct, cats_)]
-        th = list(map(self.thread_ix.get, zip(pids, tids)))
-        if None in th:
-            th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
-        base = self.count
-        self._args(v.args(), base)
-        start = np.rint(ts * 1000).astype(np.int64)
-        self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                          np.array(ct, dtype=np.int32), start,
-                          start + np.rint(dur * 1000).astype(np.int64),
-                          np.array(xk, dtype=np.int64) + self.index))
-        self.count += len(xk)
-        return True
-
-    def _args(self, args, base):
-        """The dependency records and sync points among the ``X`` events' ``args``
-        (rows from ``base``). The common batch, every event an engine op with its
-        record, is read in a few C-level passes; any other in one loop."""
-        if None not in args:
-            try:   # one C-level walk when every op carries its record
-                deps = list(map(_DEP, args))
-            except KeyError:
-                deps = [a.get("dep") for a in args]
-            if set(map(type, deps)) == {list}:
-                lens = list(map(len, deps))
-                if min(lens) >= 3:
-                    self.dep_chunks.append((np.arange(base, base + len(deps), dtype=np.int64),
-                                            np.array(lens, dtype=np.int64), None,
-                                            np.array(list(chain.from_iterable(deps)),
-                                                     dtype=np.int64)))
-                    return
-        with_args = [(i, a) for i, a in enumerate(args) if a]
-        if not with_args:
-            return
-        deps = [(i, a.get("dep")) for i, a in with_args]
-        deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
-        if deps:
-            rows, lists = zip(*deps)
-            flat = np.array(list(chain.from_iterable(lists)), dtype=np.int64)
-            self.dep_chunks.append((np.array(rows, dtype=np.int64) + base,
-                                    np.array(list(map(len, lists)), dtype=np.int64),
-                                    None, flat))
-        if len(deps) < len(with_args):
-            for i, a in with_args:
-                if a.get("dep") is None and a.get("wait") is not None:
-                    self.syncs.append((base + i, a["wait"]))
-
-    def _feed_careful(self, batch, items=None):
-        """Event by event, skipping what is malformed; ``items``: the ``(position,
-        event)`` pairs to read (default: every event of the batch)."""
-        th, nm, ct, ts_, du_, od = [], [], [], [], [], []
-        names, cats = self.name_ix, self.cat_ix
-        thread = self._thread
-        syncs = self.syncs
-        d_rows, d_lens, d_flat = [], [], []
-        base = self.count
-        index = self.index
-        self.index += len(batch)
-        last_pid = last_tid = last_ix = None
-        for k, ev in (enumerate(batch) if items is None else items):
-            if type(ev) is not dict:
-                continue
-            get = ev.get
-            ph = get("ph")
-            if ph == "X":
-                ts, dur = get("ts"), get("dur")
-                t1, t2 = type(ts), type(dur)
-                if not ((t1 is int or t1 is float) and (t2 is int or t2 is float)) or dur < 0:
-                    continue
-                name = get("name")
-                n = names.get(name) if type(name) is str else None
-                if n is None:
-                    n = self._intern(names, name if type(name) is str else "(unnamed)")
-                cat = get("cat")
-                c = cats.get(cat) if type(cat) is str else None
-                if c is None:
-                    c = self._intern(cats, cat if type(cat) is str else "uncategorized")
-                pid, tid = get("pid"), get("tid")
-                if tid is not last_tid or pid is not last_pid:
-                    last_pid, last_tid, last_ix = pid, tid, thread(pid, tid)
-                th.append(last_ix)
-                nm.append(n)
-                ct.append(c)
-                ts_.append(ts)
-                du_.append(dur)
-                od.append(index + k)
-                args = get("args")
-                if args:
-                    dep = args.get("dep")
-                    if dep is not None:
-                        if type(dep) is list and len(dep) >= 3 and _ints(dep):
-                            d_rows.append(base + len(ts_) - 1)
-                            d_lens.append(len(dep))
-                            d_flat.extend(dep)
-                        else:   # validate reports it; here it is left out, counted
-                            self.tl.skipped_deps += 1
-                    else:
-                        wait = args.get("wait")
-                        if wait is not None:
-                            syncs.append((base + len(ts_) - 1, wait))
-            elif ph == "B" or ph == "E":
-                self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
-            elif ph == "i":   # a sync point: an instant at the end of the wait
-                args, ts = get("args"), get("ts")
-                if type(args) is dict and "wait" in args and _num(ts):
-                    waited = args.get("waited")
-                    waited = waited / 1000 if type(waited) is int and 0 <= waited < _INT_LIMIT \
-                        else 0
-                    name, cat = get("name"), get("cat")
-                    th.append(thread(get("pid"), get("tid")))
-                    nm.append(self._intern(names, name if type(name) is str else "(unnamed)"))
-                    ct.append(self._intern(cats, cat if type(cat) is str else "uncategorized"))
-                    ts_.append(ts - waited)
-                    du_.append(waited)
-                    od.append(index + k)
-                    syncs.append((base + len(ts_) - 1, args["wait"]))
-            elif ph == "M":
-                if get("name") == "thread_name":
-                    args = get("args")
-                    if type(args) is dict and type(args.get("name")) is str:
-                        self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
-            elif ph in ("s", "t", "f"):
-                ident = get("id")
-                if type(ident) is int and ident > self.tl.max_flow_id:
-                    self.tl.max_flow_id = ident
-        if ts_:
-            start = np.rint(np.array(ts_, dtype=np.float64) * 1000).astype(np.int64)
-            end = start + np.rint(np.array(du_, dtype=np.float64) * 1000).astype(np.int64)
-            self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                              np.array(ct, dtype=np.int32), start, end,
-                              np.array(od, dtype=np.int64)))
-            self.count += len(ts_)
-        if d_rows:
-            try:
-                flat = np.array(d_flat, dtype=np.int64)
-            except (TypeError, ValueError, OverflowError):   # not all integers
-                flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
-                                 for v in d_flat], dtype=np.int64)
-            self.dep_chunks.append((np.array(d_rows, dtype=np.int64),
-                                    np.array(d_lens, dtype=np.int64), None, flat))
-
-    def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
-        ts = ev.get("ts")
-        if not _num(ts):
-            return
-        t = self._thread(ev.get("pid"), ev.get("tid"))
-        stack = self.open.setdefault(t, [])
-        if ph == "B":
-            name, cat = ev.get("name"), ev.get("cat")
-            stack.append((ts, name if type(name) is str else "(unnamed)",
-                          cat if type(cat) is str else "uncategorized", ordinal))
-        elif stack:
-            t0, name, cat, first = stack.pop()
-            if ts >= t0:
-                th.append(t)
-                nm.append(self._intern(self.name_ix, name))
-                ct.append(self._intern(self.cat_ix, cat))
-                ts_.append(t0)
-                du_.append(ts - t0)
-                od.append(-1 - first)
+        super().__init__(collectors=(self.lines, self.call_spans))
 
     def finish(self):
-        tl = self.tl
-        tl.events = self.index
-        by_ix = {v: k for k, v in self.thread_ix.items()}
-        tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
-                      for i in range(len(by_ix))]
-        tl.names = _table(self.name_ix)
-        tl.cats = _table(self.cat_ix)
-        self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
+        tl = super().finish()
         tl.python_lines = self.lines
         tl.call_stats = self.call_spans.calls
-        if not self.rows:
-            return tl
-        cols = [np.concatenate([r[j] for r in self.rows]) for j in range(6)]
-        self.rows = []
-        thread, name, cat, start, end, ordinal = cols
-        order = np.lexsort((start - end, start, thread))   # thread, start, longer first
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        lines = self.cat_ix.get(PYTHON_LINE)
-        if lines is not None:   # Python-line samples: no slices of the timeline
-            keep = cat[order] != lines
-            order = order[keep]
-            rank = np.where(keep[rank], np.cumsum(keep)[rank] - 1, -1)
-        tl.thread, tl.name, tl.cat = thread[order], name[order], cat[order]
-        tl.start, tl.end, tl.ordinal = start[order], end[order], ordinal[order]
-        self._dependencies(tl, rank, thread)
-        self._syncs(tl, rank)
         return tl
-
-    def _dependencies(self, tl, rank, thread):
-        if not self.dep_chunks:
-            return
-        chunks, self.dep_chunks = self.dep_chunks, []
-        rows = np.concatenate([c[0] for c in chunks])
-        lens = np.concatenate([c[1] for c in chunks])
-        flat = np.concatenate([c[3] for c in chunks])
-        first = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(lens, out=first[1:])
-        p, q, t = flat[first[:-1]], flat[first[:-1] + 1], flat[first[:-1] + 2]
-        ok = (q >= 0) & (q <= p)
-        # the pushing thread: tid t in the pid of the op's own slice, as a thread index
-        pusher = np.empty(len(lens), dtype=np.int64)
-        pid_of_thread = [key[0] for key, _ in sorted(self.thread_ix.items(), key=lambda kv: kv[1])]
-        tids, t_ix = np.unique(t, return_inverse=True)      # 1-D uniques: fast
-        pair = thread[rows].astype(np.int64) * len(tids) + t_ix.reshape(-1)
-        pairs, inverse = np.unique(pair, return_inverse=True)
-        found = np.array([self._thread(pid_of_thread[k // len(tids)], int(tids[k % len(tids)]))
-                          for k in pairs.tolist()], dtype=np.int64)
-        pusher[:] = found[inverse.reshape(-1)]
-        if len(self.thread_ix) > len(tl.threads):   # a pusher that recorded no slice
-            by_ix = {v: k for k, v in self.thread_ix.items()}
-            tl.threads += [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
-                           for i in range(len(tl.threads), len(by_ix))]
-        # variables: everything after the first three items, zeros dropped
-        is_var = np.ones(len(flat), dtype=bool)
-        for j in range(3):
-            is_var[first[:-1] + j] = False
-        is_var &= flat != 0
-        keep_rec = np.flatnonzero(ok)
-        if len(keep_rec) < len(lens):   # variables of records left out: none
-            is_var &= ok[np.repeat(np.arange(len(lens)), lens)]
-        r = rank[rows[keep_rec]]
-        order = np.argsort(r, kind="stable")
-        sel = keep_rec[order]
-        tl.dep_slice = r[order]
-        start = tl.start[tl.dep_slice]
-        tl.dep_push = start - p[sel]
-        tl.dep_ready = start - q[sel]
-        tl.dep_pusher = pusher[sel]
-        counts = np.add.reduceat(is_var, first[:-1], dtype=np.int64)   # >= 3 items each
-        tl.dep_vars, tl.dep_var_start = _csr(counts, flat[is_var], sel)
-
-    def _syncs(self, tl, rank):
-        rows, every, counts, flat = [], [], [], []
-        for row, wait in self.syncs:
-            if wait == "all":
-                rows.append(int(rank[row]))
-                every.append(True)
-                counts.append(0)
-            elif type(wait) is list:
-                vs = [v for v in wait if type(v) is int and 0 < v < _INT_LIMIT]
-                rows.append(int(rank[row]))
-                every.append(False)
-                counts.append(len(vs))
-                flat.extend(vs)
-        self.syncs = []
-        if not rows:
-            return
-        order = np.argsort(np.array(rows, dtype=np.int64), kind="stable")
-        tl.sync_slice = np.array(rows, dtype=np.int64)[order]
-        tl.sync_all = np.array(every, dtype=bool)[order]
-        tl.sync_vars, tl.sync_var_start = _csr(counts, flat, order)
-
-
-def _table(index):
-    out = [None] * len(index)
-    for k, v in index.items():
-        out[v] = k
-    return out
-
-
-def _csr(counts, flat, order):
-    """(values, starts) of variable lists reordered by ``order``."""
-    counts = np.asarray(counts, dtype=np.int64)
-    flat = np.asarray(flat, dtype=np.int64)
-    starts = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    c = counts[order]
-    new_starts = np.zeros(len(c) + 1, dtype=np.int64)
-    np.cumsum(c, out=new_starts[1:])
-    if not len(flat):
-        return flat, new_starts
-    # gather each record's run of values in the new order
-    src = np.repeat(starts[:-1][order] - new_starts[:-1], c) + np.arange(int(new_starts[-1]))
-    return flat[src], new_starts
-
-
-def settings_of(top):
-    """``otherData.settings`` of a trace's top-level keys, as a dict (empty if absent)."""
-    other = top.get("otherData") if isinstance(top, dict) else None
-    found = other.get("settings") if isinstance(other, dict) else None
-    return dict(found) if isinstance(found, dict) else {}
 
 
 def from_events(events):
-    """A :class:`Timeline` of an in-memory list of events (tests, callers with events)."""
-    b = Builder()
-    b.feed(list(events))
-    return b.finish()
+    """A :class:`Trace` of an in-memory list of events (tests, callers with events)."""
+    return model.from_events(events, Builder())
 
 
 def load(path, on_batch=None, collectors=()):
-    """A :class:`Timeline` of the trace file at ``path`` (streamed; raises TraceError).
-    Returns ``(timeline, reader)``; ``on_batch()`` is called after each batch, and each
-    of ``collectors`` is fed each batch's events (``feed(events)``) in the same pass."""
-    reader = TraceReader(path)
-    b = Builder()
-    was = gc.isenabled()
-    gc.disable()   # millions of short-lived dicts, no cycles
-    try:
-        for batch, _ in reader.batches():
-            b.feed(Batch(batch))
-            for collector in collectors:
-                collector.feed(batch)
-            if on_batch is not None:
-                on_batch()
-    finally:
-        if was:
-            gc.enable()
-    tl = b.finish()
-    tl.settings = settings_of(reader.top)
-    return tl, reader
+    """``(trace, reader)`` of the file at ``path``, streamed once (raises TraceError);
+    ``on_batch()`` after each batch, ``collectors`` fed each batch's events."""
+    return model.load(path, on_batch, collectors, Builder())
 
 
 class TimelineCollector:
-    """The :class:`Timeline` built from the batches another pass decodes (a
+    """The :class:`Trace` built from the batches another pass decodes (a
     stats-pipeline collector: ``xprof report``'s and ``xprof diff``'s statistics pass):
     ``report.extra["timeline"]``, with the trace's recorded settings."""
 
@@ -517,4 +59,5 @@ class TimelineCollector:
     def finish(self, report):
         tl = self._builder.finish()
         tl.settings = settings_of(report.top)
+        tl.top = report.top
         report.extra["timeline"] = tl

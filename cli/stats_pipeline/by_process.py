@@ -22,8 +22,9 @@ import re
 import statistics
 
 from xprof.traces import stats as shared_stats
+from xprof.traces.rules import id_key as _key
 
-from ..readers.chrome import StatsCollector, _key
+from ..readers.chrome import StatsCollector
 
 BY_PROCESS = "Time by process"
 RANK_SPREAD = "Rank spread"

@@ -13,7 +13,7 @@ import numpy as np
 
 from xprof.traces import latency as shared_latency
 
-from ..readers.batch import view
+from xprof.traces.batch import view
 
 NAME = "latency"
 

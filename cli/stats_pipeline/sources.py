@@ -24,12 +24,12 @@ import click
 
 from ..errors import fail
 from ..progress import byte_progress
-from ..readers.batch import Batch
+from xprof.traces.batch import Batch
 from ..readers.callspans import CallSpanCollector
 from ..readers.chrome import StatsCollector
 from ..readers.pylines import PythonLinesCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
-from ..readers.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
+from xprof.traces.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
 from .latency import LatencyCollector
 from .processors import Options
 from .report import Report

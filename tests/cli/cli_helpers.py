@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from xprof.cli.main import main
 from xprof.cli.readers.checker import Checker
 from xprof.cli.readers.normalize import Normalizer
-from xprof.cli.readers.tracefile import DEFAULT_CHUNK, TraceReader
+from xprof.traces.tracefile import DEFAULT_CHUNK, TraceReader
 
 REPO = Path(__file__).resolve().parents[2]
 # Real traces and logs of other tools (MXNet 1.9.1, PyTorch 2.13, oneDNN 2.4 / 3.12), in

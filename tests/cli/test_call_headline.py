@@ -73,3 +73,24 @@ def test_the_report_says_it(dense_run):
     stats = json.loads(xprof("stats", "dense.json", "--format", "json", cwd=tmp).stdout)
     row = stats["Custom Operator Calls"]["Light"]
     assert row["Inputs"] + row["Pool"] == pytest.approx(row["Queued"], abs=2e-6)
+
+
+def test_the_run_summary_reads_its_trace_once(dense_run, monkeypatch, capsys):
+    """The event count, the statistics and the op the inputs waited for come from one
+    decoding pass over the file (issue #25: it was decoded two or three times)."""
+    from xprof.cli.summary import print_summary
+    from xprof.traces import tracefile
+
+    tmp, _ = dense_run
+    passes = []
+    batches = tracefile.TraceReader.batches
+
+    def counted(self, *args, **kwargs):
+        passes.append(self.path)
+        return batches(self, *args, **kwargs)
+
+    monkeypatch.setattr(tracefile.TraceReader, "batches", counted)
+    print_summary(str(tmp / "dense.json"), False)
+    err = capsys.readouterr().err
+    assert passes == [str(tmp / "dense.json")]
+    assert "FullyConnected" in err.split("custom-operator calls")[1]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xprof.cli.readers.chrome import StatsCollector
-from xprof.cli.readers.tracefile import TraceReader
+from xprof.traces.tracefile import TraceReader
 
 _TIMES = st.one_of(
     st.floats(0, 1e7, allow_nan=False).map(lambda v: round(v, 3)),
@@ -113,7 +113,7 @@ def test_a_batch_and_its_view_are_freed_without_the_garbage_collector():
     import gc
     import weakref
 
-    from xprof.cli.readers.batch import Batch
+    from xprof.traces.batch import Batch
 
     class Event(dict):
         pass

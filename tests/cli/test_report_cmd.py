@@ -130,7 +130,7 @@ def test_the_trace_is_read_once_and_the_explain_document_is_the_commands(tmp_pat
     the page draws is ``xprof explain --format json``'s, minus the segment list, and
     its composition is the segments' time per kind."""
     from xprof.cli.htmlreport.collect import collect
-    from xprof.cli.readers import tracefile
+    from xprof.traces import tracefile
 
     trace, _ = run_sample("custom_op_breakdown.py", tmp_path)
     ex = json.loads(cli("explain", trace, "--format", "json").stdout)

@@ -23,7 +23,7 @@ from cli_helpers import TRACES
 from mutations import NASTY, mutate
 from xprof.cli.readers.checker import Checker
 from xprof.cli.readers.normalize import Normalizer
-from xprof.cli.readers.tracefile import TraceError, TraceReader
+from xprof.traces.tracefile import TraceError, TraceReader
 from xprof.cli.trace import checked_output
 
 TOP = {"displayTimeUnit": "ms"}

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cli_helpers import read_events
-from xprof.cli.readers.tracefile import TraceError, TraceReader
+from xprof.traces.tracefile import TraceError, TraceReader
 
 TRICKY = ['},{', '"},{"', '\\"},{\\"', 'é€😀', '\\', ']', '{"a":1}', 'x' * 300, '', ',{']
 

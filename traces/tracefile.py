@@ -444,22 +444,6 @@ def _replace_lone_surrogates(value, reader):
     return value
 
 
-_REPR = None
-
-
-def short_repr(value):
-    """``repr`` for messages and keys of malformed values: bounded in depth and length, so a
-    value nested a thousand levels deep or a 4,000-digit integer cannot raise."""
-    global _REPR
-    if _REPR is None:
-        import reprlib
-
-        _REPR = reprlib.Repr()
-        _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 80, 80, 40
-        _REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = 6
-    return _REPR.repr(value)
-
-
 def digit_runs(raw):
     """(has a run of 16+ digits, has a run of 20+ digits) in raw JSON bytes."""
     mapped = raw.translate(_DIGIT_MAP)
@@ -486,3 +470,20 @@ def _find_cut(data, start):
                 return k + 1
         end = j
     return None
+
+
+def event_labels(path, indices):
+    """``{index: (ph, name)}`` of the events of the file at ``path`` whose index in the
+    file is in ``indices`` (a second pass, for messages about events whose names the
+    first pass did not keep: ``validate`` and ``trace`` name the events they report)."""
+    labels = {}
+    index = 0
+    for batch, _ in TraceReader(path).batches():
+        for k in range(len(batch)):
+            if index + k in indices:
+                ev = batch[k]
+                ph, name = (ev.get("ph"), ev.get("name")) if isinstance(ev, dict) else ("", "")
+                labels[index + k] = (ph if isinstance(ph, str) else "",
+                                     name if isinstance(name, str) else "")
+        index += len(batch)
+    return labels

@@ -8,7 +8,8 @@ rejects, or drop arrows the viewers would draw.
 The rules (what Perfetto and catapult both do):
 
 * time is compared in integer nanoseconds, ``rint(ts_us * 1000)``, end =
-  start + ``rint(dur_us * 1000)``, so float noise is not an overlap;
+  start + ``rint(dur_us * 1000)`` (``rules.py``: the units every reader uses), so
+  float noise is not an overlap;
 * a thread's slices are taken sorted by start, longer first on equal starts,
   then file order; each must end no later than the slice it starts inside
   (equal boundaries are fine: a slice that ends where the next starts is its
@@ -22,21 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rules import to_ns
+
 OUTSIDE = -1  # parent of a top-level slice
-
-
-_NS_LIMIT = 2.0 ** 62
-
-
-def to_ns(ts_us):
-    """Microseconds (array or list) as int64 nanoseconds, as Perfetto rounds them.
-
-    Times beyond what int64 ns hold (the checker reports them) are clipped, so
-    they sort last instead of wrapping around.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        ns = np.rint(np.asarray(ts_us, dtype=np.float64) * 1000)
-    return np.clip(np.nan_to_num(ns, nan=0.0), -_NS_LIMIT, _NS_LIMIT).astype(np.int64)
 
 
 def binds_to_next(ph, bp):
@@ -72,6 +61,32 @@ def nest(s, e):
                 continue
         stack.append(k)
     return parent, overlaps
+
+
+def parents_nested(ss, es, top):
+    """Each slice's parent (position, -1: none) in slices in :func:`sort_order` (int64
+    ns arrays; ``top``: nothing is open at its start), when they nest properly; None
+    when some slice overlaps its parent's end (then :func:`nest` applies the rule).
+
+    The parent is the nearest earlier slice still open at the start (``end > start``),
+    found for every slice at once by pointer jumping: each candidate that has ended
+    is replaced by its own candidate (everything between them ended before the
+    candidate's start, hence before this start), so a few vectorized rounds do (about
+    the nesting depth, at most log2 of the slices more)."""
+    n = len(ss)
+    ptr = np.arange(-1, n - 1, dtype=np.int64)
+    ptr[top] = -1
+    todo = np.flatnonzero(~top)
+    while len(todo):
+        cand = ptr[todo]
+        ended = es[cand] <= ss[todo]
+        todo, cand = todo[ended], cand[ended]
+        ptr[todo] = ptr[cand]
+        todo = todo[ptr[todo] >= 0]
+    has = ptr >= 0
+    if bool(np.any(es[has] > es[ptr[has]])):
+        return None
+    return ptr
 
 
 def flat(s, e):
@@ -118,3 +133,22 @@ class SliceTree:
         k = np.searchsorted(self._s, ts, side="left")
         inside = k < len(self._s)
         return np.where(inside, self.items[np.minimum(k, len(self._s) - 1)] if len(self.items) else -1, -1)
+
+
+def parents(s, e):
+    """``(parent, overlapping)`` of one thread's slices in :func:`sort_order` (int64 ns
+    arrays): the parent position of each (``OUTSIDE`` at top level) and a bool per slice,
+    True for one that ends after its parent (it keeps the parent but parents nobody).
+    Numpy alone when the slices nest properly (a few rounds); :func:`nest` otherwise."""
+    n = len(s)
+    if n < 2 or flat(s, e):
+        return np.full(n, OUTSIDE, np.int64), np.zeros(n, bool)
+    reach = np.maximum.accumulate(e)
+    top = np.r_[True, reach[:-1] <= s[1:]]
+    parent = parents_nested(s, e, top)
+    overlapping = np.zeros(n, bool)
+    if parent is None:
+        walked, overlaps = nest(s.tolist(), e.tolist())
+        parent = np.asarray(walked, np.int64)
+        overlapping[[k for k, _, _ in overlaps]] = True
+    return parent, overlapping
