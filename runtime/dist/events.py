@@ -26,7 +26,12 @@ from ..profiler.observer import COMMUNICATION, flags, observer
 
 WAIT_FOR_DATA = "wait for data"
 
-__all__ = ["kineto_args", "arrival_args", "record"]
+__all__ = ["kineto_args", "arrival_args", "record", "recording"]
+
+
+def recording():
+    """Whether the profiler records now (the args are built only then)."""
+    return flags.recording
 
 
 def kineto_args(collective, nelems, dtype, world, seq, key):
