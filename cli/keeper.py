@@ -36,9 +36,12 @@ def how_it_ended(code):
     """``killed by SIGKILL`` for a negative exit code, else ``exit code N``."""
     if code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            name = signal.Signals(-code).name
         except ValueError:
             return f"killed by signal {-code}"
+        if -code == signal.SIGUSR1:   # Hydra's word before the rank could listen for it
+            return "killed by SIGUSR1, Hydra's word that another rank had died"
+        return f"killed by {name}"
     return f"exit code {code}"
 
 

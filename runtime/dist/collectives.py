@@ -1,7 +1,7 @@
 """The data collectives of the sync stores, as engine ops handed to the comm thread.
 
 :func:`push_collective` pushes one ``ASYNC`` engine op that reads ``src`` and writes
-``dst``: when the engine grants it (``src`` computed, ``dst`` free), it hands a job to
+``dst`` (one array, or several sharing the result: a pushpull's stored value and out): when the engine grants it (``src`` computed, ``dst`` free), it hands a job to
 the comm thread under the ticket it took at push time, and returns; the comm thread
 runs the job in ticket order (the same on every rank) and completes the op. So the
 script's thread never waits, computation pushed after it overlaps the communication,
@@ -82,8 +82,9 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
         def job():
             t0 = perf_counter_ns()
             entered = time.time()
-            stamps = np.empty((world.size, 2))   # each rank's (arrived, entered)
-            exchange = world.data.Iallgather(np.array([arrived, entered]), stamps)
+            mine = np.array([arrived, entered])   # kept alive until the Wait
+            stamps = np.empty((world.size, 2))    # each rank's (arrived, entered)
+            exchange = world.data.Iallgather(mine, stamps)
             result = _transfer(world, collective, data, bound, key)
             exchange.Wait()   # done by now: it progressed inside the transfer
             t2 = perf_counter_ns()
