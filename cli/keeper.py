@@ -49,8 +49,14 @@ def keep_rank():
     """Under ``mpiexec``, on Linux: fork; the child returns (and runs the script), the
     parent waits for it and exits with its code (128 + N for signal N), after one line
     naming the rank and the signal when a signal ended it. Elsewhere: return at once."""
+    import threading
+
     rank = mpi_rank()
     if rank is None or not sys.platform.startswith("linux"):
+        return
+    if threading.active_count() > 1:   # forking a threaded process is unsafe: no keeper
+        print(f"xprof: rank {rank} runs without a keeper (threads started before it)",
+              file=sys.stderr, flush=True)
         return
     sys.stdout.flush()
     sys.stderr.flush()

@@ -1,8 +1,9 @@
 """The data collectives of the sync stores, as engine ops handed to the comm thread.
 
 :func:`push_collective` pushes one ``ASYNC`` engine op that reads ``src`` and writes
-``dst`` (one array, or several sharing the result: a pushpull's stored value and out): when the engine grants it (``src`` computed, ``dst`` free), it hands a job to
-the comm thread under the ticket it took at push time, and returns; the comm thread
+``dst`` (one array, or several sharing the result: a pushpull's stored value and out):
+when the engine grants it (``src`` computed, ``dst`` free), it hands a job to the comm
+thread under the ticket it took at push time, and returns; the comm thread
 runs the job in ticket order (the same on every rank) and completes the op. So the
 script's thread never waits, computation pushed after it overlaps the communication,
 and every op ordered after ``dst`` (the optimizer's update, a pull) waits for it as for
