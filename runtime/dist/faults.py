@@ -163,7 +163,7 @@ class _RollCall:
         self.world = world
         self.present = {world.rank} | _state["left"]
         self.deadline = time.monotonic() + ROLL_CALL_BOUND
-        _post([r for r in range(world.size) if r != world.rank],
+        _post([r for r in range(world.size) if r not in self.present],
               (world.rank, ROLL_CALL, None))
 
     def heard(self, rank):
