@@ -85,10 +85,15 @@ def start(world):
 def _catch_sigusr1():
     """Hydra's word that a rank left unfinalized: a flag for the listener (a handler
     of the main thread's, which may be blocked; Python runs it between two bytecodes,
-    lock waits included). Not from another thread: signals are the main thread's."""
+    lock waits included). Not from another thread: signals are the main thread's. A
+    handler the script installed is still called; a SIGUSR1 of its own only costs a
+    roll call that every rank answers."""
     def flag(signum, frame):
         _state["signalled"] = True
+        if callable(previous):
+            previous(signum, frame)
     try:
+        previous = signal.getsignal(signal.SIGUSR1)
         signal.signal(signal.SIGUSR1, flag)
     except (ValueError, OSError):   # not the main thread: Hydra's SIGUSR1 then kills
         pass
