@@ -97,13 +97,8 @@ def die_with_launcher():
 
 
 def _how(code):
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"killed by {name}"
-    return f"exit code {code}"
+    from .keeper import how_it_ended
+    return how_it_ended(code)
 
 
 def mpiexec():
@@ -131,7 +126,10 @@ def _mpiexec_command(exe, nproc, hostfile):
     if "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr:
         cmd = [exe, "-n", str(nproc), "--oversubscribe", "--allow-run-as-root"]
         return cmd + (["--hostfile", hostfile] if hostfile else [])
-    return [exe, "-n", str(nproc)] + (["-f", hostfile] if hostfile else [])
+    # Hydra: a rank that dies (its keeper exits unfinalized) must not take the others
+    # down: they are told by SIGUSR1 and stop themselves, writing their traces
+    cmd = [exe, "-disable-auto-cleanup", "-n", str(nproc)]
+    return cmd + (["-f", hostfile] if hostfile else [])
 
 
 def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):

@@ -326,7 +326,9 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
     if job_timeout is not None:
         fail(f"--timeout {job_timeout:g} bounds a job of ranks; it goes with --nproc")
 
+    from .keeper import keep_rank
     from .launch import die_with_launcher, rank_env_from_mpi
+    keep_rank()           # a rank of mpiexec: from here on, the child of its keeper
     die_with_launcher()   # a rank of --nproc: ends with its launcher
     rank_env_from_mpi()   # a rank of mpiexec: RANK & co as under xprof's own launcher
     saved = _save_process_state()

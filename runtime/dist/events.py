@@ -7,10 +7,12 @@ a collective (``Collective name``, ``In msg nelems``... ``Seq``) so Holistic Tra
 Analysis reads an xprof trace as it reads a PyTorch one. Inside it, its phases are
 slices of category ``communication``:
 
-* ``wait for ranks``: the small allgather of every rank's arrival time (the moment its
-  data was ready); it ends when the last rank arrives. The arrivals are kept in the
-  args (``Arrivals ms``, ``Last to arrive``, ``Late by ms``), so ``xprof explain``
-  names the straggler from the arrival times themselves, not from guesses;
+* ``wait for ranks``: from the collective's start until the last rank entered it (each
+  rank's entry time and arrival time, the moment its data was ready, are exchanged by
+  an ``MPI_Iallgather`` that progresses inside the transfer: no meeting of its own);
+  absent on the rank that entered last. The arrivals are kept in the args
+  (``Arrivals ms``, ``Last to arrive``, ``Late by ms``), so ``xprof explain`` names the
+  straggler from the arrival times themselves, not from guesses;
 * ``transfer``: the data collective itself (allreduce: transfer and reduction in MPI),
   one call per chunk of ``MXNET_KVSTORE_BIGARRAY_BOUND`` elements.
 
@@ -26,7 +28,12 @@ from ..profiler.observer import COMMUNICATION, flags, observer
 
 WAIT_FOR_DATA = "wait for data"
 
-__all__ = ["kineto_args", "arrival_args", "record"]
+__all__ = ["kineto_args", "arrival_args", "record", "recording"]
+
+
+def recording():
+    """Whether the profiler records now (the args are built only then)."""
+    return flags.recording
 
 
 def kineto_args(collective, nelems, dtype, world, seq, key):

@@ -11,16 +11,24 @@ a core) and, on one, fails the comm thread's jobs (:meth:`.CommThread.fail_all`)
 error naming the rank and its exit: the script's next wait on a kvstore array raises
 it, its trace is written and the rank exits non-zero.
 
-Hydra (MPICH's ``mpiexec``) kills every rank as soon as one exits without
-``MPI_Finalize`` (which a failed rank must skip: a collective of its may be in flight).
-So after writing its trace every rank of a failed job says it is done
-(:func:`finished`), and a rank that failed waits for the others' word (at most
-:data:`DONE_BOUND` seconds) before it exits.
+Hydra (MPICH's ``mpiexec``) started without ``-disable-auto-cleanup`` (by hand) kills
+every rank as soon as one exits without ``MPI_Finalize`` (which a failed rank must skip:
+a collective of its may be in flight). So after writing its trace every rank of a
+failed job says it is done (:func:`finished`), and a rank that failed waits for the
+others' word (at most :data:`DONE_BOUND` seconds) before it exits.
 
-A rank killed by SIGKILL cannot announce anything: ``mpiexec`` (Hydra) then kills the
-other ranks at once (even with ``-disable-auto-cleanup``: its proxy still sends
-SIGKILL), so the job ends within a second but their traces are lost.
+A rank killed by SIGKILL (or crashed) cannot announce anything. Its keeper (its parent
+process, ``cli/keeper.py``) prints how it ended and exits; Hydra, started with
+``-disable-auto-cleanup`` by ``xprof run --nproc``, then sends every other rank SIGUSR1
+(without that flag it SIGKILLs them: traces lost). The handler installed here (the
+default action of SIGUSR1 would kill the rank) only sets a flag, and the listener, seeing
+it, holds a roll call: it asks every other rank whether it is there and waits at most
+:data:`ROLL_CALL_BOUND` seconds for the answers (each listener answers, whatever its
+main thread is doing); the ranks that neither answer nor ask are gone, and the listener
+fails this rank's jobs naming them, as for a notice. Whichever rank left without
+``MPI_Finalize``, the roll call names it: a rank is never named from a guess.
 """
+import signal
 import sys
 import threading
 import time
@@ -30,11 +38,15 @@ __all__ = ["start", "announce", "on_failure", "POLL"]
 POLL = 0.05         # s between two looks at the control communicator
 SEND_BOUND = 2.0    # s announce() waits for its notices to leave
 DONE_BOUND = 15.0   # s a failed rank waits for the others to have written their traces
+ROLL_CALL_BOUND = 2.0   # s a roll call waits for the other ranks' answers
+GONE = "gone without a word: killed by a signal, or it left without MPI_Finalize"
 _NOTICE = 77
+# the kinds of notice: (rank, kind, how)
+FAILED, DONE, ROLL_CALL, HERE, BYE = "failed", "done", "roll call", "here", "bye"
 
 _listeners = []     # callables(exc) told of a failure (comm threads, the async server)
 _state = {"world": None, "failed": None, "said": False, "stop": None, "thread": None,
-          "done": set()}
+          "done": set(), "left": set(), "signalled": False}
 _done = threading.Condition()
 
 
@@ -61,12 +73,37 @@ def start(world):
     _state["thread"] = threading.Thread(target=_listen, args=(world,), daemon=True,
                                         name="xprof rank-failure listener")
     _state["thread"].start()
+    _catch_sigusr1()
     previous = sys.excepthook
 
     def hook(kind, value, tb):   # a script run by plain python, not xprof run
         announce(f"uncaught {kind.__name__}")
         previous(kind, value, tb)
     sys.excepthook = hook
+
+
+def _catch_sigusr1():
+    """Hydra's word that a rank left unfinalized: a flag for the listener (a handler
+    of the main thread's, which may be blocked; Python runs it between two bytecodes,
+    lock waits included). Not from another thread: signals are the main thread's. A
+    handler the script installed is still called; a SIGUSR1 of its own only costs a
+    roll call that every rank answers."""
+    def flag(signum, frame):
+        _state["signalled"] = True
+        if callable(previous):
+            previous(signum, frame)
+    try:
+        previous = signal.getsignal(signal.SIGUSR1)
+        signal.signal(signal.SIGUSR1, flag)
+    except (ValueError, OSError):   # not the main thread: Hydra's SIGUSR1 then kills
+        pass
+
+
+def _ignore_sigusr1():
+    try:
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    except (ValueError, OSError):
+        pass
 
 
 def _fail(world, rank, how):
@@ -83,32 +120,82 @@ def _fail(world, rank, how):
 
 
 def _listen(world):
-    """Receive notices until :func:`stop`: a failure (``(rank, how)``) fails this rank's
-    jobs, once; a ``(rank, None)`` says that rank has written its trace."""
+    """Receive notices until :func:`stop`: a failure fails this rank's jobs, once; a
+    ``done`` says that rank has written its trace; a roll call is answered. After
+    Hydra's SIGUSR1, hold a roll call (:class:`_RollCall`)."""
     MPI, comm = world.MPI, world.control
     notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
     stop = _state["stop"]
+    roll = None
     while True:
         done, message = notice.test()
         if done:
-            rank, how = message
-            if how is None:
+            rank, kind, how = message
+            if roll is not None:
+                roll.heard(rank)
+            if kind == BYE:       # finalizing: its exit is no failure
+                _state["left"].add(rank)
+            elif kind == DONE:
                 with _done:
                     _state["done"].add(rank)
                     _done.notify_all()
-            else:
+            elif kind == FAILED:
                 _fail(world, rank, how)
+            elif kind == ROLL_CALL:
+                _post([rank], (world.rank, HERE, None))
             notice = comm.irecv(source=MPI.ANY_SOURCE, tag=_NOTICE)
             continue
+        _sent[:] = [r for r in _sent if not r.test()[0]]
+        if roll is None and _state["signalled"]:
+            _state["signalled"] = False
+            if healthy():
+                roll = _RollCall(world)
+        if roll is not None and roll.over():
+            gone, roll = roll.gone(), None
+            if gone and healthy():
+                _fail(world, ", ".join(map(str, gone)), GONE)
         if stop.wait(POLL):
             notice.Cancel()      # MPI_Finalize wants no receive left posted
             notice.Wait()
             return
 
 
+class _RollCall:
+    """Who is still there: every other rank is asked; those that neither answer nor
+    ask within :data:`ROLL_CALL_BOUND` seconds are gone."""
+
+    def __init__(self, world):
+        self.world = world
+        self.present = {world.rank} | _state["left"]
+        self.deadline = time.monotonic() + ROLL_CALL_BOUND
+        _post([r for r in range(world.size) if r not in self.present],
+              (world.rank, ROLL_CALL, None))
+
+    def heard(self, rank):
+        self.present.add(rank)
+
+    def over(self):
+        return len(self.present) == self.world.size or time.monotonic() >= self.deadline
+
+    def gone(self):
+        return sorted(set(range(self.world.size)) - self.present)
+
+
+_sent = []   # the listener's sends in flight (tested each round, never waited for)
+
+
+def _post(ranks, message):
+    world = _state["world"]
+    _sent.extend(world.control.isend(message, dest=r, tag=_NOTICE) for r in ranks)
+
+
 def stop():
-    """Before ``MPI_Finalize``: end the listener and its posted receive (bounded)."""
+    """Before ``MPI_Finalize`` of a healthy rank: say goodbye (its exit is no failure,
+    and Hydra's SIGUSR1 for it is none either), end the listener and its posted receive
+    (bounded)."""
     if _state["thread"] is not None:
+        _ignore_sigusr1()
+        _send_all((_state["world"].rank, BYE, None))
         _state["stop"].set()
         _state["thread"].join(SEND_BOUND)
 
@@ -132,7 +219,7 @@ def announce(how):
     if world is None or world.size == 1 or _state["failed"] is not None or _state["said"]:
         return
     _state["said"] = True
-    _send_all((world.rank, how))
+    _send_all((world.rank, FAILED, how))
 
 
 def finished():
@@ -142,7 +229,8 @@ def finished():
     world = _state["world"]
     if world is None or world.size == 1 or healthy():
         return
-    _send_all((world.rank, None))
+    _ignore_sigusr1()   # the others' exits, unfinalized, now (Python's exit drops handlers)
+    _send_all((world.rank, DONE, None))
     if not _state["said"]:
         return
     others = set(range(world.size)) - {world.rank}

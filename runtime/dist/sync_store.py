@@ -138,8 +138,23 @@ class SyncKVStore(KVStore):
             self._pull_local(k, stored, group, priority)
 
     def pushpull(self, key, value, out=None, priority=0):
-        self._push(key, value, priority, PUSHPULL)
-        self.pull(key, value if out is None else out, priority)
+        """``push`` then ``pull``; without an updater one op per key, as MXNet's
+        ``PushPull`` is one request: the allreduce writes the sum into the stored value
+        and into ``out`` at once (no op between, no thread hand-over)."""
+        if self._updater is not None:
+            self._push(key, value, priority, PUSHPULL)
+            self.pull(key, value if out is None else out, priority)
+            return
+        keys, groups = _listify(key, value, "pushpull")
+        pulls = list(self._pulls(key, value if out is None else out))
+        for k, group in zip(keys, groups):   # every key checked before any op is pushed
+            _same_shape("pushpull", k, group, self._stored(k, "pushpull"))
+            _dense("pushpull", k, group)
+        for k, group, (_, outs, stored) in zip(keys, groups, pulls):
+            _dense("pull", k, outs)
+            collectives.push_collective(self._world, PUSHPULL, collectives.ALLREDUCE, k,
+                                        self._reduce(k, group), [stored, *outs],
+                                        self._bound, priority)
 
     def broadcast(self, key, value, out, priority=0):
         """Rank 0's ``value`` into the store (once per key) and into every ``out``."""

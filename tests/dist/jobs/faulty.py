@@ -1,6 +1,7 @@
 """Rank 1 fails at its third step (ARGS: OUT HOW, HOW one of raise, exit, SIGTERM,
 SIGKILL; none: no failure) while the other ranks would go on pushing for minutes. Each
-rank writes its pid to OUT/pid<rank> first."""
+rank writes its pid and its parent's (its keeper's under mpiexec) to OUT/pid<rank>
+first."""
 import os
 import signal
 import sys
@@ -12,7 +13,7 @@ out_dir, how = sys.argv[1], sys.argv[2]
 kv = mx.kv.create("dist_sync")
 pid_file = os.path.join(out_dir, f"pid{kv.rank}")
 with open(pid_file + ".tmp", "w") as f:   # whole when it appears: written, then renamed
-    f.write(str(os.getpid()))
+    f.write(f"{os.getpid()} {os.getppid()}")
 os.replace(pid_file + ".tmp", pid_file)
 kv.init(0, mx.nd.zeros((1000,)))
 start = time.monotonic()
