@@ -351,8 +351,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     pushed = _observer.pushed_by() if _flags.recording else None
 
-    def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps, setup)
+    def dispatch(on_complete, stamps):
+        call = Call(name, mode, pushed, reads, outputs, t_span, stamps, setup)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return
@@ -373,7 +373,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
         t_span = pushed[0] if _observer.call_spans else 0
     else:   # after the pool's throttle, as before the stamps existed
         t_span = _observer.call_pushed()
-    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
+    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN,
+                          stamped=True)
 
 
 def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None):

@@ -63,8 +63,8 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
     eng = _engine.get()
     nelems = int(np.prod(src.shape))
 
-    def op(on_complete, src, dst):
-        t_push, t_ready, _ = on_complete.stamps
+    def op(on_complete, stamps, src, dst):
+        t_push, t_ready, _ = stamps
         arrived = time.time()
         handed = perf_counter_ns()
         failed = src.exc
@@ -98,5 +98,5 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
         if eng.synchronous:   # NaiveEngine: the op must be complete when fn returns; the
             finished.wait()   # comm thread runs jobs in order, every earlier one is done
 
-    eng.push_async(op, (src, dst), [src], [dst], name, prio, MODE_INTERNAL, 0)
+    eng.push_async(op, (src, dst), [src], [dst], name, prio, MODE_INTERNAL, 0, stamped=True)
 
