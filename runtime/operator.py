@@ -300,8 +300,8 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
     is set in place rather than with :class:`attribution` (the same two fields): this
     runs on every imperative call, MXNet creating the operator per call."""
-    if not _flags.recording:
-        return prop.create_operator(ctx, in_shapes, in_dtypes), None
+    if not (_flags.recording and _observer.mask & mode):   # (the API mode alone: nothing
+        return prop.create_operator(ctx, in_shapes, in_dtypes), None   # of a Setup is kept)
     st = _thread_state
     saved = st.tag, st.inline
     st.tag = setup = Setup(op_type, mode)
@@ -349,7 +349,9 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     of the operator's creation when this call made it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
-    pushed = _observer.pushed_by() if _flags.recording else None
+    # the call's stamps only when its mode is profiled: the API mode alone records none
+    # of them (call_begins finds the call not profiled), so it makes none
+    pushed = _observer.pushed_by() if _flags.recording and _observer.mask & mode else None
 
     def dispatch(on_complete, stamps):
         call = Call(name, mode, pushed, reads, outputs, t_span, stamps, setup)
