@@ -29,6 +29,7 @@ from . import engine as _engine
 from .custom_pool import pool as _pool   # the threads that run forward/backward
 from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, thread_state as _thread_state
 from .ndarray import ndarray as _nd
+from .ops import registry as _ops
 from .profiler import sampler as _sampler
 from .profiler.observer import flags as _flags, observer as _observer
 
@@ -120,8 +121,7 @@ def register(reg_name):
 
 def get_all_registered_operators():
     """Every operator name: the native ones (as MXNet lists them: ``Activation``,
-    ``Convolution``...) and the registered custom op types."""
-    from .ops import registry as _ops
+    ``Convolution``... and ``Custom``) and the registered custom op types."""
     return sorted(set(_ops.registry) | set(_registry))
 
 
@@ -144,6 +144,26 @@ def make_prop(op_type, kwargs):
     """The prop instance for a call: extra keyword arguments arrive as strings."""
     cls = _lookup(op_type)
     return cls(**{k: str(v) for k, v in kwargs.items()})
+
+
+_props = {}
+
+
+def prop_for(params):
+    """The prop of a ``Custom`` node's ``params`` (``op_type`` and the user's parameters,
+    given to the prop as strings), made once per op type, prop class and parameters, as
+    MXNet's attribute parser makes one per node: graph code asks it for names, shapes
+    and types many times."""
+    op_type = params.get("op_type")
+    cls = _lookup(op_type)
+    kwargs = tuple(sorted((k, str(v)) for k, v in params.items() if k != "op_type"))
+    key = (op_type, cls, kwargs)
+    prop = _props.get(key)
+    if prop is None:
+        if len(_props) > 4096:
+            _props.clear()
+        prop = _props[key] = cls(**dict(kwargs))
+    return prop
 
 
 _described = {}
@@ -476,11 +496,10 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     else:
         run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup,
                  op.forward)
-    if record and autograd.state.recording:
-        def backward_fn(ograds):
-            return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
-                                   aux, mode)
-        autograd.record_op(None, inputs, outputs, {}, backward_fn)
+    if record and autograd.state.recording:   # an ordinary op to autograd (CUSTOM_OP)
+        autograd.record_op(CUSTOM_OP, list(inputs) + list(aux), outputs,
+                           {"op_type": op_type, **kwargs},
+                           state=_CustomState(op_type, kwargs, prop, op))
     return outputs
 
 
@@ -542,3 +561,131 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs
 
+
+# -- ``Custom``, a registered operator (as MXNet's src/operator/custom/custom.cc) -------------
+class _CustomState:
+    """A ``Custom`` node's state (MXNet's ``OpStatePtr``): the op type, the user's
+    parameters, the prop, the ``CustomOp`` made once for the node and, until its first
+    call, the ``Setup`` of that creation."""
+
+    __slots__ = ("op_type", "kwargs", "prop", "op", "setup")
+
+    def __init__(self, op_type, kwargs, prop, op, setup=None):
+        self.op_type, self.kwargs, self.prop, self.op, self.setup = \
+            op_type, kwargs, prop, op, setup
+
+
+def _runs_on_its_state(*inputs, **params):
+    """``Custom`` has no kernel: it runs through its state (``CustomOpDef.push_forward``)."""
+    raise TypeError("Custom runs through CustomOpDef.push_forward, not a kernel")
+
+
+class CustomOpDef(_ops.OpDef):
+    """The ``Custom`` operator: its params are ``op_type`` and the user's parameters, and
+    every question the graph, inference, serialization, the executor and autograd ask of
+    an op is answered by the registered ``CustomOpProp`` (``list_arguments``,
+    ``list_outputs``, ``list_auxiliary_states``, ``infer_shape``, ``infer_type``). It is
+    stateful: a node's state holds its ``CustomOp`` (``create_state``), and its forward
+    and backward are custom-op calls pushed on it (``push_forward``/``push_backward``,
+    the async call path above)."""
+
+    stateful = True
+
+    def __init__(self):
+        super().__init__("Custom", _runs_on_its_state, arg_names=(), infer=self._infer,
+                         num_outputs=self._n_outputs, infer_args=self._infer_args,
+                         doc="A registered custom operator: ``op_type`` and its params.")
+
+    # -- names and inference, from the prop --------------------------------------------
+    @staticmethod
+    def _n_outputs(params):
+        return len(prop_for(params).list_outputs())
+
+    def list_arguments(self, params):
+        return list(prop_for(params).list_arguments())
+
+    def list_outputs(self, params):
+        return list(prop_for(params).list_outputs())
+
+    def list_aux(self, params):
+        return list(prop_for(params).list_auxiliary_states())
+
+    def dtype_param(self, params):
+        return None   # (a ``dtype`` parameter is the prop's to read)
+
+    def infer_types(self, in_dtypes, params):
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        res = prop.infer_type([np.dtype(d).type for d in in_dtypes[:n_args]])
+        return [np.dtype(t) for t in res[1]]
+
+    def params_from_text(self, attrs, parse):
+        return dict(attrs)   # the prop takes its parameters as the strings written
+
+    def display_name(self, params):
+        return f"Custom({params.get('op_type')})"
+
+    @staticmethod
+    def _infer(in_shapes, in_dtypes, **params):
+        """(out_shapes, out_dtypes) from every input (the arguments, then the
+        auxiliary states, whose shapes must be the prop's)."""
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        _, oshapes, ashapes, odtypes, _ = infer(prop, params.get("op_type"),
+                                                in_shapes[:n_args], in_dtypes[:n_args])
+        names = prop.list_auxiliary_states()
+        for name, given, expected in zip(names, in_shapes[n_args:], ashapes):
+            if tuple(given) != tuple(expected):
+                raise ValueError(f"auxiliary state {name!r} has shape {tuple(given)}, "
+                                 f"expected {tuple(expected)}")
+        return oshapes, odtypes
+
+    @staticmethod
+    def _infer_args(in_shapes, **params):
+        """The inputs' shapes the prop gives from partial ones (the data's): None for
+        each it cannot tell (a prop that fails on partial shapes tells none)."""
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        try:
+            res = prop.infer_shape([list(s) if s is not None else []
+                                    for s in in_shapes[:n_args]])
+            filled = list(res[0]) + (list(res[2]) if len(res) > 2 else [])
+            return [s if s is not None and len(s) and all(int(d) > 0 for d in s) else None
+                    for s in filled]
+        except Exception:  # noqa: BLE001 - the prop cannot work with partial shapes
+            return [None] * len(in_shapes)
+
+    # -- running: a custom-op call pushed on the node's state --------------------------
+    @staticmethod
+    def create_state(params, ctx, args, mode):
+        """The node's state: its ``CustomOp``, created once (``create_operator``)."""
+        op_type = params.get("op_type")
+        prop = prop_for(params)
+        op, setup = create_operator(prop, op_type, ctx, [list(x.shape) for x in args],
+                                    [x.dtype for x in args], mode)
+        kwargs = {k: v for k, v in params.items() if k != "op_type"}
+        return _CustomState(op_type, kwargs, prop, op, setup)
+
+    @staticmethod
+    def push_forward(state, params, args, aux, outs, is_train, mode):
+        """Push the forward call into ``outs`` (the first call carries the Setup)."""
+        setup, state.setup = state.setup, None
+        custom_call(state.op_type, args, state.kwargs, mode=mode, is_train=is_train,
+                    outputs=outs, aux=aux, reqs=["write"] * len(outs), prop=state.prop,
+                    op=state.op, record=False, setup=setup)
+
+    @staticmethod
+    def push_backward(state, params, ograds, inputs, outputs, in_grads=None,
+                      mode=MODE_IMPERATIVE):
+        """Push the backward call; return the arguments' gradients (``inputs``: the
+        arguments, then the auxiliary states)."""
+        n_args = len(state.prop.list_arguments())
+        reqs = None if in_grads is None else ["write"] * len(in_grads)
+        return custom_backward(state.op_type, state.op, state.prop, ograds,
+                               list(inputs[:n_args]), list(outputs), list(inputs[n_args:]),
+                               mode, in_grads=in_grads, reqs=reqs)
+
+
+CUSTOM_OP = _ops.registry.get("Custom")
+if CUSTOM_OP is None:   # (registered once per process, with the ops of ``ops/``)
+    CUSTOM_OP = _ops.registry["Custom"] = CustomOpDef()
