@@ -16,11 +16,13 @@ use this to compare two versions of the code, and the timing benchmarks for the 
 the issues ask for.
 
 Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
-NaiveEngine, profiling off, each mode alone, everything on, everything on but the
-custom-op call span (the span's own cost is the difference with "all"), everything on
-but the dependency records (``observer.dependency_records(False)``: what recording them
-costs), and everything on but the Python-line sampler (on by default; its thread's ticks
-make "all" vary a little between runs, the other modes are exact). Then ``dumps()`` and ``dump()`` of bench_profiler's 40,002-event session.
+NaiveEngine, profiling off, each mode alone (with the Python-line sampler off), everything
+on, everything on but the custom-op call span (the span's own cost is the difference
+with "all"), everything on but the dependency records
+(``observer.dependency_records(False)``: what recording them costs), and everything on
+but the line sampler (on by default; its thread's ticks make the modes with it vary a
+little between runs, the others are exact). Then ``dumps()`` and ``dump()`` of
+bench_profiler's 40,002-event session.
 Needs valgrind (skipped with a message otherwise).
 Run: python benchmarks/bench_instructions.py [N1] [N2]
 """
@@ -36,7 +38,10 @@ from _util import PROFILE_MODES
 N1 = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
 
-MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True),
+# each mode alone with the Python-line sampler off (its thread's ticks are not
+# deterministic: the sampler is a mode of its own, on in "all")
+MODES = {"off": None, **{m: dict(kw, _no_lines=True) for m, kw in PROFILE_MODES.items()},
+         "all": dict(profile_all=True, aggregate_stats=True),
          # everything on but the custom-op call span (issue #13: its cost per call)
          "all, no call span": dict(profile_all=True, aggregate_stats=True, _no_span=True),
          # everything on but the dependency records (issue #14: what recording them costs)
