@@ -127,7 +127,8 @@ def _single(step):
 
 
 def _segments(steps, max_nodes):
-    """Group ``steps`` into push callables; custom steps (``fn is None``) break groups."""
+    """Group ``steps`` into push callables; a stateful op's step (``fn is None``: it pushes
+    itself, as ``Custom``) breaks groups."""
     plan, cur = [], []
 
     def flush():
