@@ -29,8 +29,12 @@ def main():
     register_add_one(mx)
 
     path = os.path.join(tempfile.mkdtemp(), "custom.json")
+    interval = os.environ.get("XPROF_PROFILER_SAMPLE_INTERVAL_MS")
+    sampler = "off" if interval is not None and float(interval) <= 0 else "on"
     print(f"mx.nd.Custom(x, op_type='MyAddOne') on 100x100, {N} calls then waitall "
-          f"(median of {ROUNDS} interleaved rounds; best round in brackets)")
+          f"(median of {ROUNDS} interleaved rounds; best round in brackets); profiling "
+          f"on = all modes, Python-line sampler {sampler} (issue #24's budget: off, "
+          "XPROF_PROFILER_SAMPLE_INTERVAL_MS=0)")
     for kind in ("ThreadedEngine", "NaiveEngine"):
         engine.set_engine_type(kind)
         x = mx.nd.ones((100, 100))

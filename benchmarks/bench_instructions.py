@@ -16,10 +16,13 @@ use this to compare two versions of the code, and the timing benchmarks for the 
 the issues ask for.
 
 Cases: ``y = x + 1`` (100x100) and ``mx.nd.Custom(x, op_type="MyAddOne")``, on
-NaiveEngine, profiling off, each mode alone, everything on, everything on but the
-custom-op call span (the span's own cost is the difference with "all"), and everything
-on but the dependency records (``observer.dependency_records(False)``: what recording
-them costs). Then ``dumps()`` and ``dump()`` of bench_profiler's 40,002-event session.
+NaiveEngine, profiling off, each mode alone (with the Python-line sampler off), everything
+on, everything on but the custom-op call span (the span's own cost is the difference
+with "all"), everything on but the dependency records
+(``observer.dependency_records(False)``: what recording them costs), and everything on
+but the line sampler (on by default; its thread's ticks make the modes with it vary a
+little between runs, the others are exact). Then ``dumps()`` and ``dump()`` of
+bench_profiler's 40,002-event session.
 Needs valgrind (skipped with a message otherwise).
 Run: python benchmarks/bench_instructions.py [N1] [N2]
 """
@@ -35,12 +38,19 @@ from _util import PROFILE_MODES
 N1 = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 N2 = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
 
-MODES = {"off": None, **PROFILE_MODES, "all": dict(profile_all=True, aggregate_stats=True),
+# each mode alone with the Python-line sampler off (its thread's ticks are not
+# deterministic: the sampler is a mode of its own, on in "all")
+MODES = {"off": None, **{m: dict(kw, _no_lines=True) for m, kw in PROFILE_MODES.items()},
+         "all": dict(profile_all=True, aggregate_stats=True),
          # everything on but the custom-op call span (issue #13: its cost per call)
          "all, no call span": dict(profile_all=True, aggregate_stats=True, _no_span=True),
          # everything on but the dependency records (issue #14: what recording them costs)
          "all, no dependency records": dict(profile_all=True, aggregate_stats=True,
-                                            _no_deps=True)}
+                                            _no_deps=True),
+         # everything on but the Python-line sampler (issue #24's custom-op budget is
+         # with the sampler off: XPROF_PROFILER_SAMPLE_INTERVAL_MS=0)
+         "all, no line sampler": dict(profile_all=True, aggregate_stats=True,
+                                      _no_lines=True)}
 
 CHILD = r'''
 import gc, os, sys
@@ -53,6 +63,8 @@ register_add_one(mx)
 from xprof.runtime.profiler.observer import observer, dependency_records
 observer.call_spans = not kwargs.pop("_no_span", False) if kwargs else True
 dependency_records(not kwargs.pop("_no_deps", False) if kwargs else True)
+if kwargs and kwargs.pop("_no_lines", False):
+    os.environ["XPROF_PROFILER_SAMPLE_INTERVAL_MS"] = "0"   # read when profiling starts
 x = mx.nd.ones((100, 100))
 step = (lambda: x + 1) if case == "x + 1" else (lambda: mx.nd.Custom(x, op_type="MyAddOne"))
 step(); mx.nd.waitall()

@@ -4,7 +4,9 @@ While recording, every op call leaves a :class:`Node` on its outputs (the op, it
 its inputs and outputs). ``backward`` walks the nodes in reverse topological order and
 asks each for its input gradients; for a registered operator that is one engine op named
 ``_backward_<op>`` running the gradient defined next to its kernel, so gradients are
-asynchronous and profiled like any op. Custom operators supply their own ``backward``.
+asynchronous and profiled like any op; a stateful op (``Custom``) pushes its own backward
+on the state its forward made (MXNet's ``OpStatePtr``). A :class:`Function` supplies its
+own ``backward``.
 Recording and training flags are per thread, as in MXNet.
 """
 import threading
@@ -86,21 +88,26 @@ def predict_mode():
 class Node:
     """One recorded op: how to compute its inputs' gradients from its outputs'."""
 
-    __slots__ = ("op", "params", "inputs", "outputs", "backward_fn", "attrs")
+    __slots__ = ("op", "params", "inputs", "outputs", "backward_fn", "attrs", "state")
 
-    def __init__(self, op, params, inputs, outputs, backward_fn=None, attrs=None):
+    def __init__(self, op, params, inputs, outputs, backward_fn=None, attrs=None,
+                 state=None):
         self.op = op
         self.params = params
         self.inputs = inputs
         self.outputs = outputs
         self.backward_fn = backward_fn
         self.attrs = attrs   # the forward op's engine attrs (its Gluon layer name)
+        self.state = state   # a stateful op's state, made by its forward
 
     def backward(self, ograds):
         """Input gradients (NDArray or None per input) for output gradients ``ograds``."""
-        if self.backward_fn is not None:
+        if self.backward_fn is not None:   # a Function's
             return self.backward_fn(ograds)
         op = self.op
+        if op.stateful:
+            return op.push_backward(self.state, self.params, ograds, self.inputs,
+                                    self.outputs)
         if op.grad is None:
             raise ValueError(f"operator {op.name!r} has no gradient")
         return _push_grad(op, self.inputs, self.outputs, ograds, self.params)
@@ -152,9 +159,11 @@ def check_inplace(op, inputs, outputs):
                 "an input of the op; write to a new array, or call backward first"))
 
 
-def record_op(op, inputs, outputs, params, backward_fn=None):
-    """Called by the NDArray layer for every op while recording."""
-    node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs)
+def record_op(op, inputs, outputs, params, backward_fn=None, state=None):
+    """Called by the NDArray layer for every op while recording (``state``: a stateful
+    op's, for its backward)."""
+    node = Node(op, params, list(inputs), list(outputs), backward_fn, _nd.op_scope.attrs,
+                state)
     for i, o in enumerate(outputs):
         o._ag = (node, i)
 

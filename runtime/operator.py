@@ -29,12 +29,14 @@ from . import engine as _engine
 from .custom_pool import pool as _pool   # the threads that run forward/backward
 from .engine.base import ALWAYS_RUN, MODE_IMPERATIVE, attribution, thread_state as _thread_state
 from .ndarray import ndarray as _nd
+from .custom_props import (_registry, custom_op_types, describe, infer,  # noqa: F401
+                           make_prop, prop_for)
+from .ops import registry as _ops
 from .profiler import sampler as _sampler
 from .profiler.observer import flags as _flags, observer as _observer
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
 
-_registry = {}
 _REQS = ("null", "write", "inplace", "add")
 
 
@@ -120,100 +122,8 @@ def register(reg_name):
 
 def get_all_registered_operators():
     """Every operator name: the native ones (as MXNet lists them: ``Activation``,
-    ``Convolution``...) and the registered custom op types."""
-    from .ops import registry as _ops
+    ``Convolution``... and ``Custom``) and the registered custom op types."""
     return sorted(set(_ops.registry) | set(_registry))
-
-
-def custom_op_types():
-    """The registered custom operator types."""
-    return sorted(_registry)
-
-
-def _lookup(op_type):
-    try:
-        return _registry[op_type]
-    except KeyError:
-        known = ", ".join(sorted(_registry)) or "none"
-        raise ValueError(f"custom operator op_type={op_type!r} is not registered; "
-                         f"registered: {known}") from None
-
-
-# -- shape/type inference ---------------------------------------------------------------
-def make_prop(op_type, kwargs):
-    """The prop instance for a call: extra keyword arguments arrive as strings."""
-    cls = _lookup(op_type)
-    return cls(**{k: str(v) for k, v in kwargs.items()})
-
-
-_described = {}
-
-
-def describe(op_type, kwargs, in_shapes, in_dtypes):
-    """(prop, out_shapes, aux_shapes, out_dtypes, aux_dtypes, out_names), cached per
-    op type, prop class, parameters, input shapes and dtypes: inference runs Python
-    code of the user's and numpy dtype conversions, too slow to repeat on every call."""
-    cls = _lookup(op_type)
-    key = (op_type, cls, tuple(sorted((k, str(v)) for k, v in kwargs.items())),
-           tuple(in_shapes), tuple(in_dtypes))
-    found = _described.get(key)
-    if found is None:
-        prop = cls(**{k: str(v) for k, v in kwargs.items()})
-        _, oshapes, ashapes, odtypes, adtypes = infer(prop, op_type, in_shapes, in_dtypes)
-        found = (prop, oshapes, ashapes, odtypes, adtypes, list(prop.list_outputs()))
-        if len(_described) > 4096:
-            _described.clear()
-        _described[key] = found
-    return found
-
-
-def infer(prop, op_type, in_shapes, in_dtypes):
-    """(in_shapes, out_shapes, aux_shapes, in_dtypes, out_dtypes, aux_dtypes), checked."""
-    n_args = len(prop.list_arguments())
-    n_out = len(prop.list_outputs())
-    n_aux = len(prop.list_auxiliary_states())
-    if len(in_shapes) != n_args:
-        raise ValueError(f"custom operator {op_type!r} takes {n_args} input(s) "
-                         f"{prop.list_arguments()}, got {len(in_shapes)}")
-    res = prop.infer_shape([list(s) for s in in_shapes])
-    if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
-        raise ValueError(f"custom operator {op_type!r}: infer_shape must return "
-                         "(in_shapes, out_shapes[, aux_shapes])")
-    ishapes, oshapes = res[0], res[1]
-    ashapes = res[2] if len(res) == 3 else []
-    if len(ishapes) != n_args or len(oshapes) != n_out or len(ashapes) != n_aux:
-        raise ValueError(
-            f"custom operator {op_type!r}: infer_shape returned {len(ishapes)} input, "
-            f"{len(oshapes)} output and {len(ashapes)} aux shapes; expected {n_args}, "
-            f"{n_out} and {n_aux}")
-    for i, (given, inferred) in enumerate(zip(in_shapes, ishapes)):
-        if tuple(given) != tuple(int(d) for d in inferred):
-            raise ValueError(f"custom operator {op_type!r}: infer_shape gives input {i} "
-                             f"shape {tuple(inferred)} but the input has shape {tuple(given)}")
-    oshapes = [_check_shape(op_type, "output", i, s) for i, s in enumerate(oshapes)]
-    ashapes = [_check_shape(op_type, "aux", i, s) for i, s in enumerate(ashapes)]
-    tres = prop.infer_type([np.dtype(d).type for d in in_dtypes])
-    if not isinstance(tres, (tuple, list)) or len(tres) not in (2, 3) \
-            or len(tres[1]) != n_out:
-        raise ValueError(f"custom operator {op_type!r}: infer_type must return "
-                         f"(in_types, out_types[, aux_types]) with {n_out} output type(s)")
-    odtypes = [np.dtype(t) for t in tres[1]]
-    adtypes = [np.dtype(t) for t in tres[2]] if len(tres) == 3 else \
-        [np.dtype(in_dtypes[0])] * n_aux
-    return [tuple(s) for s in in_shapes], oshapes, ashapes, odtypes, adtypes
-
-
-def _check_shape(op_type, what, i, shape):
-    try:
-        shape = tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"custom operator {op_type!r}: {what} {i} shape {shape!r} is not "
-                         "a sequence of ints") from None
-    if any(d < 0 for d in shape):
-        raise ValueError(f"custom operator {op_type!r}: {what} {i} shape {shape} is negative")
-    return shape
-
-
 
 
 class Call:
@@ -300,8 +210,8 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
     is set in place rather than with :class:`attribution` (the same two fields): this
     runs on every imperative call, MXNet creating the operator per call."""
-    if not _flags.recording:
-        return prop.create_operator(ctx, in_shapes, in_dtypes), None
+    if not (_flags.recording and _observer.mask & mode):   # (the API mode alone: nothing
+        return prop.create_operator(ctx, in_shapes, in_dtypes), None   # of a Setup is kept)
     st = _thread_state
     saved = st.tag, st.inline
     st.tag = setup = Setup(op_type, mode)
@@ -310,7 +220,8 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
         st.tag, st.inline = saved
-        _observer.setup_ends(setup)
+        if setup.sample is not None:   # (the line sampler's: most creations have none)
+            _observer.setup_ends(setup)
     setup.ns = perf_counter_ns() - setup.t_start
     return op, setup
 
@@ -349,10 +260,12 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     of the operator's creation when this call made it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
-    pushed = _observer.pushed_by() if _flags.recording else None
+    # the call's stamps only when its mode is profiled: the API mode alone records none
+    # of them (call_begins finds the call not profiled), so it makes none
+    pushed = _observer.pushed_by() if _flags.recording and _observer.mask & mode else None
 
-    def dispatch(on_complete):
-        call = Call(name, mode, pushed, reads, outputs, t_span, on_complete.stamps, setup)
+    def dispatch(on_complete, stamps):
+        call = Call(name, mode, pushed, reads, outputs, t_span, stamps, setup)
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return
@@ -373,7 +286,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
         t_span = pushed[0] if _observer.call_spans else 0
     else:   # after the pool's throttle, as before the stamps existed
         t_span = _observer.call_pushed()
-    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN)
+    _nd.engine_push_async(dispatch, (), list(reads), list(outputs), "Custom", mode=ALWAYS_RUN,
+                          stamped=True)
 
 
 def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None):
@@ -473,11 +387,10 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     else:
         run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup,
                  op.forward)
-    if record and autograd.state.recording:
-        def backward_fn(ograds):
-            return custom_backward(op_type, op, prop, ograds, list(inputs), list(outputs),
-                                   aux, mode)
-        autograd.record_op(None, inputs, outputs, {}, backward_fn)
+    if record and autograd.state.recording:   # an ordinary op to autograd (CUSTOM_OP)
+        autograd.record_op(CUSTOM_OP, list(inputs) + list(aux), outputs,
+                           {"op_type": op_type, **kwargs},
+                           state=_CustomState(op_type, kwargs, prop, op))
     return outputs
 
 
@@ -539,3 +452,131 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs
 
+
+# -- ``Custom``, a registered operator (as MXNet's src/operator/custom/custom.cc) -------------
+class _CustomState:
+    """A ``Custom`` node's state (MXNet's ``OpStatePtr``): the op type, the user's
+    parameters, the prop, the ``CustomOp`` made once for the node and, until its first
+    call, the ``Setup`` of that creation."""
+
+    __slots__ = ("op_type", "kwargs", "prop", "op", "setup")
+
+    def __init__(self, op_type, kwargs, prop, op, setup=None):
+        self.op_type, self.kwargs, self.prop, self.op, self.setup = \
+            op_type, kwargs, prop, op, setup
+
+
+def _runs_on_its_state(*inputs, **params):
+    """``Custom`` has no kernel: it runs through its state (``CustomOpDef.push_forward``)."""
+    raise TypeError("Custom runs through CustomOpDef.push_forward, not a kernel")
+
+
+class CustomOpDef(_ops.OpDef):
+    """The ``Custom`` operator: its params are ``op_type`` and the user's parameters, and
+    every question the graph, inference, serialization, the executor and autograd ask of
+    an op is answered by the registered ``CustomOpProp`` (``list_arguments``,
+    ``list_outputs``, ``list_auxiliary_states``, ``infer_shape``, ``infer_type``). It is
+    stateful: a node's state holds its ``CustomOp`` (``create_state``), and its forward
+    and backward are custom-op calls pushed on it (``push_forward``/``push_backward``,
+    the async call path above)."""
+
+    stateful = True
+
+    def __init__(self):
+        super().__init__("Custom", _runs_on_its_state, arg_names=(), infer=self._infer,
+                         num_outputs=self._n_outputs, infer_args=self._infer_args,
+                         doc="A registered custom operator: ``op_type`` and its params.")
+
+    # -- names and inference, from the prop --------------------------------------------
+    @staticmethod
+    def _n_outputs(params):
+        return len(prop_for(params).list_outputs())
+
+    def list_arguments(self, params):
+        return list(prop_for(params).list_arguments())
+
+    def list_outputs(self, params):
+        return list(prop_for(params).list_outputs())
+
+    def list_aux(self, params):
+        return list(prop_for(params).list_auxiliary_states())
+
+    def dtype_param(self, params):
+        return None   # (a ``dtype`` parameter is the prop's to read)
+
+    def infer_types(self, in_dtypes, params):
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        res = prop.infer_type([np.dtype(d).type for d in in_dtypes[:n_args]])
+        return [np.dtype(t) for t in res[1]]
+
+    def params_from_text(self, attrs, parse):
+        return dict(attrs)   # the prop takes its parameters as the strings written
+
+    def display_name(self, params):
+        return f"Custom({params.get('op_type')})"
+
+    @staticmethod
+    def _infer(in_shapes, in_dtypes, **params):
+        """(out_shapes, out_dtypes) from every input (the arguments, then the
+        auxiliary states, whose shapes must be the prop's)."""
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        _, oshapes, ashapes, odtypes, _ = infer(prop, params.get("op_type"),
+                                                in_shapes[:n_args], in_dtypes[:n_args])
+        names = prop.list_auxiliary_states()
+        for name, given, expected in zip(names, in_shapes[n_args:], ashapes):
+            if tuple(given) != tuple(expected):
+                raise ValueError(f"auxiliary state {name!r} has shape {tuple(given)}, "
+                                 f"expected {tuple(expected)}")
+        return oshapes, odtypes
+
+    @staticmethod
+    def _infer_args(in_shapes, **params):
+        """The inputs' shapes the prop gives from partial ones (the data's): None for
+        each it cannot tell (a prop that fails on partial shapes tells none)."""
+        prop = prop_for(params)
+        n_args = len(prop.list_arguments())
+        try:
+            res = prop.infer_shape([list(s) if s is not None else []
+                                    for s in in_shapes[:n_args]])
+            filled = list(res[0]) + (list(res[2]) if len(res) > 2 else [])
+            return [s if s is not None and len(s) and all(int(d) > 0 for d in s) else None
+                    for s in filled]
+        except Exception:  # noqa: BLE001 - the prop cannot work with partial shapes
+            return [None] * len(in_shapes)
+
+    # -- running: a custom-op call pushed on the node's state --------------------------
+    @staticmethod
+    def create_state(params, ctx, args, mode):
+        """The node's state: its ``CustomOp``, created once (``create_operator``)."""
+        op_type = params.get("op_type")
+        prop = prop_for(params)
+        op, setup = create_operator(prop, op_type, ctx, [list(x.shape) for x in args],
+                                    [x.dtype for x in args], mode)
+        kwargs = {k: v for k, v in params.items() if k != "op_type"}
+        return _CustomState(op_type, kwargs, prop, op, setup)
+
+    @staticmethod
+    def push_forward(state, params, args, aux, outs, is_train, mode):
+        """Push the forward call into ``outs`` (the first call carries the Setup)."""
+        setup, state.setup = state.setup, None
+        custom_call(state.op_type, args, state.kwargs, mode=mode, is_train=is_train,
+                    outputs=outs, aux=aux, reqs=["write"] * len(outs), prop=state.prop,
+                    op=state.op, record=False, setup=setup)
+
+    @staticmethod
+    def push_backward(state, params, ograds, inputs, outputs, in_grads=None,
+                      mode=MODE_IMPERATIVE):
+        """Push the backward call; return the arguments' gradients (``inputs``: the
+        arguments, then the auxiliary states)."""
+        n_args = len(state.prop.list_arguments())
+        reqs = None if in_grads is None else ["write"] * len(in_grads)
+        return custom_backward(state.op_type, state.op, state.prop, ograds,
+                               list(inputs[:n_args]), list(outputs), list(inputs[n_args:]),
+                               mode, in_grads=in_grads, reqs=reqs)
+
+
+CUSTOM_OP = _ops.registry.get("Custom")
+if CUSTOM_OP is None:   # (registered once per process, with the ops of ``ops/``)
+    CUSTOM_OP = _ops.registry["Custom"] = CustomOpDef()

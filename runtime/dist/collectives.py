@@ -72,8 +72,8 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
     eng = _engine.get()
     nelems = int(np.prod(src.shape))
 
-    def op(on_complete, src, *dsts):
-        t_push, t_ready, _ = on_complete.stamps
+    def op(on_complete, engine_stamps, src, *dsts):
+        t_push, t_ready, _ = engine_stamps
         arrived = time.time()
         handed = perf_counter_ns()
         failed = src.exc
@@ -114,5 +114,5 @@ def push_collective(world, name, collective, key, src, dst, bound, prio=0):
         if eng.synchronous:   # NaiveEngine: the op must be complete when fn returns; the
             finished.wait()   # comm thread runs jobs in order, every earlier one is done
 
-    eng.push_async(op, (src, *dsts), [src], dsts, name, prio, MODE_INTERNAL, 0)
+    eng.push_async(op, (src, *dsts), [src], dsts, name, prio, MODE_INTERNAL, 0, stamped=True)
 

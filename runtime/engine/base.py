@@ -10,8 +10,10 @@ Op flags. Every op carries one integer, ``mode``: the profiler mode bit of the p
 pushed it (``MODE_SYMBOLIC``, ``MODE_IMPERATIVE``) or the named flags of engine
 bookkeeping: ``ALWAYS_RUN`` (runs even if an input failed, so a custom operator's
 completion is signalled; never profiled alone: a bookkeeping op that also carries a
-mode bit, as a hybridized block's ``_share``, is profiled with that mode) and ``ASYNC``
-(set by :meth:`Engine.push_async`: the op ends when its ``on_complete`` is called). ``MODE_INTERNAL`` is ``ALWAYS_RUN``.
+mode bit, as a hybridized block's ``_share``, is profiled with that mode), ``ASYNC``
+(set by :meth:`Engine.push_async`: the op ends when its ``on_complete`` is called) and
+``STAMPED`` (``push_async(..., stamped=True)``: its function is given the op's profiling
+stamps). ``MODE_INTERNAL`` is ``ALWAYS_RUN``.
 
 Profiling: the engine records through one port, the profiler's observer
 (:mod:`xprof.runtime.profiler.observer`), and costs one attribute check when profiling is
@@ -51,6 +53,8 @@ MODE_IMPERATIVE = 2
 # Named op flags (never in a profile mask, so such ops are never profiled).
 ALWAYS_RUN = 4     # engine bookkeeping: runs even if an input failed
 ASYNC = 8          # completes when fn's on_complete(exc=None) is called (push_async)
+STAMPED = 16       # an ASYNC op whose fn is called fn(on_complete, stamps, *args)
+NO_STAMPS = (0, 0, None)   # the stamps of an op the engine did not stamp (see push_async)
 MODE_INTERNAL = ALWAYS_RUN
 
 
@@ -160,12 +164,15 @@ class Engine:
         """Schedule ``fn(*args)`` after the ops it depends on; return at once."""
         raise NotImplementedError
 
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0,
+                   stamped=False):
         """Like push, but the op ends when ``fn(on_complete, *args)`` calls
         ``on_complete(exc=None)``, possibly later and from another thread.
-        ``on_complete.stamps`` is ``(t_push, t_ready, pusher)``, the profiling stamps the
-        engine put on the op (``(0, 0, None)``: none), so that the function can record
-        the op's own push and ready times (a custom-operator call's)."""
+        ``stamped=True``: the function is called ``fn(on_complete, stamps, *args)``, with
+        ``stamps = (t_push, t_ready, pusher)`` the profiling stamps the engine put on the
+        op (:data:`NO_STAMPS`: none), so that it can record the op's own push and ready
+        times (a custom-operator call's, a collective's): an argument, so the engine's
+        bookkeeping is never read through the callback."""
         raise NotImplementedError
 
     def wait_for_var(self, var):

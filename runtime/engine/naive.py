@@ -8,10 +8,8 @@ import threading
 from time import perf_counter_ns
 
 from ..base import as_mxnet_error
-from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, Engine, thread_state
+from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, NO_STAMPS, Engine, thread_state
 
-
-_NO_STAMPS = (0, 0, None)   # push_async's on_complete.stamps (see engine.base)
 
 def _serialized(method):
     """Run ``method`` holding the engine's re-entrant lock: ops pushed by several Python
@@ -57,8 +55,11 @@ class NaiveEngine(Engine):
             self._serial.release()
 
     @_serialized
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
-        """Run ``fn(on_complete, *args)`` now; errors are stored when it completes."""
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0,
+                   stamped=False):
+        """Run ``fn(on_complete, *args)`` now; errors are stored when it completes. Run
+        where it was pushed, the op never waited: its stamps (``stamped``) are
+        ``NO_STAMPS``."""
         exc = None
         if not mode & ALWAYS_RUN:
             for v in reads:
@@ -73,10 +74,11 @@ class NaiveEngine(Engine):
             state["done"] = True
             self._finish(writes, err)
 
-        on_complete.stamps = _NO_STAMPS   # run now, where pushed: no wait to stamp
         if exc is not None:
             on_complete(exc)
             return None
+        if stamped:
+            args = (NO_STAMPS, *args)
         try:
             fn(on_complete, *args)
         except BaseException as e:  # noqa: BLE001

@@ -16,26 +16,20 @@ from collections import deque
 from time import perf_counter_ns
 
 from ..base import as_mxnet_error
-from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, Engine, Opr, role_thread,
-                   thread_state)
+from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, STAMPED, Engine, Opr,
+                   role_thread, thread_state)
 
 _READ, _WRITE, _WAITER = 0, 1, 2
 _KICK_S = 0.01  # how often a thread blocked at a sync point checks for stranded ops
 
 
 class _Completion:
-    """The ``on_complete`` callback handed to an async op; callable once. ``stamps``:
-    the op's profiling stamps (see ``Engine.push_async``)."""
+    """The ``on_complete`` callback handed to an async op; callable once."""
 
     __slots__ = ("engine", "op", "called")
 
     def __init__(self, engine, op):
         self.engine, self.op, self.called = engine, op, False
-
-    @property
-    def stamps(self):
-        op = self.op
-        return op.t_push, op.t_ready, op.pusher
 
     def __call__(self, exc=None):
         if self.called:
@@ -175,7 +169,7 @@ class ThreadedEngine(Engine):
         st = thread_state
         tag = st.tag
         if tag is not None and not mode & ALWAYS_RUN:
-            mode = tag.mode | (mode & ASYNC)
+            mode = tag.mode | (mode & (ASYNC | STAMPED))
         observer = self.observer
         op = None
         run_now = False
@@ -246,11 +240,14 @@ class ThreadedEngine(Engine):
         return op
 
     # -- run and complete -------------------------------------------------------------
-    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0):
+    def push_async(self, fn, args, reads, writes, name, prio=0, mode=MODE_INTERNAL, cost=0,
+                   stamped=False):
         """Push an op that completes later: ``fn(on_complete, *args)`` must arrange for
         ``on_complete(exc=None)`` to be called exactly once (from any thread). Until
-        then the op holds its variables. Used by custom operators."""
-        return self.push(fn, args, reads, writes, name, prio, mode | ASYNC, cost)
+        then the op holds its variables. Used by custom operators. ``stamped``: the
+        function gets the op's stamps after ``on_complete`` (``Engine.push_async``)."""
+        return self.push(fn, args, reads, writes, name, prio,
+                         mode | (ASYNC | STAMPED if stamped else ASYNC), cost)
 
     def _execute(self, op, on_worker):
         """Run ``op``; on a worker return the next op it should run itself (or None)."""
@@ -264,7 +261,10 @@ class ThreadedEngine(Engine):
             if exc is None:
                 done = _Completion(self, op)
                 try:
-                    op.fn(done, *op.args)
+                    if op.mode & STAMPED:   # the stamps, as an argument
+                        op.fn(done, (op.t_push, op.t_ready, op.pusher), *op.args)
+                    else:
+                        op.fn(done, *op.args)
                     return None
                 except BaseException as e:  # noqa: BLE001
                     if done.called:

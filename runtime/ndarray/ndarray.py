@@ -49,13 +49,14 @@ _waited = _observer.call_waited
 #
 # engine_push(fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
 #             attrs=None) and engine_push_async(fn, args, reads, writes, name, prio=0,
-#             mode=ALWAYS_RUN, cost=0) are the one engine-facing helper for every engine op
+#             mode=ALWAYS_RUN, cost=0, stamped=False) are the one engine-facing helper for every engine op
 # that is not an operator call (push_op): gradients, executor steps, bookkeeping ops,
 # custom-operator calls. Call them with keyword arguments and named flags: ``mode`` is
 # the profile mode of the pushing path (MODE_IMPERATIVE, MODE_SYMBOLIC) or ALWAYS_RUN
 # (engine bookkeeping: runs even if an input failed, never profiled); engine_push_async
 # is the ASYNC op (``fn(on_complete, *args)`` is done when ``on_complete(exc=None)`` is
-# called, possibly later, from any thread). They are the engine's bound methods
+# called, possibly later, from any thread; ``stamped=True``: ``fn(on_complete, stamps,
+# *args)`` with the op's profiling stamps). They are the engine's bound methods
 # themselves, not a wrapper: a Python call in between measured ~1,500 instructions per
 # push (two per custom-operator call). Read them as ``ndarray.engine_push`` at the call:
 # the binding changes with the engine.

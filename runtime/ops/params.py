@@ -101,7 +101,7 @@ def active_args(op, params=None):
         op = _registry.get(op)
     rule = _ACTIVE.get(op.name)
     if rule is None:
-        return op.arg_names
+        return op.list_arguments(params or {})   # (``op.arg_names``, or the op's answer)
     merged = dict(op.params)
     merged.update(params or {})
     return rule(merged)

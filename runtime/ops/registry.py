@@ -126,6 +126,55 @@ class OpDef:
         n = self.num_outputs
         return n(params) if callable(n) else n
 
+    # -- what a graph node of this op is made of (MXNet's FListOutputNames,
+    # FListAuxiliaryStates, FInferType...): asked with the node's params, so an op whose
+    # inputs and outputs depend on them (``Custom``) answers like any other -----------
+    stateful = False   # runs through a state made once per node (see ``Custom``), no kernel
+
+    def list_arguments(self, params):
+        """The argument names (the op's ``arg_names``; see ``params.active_args`` for
+        the ops that drop some under their params)."""
+        return self.arg_names
+
+    def list_outputs(self, params):
+        """The visible outputs' name suffixes (``output``; ``output0``... or the op's
+        ``output_names`` when it has several)."""
+        n = self.n_visible(params)
+        if n == 1:
+            return ["output"]
+        names = self.output_names
+        if names and len(names) >= n:
+            return list(names[:n])
+        return [f"output{i}" for i in range(n)]
+
+    def list_aux(self, params):
+        """The auxiliary-state inputs' names, after the arguments."""
+        return list(self.aux_names)
+
+    def dtype_param(self, params):
+        """The dtype the op's ``dtype`` parameter gives its outputs, or None."""
+        p = params.get("dtype")
+        if p is None or (isinstance(p, str) and p == "None"):
+            return None
+        return np.dtype(p)
+
+    def infer_types(self, in_dtypes, params):
+        """Output dtypes from input dtypes alone (``infer_type`` without shapes): the
+        ``dtype`` parameter's, else the first input's."""
+        d = self.dtype_param(params)
+        if d is None:
+            d = in_dtypes[0] if in_dtypes else np.dtype(np.float32)
+        return [d] * self.n_outputs(params)
+
+    def params_from_text(self, attrs, parse):
+        """Parameters from a symbol file's string attributes (``parse``: the file's
+        literal reading of one value)."""
+        return {k: parse(v) for k, v in attrs.items()}
+
+    def display_name(self, params):
+        """The op as ``Executor.debug_str`` names it."""
+        return self.name
+
     def n_visible(self, params):
         """How many outputs the caller sees (the rest only the gradient reads)."""
         n = self.visible_outputs

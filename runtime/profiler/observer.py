@@ -27,6 +27,7 @@ from . import memory as _memory, recorder as R, records, sampler as _sampler
 from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
+_SUB_OPERATOR, _OP_DEP, _CALL_SPAN = records.SUB_OPERATOR, records.OP_DEP, records.CALL_SPAN
 COMMUNICATION = records.COMMUNICATION
 
 
@@ -101,7 +102,7 @@ class Observer:
         # the garbage collector at its first pass, so recorded events never make
         # the collector walk the heap (keeping the call object measured +8 us per
         # call)
-        self.sink.add((records.SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
+        self.sink.add((_SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
                        t_push, tag.tid, tag.t_start, tag.name, t_ready,
                        (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
                        (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
@@ -192,7 +193,7 @@ class Observer:
             call.sample = None
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
-                self.sink.add((records.OP_DEP, call.prefix + records.PURE_PYTHON,
+                self.sink.add((_OP_DEP, call.prefix + records.PURE_PYTHON,
                                CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
                                call.pusher, call.reads, call.writes, call.pure_key))
             else:
@@ -202,7 +203,7 @@ class Observer:
         """The call's outputs are ready (or it failed): its span, from the push to now,
         on the thread that completed it (see ``records.call_span``)."""
         if call.profiled and call.t_span:
-            self.sink.add((records.CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
+            self.sink.add((_CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
                            call.t_ready, call.t_start, call.t_return, perf_counter_ns(),
                            call.blocked, sum(call.subs), call.setup))
 

@@ -25,7 +25,7 @@ from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
 from ..ndarray import random as _ndrandom
 from ..ops import registry as _registry
-from .graph import CUSTOM, _topo
+from .graph import _topo
 from .inference import infer_graph
 from .segments import _Step, _bulk_settings, _segments, _single, _watch
 
@@ -229,8 +229,7 @@ class Executor:
         self._shape = inf.shape
         self._dtype = inf.dtype
         self.outputs = [entry[(id(n), i)] for n, i in self._symbol._outputs]
-        self._custom_ops = {}
-        self._custom_setups = {}   # node id -> its operator creation's Setup, for its first call
+        self._states = {}   # node id -> a stateful op's state (made once, kept for backward)
         self._fwd = {}
 
     def _forward_steps(self, is_train):
@@ -244,10 +243,10 @@ class Executor:
                 continue
             ins = [entry[(id(c), i)] for c, i in n.inputs]
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
-            if n.op is CUSTOM:
-                steps.append(self._custom_forward_step(n, ins, outs, is_train))
-                continue
             op = n.op
+            if op.stateful:
+                steps.append(self._stateful_forward_step(n, ins, outs, is_train))
+                continue
             params = n.full_params()
             extra = ()
             if "rng" in op.params:
@@ -272,34 +271,24 @@ class Executor:
             push_op(op, ins, params, outs, ctx, MODE_SYMBOLIC, attrs, extra, is_train)
         return push
 
-    def _custom_op(self, n, ins):
-        """The node's CustomOp, created once; the creation's ``Setup`` (recorded: the
-        ops it pushes and its Python time) waits in ``_custom_setups`` for the node's
-        first call."""
-        op = self._custom_ops.get(id(n))
-        if op is None:
-            from .. import operator as _operator
-            op, setup = _operator.create_operator(
-                n.prop, n.op_type, self._ctx, [list(x.shape) for x in ins[:n.n_args]],
-                [x.dtype for x in ins[:n.n_args]], MODE_SYMBOLIC)
-            self._custom_ops[id(n)] = op
-            if setup is not None:
-                self._custom_setups[id(n)] = setup
-        return op
+    def _state(self, n, ins):
+        """Node ``n``'s state, made once per node (MXNet's ``FCreateOpState``: a custom
+        op's ``CustomOp``) and kept for its backward."""
+        state = self._states.get(id(n))
+        if state is None:
+            state = self._states[id(n)] = n.op.create_state(
+                n.full_params(), self._ctx, ins[:n.n_args], MODE_SYMBOLIC)
+        return state
 
-    def _custom_forward_step(self, n, ins, outs, is_train):
-        from .. import operator as _operator
+    def _stateful_forward_step(self, n, ins, outs, is_train):
+        """The step of a stateful op: it pushes itself on its state."""
+        op, params = n.op, n.full_params()
         args, aux = ins[:n.n_args], ins[n.n_args:]
-        op = self._custom_op(n, ins)
-        reqs = ["write"] * len(outs)
-        setups = self._custom_setups
+        state = self._state(n, ins)
 
         def push():
-            _operator.custom_call(n.op_type, args, n.params, mode=MODE_SYMBOLIC,
-                                  is_train=is_train, outputs=outs, aux=aux, reqs=reqs,
-                                  prop=n.prop, op=op, record=False,
-                                  setup=setups.pop(id(n), None) if setups else None)
-        step = _Step("Custom", n.name, None, None, args, outs, 0, push)
+            op.push_forward(state, params, args, aux, outs, is_train, MODE_SYMBOLIC)
+        step = _Step(op.name, n.name, None, None, args, outs, 0, push)
         _watch(step, n, ins, outs)
         return step
 
@@ -395,7 +384,6 @@ class Executor:
         """Steps of the backward pass (built once, at the first ``backward``)."""
         if self._bwd_steps is not None:
             return self._bwd_steps
-        from .. import operator as _operator
         entry, ctx = self._entry, self._ctx
         reqs = self._grad_req
         need = set()
@@ -453,8 +441,9 @@ class Executor:
             args = ins[:n.n_args]
             bufs = []
             needs = [id(c) in need for c, _ in n.inputs[:n.n_args]]
-            custom = n.op is CUSTOM
-            every = custom or self._monitor is not None   # a monitor sees every gradient
+            # a stateful op's backward writes every input gradient; a monitor sees them all
+            stateful = n.op.stateful
+            every = stateful or self._monitor is not None
             if every:
                 needs = [True] * len(needs)
             watched = []
@@ -473,9 +462,9 @@ class Executor:
                 if id(c) in need:
                     contrib.setdefault(key, []).append(buf)
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
-            if custom:
-                steps.append(self._custom_backward_step(n, ograds, args, ins[n.n_args:],
-                                                        outs, bufs, _operator))
+            if stateful:
+                steps.append(self._stateful_backward_step(n, ograds, args, ins[n.n_args:],
+                                                          outs, bufs))
                 steps[-1].watch = watched
                 continue
             op = n.op
@@ -502,14 +491,13 @@ class Executor:
         self._bwd_steps = steps
         return steps
 
-    def _custom_backward_step(self, n, ograds, args, aux, outs, bufs, _operator):
-        op = self._custom_op(n, args + aux)
-        reqs = ["write"] * len(bufs)
+    def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs):
+        op, params = n.op, n.full_params()
+        state = self._state(n, args + aux)
 
         def push():
-            _operator.custom_backward(n.op_type, op, n.prop, ograds, args, outs, aux,
-                                      MODE_SYMBOLIC, in_grads=bufs, reqs=reqs)
-        return _Step("_backward_Custom", n.name, None, None, ograds + args, bufs, 0, push)
+            op.push_backward(state, params, ograds, args + aux, outs, bufs, MODE_SYMBOLIC)
+        return _Step(op.grad_name, n.name, None, None, ograds + args, bufs, 0, push)
 
     # -- monitoring ----------------------------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
@@ -607,7 +595,7 @@ class Executor:
                 lines.append(f"Variable:{n.name}" + (f" shape={a.shape}" if a is not None
                                                      else ""))
                 continue
-            opname = n.op.name if n.op is not CUSTOM else f"Custom({n.op_type})"
+            opname = n.op.display_name(n.params)
             lines.append("--------------------")
             lines.append(f"Op:{opname}, Name={n.name}")
             lines.append("Inputs:")

@@ -1,10 +1,12 @@
 """Graph nodes: what a symbol is made of, node names, and walking a graph.
 
-A node is a variable (``op is None``), a registered operator (an
-:class:`~xprof.runtime.ops.registry.OpDef`) or a custom operator (``op is CUSTOM``, with
-its ``CustomOpProp`` instance). Unnamed nodes are called ``<op name lowercased><n>`` with
-one per-process counter per op name (``fullyconnected0``). Shared by :mod:`.symbol`
-(composition), :mod:`.inference`, :mod:`.serialization` and :mod:`.executor`.
+A node is a variable (``op is None``) or a registered operator (an
+:class:`~xprof.runtime.ops.registry.OpDef`; a custom operator is the registered op
+``Custom``, its ``op_type`` one of its params, as in MXNet). What a node's inputs and
+outputs are called is the op's answer for the node's params. Unnamed nodes are called
+``<op name lowercased><n>`` with one per-process counter per op name
+(``fullyconnected0``). Shared by :mod:`.symbol` (composition), :mod:`.inference`,
+:mod:`.serialization` and :mod:`.executor`.
 """
 import inspect
 
@@ -12,19 +14,6 @@ import numpy as np
 
 from .. import name as _names
 from ..ops.params import active_args
-
-
-class _CustomMarker:
-    """The ``op`` of a custom-operator node."""
-
-    name = "Custom"
-    params = {}
-
-    def __repr__(self):
-        return "<Custom>"
-
-
-CUSTOM = _CustomMarker()
 
 
 # -- names -----------------------------------------------------------------------------
@@ -42,19 +31,15 @@ def reset_names():
 class _Node:
     """One graph node; ``inputs`` holds the arguments then the auxiliary states."""
 
-    __slots__ = ("op", "name", "params", "inputs", "n_args", "attr", "prop", "op_type",
-                 "__weakref__")
+    __slots__ = ("op", "name", "params", "inputs", "n_args", "attr", "__weakref__")
 
-    def __init__(self, op, name, params=None, inputs=(), n_args=None, attr=None,
-                 prop=None, op_type=None):
+    def __init__(self, op, name, params=None, inputs=(), n_args=None, attr=None):
         self.op = op
         self.name = name
         self.params = dict(params or {})
         self.inputs = list(inputs)
         self.n_args = len(self.inputs) if n_args is None else n_args
         self.attr = dict(attr or {})
-        self.prop = prop
-        self.op_type = op_type
 
     @property
     def is_var(self):
@@ -62,7 +47,7 @@ class _Node:
 
     def full_params(self):
         """Params as the kernel receives them: the op's defaults updated by the node's."""
-        if self.op is None or self.op is CUSTOM:
+        if self.op is None:
             return dict(self.params)
         merged = dict(self.op.params)
         merged.update(self.params)
@@ -71,12 +56,10 @@ class _Node:
     def num_outputs(self):
         if self.op is None:
             return 1
-        if self.op is CUSTOM:
-            return len(self.prop.list_outputs())
         return self.op.n_outputs(self.full_params())
 
     def num_visible(self):
-        if self.op is None or self.op is CUSTOM:
+        if self.op is None:
             return self.num_outputs()
         return self.op.n_visible(self.full_params())
 
@@ -84,34 +67,19 @@ class _Node:
         """Names of the visible outputs (``fc1_output``; a variable's own name)."""
         if self.op is None:
             return [self.name]
-        if self.op is CUSTOM:
-            outs = self.prop.list_outputs()
-            return [f"{self.name}_{o}" for o in outs]
-        n = self.num_visible()
-        if n == 1:
-            return [f"{self.name}_output"]
-        names = self.op.output_names
-        if names and len(names) >= n:
-            return [f"{self.name}_{names[i]}" for i in range(n)]
-        return [f"{self.name}_output{i}" for i in range(n)]
+        return [f"{self.name}_{o}" for o in self.op.list_outputs(self.full_params())]
 
     def arg_names(self):
-        if self.op is CUSTOM:
-            return list(self.prop.list_arguments())
         if self.op.variadic:
             return [f"arg{i}" for i in range(self.n_args)]
         return list(_active_args(self.op, self.params))
 
     def aux_names(self):
-        if self.op is CUSTOM:
-            return list(self.prop.list_auxiliary_states())
-        return list(self.op.aux_names)
+        return self.op.list_aux(self.full_params())
 
     def user_attrs(self):
         """User attributes and op params, as strings (MXNet's node ``attrs``)."""
         out = {}
-        if self.op is CUSTOM:
-            out["op_type"] = self.op_type
         for k, v in self.params.items():
             out[k] = _param_str(v)
         out.update(self.attr)
@@ -207,7 +175,7 @@ def substitute(entries, mapping):
                 inputs.append((child, i))
         if changed:
             new[id(node)] = _Node(node.op, node.name, node.params, inputs, node.n_args,
-                                  node.attr, node.prop, node.op_type)
+                                  node.attr)
     out = []
     for node, i in entries:
         if node.is_var and node.name in mapping:

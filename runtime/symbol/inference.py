@@ -16,7 +16,6 @@ import numbers
 import numpy as np
 
 from ..base import mxnet_error_type
-from .graph import CUSTOM
 
 # a shape or dtype that does not fit: a ValueError that is also MXNet's MXNetError
 InferenceError = mxnet_error_type(ValueError)
@@ -161,20 +160,6 @@ def _fill_dtypes(keys, inf):
 
 
 def _infer_node(n, in_shapes, in_dtypes):
-    if n.op is CUSTOM:
-        from .. import operator as _operator
-        try:
-            _, oshapes, ashapes, odtypes, _ = _operator.infer(
-                n.prop, n.op_type, in_shapes[:n.n_args], in_dtypes[:n.n_args])
-        except ValueError as e:
-            raise InferenceError(f"infer_shape: {_node_desc(n)}: {e}") from None
-        for (c, i), given, expected in zip(n.inputs[n.n_args:], in_shapes[n.n_args:],
-                                           ashapes):
-            if tuple(given) != tuple(expected):
-                raise InferenceError(f"infer_shape: {_node_desc(n)}: auxiliary state "
-                                 f"{c.name!r} has shape {tuple(given)}, expected "
-                                 f"{tuple(expected)}")
-        return oshapes, odtypes
     try:
         out_shapes, out_dtypes = n.op.infer([tuple(s) for s in in_shapes], list(in_dtypes),
                                             **n.full_params())
@@ -211,19 +196,6 @@ _SAME_SHAPE_OPS = ("elemwise_", "_backward_")
 def _fill_inputs(n, keys, in_shapes, inf):
     """Fill unknown input shapes of ``n`` from the known ones; True if any was set."""
     changed = False
-    if n.op is CUSTOM:
-        if in_shapes[0] is None:
-            return False
-        try:
-            res = n.prop.infer_shape([list(s) if s is not None else []
-                                      for s in in_shapes[:n.n_args]])
-        except Exception:  # noqa: BLE001 - the prop cannot work with partial shapes
-            return False
-        filled = list(res[0]) + (list(res[2]) if len(res) > 2 else [])
-        for k, given, s in zip(keys, in_shapes, filled):
-            if given is None and s is not None and len(s) and all(int(d) > 0 for d in s):
-                changed |= inf.set_shape(k, s, _node_desc(n))
-        return changed
     op = n.op
     if op.infer_args is not None:
         if in_shapes[0] is None:
@@ -268,29 +240,19 @@ def _infer_dtype_only(order, dtypes):
             keys = [(id(c), i) for c, i in n.inputs]
             known = [dt[k] for k in keys if k in dt]
             if keys and not known:
-                p = n.full_params().get("dtype") if n.op is not CUSTOM else None
-                if p is None or (isinstance(p, str) and p == "None"):
+                p = n.op.dtype_param(n.full_params())
+                if p is None:
                     continue
                 # the op's dtype parameter gives its outputs (Cast): inputs stay unknown
                 for i in range(n.num_outputs()):
-                    dt[(id(n), i)] = np.dtype(p)
+                    dt[(id(n), i)] = p
                 done.add(id(n))
                 changed = True
                 continue
             default = known[0] if known else np.dtype(np.float32)
             for k in keys:
                 dt.setdefault(k, default)
-            ins = [dt[k] for k in keys]
-            if n.op is CUSTOM:
-                res = n.prop.infer_type([d.type for d in ins[:n.n_args]])
-                outs = [np.dtype(t) for t in res[1]]
-            else:
-                p = n.full_params().get("dtype")
-                if p is None or (isinstance(p, str) and p == "None"):
-                    d = ins[0] if ins else np.dtype(np.float32)
-                else:
-                    d = np.dtype(p)
-                outs = [d] * n.num_outputs()
+            outs = n.op.infer_types([dt[k] for k in keys], n.full_params())
             for i, d in enumerate(outs):
                 dt[(id(n), i)] = d
             done.add(id(n))

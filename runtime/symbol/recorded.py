@@ -11,8 +11,8 @@ __all__ = ["get_symbol"]
 def get_symbol(x):
     """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``):
     one node per recorded operator, arrays that were not computed under recording
-    become variables ``var0``, ``var1``... A custom function or a hybridized block in
-    the history has no operator to show and is refused."""
+    become variables ``var0``, ``var1``... An ``autograd.Function`` or a hybridized block
+    in the history has no operator to show and is refused."""
     if x._ag is None:
         raise ValueError("get_symbol: the array was not computed inside autograd.record()")
     built, variables = {}, {}
@@ -34,5 +34,5 @@ def get_symbol(x):
         params = {k: v for k, v in node.params.items() if k != "rng"}
         built[id(node)] = _Node(op, _auto_name(op.name.lower().lstrip("_")), params,
                                 [entry(a) for a in node.inputs],
-                                len(node.inputs) - len(op.aux_names))
+                                len(node.inputs) - len(op.list_aux(params)))
     return Symbol([entry(x)])

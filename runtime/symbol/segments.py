@@ -19,7 +19,6 @@ Settings, read at every ``forward``/``backward`` (``XPROF_`` or ``MXNET_`` prefi
 from .. import _env
 from ..engine.base import MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
-from .graph import CUSTOM
 
 
 class _Step:
@@ -70,12 +69,12 @@ def _watch(step, node, ins, outs):
     (``<node>_output``) and, with ``monitor_all``, each input: a variable's own name
     first, then ``<node>_<input name>``."""
     names = node.output_names()
-    hidden = node.op.output_names if node.op not in (None, CUSTOM) else None
+    hidden = node.op.output_names if node.op is not None else None
     for i in range(len(names), len(outs)):   # hidden outputs: by the operator's name for them
         names.append(f"{node.name}_{hidden[i]}" if hidden and i < len(hidden)
                      else f"{node.name}_output{i}")
     step.watch = [(name.encode(), o) for name, o in zip(names, outs)]
-    if node.op is not CUSTOM and node.op.name in _UNLISTED_INPUT_NAMES:
+    if node.op.name in _UNLISTED_INPUT_NAMES:
         arg_names = [f"input{i}" for i in range(len(node.inputs))]
     else:
         arg_names = node.arg_names() + node.aux_names()
@@ -128,7 +127,8 @@ def _single(step):
 
 
 def _segments(steps, max_nodes):
-    """Group ``steps`` into push callables; custom steps (``fn is None``) break groups."""
+    """Group ``steps`` into push callables; a stateful op's step (``fn is None``: it pushes
+    itself, as ``Custom``) breaks groups."""
     plan, cur = [], []
 
     def flush():

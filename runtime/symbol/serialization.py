@@ -5,7 +5,7 @@ import json
 
 from ..ops import registry as _registry
 from ..util import is_np_shape
-from .graph import CUSTOM, _Node, _topo
+from .graph import _Node, _topo
 
 
 def graph_json(outputs):
@@ -53,7 +53,6 @@ def graph_entries(json_str):
         heads = doc["heads"]
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"load_json: not a symbol JSON document: {e}") from None
-    from .. import operator as _operator
     nodes = []
     for i, rn in enumerate(raw_nodes):
         opname = rn.get("op", "null")
@@ -66,17 +65,12 @@ def graph_entries(json_str):
                                  "of range")
             inputs.append((nodes[ref[0]], int(ref[1])))
         user = {k: v for k, v in attrs.items() if k.startswith("__") and k.endswith("__")}
-        params = {k: _parse_param(v) for k, v in attrs.items() if k not in user}
         if opname == "null":
             nodes.append(_Node(None, name, attr=user))
-        elif opname == "Custom":
-            op_type = params.pop("op_type", None)
-            kw = {k: attrs[k] for k in params}
-            prop = _operator.make_prop(op_type, kw)
-            nodes.append(_Node(CUSTOM, name, kw, inputs, len(prop.list_arguments()), user,
-                               prop=prop, op_type=op_type))
         else:
             op = _registry.get(opname)
-            n_args = rn.get("num_args_inputs", len(inputs) - len(op.aux_names))
+            params = op.params_from_text({k: v for k, v in attrs.items() if k not in user},
+                                         _parse_param)
+            n_args = rn.get("num_args_inputs", len(inputs) - len(op.list_aux(params)))
             nodes.append(_Node(op, name, params, inputs, n_args, user))
     return [(nodes[h[0]], int(h[1])) for h in heads]

@@ -2,7 +2,7 @@
 
 A :class:`Symbol` is a list of output entries ``(node, index)``. A node is a variable
 (``op is None``), a registered operator (an :class:`~xprof.runtime.ops.registry.OpDef`)
-or a custom operator (``op is CUSTOM``, with its ``CustomOpProp`` instance). Operator
+(a custom operator is the registered op ``Custom``, its ``op_type`` a param). Operator
 functions (``mx.sym.FullyConnected``, ``mx.sym.dot``...) are generated from the
 registry: symbols given positionally or as keyword arguments named like the operator's
 arguments are inputs, other keywords are parameters, and every missing input becomes a
@@ -23,14 +23,15 @@ from ..ops import python_level as _python_level
 from ..ops import registry as _registry
 from .. import attribute as _attribute
 from .. import base as _base
+from .. import operator as _operator   # (registers ``Custom``: symbol files name it)
 from . import serialization as _serialization
 from .executor import Executor
-from .graph import CUSTOM, _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
+from .graph import _Node, _active_args, _allowed_params, _auto_name, _aux_ids, _topo
 from .graph import substitute
 from .graph import reset_names  # noqa: F401 - mx.sym.symbol.reset_names, as before the split
 from .inference import _check_dtype, _check_shape, _infer_dtype_only, infer_graph
 
-__all__ = ["Symbol", "Variable", "var", "Group", "Custom", "load", "load_json", "CUSTOM"]
+__all__ = ["Symbol", "Variable", "var", "Group", "Custom", "load", "load_json"]
 
 # bool(symbol): MXNet's NotImplementedForSymbol, and the TypeError Python code expects
 _BoolError = type("NotImplementedForSymbol", (_base.NotImplementedForSymbol, TypeError), {})
@@ -132,10 +133,9 @@ class Symbol:
             raise ValueError(f"_gen_atomic_symbol: the symbol has {len(nodes)} nodes as "
                              "outputs; it needs the outputs of one operator node")
         (node,) = nodes.values()
-        if node.op is None or node.op is CUSTOM:
-            raise ValueError(f"_gen_atomic_symbol: {node.name!r} is "
-                             + ("a variable" if node.op is None else "a custom operator")
-                             + ", not a registered operator")
+        if node.op is None:
+            raise ValueError(f"_gen_atomic_symbol: {node.name!r} is a variable, not a "
+                             "registered operator")
         return _compose(node.op, (), dict(node.params), None, node.attr)
 
     def get_children(self):
@@ -173,8 +173,7 @@ class Symbol:
             if new is None:
                 new = copies[id(node)] = _Node(node.op, node.name, node.params,
                                                [copy(e) for e in node.inputs], node.n_args,
-                                               node.attr, prop=node.prop,
-                                               op_type=node.op_type)
+                                               node.attr)
             return (new, i)
         out = [copy(e) for e in self._outputs]
         if name is not None and len(out) == 1 and out[0][0].op is not None:
@@ -525,7 +524,7 @@ def _compose(op, args, kwargs, name, attr, hint=None):
         while args and args[-1] is None:       # trailing inputs given as None: not given
             args = args[:-1]
     if any(v is None for v in kwargs.values()):
-        inputs = set(op.arg_names) | set(op.aux_names)
+        inputs = set(op.arg_names) | set(op.list_aux(kwargs))
         kwargs = {k: v for k, v in kwargs.items() if v is not None or k not in inputs}
     inputs_kw, params = _split_kwargs(kwargs)
     dunder = {k: params.pop(k) for k in [k for k in params if _is_dunder(k)]}
@@ -554,8 +553,9 @@ def _compose(op, args, kwargs, name, attr, hint=None):
         n_args = len(entries)
     else:
         names = list(_active_args(op, params))
-        if len(args) > len(names) + len(op.aux_names):
-            every = names + list(op.aux_names)
+        aux_names = op.list_aux(params)
+        if len(args) > len(names) + len(aux_names):
+            every = names + aux_names
             raise ValueError(f"{op.name}: {len(args)} positional inputs, but it takes "
                              f"{len(every)} ({', '.join(every) or 'none'})")
         for i, an in enumerate(names):
@@ -569,7 +569,7 @@ def _compose(op, args, kwargs, name, attr, hint=None):
             entries.append(_entry(s, op.name, an))
             _set_input_var_attrs(op.name, an, entries[-1])
         n_args = len(entries)
-        for j, an in enumerate(op.aux_names):
+        for j, an in enumerate(aux_names):
             s = args[len(names) + j] if len(names) + j < len(args) else None
             if an in inputs_kw:
                 if s is not None:
@@ -592,13 +592,14 @@ def _compose(op, args, kwargs, name, attr, hint=None):
 
 
 def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
-    """A custom-operator node: ``mx.sym.Custom(data=x, op_type='MyOp', **params)``."""
-    from .. import operator as _operator
+    """A custom-operator node: ``mx.sym.Custom(data=x, op_type='MyOp', **params)``, a
+    node of the registered op ``Custom`` whose params are ``op_type`` and ``params``
+    (inputs by the prop's argument names, as MXNet's front end takes them)."""
     if op_type is None:
         raise ValueError("Custom: op_type is required; registered: "
                          + (", ".join(_operator.custom_op_types()) or "none"))
     inputs_kw, params = _split_kwargs(kwargs)
-    prop = _operator.make_prop(op_type, params)
+    prop = _operator.prop_for({"op_type": op_type, **params})
     node_name = _auto_name("custom", name)
     arg_names = list(prop.list_arguments())
     if len(args) > len(arg_names):
@@ -619,8 +620,8 @@ def Custom(*args, op_type=None, name=None, attr=None, **kwargs):
         raise ValueError(f"Custom {op_type!r}: unknown input(s) "
                          + ", ".join(repr(k) for k in inputs_kw)
                          + f"; inputs: {', '.join(arg_names)}")
-    node = _Node(CUSTOM, node_name, params, entries, len(arg_names),
-                 _node_attr(attr, "Custom"), prop=prop, op_type=op_type)
+    node = _Node(_operator.CUSTOM_OP, node_name, {"op_type": op_type, **params}, entries,
+                 len(arg_names), _node_attr(attr, "Custom"))
     return Symbol([(node, i) for i in range(node.num_outputs())])
 
 
