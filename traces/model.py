@@ -19,7 +19,12 @@ What it holds (the encoding is the runtime's, see docs/dependencies.md):
   and written (``-v``);
 * ``args.wait`` on a sync point's slice (``WaitForVar``/``WaitForAll``): the variables
   it waited for, or ``"all"``;
-* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own);
+* flows, bound once: every ``s``/``t``/``f`` step with the slice it binds to by
+  :mod:`.slices`' rules (``flow_*``; a marked copy numbers its own arrows above them);
+* async ``b``/``e`` pairs, paired once by :func:`.rules.async_key` (``async_*``), and from
+  the same pairing the custom-op calls' breakdown (``call_stats``, :mod:`.callstats`:
+  the pairs whose ``b`` carries a call's split);
+* thread names (``thread_name`` metadata);
 * ``otherData.settings``: the engine settings the run used (``xprof run`` records them;
   a finding proposes changing one only knowing its value), and the file's top-level keys.
 
@@ -34,14 +39,15 @@ from operator import itemgetter
 
 import numpy as np
 
-from . import slices
+from . import callstats, slices
 from .batch import Batch, view
 from .names import PYTHON_LINE
-from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, to_ns_exact, usable_dur, \
-    usable_time as _num
+from .rules import OpenSlices, TIME_MAX_US, async_key, id_key as _key, ns, \
+    thread_key as _thread_key, to_ns_exact, usable_dur, usable_time as _num
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
+FLOW_PHASES = {"s": 0, "t": 1, "f": 2}
 _DEP = itemgetter("dep")
 
 
@@ -74,7 +80,16 @@ class Trace:
       written).
     Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
     ``sync_var_start`` (CSR of the variables waited for).
-    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id;
+    Flow steps (``flow_*``, one row per ``s``/``t``/``f`` event, by flow then file order):
+      ``flow_id`` (index into ``flow_ids``, the ids as :func:`.rules.id_key` keys them),
+      ``flow_phase`` (``FLOW_PHASES``: 0 ``s``, 1 ``t``, 2 ``f``), ``flow_thread``,
+      ``flow_ts`` (int ns), ``flow_slice`` (the row of the slice it binds to, -1: none),
+      ``flow_ordinal``; ``max_flow_id``: the largest integer flow id (0 without).
+    Async pairs (``async_*``, one row per ``b`` closed by its ``e``, by start): ``async_name``/
+      ``async_cat``, ``async_thread`` (the ``b``'s), ``async_start``/``async_end`` (int ns),
+      ``async_ordinal`` (the ``b``'s index in the file), ``async_call`` (True: a custom-op
+      call span, counted in ``call_stats``).
+    ``threads``: ``[(pid, tid, name)]``;
     ``settings``: ``otherData.settings`` of the file ({setting: value}, empty if none);
     ``top``: the file's other top-level keys.
     """
@@ -96,16 +111,35 @@ class Trace:
         self.sync_slice = self.sync_vars = _EMPTY_I64
         self.sync_all = np.zeros(0, dtype=bool)
         self.sync_var_start = np.zeros(1, dtype=np.int64)
-        self.max_flow_id = 0
+        self.flow_id = self.flow_thread = np.zeros(0, dtype=np.int32)
+        self.flow_phase = np.zeros(0, dtype=np.int8)
+        self.flow_ts = self.flow_slice = self.flow_ordinal = _EMPTY_I64
+        self.flow_ids = []
+        self.async_name = self.async_cat = self.async_thread = np.zeros(0, dtype=np.int32)
+        self.async_start = self.async_end = self.async_ordinal = _EMPTY_I64
+        self.async_call = np.zeros(0, dtype=bool)
+        self.call_stats = callstats.CallStats()
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
         self.top = {}
         self.parent = self.depth = np.zeros(0, dtype=np.int32)
         # set by readers that collect them in the same pass (cli/readers/timeline.py): the
-        # Python-line samples' tables and the custom-op calls' CallStats
+        # Python-line samples' tables
         self.python_lines = None
-        self.call_stats = None
+
+    @property
+    def max_flow_id(self):
+        ints = [i for i in self.flow_ids if type(i) is int]
+        return max(ints) if ints else 0
+
+    @property
+    def call_span(self):
+        """``(first, last)`` ns of the custom-op call spans, or None without any."""
+        if not self.async_call.any():
+            return None
+        return (int(self.async_start[self.async_call].min()),
+                int(self.async_end[self.async_call].max()))
 
     @property
     def has_dependencies(self):
@@ -135,6 +169,9 @@ class Builder:
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
         self.syncs = []         # (local row, vars or None)
+        self.flows = []         # (thread key, ts ns, phase, binds to next, id key, ordinal)
+        self.async_open = OpenSlices()   # async_key -> open b: (ts, name, cat, thread, ordinal, args)
+        self.pairs = []         # (name, cat, thread key, start ns, end ns, ordinal, call)
         self.count = 0          # slices so far
         self.index = 0          # events so far
 
@@ -322,10 +359,14 @@ class Builder:
                     args = get("args")
                     if type(args) is dict and type(args.get("name")) is str:
                         self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
-            elif ph in ("s", "t", "f"):
-                ident = get("id")
-                if type(ident) is int and ident > self.tl.max_flow_id:
-                    self.tl.max_flow_id = ident
+            elif ph == "s" or ph == "t" or ph == "f":
+                ts = get("ts")
+                if _num(ts):
+                    self.flows.append((_thread_key(get("pid"), get("tid")), ns(ts), FLOW_PHASES[ph],
+                                       slices.binds_to_next(ph, get("bp")),
+                                       _key(get("id", get("id2"))), index + k))
+            elif ph == "b" or ph == "e":
+                self._async(ev, ph, index + k)
         if ts_:
             start = np.array(ts_, dtype=np.int64)
             end = np.array(du_, dtype=np.int64)
@@ -365,16 +406,49 @@ class Builder:
                 du_.append(ns(ts))
                 od.append(-1 - first)
 
+    def _async(self, ev, ph, ordinal):
+        """A ``b`` opens an async slice, an ``e`` closes the last open one of its key
+        (:func:`.rules.async_key`); a pair whose ``b`` carries a custom-op call's split
+        (:func:`.callstats.is_call_args`) is also counted in ``call_stats``."""
+        get = ev.get
+        ts = get("ts")
+        if not _num(ts):
+            return
+        name, cat = get("name"), get("cat")
+        key = async_key(get("pid"), cat, get("id", get("id2")), name)
+        if ph == "b":
+            args = get("args")
+            call = args if cat == callstats.CATEGORY and callstats.is_call_args(args) else None
+            self.async_open.begin(key, (ts, name, cat, _thread_key(get("pid"), get("tid")),
+                                        ordinal, call))
+            return
+        begun = self.async_open.end(key)
+        if begun is None:
+            return
+        t0, name, cat, thread, first, call = begun
+        start, end = ns(t0), ns(ts)
+        if end < start:
+            return
+        call = call is not None and type(name) is str
+        if call:
+            latency = end - start
+            self.tl.call_stats.add(name, latency, *callstats.split_of(begun[5], latency))
+        self.pairs.append((self._intern(self.name_ix, name if type(name) is str else "(unnamed)"),
+                           self._intern(self.cat_ix, cat if type(cat) is str else "uncategorized"),
+                           thread, start, end, first, call))
+
     def finish(self):
         tl = self.tl
         tl.events = self.index
         by_ix = {v: k for k, v in self.thread_ix.items()}
         tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                       for i in range(len(by_ix))]
+        self._async_pairs(tl)
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
         self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         if not self.rows:
+            self._flows(tl, np.zeros(0, dtype=bool))
             return tl
         thread, name, cat, start, end, ordinal = (np.concatenate([r[j] for r in self.rows])
                                                   for j in range(6))
@@ -397,10 +471,63 @@ class Builder:
         tl.end, end = end[order], None
         tl.ordinal, ordinal = ordinal[order], None
         order = None
-        tl.parent, tl.depth = nesting(tl.thread, tl.start, tl.end)
+        tl.parent, tl.depth, overlapping = nesting(tl.thread, tl.start, tl.end)
+        self._flows(tl, overlapping)
+        overlapping = None
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
         return tl
+
+    def _thread_rows(self, keys):
+        """Thread indices of thread keys; -1 for a thread with no slice (a flow step or an
+        async pair adds no thread to ``threads``)."""
+        get = self.thread_ix.get
+        return [get(k, -1) for k in keys]
+
+    def _async_pairs(self, tl):
+        if not self.pairs:
+            return
+        pairs, self.pairs = self.pairs, []
+        cols = list(zip(*pairs))
+        cols[2] = self._thread_rows(cols[2])
+        order = np.argsort(np.array(cols[3], dtype=np.int64), kind="stable")
+        tl.async_name, tl.async_cat, tl.async_thread = (
+            np.array(c, dtype=np.int32)[order] for c in cols[:3])
+        tl.async_start, tl.async_end, tl.async_ordinal = (
+            np.array(c, dtype=np.int64)[order] for c in cols[3:6])
+        tl.async_call = np.array(cols[6], dtype=bool)[order]
+
+    def _flows(self, tl, overlapping):
+        """Each flow step's slice (:func:`.slices.bind`, on the sorted slices of its
+        thread), the steps sorted by flow, then file order."""
+        if not self.flows:
+            return
+        flows, self.flows = self.flows, []
+        thread, ts, phase, to_next, ident, ordinal = zip(*flows)
+        thread = self._thread_rows(thread)
+        ids = {}
+        key = np.array([ids.setdefault(i, len(ids)) for i in ident], dtype=np.int32)
+        thread = np.array(thread, dtype=np.int32)
+        ts = np.array(ts, dtype=np.int64)
+        to_next = np.array(to_next, dtype=bool)
+        bound = np.full(len(ts), -1, dtype=np.int64)
+        if len(tl.thread):
+            lo = np.searchsorted(tl.thread, thread, side="left")
+            hi = np.searchsorted(tl.thread, thread, side="right")
+            for t in np.unique(thread[thread >= 0]).tolist():
+                sel = np.flatnonzero(thread == t)
+                a, b = int(lo[sel[0]]), int(hi[sel[0]])
+                if a < b:
+                    bound[sel] = slices.bind(tl.start[a:b], tl.end[a:b],
+                                             tl.parent[a:b].astype(np.int64) - a,
+                                             ~overlapping[a:b], ts[sel], to_next[sel]) + a
+                    bound[sel] = np.where(bound[sel] >= a, bound[sel], -1)
+        order = np.lexsort((np.array(ordinal, dtype=np.int64), key))
+        tl.flow_id, tl.flow_thread, tl.flow_ts = key[order], thread[order], ts[order]
+        tl.flow_phase = np.array(phase, dtype=np.int8)[order]
+        tl.flow_slice = bound[order]
+        tl.flow_ordinal = np.array(ordinal, dtype=np.int64)[order]
+        tl.flow_ids = _table(ids)
 
     def _dependencies(self, tl, rank, thread):
         if not self.dep_chunks:
@@ -468,20 +595,23 @@ class Builder:
 
 
 def nesting(thread, start, end):
-    """``(parent, depth)`` of slices sorted by thread, start, longer first, per thread by
-    the rules of :mod:`.slices` (a slice's parent is the innermost one it starts inside;
-    one that overlaps its parent's end keeps it but parents nobody). int32 columns: 8
-    bytes a slice for both. A thread whose slices never nest costs one numpy pass."""
+    """``(parent, depth, overlapping)`` of slices sorted by thread, start, longer first,
+    per thread by the rules of :mod:`.slices` (a slice's parent is the innermost one it
+    starts inside; one that overlaps its parent's end, ``overlapping``, keeps it but
+    parents nobody). int32 columns: 8 bytes a slice for both. A thread whose slices
+    never nest costs one numpy pass."""
     n = len(start)
     parent = np.full(n, slices.OUTSIDE, dtype=np.int32)
+    overlapping = np.zeros(n, dtype=bool)
     if n < 2:
-        return parent, np.zeros(n, dtype=np.int32)
+        return parent, np.zeros(n, dtype=np.int32), overlapping
     bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
     for a, b in zip(bounds[:-1], bounds[1:]):
-        local, _ = slices.parents(start[a:b], end[a:b])
+        local, over = slices.parents(start[a:b], end[a:b])
         inside = local >= 0
         if inside.any():
             parent[a:b] = np.where(inside, local + a, slices.OUTSIDE)
+            overlapping[a:b] = over
     depth = np.zeros(n, dtype=np.int32)
     up = parent.copy()
     while True:   # one pass per level of nesting
@@ -490,7 +620,7 @@ def nesting(thread, start, end):
             break
         depth += inside
         up = np.where(inside, parent[np.maximum(up, 0)], slices.OUTSIDE)
-    return parent, depth
+    return parent, depth, overlapping
 
 
 def _table(index):
