@@ -79,7 +79,9 @@ class Trace:
       record i are ``dep_vars[dep_var_start[i]:dep_var_start[i + 1]]``, > 0 read, < 0
       written).
     Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
-    ``sync_var_start`` (CSR of the variables waited for).
+    ``sync_var_start`` (CSR of the variables waited for); ``instant_slice``: the rows of
+    the slices made of a sync point's instant (an ``i`` at the end of the wait, its
+    ``waited`` before it): no slice of the file to a statistics reader.
     Flow steps (``flow_*``, one row per ``s``/``t``/``f`` event, by flow then file order):
       ``flow_id`` (index into ``flow_ids``, the ids as :func:`.rules.id_key` keys them),
       ``flow_phase`` (``FLOW_PHASES``: 0 ``s``, 1 ``t``, 2 ``f``), ``flow_thread``,
@@ -111,6 +113,7 @@ class Trace:
         self.sync_slice = self.sync_vars = _EMPTY_I64
         self.sync_all = np.zeros(0, dtype=bool)
         self.sync_var_start = np.zeros(1, dtype=np.int64)
+        self.instant_slice = _EMPTY_I64
         self.flow_id = self.flow_thread = np.zeros(0, dtype=np.int32)
         self.flow_phase = np.zeros(0, dtype=np.int8)
         self.flow_ts = self.flow_slice = self.flow_ordinal = _EMPTY_I64
@@ -168,7 +171,7 @@ class Builder:
         self.open = OpenSlices()   # thread index -> open B: (ts us, name, cat, ordinal)
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
-        self.syncs = []         # (local row, vars or None)
+        self.syncs = []         # (local row, vars or None, an instant)
         self.flows = []         # (thread key, ts ns, phase, binds to next, id key, ordinal)
         self.async_open = OpenSlices()   # async_key -> open b: (ts, name, cat, thread, ordinal, args)
         self.pairs = []         # (name, cat, thread key, start ns, end ns, ordinal, call)
@@ -283,7 +286,7 @@ class Builder:
         if len(deps) < len(with_args):
             for i, a in with_args:
                 if a.get("dep") is None and a.get("wait") is not None:
-                    self.syncs.append((base + i, a["wait"]))
+                    self.syncs.append((base + i, a["wait"], False))
 
     def _feed_careful(self, batch, items=None):
         """Event by event, skipping what is malformed; ``items``: the ``(position,
@@ -337,7 +340,7 @@ class Builder:
                     else:
                         wait = args.get("wait")
                         if wait is not None:
-                            syncs.append((base + len(ts_) - 1, wait))
+                            syncs.append((base + len(ts_) - 1, wait, False))
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
             elif ph == "i":   # a sync point: an instant at the end of the wait
@@ -353,7 +356,7 @@ class Builder:
                     ts_.append(t1 - waited)
                     du_.append(t1)
                     od.append(index + k)
-                    syncs.append((base + len(ts_) - 1, args["wait"]))
+                    syncs.append((base + len(ts_) - 1, args["wait"], True))
             elif ph == "M":
                 if get("name") == "thread_name":
                     args = get("args")
@@ -574,7 +577,10 @@ class Builder:
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []
-        for row, wait in self.syncs:
+        instants = [int(rank[row]) for row, _, instant in self.syncs if instant]
+        if instants:
+            tl.instant_slice = np.sort(np.array(instants, dtype=np.int64))
+        for row, wait, _ in self.syncs:
             if wait == "all":
                 rows.append(int(rank[row]))
                 every.append(True)

@@ -176,9 +176,10 @@ def read_trace(path):
     overview = Overview()
     # no Operator Latency section on the page: its collector is left out of the pass;
     # the aggregate tables are those the page shows (pagestats.py); the custom-op calls
-    # are the Trace's (paired once, in its build)
-    report = read_report(path, collectors=[PageStatsTotals(MAX_OPERATOR_ROWS), overview,
-                                           TimelineCollector()],
+    # are the Trace's (paired once, in its build); the Trace is finished first: the
+    # statistics' self time is computed on its slice columns (pagestats.py)
+    report = read_report(path, collectors=[TimelineCollector(),
+                                           PageStatsTotals(MAX_OPERATOR_ROWS), overview],
                          skip=(StatsTotals, CustomOpCalls, LatencyCollector))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
