@@ -42,12 +42,12 @@ import numpy as np
 from . import callstats, slices
 from .batch import Batch, view
 from .names import PYTHON_LINE
-from .rules import OpenSlices, TIME_MAX_US, async_key, id_key as _key, ns, \
-    thread_key as _thread_key, to_ns_exact, usable_dur, usable_time as _num
+from .links import LINK_PHASES, Links
+from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, to_ns_exact, usable_dur, \
+    usable_time as _num
 from .tracefile import TraceReader
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
-FLOW_PHASES = {"s": 0, "t": 1, "f": 2}
 _DEP = itemgetter("dep")
 
 
@@ -83,8 +83,9 @@ class Trace:
     the slices made of a sync point's instant (an ``i`` at the end of the wait, its
     ``waited`` before it): no slice of the file to a statistics reader.
     Flow steps (``flow_*``, one row per ``s``/``t``/``f`` event, by flow then file order):
-      ``flow_id`` (index into ``flow_ids``, the ids as :func:`.rules.id_key` keys them),
-      ``flow_phase`` (``FLOW_PHASES``: 0 ``s``, 1 ``t``, 2 ``f``), ``flow_thread``,
+      ``flow_id`` (the id: an integer in [0, 2^62), else ``-1 - k`` for
+      ``flow_other_ids[k]``, the id as :func:`.rules.id_key` keys it; ``flow_key(i)``),
+      ``flow_phase`` (``links.FLOW_PHASES``: 0 ``s``, 1 ``t``, 2 ``f``), ``flow_thread``,
       ``flow_ts`` (int ns), ``flow_slice`` (the row of the slice it binds to, -1: none),
       ``flow_ordinal``; ``max_flow_id``: the largest integer flow id (0 without).
     Async pairs (``async_*``, one row per ``b`` closed by its ``e``, by start): ``async_name``/
@@ -114,10 +115,10 @@ class Trace:
         self.sync_all = np.zeros(0, dtype=bool)
         self.sync_var_start = np.zeros(1, dtype=np.int64)
         self.instant_slice = _EMPTY_I64
-        self.flow_id = self.flow_thread = np.zeros(0, dtype=np.int32)
+        self.flow_thread = np.zeros(0, dtype=np.int32)
         self.flow_phase = np.zeros(0, dtype=np.int8)
-        self.flow_ts = self.flow_slice = self.flow_ordinal = _EMPTY_I64
-        self.flow_ids = []
+        self.flow_id = self.flow_ts = self.flow_slice = self.flow_ordinal = _EMPTY_I64
+        self.flow_other_ids = []
         self.async_name = self.async_cat = self.async_thread = np.zeros(0, dtype=np.int32)
         self.async_start = self.async_end = self.async_ordinal = _EMPTY_I64
         self.async_call = np.zeros(0, dtype=bool)
@@ -133,8 +134,13 @@ class Trace:
 
     @property
     def max_flow_id(self):
-        ints = [i for i in self.flow_ids if type(i) is int]
-        return max(ints) if ints else 0
+        big = [i for i in self.flow_other_ids if type(i) is int]   # beyond 2^62, negative
+        return max([int(self.flow_id.max()) if len(self.flow_id) else 0, 0] + big)
+
+    def flow_key(self, i):
+        """The id of flow step ``i`` as the file has it (:func:`.rules.id_key`'s key)."""
+        ident = int(self.flow_id[i])
+        return ident if ident >= 0 else self.flow_other_ids[-1 - ident]
 
     @property
     def call_span(self):
@@ -172,9 +178,7 @@ class Builder:
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
         self.syncs = []         # (local row, vars or None, an instant)
-        self.flows = []         # (thread key, ts ns, phase, binds to next, id key, ordinal)
-        self.async_open = OpenSlices()   # async_key -> open b: (ts, name, cat, thread, ordinal, args)
-        self.pairs = []         # (name, cat, thread key, start ns, end ns, ordinal, call)
+        self.links = Links(self._label_ids)   # flow steps, async pairs
         self.count = 0          # slices so far
         self.index = 0          # events so far
 
@@ -190,6 +194,9 @@ class Builder:
                 return ix
         ix = self.thread_ix[key] = len(self.thread_ix)
         return ix
+
+    def _label_ids(self, name, cat):
+        return self._intern(self.name_ix, name), self._intern(self.cat_ix, cat)
 
     def _intern(self, table, value):
         ix = table.get(value)
@@ -300,6 +307,7 @@ class Builder:
         index = self.index
         self.index += len(batch)
         last_pid = last_tid = last_ix = None
+        links = []   # flow steps and async events: traces/links.py, after the loop
         for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
                 continue
@@ -362,14 +370,10 @@ class Builder:
                     args = get("args")
                     if type(args) is dict and type(args.get("name")) is str:
                         self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
-            elif ph == "s" or ph == "t" or ph == "f":
-                ts = get("ts")
-                if _num(ts):
-                    self.flows.append((_thread_key(get("pid"), get("tid")), ns(ts), FLOW_PHASES[ph],
-                                       slices.binds_to_next(ph, get("bp")),
-                                       _key(get("id", get("id2"))), index + k))
-            elif ph == "b" or ph == "e":
-                self._async(ev, ph, index + k)
+            elif ph in LINK_PHASES:
+                links.append((k, ev))
+        if links:
+            self.links.feed(links, index)
         if ts_:
             start = np.array(ts_, dtype=np.int64)
             end = np.array(du_, dtype=np.int64)
@@ -409,49 +413,18 @@ class Builder:
                 du_.append(ns(ts))
                 od.append(-1 - first)
 
-    def _async(self, ev, ph, ordinal):
-        """A ``b`` opens an async slice, an ``e`` closes the last open one of its key
-        (:func:`.rules.async_key`); a pair whose ``b`` carries a custom-op call's split
-        (:func:`.callstats.is_call_args`) is also counted in ``call_stats``."""
-        get = ev.get
-        ts = get("ts")
-        if not _num(ts):
-            return
-        name, cat = get("name"), get("cat")
-        key = async_key(get("pid"), cat, get("id", get("id2")), name)
-        if ph == "b":
-            args = get("args")
-            call = args if cat == callstats.CATEGORY and callstats.is_call_args(args) else None
-            self.async_open.begin(key, (ts, name, cat, _thread_key(get("pid"), get("tid")),
-                                        ordinal, call))
-            return
-        begun = self.async_open.end(key)
-        if begun is None:
-            return
-        t0, name, cat, thread, first, call = begun
-        start, end = ns(t0), ns(ts)
-        if end < start:
-            return
-        call = call is not None and type(name) is str
-        if call:
-            latency = end - start
-            self.tl.call_stats.add(name, latency, *callstats.split_of(begun[5], latency))
-        self.pairs.append((self._intern(self.name_ix, name if type(name) is str else "(unnamed)"),
-                           self._intern(self.cat_ix, cat if type(cat) is str else "uncategorized"),
-                           thread, start, end, first, call))
-
     def finish(self):
         tl = self.tl
         tl.events = self.index
         by_ix = {v: k for k, v in self.thread_ix.items()}
         tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                       for i in range(len(by_ix))]
-        self._async_pairs(tl)
+        self.links.finish_pairs(tl, self.thread_ix)
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
         self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         if not self.rows:
-            self._flows(tl, np.zeros(0, dtype=bool))
+            self.links.finish_flows(tl, self.thread_ix, np.zeros(0, dtype=bool))
             return tl
         thread, name, cat, start, end, ordinal = (np.concatenate([r[j] for r in self.rows])
                                                   for j in range(6))
@@ -475,62 +448,11 @@ class Builder:
         tl.ordinal, ordinal = ordinal[order], None
         order = None
         tl.parent, tl.depth, overlapping = nesting(tl.thread, tl.start, tl.end)
-        self._flows(tl, overlapping)
+        self.links.finish_flows(tl, self.thread_ix, overlapping)
         overlapping = None
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
         return tl
-
-    def _thread_rows(self, keys):
-        """Thread indices of thread keys; -1 for a thread with no slice (a flow step or an
-        async pair adds no thread to ``threads``)."""
-        get = self.thread_ix.get
-        return [get(k, -1) for k in keys]
-
-    def _async_pairs(self, tl):
-        if not self.pairs:
-            return
-        pairs, self.pairs = self.pairs, []
-        cols = list(zip(*pairs))
-        cols[2] = self._thread_rows(cols[2])
-        order = np.argsort(np.array(cols[3], dtype=np.int64), kind="stable")
-        tl.async_name, tl.async_cat, tl.async_thread = (
-            np.array(c, dtype=np.int32)[order] for c in cols[:3])
-        tl.async_start, tl.async_end, tl.async_ordinal = (
-            np.array(c, dtype=np.int64)[order] for c in cols[3:6])
-        tl.async_call = np.array(cols[6], dtype=bool)[order]
-
-    def _flows(self, tl, overlapping):
-        """Each flow step's slice (:func:`.slices.bind`, on the sorted slices of its
-        thread), the steps sorted by flow, then file order."""
-        if not self.flows:
-            return
-        flows, self.flows = self.flows, []
-        thread, ts, phase, to_next, ident, ordinal = zip(*flows)
-        thread = self._thread_rows(thread)
-        ids = {}
-        key = np.array([ids.setdefault(i, len(ids)) for i in ident], dtype=np.int32)
-        thread = np.array(thread, dtype=np.int32)
-        ts = np.array(ts, dtype=np.int64)
-        to_next = np.array(to_next, dtype=bool)
-        bound = np.full(len(ts), -1, dtype=np.int64)
-        if len(tl.thread):
-            lo = np.searchsorted(tl.thread, thread, side="left")
-            hi = np.searchsorted(tl.thread, thread, side="right")
-            for t in np.unique(thread[thread >= 0]).tolist():
-                sel = np.flatnonzero(thread == t)
-                a, b = int(lo[sel[0]]), int(hi[sel[0]])
-                if a < b:
-                    bound[sel] = slices.bind(tl.start[a:b], tl.end[a:b],
-                                             tl.parent[a:b].astype(np.int64) - a,
-                                             ~overlapping[a:b], ts[sel], to_next[sel]) + a
-                    bound[sel] = np.where(bound[sel] >= a, bound[sel], -1)
-        order = np.lexsort((np.array(ordinal, dtype=np.int64), key))
-        tl.flow_id, tl.flow_thread, tl.flow_ts = key[order], thread[order], ts[order]
-        tl.flow_phase = np.array(phase, dtype=np.int8)[order]
-        tl.flow_slice = bound[order]
-        tl.flow_ordinal = np.array(ordinal, dtype=np.int64)[order]
-        tl.flow_ids = _table(ids)
 
     def _dependencies(self, tl, rank, thread):
         if not self.dep_chunks:

@@ -143,6 +143,17 @@ class OpenSlices:
         stack = self.stacks.get(thread)
         return stack.pop() if stack else None
 
+    def close(self, key):
+        """:meth:`end`, the key forgotten once nothing is open under it (async ids are
+        often one per pair: their stacks would otherwise stay, empty, one per pair)."""
+        stack = self.stacks.get(key)
+        if not stack:
+            return None
+        item = stack.pop()
+        if not stack:
+            del self.stacks[key]
+        return item
+
     def top(self, thread):
         """The innermost open ``B``'s item (None when none is open), left open."""
         stack = self.stacks.get(thread)

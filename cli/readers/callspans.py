@@ -51,7 +51,7 @@ class CallSpanCollector:
                 args = ev.get("args")
                 self._open.begin(key, (ns(ts), args if _calls.is_call_args(args) else None))
                 continue
-            begun = self._open.end(key)
+            begun = self._open.close(key)
             if begun is None or begun[1] is None:
                 continue
             t0, args = begun

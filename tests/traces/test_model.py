@@ -74,9 +74,9 @@ def test_flow_steps_bound_once_to_their_slices():
               _flow("s", 3, 60), _flow("f", 3, 205, tid=2, bp="e"), _flow("s", "x", 1, tid=9)]
     tr = from_events(events)
     names = [tr.names[n] for n in tr.name]
-    steps = [(tr.flow_ids[i], int(ph), names[s] if s >= 0 else None)
-             for i, ph, s in zip(tr.flow_id, tr.flow_phase, tr.flow_slice)]
-    assert steps == [(7, 0, "b"), (7, 2, "d"), (3, 0, "a"), (3, 2, "c"), ("x", 0, None)]
+    steps = [(tr.flow_key(i), int(ph), names[s] if s >= 0 else None)
+             for i, (ph, s) in enumerate(zip(tr.flow_phase, tr.flow_slice))]
+    assert steps == [("x", 0, None), (3, 0, "a"), (3, 2, "c"), (7, 0, "b"), (7, 2, "d")]
     assert tr.max_flow_id == 7
     assert len(tr.threads) == 2
 
