@@ -448,10 +448,11 @@ class Builder:
         tl.ordinal, ordinal = ordinal[order], None
         order = None
         tl.parent, tl.depth, overlapping = nesting(tl.thread, tl.start, tl.end)
-        self.links.finish_flows(tl, self.thread_ix, overlapping)
-        overlapping = None
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
+        rank = thread = None
+        # after the dependency records, whose columns are a load's peak
+        self.links.finish_flows(tl, self.thread_ix, overlapping)
         return tl
 
     def _dependencies(self, tl, rank, thread):
