@@ -109,22 +109,42 @@ class Links:
 
     def _async(self, ev, ph, ordinal):
         """A ``b`` opens an async slice, an ``e`` closes the last open one of its key
-        (:func:`.rules.async_key`)."""
+        (:func:`.rules.async_key`; the key made here as it makes it, without the calls,
+        for the common hashable ids: a step's user task is one pair per step)."""
         get = ev.get
         ts = get("ts")
         if not ((type(ts) is int or type(ts) is float) and -TIME_MAX_US < ts < TIME_MAX_US):
             return
         name, cat, pid = get("name"), get("cat"), get("pid")
-        key = async_key(pid, cat, get("id", get("id2")), name)
+        ident = get("id", get("id2"))
+        stacks = self._open.stacks
+        try:
+            key = (pid, cat, ident, name)
+            stack = stacks.get(key)
+        except TypeError:   # an unhashable part: rules.async_key keys it
+            key = async_key(pid, cat, ident, name)
+            stack = stacks.get(key)
         if ph == "b":
             args = get("args")
             call = args if cat == callstats.CATEGORY and callstats.is_call_args(args) else None
-            self._open.begin(key, (ts, name, cat, self._code(pid, get("tid")), ordinal, call))
+            tid = get("tid")
+            try:
+                code = self._codes.get((pid, tid))
+            except TypeError:
+                code = None
+            if code is None:
+                code = self._code(pid, tid)
+            item = (ts, name, cat, code, ordinal, call)
+            if stack is None:
+                stacks[key] = [item]
+            else:
+                stack.append(item)
             return
-        begun = self._open.close(key)
-        if begun is None:
+        if not stack:
             return
-        t0, name, cat, thread, first, args = begun
+        t0, name, cat, thread, first, args = stack.pop()
+        if not stack:
+            del stacks[key]
         start, end = ns(t0), ns(ts)
         if end < start:
             return
