@@ -2,42 +2,14 @@
 
 The command only parses options; ``htmlreport.collect`` reads the trace (the same
 statistics ``xprof stats --format json`` prints and the document of ``xprof explain
---format json``), ``htmlreport.render`` turns them into the page, written atomically.
+--format json``), ``htmlreport.render`` turns them into the page, ``htmlreport.output``
+writes it atomically (``xprof run --report`` writes through it too).
 """
 from __future__ import annotations
 
-import os
-
 import click
 
-
-def default_output(trace):
-    """``<trace without .json/.json.gz>.report.html``, next to the trace."""
-    base = os.fspath(trace)
-    for suffix in (".json.gz", ".json", ".gz"):
-        if base.endswith(suffix):
-            base = base[:-len(suffix)]
-            break
-    return base + ".report.html"
-
-
-def write_report(trace, output, memory_csv=None):
-    """Collect, render and write the report of ``trace`` to ``output``; return its size."""
-    from xprof.traces.atomic import write_atomic
-
-    from .errors import fail
-    from .htmlreport.collect import collect
-    from .htmlreport.render import render
-
-    out_dir = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(out_dir):
-        fail(f"-o {output!r}: folder {out_dir!r} does not exist")
-    data = render(collect(trace, memory_csv)).encode("utf-8")
-    try:
-        write_atomic(output, data)
-    except OSError as exc:
-        fail(f"-o {output!r}: cannot write ({exc.strerror or exc})")
-    return len(data)
+from .htmlreport.output import default_output, write_report
 
 
 @click.command("report")

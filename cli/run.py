@@ -417,7 +417,7 @@ def _after_run(path, write_html, open_view, quiet):
     from .errors import XprofError
 
     if write_html:
-        from .report import default_output, write_report
+        from .htmlreport.output import default_output, write_report
         try:
             out = default_output(path)
             write_report(path, out)
@@ -428,7 +428,7 @@ def _after_run(path, write_html, open_view, quiet):
     if not quiet:
         click.echo(f"xprof: view it with: xprof view {shlex.quote(_shown(path))}", err=True)
     if open_view:
-        from .view import serve
+        from .perfetto import serve
         try:
             serve(path, echo=lambda line: click.echo(line, err=True))
         except XprofError as e:

@@ -127,3 +127,30 @@ def test_modules_stay_small():
                     if n > OVER_BOUND.get(rel, MAX_LINES):
                         over[rel] = n
     assert over == {}, f"modules over {MAX_LINES} lines (or over their recorded size): {over}"
+
+
+def _command_modules(mods):
+    """The modules of ``xprof.cli`` that define a command (a ``@click.command`` function)."""
+    out = set()
+    for name, path in mods.items():
+        if not name.startswith("xprof.cli.") or name.count(".") != 2:
+            continue
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute)
+                    and d.func.attr == "command" for d in node.decorator_list):
+                out.add(name)
+                break
+    return out
+
+
+def test_no_command_imports_another_command():
+    """What two commands share (``xprof run --report`` and ``xprof report`` write the same
+    page) lives in a module that is no command's, so a command can change alone."""
+    mods = _modules()
+    if not mods:
+        pytest.skip("the source tree is not next to the tests")
+    commands = _command_modules(mods)
+    assert {"xprof.cli.run", "xprof.cli.report", "xprof.cli.view"} <= commands
+    crossing = {m: sorted(_imports(m, mods[m], mods) & (commands - {m})) for m in commands}
+    assert {m: c for m, c in crossing.items() if c} == {}

@@ -19,7 +19,12 @@ What it holds (the encoding is the runtime's, see docs/dependencies.md):
   and written (``-v``);
 * ``args.wait`` on a sync point's slice (``WaitForVar``/``WaitForAll``): the variables
   it waited for, or ``"all"``;
-* thread names (``thread_name`` metadata), flow ids (so a marked copy can add its own);
+* flows, bound once: every ``s``/``t``/``f`` step with the slice it binds to by
+  :mod:`.slices`' rules (``flow_*``; a marked copy numbers its own arrows above them);
+* async ``b``/``e`` pairs, paired once by :func:`.rules.async_key` (``async_*``), and from
+  the same pairing the custom-op calls' breakdown (``call_stats``, :mod:`.callstats`:
+  the pairs whose ``b`` carries a call's split);
+* thread names (``thread_name`` metadata);
 * ``otherData.settings``: the engine settings the run used (``xprof run`` records them;
   a finding proposes changing one only knowing its value), and the file's top-level keys.
 
@@ -34,9 +39,10 @@ from operator import itemgetter
 
 import numpy as np
 
-from . import slices
+from . import callstats, slices
 from .batch import Batch, view
 from .names import PYTHON_LINE
+from .links import LINK_PHASES, Links
 from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, to_ns_exact, usable_dur, \
     usable_time as _num
 from .tracefile import TraceReader
@@ -73,8 +79,20 @@ class Trace:
       record i are ``dep_vars[dep_var_start[i]:dep_var_start[i + 1]]``, > 0 read, < 0
       written).
     Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
-    ``sync_var_start`` (CSR of the variables waited for).
-    ``threads``: ``[(pid, tid, name)]``; ``max_flow_id``: the largest integer flow id;
+    ``sync_var_start`` (CSR of the variables waited for); ``instant_slice``: the rows of
+    the slices made of a sync point's instant (an ``i`` at the end of the wait, its
+    ``waited`` before it): no slice of the file to a statistics reader.
+    Flow steps (``flow_*``, one row per ``s``/``t``/``f`` event, by flow then file order):
+      ``flow_id`` (the id: an integer in [0, 2^62), else ``-1 - k`` for
+      ``flow_other_ids[k]``, the id as :func:`.rules.id_key` keys it; ``flow_key(i)``),
+      ``flow_phase`` (``links.FLOW_PHASES``: 0 ``s``, 1 ``t``, 2 ``f``), ``flow_thread``,
+      ``flow_ts`` (int ns), ``flow_slice`` (the row of the slice it binds to, -1: none),
+      ``flow_ordinal``; ``max_flow_id``: the largest integer flow id (0 without).
+    Async pairs (``async_*``, one row per ``b`` closed by its ``e``, by start): ``async_name``/
+      ``async_cat``, ``async_thread`` (the ``b``'s), ``async_start``/``async_end`` (int ns),
+      ``async_ordinal`` (the ``b``'s index in the file), ``async_call`` (True: a custom-op
+      call span, counted in ``call_stats``).
+    ``threads``: ``[(pid, tid, name)]``;
     ``settings``: ``otherData.settings`` of the file ({setting: value}, empty if none);
     ``top``: the file's other top-level keys.
     """
@@ -96,16 +114,41 @@ class Trace:
         self.sync_slice = self.sync_vars = _EMPTY_I64
         self.sync_all = np.zeros(0, dtype=bool)
         self.sync_var_start = np.zeros(1, dtype=np.int64)
-        self.max_flow_id = 0
+        self.instant_slice = _EMPTY_I64
+        self.flow_thread = np.zeros(0, dtype=np.int32)
+        self.flow_phase = np.zeros(0, dtype=np.int8)
+        self.flow_id = self.flow_ts = self.flow_slice = self.flow_ordinal = _EMPTY_I64
+        self.flow_other_ids = []
+        self.async_name = self.async_cat = self.async_thread = np.zeros(0, dtype=np.int32)
+        self.async_start = self.async_end = self.async_ordinal = _EMPTY_I64
+        self.async_call = np.zeros(0, dtype=bool)
+        self.call_stats = callstats.CallStats()
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
         self.top = {}
         self.parent = self.depth = np.zeros(0, dtype=np.int32)
         # set by readers that collect them in the same pass (cli/readers/timeline.py): the
-        # Python-line samples' tables and the custom-op calls' CallStats
+        # Python-line samples' tables
         self.python_lines = None
-        self.call_stats = None
+
+    @property
+    def max_flow_id(self):
+        big = [i for i in self.flow_other_ids if type(i) is int]   # beyond 2^62, negative
+        return max([int(self.flow_id.max()) if len(self.flow_id) else 0, 0] + big)
+
+    def flow_key(self, i):
+        """The id of flow step ``i`` as the file has it (:func:`.rules.id_key`'s key)."""
+        ident = int(self.flow_id[i])
+        return ident if ident >= 0 else self.flow_other_ids[-1 - ident]
+
+    @property
+    def call_span(self):
+        """``(first, last)`` ns of the custom-op call spans, or None without any."""
+        if not self.async_call.any():
+            return None
+        return (int(self.async_start[self.async_call].min()),
+                int(self.async_end[self.async_call].max()))
 
     @property
     def has_dependencies(self):
@@ -134,7 +177,8 @@ class Builder:
         self.open = OpenSlices()   # thread index -> open B: (ts us, name, cat, ordinal)
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
-        self.syncs = []         # (local row, vars or None)
+        self.syncs = []         # (local row, vars or None, an instant)
+        self.links = Links(self._label_ids)   # flow steps, async pairs
         self.count = 0          # slices so far
         self.index = 0          # events so far
 
@@ -150,6 +194,9 @@ class Builder:
                 return ix
         ix = self.thread_ix[key] = len(self.thread_ix)
         return ix
+
+    def _label_ids(self, name, cat):
+        return self._intern(self.name_ix, name), self._intern(self.cat_ix, cat)
 
     def _intern(self, table, value):
         ix = table.get(value)
@@ -246,7 +293,7 @@ class Builder:
         if len(deps) < len(with_args):
             for i, a in with_args:
                 if a.get("dep") is None and a.get("wait") is not None:
-                    self.syncs.append((base + i, a["wait"]))
+                    self.syncs.append((base + i, a["wait"], False))
 
     def _feed_careful(self, batch, items=None):
         """Event by event, skipping what is malformed; ``items``: the ``(position,
@@ -260,6 +307,7 @@ class Builder:
         index = self.index
         self.index += len(batch)
         last_pid = last_tid = last_ix = None
+        links = []   # flow steps and async events: traces/links.py, after the loop
         for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
                 continue
@@ -300,7 +348,7 @@ class Builder:
                     else:
                         wait = args.get("wait")
                         if wait is not None:
-                            syncs.append((base + len(ts_) - 1, wait))
+                            syncs.append((base + len(ts_) - 1, wait, False))
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
             elif ph == "i":   # a sync point: an instant at the end of the wait
@@ -316,16 +364,16 @@ class Builder:
                     ts_.append(t1 - waited)
                     du_.append(t1)
                     od.append(index + k)
-                    syncs.append((base + len(ts_) - 1, args["wait"]))
+                    syncs.append((base + len(ts_) - 1, args["wait"], True))
             elif ph == "M":
                 if get("name") == "thread_name":
                     args = get("args")
                     if type(args) is dict and type(args.get("name")) is str:
                         self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
-            elif ph in ("s", "t", "f"):
-                ident = get("id")
-                if type(ident) is int and ident > self.tl.max_flow_id:
-                    self.tl.max_flow_id = ident
+            elif ph in LINK_PHASES:
+                links.append((k, ev))
+        if links:
+            self.links.feed(links, index)
         if ts_:
             start = np.array(ts_, dtype=np.int64)
             end = np.array(du_, dtype=np.int64)
@@ -371,10 +419,12 @@ class Builder:
         by_ix = {v: k for k, v in self.thread_ix.items()}
         tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                       for i in range(len(by_ix))]
+        self.links.finish_pairs(tl, self.thread_ix)
         tl.names = _table(self.name_ix)
         tl.cats = _table(self.cat_ix)
         self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
         if not self.rows:
+            self.links.finish_flows(tl, self.thread_ix, np.zeros(0, dtype=bool))
             return tl
         thread, name, cat, start, end, ordinal = (np.concatenate([r[j] for r in self.rows])
                                                   for j in range(6))
@@ -397,9 +447,12 @@ class Builder:
         tl.end, end = end[order], None
         tl.ordinal, ordinal = ordinal[order], None
         order = None
-        tl.parent, tl.depth = nesting(tl.thread, tl.start, tl.end)
+        tl.parent, tl.depth, overlapping = nesting(tl.thread, tl.start, tl.end)
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
+        rank = thread = None
+        # after the dependency records, whose columns are a load's peak
+        self.links.finish_flows(tl, self.thread_ix, overlapping)
         return tl
 
     def _dependencies(self, tl, rank, thread):
@@ -447,7 +500,10 @@ class Builder:
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []
-        for row, wait in self.syncs:
+        instants = [int(rank[row]) for row, _, instant in self.syncs if instant]
+        if instants:
+            tl.instant_slice = np.sort(np.array(instants, dtype=np.int64))
+        for row, wait, _ in self.syncs:
             if wait == "all":
                 rows.append(int(rank[row]))
                 every.append(True)
@@ -468,20 +524,23 @@ class Builder:
 
 
 def nesting(thread, start, end):
-    """``(parent, depth)`` of slices sorted by thread, start, longer first, per thread by
-    the rules of :mod:`.slices` (a slice's parent is the innermost one it starts inside;
-    one that overlaps its parent's end keeps it but parents nobody). int32 columns: 8
-    bytes a slice for both. A thread whose slices never nest costs one numpy pass."""
+    """``(parent, depth, overlapping)`` of slices sorted by thread, start, longer first,
+    per thread by the rules of :mod:`.slices` (a slice's parent is the innermost one it
+    starts inside; one that overlaps its parent's end, ``overlapping``, keeps it but
+    parents nobody). int32 columns: 8 bytes a slice for both. A thread whose slices
+    never nest costs one numpy pass."""
     n = len(start)
     parent = np.full(n, slices.OUTSIDE, dtype=np.int32)
+    overlapping = np.zeros(n, dtype=bool)
     if n < 2:
-        return parent, np.zeros(n, dtype=np.int32)
+        return parent, np.zeros(n, dtype=np.int32), overlapping
     bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
     for a, b in zip(bounds[:-1], bounds[1:]):
-        local, _ = slices.parents(start[a:b], end[a:b])
+        local, over = slices.parents(start[a:b], end[a:b])
         inside = local >= 0
         if inside.any():
             parent[a:b] = np.where(inside, local + a, slices.OUTSIDE)
+            overlapping[a:b] = over
     depth = np.zeros(n, dtype=np.int32)
     up = parent.copy()
     while True:   # one pass per level of nesting
@@ -490,7 +549,7 @@ def nesting(thread, start, end):
             break
         depth += inside
         up = np.where(inside, parent[np.maximum(up, 0)], slices.OUTSIDE)
-    return parent, depth
+    return parent, depth, overlapping
 
 
 def _table(index):

@@ -112,8 +112,16 @@ def to_ns_exact(us):
     return np.rint(np.asarray(us, dtype=np.float64) * 1000).astype(np.int64)
 
 
+def async_key(pid, cat, ident, name):
+    """The key an async ``b``/``e`` pair is matched by: its process, category, id
+    (``id``, else ``id2``) and name, each as :func:`id_key` keys it (an ``e`` closes the
+    last open ``b`` of its key, :class:`OpenSlices`)."""
+    return (id_key(pid), id_key(cat), id_key(ident), id_key(name))
+
+
 class OpenSlices:
-    """``B`` events waiting for their ``E``: a stack per thread key, in file order.
+    """``B`` events waiting for their ``E`` (a stack per thread key), or async ``b``
+    events waiting for their ``e`` (a stack per :func:`async_key`), in file order.
 
     Each reader stores what it needs of the ``B`` (a time, a name, an event number);
     the pairing itself, which ``B`` an ``E`` closes, is this class.
@@ -134,6 +142,17 @@ class OpenSlices:
         """What the matching ``B`` stored, or None when nothing is open on the thread."""
         stack = self.stacks.get(thread)
         return stack.pop() if stack else None
+
+    def close(self, key):
+        """:meth:`end`, the key forgotten once nothing is open under it (async ids are
+        often one per pair: their stacks would otherwise stay, empty, one per pair)."""
+        stack = self.stacks.get(key)
+        if not stack:
+            return None
+        item = stack.pop()
+        if not stack:
+            del self.stacks[key]
+        return item
 
     def top(self, thread):
         """The innermost open ``B``'s item (None when none is open), left open."""

@@ -118,21 +118,42 @@ class SliceTree:
 
     def enclosing(self, ts):
         """Innermost slice with start <= ts <= end (an overlapping slice never binds)."""
-        k = np.searchsorted(self._s, ts, side="right") - 1
-        while True:
-            live = k >= 0
-            kk = np.where(live, k, 0)
-            miss = live & ~((self._e[kk] >= ts) & self._usable[kk])
-            if not miss.any():
-                break
-            k = np.where(miss, self._parent[kk], k)
+        k = enclosing(self._s, self._e, self._parent, self._usable, ts)
         return np.where(k >= 0, self.items[np.maximum(k, 0)] if len(self.items) else -1, -1)
 
     def next_at_or_after(self, ts):
         """The first slice (in nesting order) starting at or after ts."""
-        k = np.searchsorted(self._s, ts, side="left")
-        inside = k < len(self._s)
-        return np.where(inside, self.items[np.minimum(k, len(self._s) - 1)] if len(self.items) else -1, -1)
+        k = next_at_or_after(self._s, ts)
+        return np.where(k >= 0, self.items[np.maximum(k, 0)] if len(self.items) else -1, -1)
+
+
+def enclosing(s, e, parent, usable, ts):
+    """Positions (among one thread's slices in :func:`sort_order`: int ns ``s``/``e``,
+    their ``parent`` positions, ``usable`` False for an overlapping one) of the innermost
+    slice with start <= ts <= end for each of ``ts``; -1 where none."""
+    k = np.searchsorted(s, ts, side="right") - 1
+    while True:
+        live = k >= 0
+        kk = np.where(live, k, 0)
+        miss = live & ~((e[kk] >= ts) & usable[kk])
+        if not miss.any():
+            break
+        k = np.where(miss, parent[kk], k)
+    return k
+
+
+def next_at_or_after(s, ts):
+    """Positions of the first slice (in :func:`sort_order`) starting at or after each of
+    ``ts``; -1 where none."""
+    k = np.searchsorted(s, ts, side="left")
+    return np.where(k < len(s), k, -1)
+
+
+def bind(s, e, parent, usable, ts, to_next):
+    """The slice each flow step binds to (see the module's rules; arguments as
+    :func:`enclosing`, ``to_next`` True for a step binding to the next slice,
+    :func:`binds_to_next`), -1 where none."""
+    return np.where(to_next, next_at_or_after(s, ts), enclosing(s, e, parent, usable, ts))
 
 
 def parents(s, e):

@@ -192,24 +192,6 @@ def _load_or_error(path):
         return "error", exc.format_message()
 
 
-class CallSpans:
-    """The custom-op call spans of the pass (``readers/callspans.py``), as the
-    ``Custom Operator Calls`` section: what a diff needs of ``xprof stats``' tables (the
-    rest of them, self time and all, is left out of its pass)."""
-
-    def __init__(self):
-        from ..readers.callspans import CallSpanCollector
-        self._collector = CallSpanCollector()
-
-    def feed(self, events):
-        self._collector.feed(events)
-
-    def finish(self, report):
-        from xprof.traces import stats as S
-        st = self._collector.finish(S.Stats())
-        report.extra["calls"] = S.to_json_obj(st).get("Custom Operator Calls") or {}
-
-
 def load_run(path):
     """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
     keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
@@ -220,16 +202,27 @@ def load_run(path):
 
     keys = RowKeys()
     report = sources.read_report(
-        path, collectors=[TimelineCollector(), keys, CallSpans()],
+        path, collectors=[TimelineCollector(), keys],
         skip=(sources.StatsTotals, sources.CustomOpCalls, LatencyCollector))
     if "timeline" not in report.extra:
         fail(f"{path}: not a Chrome trace; xprof diff compares traces")
     tl = report.extra["timeline"]
     if not len(tl.start):
         fail(f"{path}: no slices (complete events or B/E pairs) to compare")
-    stats = {"Custom Operator Calls": report.extra["calls"],
+    stats = {"Custom Operator Calls": calls_section(tl),
              "Memory peak kB": keys.memory_peak_kb}
     return Run(str(path), tl, stats, keys, analyze(tl))
+
+
+def calls_section(tl):
+    """The ``Custom Operator Calls`` section of the trace's call spans (paired by the read
+    model, ``Trace.call_stats``): what a diff needs of ``xprof stats``' tables (the rest
+    of them, self time and all, is left out of its pass)."""
+    from xprof.traces import stats as S
+
+    st = S.Stats()
+    st.calls = tl.call_stats
+    return S.to_json_obj(st).get("Custom Operator Calls") or {}
 
 
 # -- rows --------------------------------------------------------------------------------

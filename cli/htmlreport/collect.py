@@ -175,18 +175,23 @@ def read_trace(path):
 
     overview = Overview()
     # no Operator Latency section on the page: its collector is left out of the pass;
-    # the aggregate tables are those the page shows (pagestats.py), then the calls
-    report = read_report(path, collectors=[PageStatsTotals(MAX_OPERATOR_ROWS),
-                                           CustomOpCalls(Options()), overview,
-                                           TimelineCollector()],
+    # the aggregate tables are those the page shows (pagestats.py); the custom-op calls
+    # are the Trace's (paired once, in its build); the Trace is finished first: the
+    # statistics' self time is computed on its slice columns (pagestats.py)
+    report = read_report(path, collectors=[TimelineCollector(),
+                                           PageStatsTotals(MAX_OPERATOR_ROWS), overview],
                          skip=(StatsTotals, CustomOpCalls, LatencyCollector))
     if "overview" not in report.extra:
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
+    timeline = report.extra["timeline"]
+    report.stats.calls = timeline.call_stats
+    if timeline.call_span is not None:   # the calls widen the wall time, as in xprof stats
+        report.stats.add_span_ns(*timeline.call_span)
     lines = python_lines(report)
     doc = process(report, Options()).doc
     doc[OPERATOR_ROWS] = report.extra["operator rows"]
-    return doc, report.extra["overview"], overview.memory, report.extra["timeline"], lines
+    return doc, report.extra["overview"], overview.memory, timeline, lines
 
 
 MAX_LINES = 5   # the report's rows per custom op type (xprof stats --lines has them all)

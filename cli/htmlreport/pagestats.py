@@ -40,12 +40,14 @@ class PageStatsTotals:
     of ``sources.StatsTotals``): the reader's rows filled by its column path are made
     Stats rows only when :func:`candidates` keeps them, so a trace of a million names
     never holds a million rows; then :func:`page_stats`. ``report.extra["operator
-    rows"]``: how many operator rows the whole statistics hold."""
+    rows"]``: how many operator rows the whole statistics hold. Self time is computed on
+    the pass's ``Trace`` (``readers/trace_self.py``: one copy of the slice columns), so
+    the pass's ``TimelineCollector`` comes before this collector."""
 
     def __init__(self, limit):
-        from ..readers.chrome import StatsCollector
+        from ..readers.trace_self import TraceSelfStats
 
-        self._collector = StatsCollector()
+        self._collector = TraceSelfStats()
         self._limit = limit
 
     def feed(self, events):
@@ -53,6 +55,7 @@ class PageStatsTotals:
 
     def finish(self, report):
         c = self._collector
+        c.use_trace(report.extra["timeline"])
         stats = c.finish(keep=lambda *cols: candidates(*cols, limit=self._limit))
         left = sum(n for d, n in c.dropped.items() if d not in API_DOMAINS)
         report.stats, rows = page_stats(stats, self._limit)

@@ -9,12 +9,16 @@ nanoseconds as the viewers do. Tolerant like the other readers: a ``b`` without 
 
 Op types without call spans (MXNet 1.x traces) are derived from the aggregate's
 ``Custom Operator`` rows when the section is written.
+
+This is ``xprof stats``' streaming reader of them; the read model pairs them in the same
+pass that builds it (``Trace.call_stats``, ``xprof.traces.model``), by the same rule
+(``rules.async_key``, ``rules.OpenSlices``).
 """
 from __future__ import annotations
 
 from xprof.traces import callstats as _calls
 
-from xprof.traces.rules import id_key as _key, ns, usable_time
+from xprof.traces.rules import OpenSlices, async_key, ns, usable_time
 from xprof.traces.batch import view
 
 CATEGORY = _calls.CATEGORY
@@ -25,7 +29,7 @@ class CallSpanCollector:
 
     def __init__(self):
         self.calls = _calls.CallStats()
-        self._open = {}          # (pid, id, name) -> (t0 ns, args)
+        self._open = OpenSlices()   # rules.async_key -> (t0 ns, args)
         self._first = self._last = None
 
     def feed(self, events):
@@ -41,21 +45,21 @@ class CallSpanCollector:
             ts = ev.get("ts")
             if not usable_time(ts):
                 continue
-            key = (_key(ev.get("pid")), _key(ev.get("id", ev.get("id2"))), ev.get("name"))
+            name = ev.get("name")
+            key = async_key(ev.get("pid"), CATEGORY, ev.get("id", ev.get("id2")), name)
             if ph == "b":
                 args = ev.get("args")
-                if _calls.is_call_args(args):
-                    self._open[key] = (ns(ts), args)
+                self._open.begin(key, (ns(ts), args if _calls.is_call_args(args) else None))
                 continue
-            begun = self._open.pop(key, None)
-            if begun is None:
+            begun = self._open.close(key)
+            if begun is None or begun[1] is None:
                 continue
             t0, args = begun
             t1 = ns(ts)
-            if t1 < t0 or type(key[2]) is not str:
+            if t1 < t0 or type(name) is not str:
                 continue
             latency = t1 - t0
-            self.calls.add(key[2], latency, *_calls.split_of(args, latency))
+            self.calls.add(name, latency, *_calls.split_of(args, latency))
             self._first = t0 if self._first is None or t0 < self._first else self._first
             self._last = t1 if self._last is None or t1 > self._last else self._last
 

@@ -184,14 +184,18 @@ class StatsCollector:
         """Keep one thread-bound slice (``t0``/``t1``: its ends in ns, ``dur`` its length
         in us) for self time and the wall-time span."""
         self._widen_ns(t0, t1)
+        # ps, exactly as Stats.add_time sums it
+        self._keep_slice(thread, t0, t1, self._new_row(cat, name), round(dur * 1_000_000))
+
+    def _keep_slice(self, thread, t0, t1, row, ps):
+        """Keep one slice's columns for self time (``trace_self.py`` keeps fewer)."""
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
-        row = self._new_row(cat, name)
         cols[0].append(t0)
         cols[1].append(t1)
         cols[2].append(row)
-        cols[3].append(round(dur * 1_000_000))   # ps, exactly as Stats.add_time sums it
+        cols[3].append(ps)
 
     def feed(self, events):
         """Add one batch: its ``X`` events column by column when every one is well formed
@@ -230,13 +234,17 @@ class StatsCollector:
         row = self._rows_of(cats, names, v.names)
         self._add_rows(row, ps)
         self._widen_ns(int(t0.min()), int(t1.max()))
+        self._keep_slices(pids, tids, t0, t1, row, ps)
+        return True
+
+    def _keep_slices(self, pids, tids, t0, t1, row, ps):
+        """:meth:`_keep_slice` of a batch's ``X`` columns (pids, tids: lists)."""
         for thread, sel in _by_thread(pids, tids):
             cols = self._threads.get(thread)
             if cols is None:
                 cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
             for col, values in zip(cols, (t0, t1, row, ps)):
                 col.frombytes(values[sel].tobytes())
-        return True
 
     def _numbering(self, shared=None):
         if self._names is None:

@@ -1,18 +1,18 @@
 """The trace as ``xprof explain``, ``report`` and ``diff`` read it: the one read model
 (:class:`xprof.traces.model.Trace`) plus, from the same pass over the file, what those
-commands read beside its slices: the Python-line samples (``--lines``, docs/lines.md)
-and the custom-op call spans (the shares of the calls' Python time).
+commands read beside its slices: the Python-line samples (``--lines``, docs/lines.md).
+(The custom-op call spans are the model's own: ``Trace.call_stats``, from its async
+pairs.)
 
-Why a module here and not in ``xprof.traces``: those two collectors are the CLI's
-(``readers/pylines.py``, ``readers/callspans.py``); the model knows nothing of them and
-feeds them the batches it decodes (``Builder(collectors=...)``).
+Why a module here and not in ``xprof.traces``: that collector is the CLI's
+(``readers/pylines.py``); the model knows nothing of it and feeds it the batches it
+decodes (``Builder(collectors=...)``).
 """
 from __future__ import annotations
 
 from xprof.traces import model
 from xprof.traces.model import Trace, settings_of  # noqa: F401  (settings_of: callers' name)
 
-from .callspans import CallSpanCollector
 from .pylines import PythonLinesCollector
 
 Timeline = Trace   # the name explain's analysis was written against: the same class
@@ -20,17 +20,15 @@ Timeline = Trace   # the name explain's analysis was written against: the same c
 
 class Builder(model.Builder):
     """A :class:`~xprof.traces.model.Builder` that also collects the Python-line samples
-    and the call spans of the batches it is fed (``Trace.python_lines``/``call_stats``)."""
+    of the batches it is fed (``Trace.python_lines``)."""
 
     def __init__(self):
         self.lines = PythonLinesCollector()
-        self.call_spans = CallSpanCollector()
-        super().__init__(collectors=(self.lines, self.call_spans))
+        super().__init__(collectors=(self.lines,))
 
     def finish(self):
         tl = super().finish()
         tl.python_lines = self.lines
-        tl.call_stats = self.call_spans.calls
         return tl
 
 

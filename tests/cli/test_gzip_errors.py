@@ -9,6 +9,7 @@ import pytest
 
 from cli_helpers import cli
 
+from xprof.cli import perfetto
 from xprof.cli import view as view_mod
 
 
@@ -53,13 +54,13 @@ def test_a_broken_gzip_body_is_one_line(broken, command, kind):
 @pytest.mark.skipif(view_mod.perfetto_ui_dir() is None, reason="needs the view extra")
 def test_view_with_the_temp_folder_full(broken, tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(view_mod.tempfile, "tempdir", None)
+    monkeypatch.setattr(perfetto.tempfile, "tempdir", None)
 
     def full(src, dst, length=0):
         dst.write(src.read(1000))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(view_mod.shutil, "copyfileobj", full)
+    monkeypatch.setattr(perfetto.shutil, "copyfileobj", full)
     res = cli("view", "--no-browser", "--once", str(broken / "good.json.gz"))
     assert res.exit_code == 2
     line, = res.stderr.strip().splitlines()

@@ -54,3 +54,58 @@ def test_load_reads_the_file_once_with_its_settings_and_top(tmp_path):
     assert _rows(tr) == {"a": (None, 0), "b": ("a", 1)}
     assert tr.settings == {"engine": "naive"} and "otherData" in tr.top
     assert tr.start.tolist() == [0, 1000] and tr.end.tolist() == [4000, 2000]
+
+
+def _flow(ph, ident, ts, tid=1, bp=None):
+    ev = {"ph": ph, "name": "arrow", "cat": "flow", "id": ident, "ts": ts, "pid": 0,
+          "tid": tid}
+    if bp:
+        ev["bp"] = bp
+    return ev
+
+
+def test_flow_steps_bound_once_to_their_slices():
+    # thread 1: a [0,100] > b [10,50]; thread 2: c [200,210], d [300,310]
+    # flow 7: s at 20 (inside b) -> f at 250 without bp (the next slice: d);
+    # flow 3: s at 60 (inside a only) -> f with bp "e" at 205 (inside c);
+    # flow "x": a step on a thread without slices binds to nothing and adds no thread
+    events = [_x("a", 0, 100), _x("b", 10, 40), _x("c", 200, 10, tid=2),
+              _x("d", 300, 10, tid=2), _flow("s", 7, 20), _flow("f", 7, 250, tid=2),
+              _flow("s", 3, 60), _flow("f", 3, 205, tid=2, bp="e"), _flow("s", "x", 1, tid=9)]
+    tr = from_events(events)
+    names = [tr.names[n] for n in tr.name]
+    steps = [(tr.flow_key(i), int(ph), names[s] if s >= 0 else None)
+             for i, (ph, s) in enumerate(zip(tr.flow_phase, tr.flow_slice))]
+    assert steps == [("x", 0, None), (3, 0, "a"), (3, 2, "c"), (7, 0, "b"), (7, 2, "d")]
+    assert tr.max_flow_id == 7
+    assert len(tr.threads) == 2
+
+
+def test_a_slice_overlapping_its_parents_end_binds_no_flow():
+    # b [5,15] overlaps a [0,10]: a step at 7 binds to a, not to b
+    tr = from_events([_x("a", 0, 10), _x("b", 5, 10), _flow("s", 1, 7)])
+    assert tr.names[tr.name[tr.flow_slice[0]]] == "a"
+
+
+def test_async_pairs_and_call_spans_paired_once():
+    def ev(ph, ts, ident, name="task", cat="user", args=None):
+        e = {"ph": ph, "name": name, "cat": cat, "id": ident, "ts": ts, "pid": 0, "tid": 1}
+        if args:
+            e["args"] = args
+        return e
+
+    split = {"queued_ns": 1000, "inputs_ns": 400, "python_ns": 2000, "blocked_ns": 0,
+             "sub_operators_ns": 500, "setup_ns": 0}
+    events = [ev("b", 0, 1), ev("b", 2, 1), ev("e", 3, 1), ev("e", 9, 1),   # nested, LIFO
+              ev("e", 20, 5),                                            # no b: dropped
+              ev("b", 10, 2, "MyOp", "Custom Operator", split), ev("e", 15, 2, "MyOp",
+                                                                     "Custom Operator")]
+    tr = from_events(events)
+    pairs = [(tr.names[n], int(s), int(e), bool(c)) for n, s, e, c in
+             zip(tr.async_name, tr.async_start, tr.async_end, tr.async_call)]
+    assert pairs == [("task", 0, 9000, False), ("task", 2000, 3000, False),
+                     ("MyOp", 10000, 15000, True)]
+    assert tr.call_span == (10000, 15000)
+    assert len(tr.start) == 0 and tr.threads == []
+    doc = tr.call_stats.to_json({}, "total", False)
+    assert list(doc) == ["MyOp"]
