@@ -24,7 +24,7 @@ from .params import (_ACTIVE, _as, _bool, _check_arg_shapes, _positive_int, _siz
                      _without_bias, parse_tuple)
 from .registry import defop
 from .workspace import _Workspace, _fresh, _into_scratch, _scratch  # noqa: F401
-from . import conv_samples
+from . import cols_keep, conv_samples
 
 __all__ = ["conv_output_shape"]
 
@@ -157,9 +157,9 @@ def _from_batch_last(x, nsp):
     return x.transpose((nsp + 1, 0) + tuple(range(1, nsp + 1)))
 
 
-def _im2col(data, geom, batch_last):
+def _im2col(data, geom, batch_last, fresh=False):
     """Columns (g, prod(kernel) * c/g, n * prod(out)), rows ordered (kernel..., c/g),
-    in a scratch array."""
+    in a scratch array or (``fresh``) a new one."""
     nsp, g, cg = geom.nsp, geom.g, geom.c // geom.g
     if batch_last:
         src = _into_scratch("src", _to_batch_last(data, nsp), range(1, nsp + 1), geom.pad)
@@ -176,8 +176,8 @@ def _im2col(data, geom, batch_last):
         strides = ((cg * sc,) + tuple(a * d for a, d in zip(ssp, geom.dilate)) + (sc, sn)
                    + tuple(a * s for a, s in zip(ssp, geom.stride)))
     windows = as_strided(src, shape, strides, writeable=False)
-    cols = _scratch("cols", (g, _size(geom.kernel) * cg, geom.n * _size(geom.out)),
-                    data.dtype)
+    cshape = (g, _size(geom.kernel) * cg, geom.n * _size(geom.out))
+    cols = np.empty(cshape, data.dtype) if fresh else _scratch("cols", cshape, data.dtype)
     np.copyto(cols.reshape(shape), windows)
     return cols
 
@@ -252,6 +252,18 @@ _CONV_PARAMS = {"kernel": (), "stride": (), "dilate": (), "pad": (), "num_filter
                 "cudnn_off": False, "layout": None}
 
 
+def _cols_key(geom, batch_last, dtype):
+    """What a convolution's columns of one data array depend on besides its values."""
+    return (geom.n, geom.c, geom.spatial, geom.kernel, geom.stride, geom.dilate, geom.pad,
+            geom.g, batch_last, dtype.str)
+
+
+def _columns(data, geom, batch_last, fresh=False):
+    if batch_last:
+        return _im2col(data, geom, True, fresh)
+    return conv_samples.im2col(data, geom, fresh)
+
+
 def _conv(data, weight, bias=None, **params):
     geom = _conv_geom(data.shape, params)
     batch_last = _batch_last(geom)
@@ -260,9 +272,10 @@ def _conv(data, weight, bias=None, **params):
         bias = bias.astype(data.dtype, copy=False)
     else:
         bias = None
+    cols = _columns(data, geom, batch_last, fresh=True)
+    cols_keep.keep(data, _cols_key(geom, batch_last, data.dtype), cols)
     if not batch_last:
-        return conv_samples.forward(data, wm, bias, geom)
-    cols = _im2col(data, geom, batch_last)
+        return conv_samples.forward(cols, wm, bias, geom)
     out = _bmm(wm, cols, _scratch("gemm", (geom.g, geom.f // geom.g, cols.shape[2]),
                                   data.dtype)).reshape(geom.f, -1)
     if bias is not None:
@@ -278,14 +291,16 @@ def _conv_grad(ograds, inputs, outputs, _needs=None, **params):
     with_bias = len(inputs) > 2 and not _bool(params.get("no_bias"))
     need_dx = _needs is None or _needs[0]
     wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom) if need_dx else None
+    cols = cols_keep.take(data, _cols_key(geom, batch_last, data.dtype))
+    if cols is None:                                   # not kept: built again
+        cols = _columns(data, geom, batch_last)
     if not batch_last:
         og = np.ascontiguousarray(_as(data, ograds[0]))
-        dw, db = conv_samples.weight_and_bias_grad(og, data, geom, with_bias)
+        dw, db = conv_samples.weight_and_bias_grad(og, cols, geom, with_bias)
         # the data gradient is the costliest part: skip it when unneeded
         dx = conv_samples.data_grad(og, wm, geom, data.dtype) if need_dx else None
     else:
         og = _conv_og_matrix(_as(data, ograds[0]), geom, batch_last)   # (g, f/g, columns)
-        cols = _im2col(data, geom, batch_last)                         # recomputed, not cached
         # (g, kernel..., c/g, f/g), then viewed transposed: the long columns axis is the
         # inner one of both operands (no transposed operand for BLAS), 0.70-0.75x the time
         # of og @ cols.T on the CNN of benchmarks/bench_cnn_kernels.py

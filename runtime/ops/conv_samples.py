@@ -25,8 +25,9 @@ from .workspace import _fresh, _into_scratch, _scratch
 __all__ = ["im2col", "forward", "weight_and_bias_grad", "data_grad"]
 
 
-def im2col(data, geom):
-    """Columns (n, g, prod(kernel) * c/g, prod(out)) of ``data`` in a scratch array."""
+def im2col(data, geom, fresh=False):
+    """Columns (n, g, prod(kernel) * c/g, prod(out)) of ``data``, in a scratch array or
+    (``fresh``) a new one."""
     nsp, g, cg = geom.nsp, geom.g, geom.c // geom.g
     src = data
     if any(geom.pad):
@@ -36,8 +37,8 @@ def im2col(data, geom):
     strides = ((sn, cg * sc) + tuple(a * d for a, d in zip(ssp, geom.dilate)) + (sc,)
                + tuple(a * s for a, s in zip(ssp, geom.stride)))
     windows = as_strided(src, shape, strides, writeable=False)
-    cols = _scratch("cols/n", (geom.n, g, _size(geom.kernel) * cg, _size(geom.out)),
-                    data.dtype)
+    cshape = (geom.n, g, _size(geom.kernel) * cg, _size(geom.out))
+    cols = np.empty(cshape, data.dtype) if fresh else _scratch("cols/n", cshape, data.dtype)
     np.copyto(cols.reshape(shape), windows)
     return cols
 
@@ -47,10 +48,9 @@ def _per_group(a, geom, rows):
     return a.reshape(geom.n, geom.g, rows, -1)
 
 
-def forward(data, wm, bias, geom):
+def forward(cols, wm, bias, geom):
     """A new (n, f, *out) output: ``wm`` (g, f/g, K) times each sample's columns."""
-    cols = im2col(data, geom)
-    out = np.empty(geom.out_shape, data.dtype)
+    out = np.empty(geom.out_shape, cols.dtype)
     np.matmul(wm, cols, out=_per_group(out, geom, geom.f // geom.g))
     if bias is not None:
         flat = out.reshape(geom.n, geom.f, -1)
@@ -58,10 +58,9 @@ def forward(data, wm, bias, geom):
     return out
 
 
-def weight_and_bias_grad(og, data, geom, with_bias):
+def weight_and_bias_grad(og, cols, geom, with_bias):
     """(dw as (g, f/g, K) view of a temporary, bias gradient (f,) or None); ``og`` is
-    the (n, f, *out) output gradient, C-contiguous."""
-    cols = im2col(data, geom)
+    the (n, f, *out) output gradient, C-contiguous, ``cols`` the data's columns."""
     ogs = _per_group(og, geom, geom.f // geom.g)
     # per sample: (K, P) @ (P, f/g); the long P axis is inner in both operands
     per = np.matmul(cols, ogs.transpose(0, 1, 3, 2),
