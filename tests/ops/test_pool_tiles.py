@@ -68,3 +68,4 @@ def test_nan_windows_and_noncontiguous_data(monkeypatch):
     strided = np.asfortranarray(x)
     assert not pool_tiles.applies(strided, (2, 2), "max", True)
     np.testing.assert_array_equal(op.kernel(strided, **POOL), want_out)
+
