@@ -252,16 +252,16 @@ _CONV_PARAMS = {"kernel": (), "stride": (), "dilate": (), "pad": (), "num_filter
                 "cudnn_off": False, "layout": None}
 
 
-def _cols_key(geom, batch_last, dtype):
+def _cols_key(geom, batch_last, dtype, with_bias):
     """What a convolution's columns of one data array depend on besides its values."""
     return (geom.n, geom.c, geom.spatial, geom.kernel, geom.stride, geom.dilate, geom.pad,
-            geom.g, batch_last, dtype.str)
+            geom.g, batch_last, dtype.str, with_bias)
 
 
-def _columns(data, geom, batch_last, fresh=False):
+def _columns(data, geom, batch_last, with_bias, fresh=False):
     if batch_last:
         return _im2col(data, geom, True, fresh)
-    return conv_samples.im2col(data, geom, fresh)
+    return conv_samples.im2col(data, geom, fresh, ones=with_bias)
 
 
 def _conv(data, weight, bias=None, **params):
@@ -272,8 +272,9 @@ def _conv(data, weight, bias=None, **params):
         bias = bias.astype(data.dtype, copy=False)
     else:
         bias = None
-    cols = _columns(data, geom, batch_last, fresh=True)
-    cols_keep.keep(data, _cols_key(geom, batch_last, data.dtype), cols)
+    with_bias = bias is not None
+    cols = _columns(data, geom, batch_last, with_bias, fresh=True)
+    cols_keep.keep(data, _cols_key(geom, batch_last, data.dtype, with_bias), cols)
     if not batch_last:
         return conv_samples.forward(cols, wm, bias, geom)
     out = _bmm(wm, cols, _scratch("gemm", (geom.g, geom.f // geom.g, cols.shape[2]),
@@ -291,9 +292,9 @@ def _conv_grad(ograds, inputs, outputs, _needs=None, **params):
     with_bias = len(inputs) > 2 and not _bool(params.get("no_bias"))
     need_dx = _needs is None or _needs[0]
     wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom) if need_dx else None
-    cols = cols_keep.take(data, _cols_key(geom, batch_last, data.dtype))
+    cols = cols_keep.take(data, _cols_key(geom, batch_last, data.dtype, with_bias))
     if cols is None:                                   # not kept: built again
-        cols = _columns(data, geom, batch_last)
+        cols = _columns(data, geom, batch_last, with_bias)
     if not batch_last:
         og = np.ascontiguousarray(_as(data, ograds[0]))
         dw, db = conv_samples.weight_and_bias_grad(og, cols, geom, with_bias)

@@ -25,9 +25,11 @@ from .workspace import _fresh, _into_scratch, _scratch
 __all__ = ["im2col", "forward", "weight_and_bias_grad", "data_grad"]
 
 
-def im2col(data, geom, fresh=False):
-    """Columns (n, g, prod(kernel) * c/g, prod(out)) of ``data``, in a scratch array or
-    (``fresh``) a new one."""
+def im2col(data, geom, fresh=False, ones=False):
+    """Columns (n, g, prod(kernel) * c/g [+ 1], prod(out)) of ``data``, in a scratch
+    array or (``fresh``) a new one; with ``ones`` a last row of ones per sample and group,
+    so that the bias rides along in the GEMMs (its add and its gradient's sum are then
+    no extra passes over the output)."""
     nsp, g, cg = geom.nsp, geom.g, geom.c // geom.g
     src = data
     if any(geom.pad):
@@ -37,9 +39,12 @@ def im2col(data, geom, fresh=False):
     strides = ((sn, cg * sc) + tuple(a * d for a, d in zip(ssp, geom.dilate)) + (sc,)
                + tuple(a * s for a, s in zip(ssp, geom.stride)))
     windows = as_strided(src, shape, strides, writeable=False)
-    cshape = (geom.n, g, _size(geom.kernel) * cg, _size(geom.out))
+    k = _size(geom.kernel) * cg
+    cshape = (geom.n, g, k + int(ones), _size(geom.out))
     cols = np.empty(cshape, data.dtype) if fresh else _scratch("cols/n", cshape, data.dtype)
-    np.copyto(cols.reshape(shape), windows)
+    np.copyto(cols[:, :, :k].reshape(shape), windows)
+    if ones:
+        cols[:, :, k] = 1
     return cols
 
 
@@ -49,26 +54,28 @@ def _per_group(a, geom, rows):
 
 
 def forward(cols, wm, bias, geom):
-    """A new (n, f, *out) output: ``wm`` (g, f/g, K) times each sample's columns."""
+    """A new (n, f, *out) output: ``wm`` (g, f/g, K) times each sample's columns (the
+    columns end with a row of ones when there is a ``bias``)."""
     out = np.empty(geom.out_shape, cols.dtype)
-    np.matmul(wm, cols, out=_per_group(out, geom, geom.f // geom.g))
     if bias is not None:
-        flat = out.reshape(geom.n, geom.f, -1)
-        flat += bias.reshape(-1, 1)
+        g = geom.g
+        wm = np.concatenate([wm, bias.reshape(g, geom.f // g, 1)], axis=2)
+    np.matmul(wm, cols, out=_per_group(out, geom, geom.f // geom.g))
     return out
 
 
 def weight_and_bias_grad(og, cols, geom, with_bias):
     """(dw as (g, f/g, K) view of a temporary, bias gradient (f,) or None); ``og`` is
-    the (n, f, *out) output gradient, C-contiguous, ``cols`` the data's columns."""
+    the (n, f, *out) output gradient, C-contiguous, ``cols`` the data's columns (with
+    the row of ones when ``with_bias``)."""
     ogs = _per_group(og, geom, geom.f // geom.g)
     # per sample: (K, P) @ (P, f/g); the long P axis is inner in both operands
     per = np.matmul(cols, ogs.transpose(0, 1, 3, 2),
                     out=_scratch("dw/n", cols.shape[:3] + (ogs.shape[2],), og.dtype))
-    dw = per.sum(axis=0).transpose(0, 2, 1)                 # (g, f/g, K)
-    db = None
-    if with_bias:
-        db = og.reshape(geom.n, geom.f, -1).sum(axis=2).sum(axis=0)
+    total = per.sum(axis=0)                                  # (g, K [+ 1], f/g)
+    k = _size(geom.kernel) * (geom.c // geom.g)
+    dw = total[:, :k].transpose(0, 2, 1)                     # (g, f/g, K)
+    db = total[:, k].reshape(-1) if with_bias else None
     return dw, db
 
 

@@ -40,9 +40,18 @@ def test_kept_columns_give_the_rebuilt_gradients(shape, extra):
     rebuilt = op.grad([og], [x, w, b], [out], **params)       # taken: built again
     for a, r in zip(kept, rebuilt):
         np.testing.assert_array_equal(a, r)
-    # against a direct correlation of the same geometry
+    # against a direct correlation of the same geometry, and its gradients through
+    # float64 autograd of that correlation's linearity: d(out . og)/dw and /db
     ref = _reference(x, w, b, params)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(kept[2], og.astype(np.float64).sum(axis=(0, 2, 3)),
+                               rtol=1e-4, atol=1e-4)
+    eye = np.zeros_like(w)
+    for idx in [(0, 0, 0, 0), (5, w.shape[1] - 1, 2, 1), (3, 0, 1, 2)]:
+        eye[...] = 0
+        eye[idx] = 1
+        want = float((_reference(x, eye, np.zeros_like(b), params) * og).sum())
+        np.testing.assert_allclose(kept[1][idx], want, rtol=1e-4, atol=1e-3)
 
 
 def _reference(x, w, b, params):
@@ -94,10 +103,13 @@ def test_other_data_does_not_take_kept_columns():
 
 def test_kept_columns_stay_within_the_limit(monkeypatch):
     rng = np.random.default_rng(6)
-    monkeypatch.setattr(cols_keep, "limit", 2 * 4 * 9 * 4 * 18 * 18 + 1)   # two entries
-    cols_keep.clear()
     op = registry.get("Convolution")
-    xs = []
+    cols_keep.clear()
+    x, w, b, params = _case(rng, (1, 4, 20, 20))
+    op.kernel(x, w, b, **params)
+    one = cols_keep._nbytes[0]
+    monkeypatch.setattr(cols_keep, "limit", 2 * one + 1)      # room for two entries
+    xs = [x]
     for _ in range(4):
         x, w, b, params = _case(rng, (1, 4, 20, 20))
         xs.append(x)
