@@ -20,7 +20,9 @@ __all__ = ["keep", "take", "clear"]
 
 limit = 64 << 20
 
-_lock = threading.Lock()
+# reentrant: a weak reference's callback (_drop) may run in this very thread while it
+# holds the lock, when a collection inside keep() frees a data array
+_lock = threading.RLock()
 _kept = OrderedDict()      # (id(data), key) -> (weak reference to data, columns)
 _nbytes = [0]
 

@@ -124,3 +124,15 @@ def test_per_sample_layout_is_chosen_for_long_rows():
     assert not conv._batch_last(geom)
     geom = conv._conv_geom((4, 3, 10, 10), dict(kernel=(3, 3), num_filter=2))
     assert conv._batch_last(geom)
+
+
+def test_a_data_array_freed_while_keeping_does_not_deadlock():
+    # the weak reference's callback may run inside keep() in the same thread
+    rng = np.random.default_rng(9)
+    cols_keep.clear()
+    x, w, b, params = _case(rng, (1, 4, 20, 20))
+    registry.get("Convolution").kernel(x, w, b, **params)
+    with cols_keep._lock:
+        del x                              # the callback takes the lock again
+        gc.collect()
+    assert len(cols_keep._kept) == 0
