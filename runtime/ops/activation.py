@@ -5,6 +5,7 @@ import numpy as np
 
 from .params import _ACTIVE, _as
 from .registry import defop, input_size, same_shape
+from .relu_kernel import relu as _relu
 
 
 # -- activations -----------------------------------------------------------------------
@@ -22,7 +23,7 @@ def _softrelu(x):
 
 _ACTIVATIONS = {
     # act_type: (forward, gradient from (og, x, out))
-    "relu": (lambda x: np.maximum(x, 0), lambda og, x, o: og * (o > 0)),
+    "relu": (_relu, lambda og, x, o: og * (o > 0)),
     "sigmoid": (_sigmoid, lambda og, x, o: og * (o * (1 - o))),
     "tanh": (np.tanh, lambda og, x, o: og * (1 - o * o)),
     "softrelu": (_softrelu, lambda og, x, o: og * _sigmoid(x)),

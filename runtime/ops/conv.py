@@ -5,18 +5,17 @@ None or one of those). Convolution is an im2col: the windows of the (padded) inp
 an ``as_strided`` view, copied once into a column matrix and multiplied by the weight
 with one BLAS call per group; its data gradient is the transposed product scattered
 back with one strided add per kernel offset (col2im). Two column orders exist and the
-kernel picks the faster for the shape (see ``_batch_last``): batch-major columns
-(n, oh, ow), and batch-minor columns (oh, ow, n) whose contiguous runs stay long when the
+kernel picks the faster for the shape (see ``_batch_last``): per-sample columns
+(n, K, oh * ow) with one GEMM per sample (:mod:`.conv_samples`), and batch-minor columns
+(K, oh * ow * n) with one GEMM for the batch, whose contiguous runs stay long when the
 output is small. The column matrix and the other large temporaries live in a per-thread
-workspace (``_Workspace``) instead of being allocated per call; results are always fresh
-arrays.
+workspace (:mod:`.workspace`) instead of being allocated per call; results are always
+fresh arrays.
 
 Dtypes: every output and gradient has the dtype of the corresponding input; Python
 scalars (never numpy float64 scalars) are mixed with arrays so float32 stays float32.
 """
 import itertools
-import threading
-from collections import OrderedDict
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -24,6 +23,8 @@ from numpy.lib.stride_tricks import as_strided
 from .params import (_ACTIVE, _as, _bool, _check_arg_shapes, _positive_int, _size,
                      _without_bias, parse_tuple)
 from .registry import defop
+from .workspace import _Workspace, _fresh, _into_scratch, _scratch  # noqa: F401
+from . import cols_keep, conv_samples
 
 __all__ = ["conv_output_shape"]
 
@@ -122,11 +123,12 @@ def _conv_geom(dshape, params):
 def _batch_last(geom):
     """Column order for im2col: batch-minor (oh, ow, n) when output rows are short.
 
-    Copies and strided adds run at full speed only over long contiguous runs. Batch-major
+    Copies and strided adds run at full speed only over long contiguous runs. Per-sample
     columns have runs of ``ow`` elements; batch-minor ones runs of ``ow * n`` but need
     the input, output and output gradient transposed (one copy each). Measured on the
     CNN of benchmarks/bench_cnn_kernels.py: batch-minor wins for ow=8 (2.5x faster
-    col2im), batch-major for ow=24.
+    col2im than batch-major columns; per-sample GEMMs of 50x500x64 also lose to one
+    GEMM for the weight gradient, 2.0 against 1.2 ms), per-sample for ow=24.
     """
     return geom.n > 1 and geom.out[-1] < 16
 
@@ -155,74 +157,9 @@ def _from_batch_last(x, nsp):
     return x.transpose((nsp + 1, 0) + tuple(range(1, nsp + 1)))
 
 
-class _Workspace(threading.local):
-    """Per-thread scratch arrays reused across calls, like MXNet's conv workspace.
-
-    A 64x1x28x28 CNN step allocates ~50 MB of im2col temporaries. Fresh allocations of
-    that size come from mmap and page-fault on first touch: the benchmark's step went
-    from ~37 to ~22 ms when such memory was not handed back to the OS. Buffers are keyed
-    by (role, shape, dtype), least recently used evicted past ``limit`` bytes per thread
-    (a larger buffer is not kept). Only temporaries live here: whatever a kernel returns
-    is a fresh array (see ``_fresh``), so nothing returned aliases a scratch buffer.
-    """
-
-    limit = 64 << 20
-
-    def __init__(self):
-        self.buffers = OrderedDict()
-        self.nbytes = 0
-
-    def get(self, role, shape, dtype):
-        key = (role, shape, dtype)
-        buf = self.buffers.pop(key, None)
-        if buf is None:
-            nbytes = _size(shape) * dtype.itemsize
-            if nbytes > self.limit:            # too big to keep: a one-off allocation
-                return np.empty(shape, dtype)
-            while self.buffers and self.nbytes + nbytes > self.limit:
-                _, old = self.buffers.popitem(last=False)
-                self.nbytes -= old.nbytes
-            buf = np.empty(shape, dtype)
-            self.nbytes += buf.nbytes
-        self.buffers[key] = buf
-        return buf
-
-
-_workspace = _Workspace()
-
-
-def _scratch(role, shape, dtype):
-    """A scratch array of this thread for ``role`` (contents undefined)."""
-    return _workspace.get(role, tuple(shape), np.dtype(dtype))
-
-
-def _fresh(view):
-    """A new C-contiguous array with the values of ``view`` (never ``view``'s memory)."""
-    out = np.empty(view.shape, view.dtype)
-    np.copyto(out, view)
-    return out
-
-
-def _into_scratch(role, view, spatial_axes=(), pad=()):
-    """``view`` copied into a scratch array, zero-padded by ``pad`` along ``spatial_axes``."""
-    if not any(pad):
-        buf = _scratch(role, view.shape, view.dtype)
-        np.copyto(buf, view)
-        return buf
-    shape = list(view.shape)
-    inner = [slice(None)] * view.ndim
-    for ax, p in zip(spatial_axes, pad):
-        inner[ax] = slice(p, p + shape[ax])
-        shape[ax] += 2 * p
-    buf = _scratch(role, shape, view.dtype)
-    buf.fill(0)
-    buf[tuple(inner)] = view
-    return buf
-
-
-def _im2col(data, geom, batch_last):
+def _im2col(data, geom, batch_last, fresh=False):
     """Columns (g, prod(kernel) * c/g, n * prod(out)), rows ordered (kernel..., c/g),
-    in a scratch array."""
+    in a scratch array or (``fresh``) a new one."""
     nsp, g, cg = geom.nsp, geom.g, geom.c // geom.g
     if batch_last:
         src = _into_scratch("src", _to_batch_last(data, nsp), range(1, nsp + 1), geom.pad)
@@ -239,8 +176,8 @@ def _im2col(data, geom, batch_last):
         strides = ((cg * sc,) + tuple(a * d for a, d in zip(ssp, geom.dilate)) + (sc, sn)
                    + tuple(a * s for a, s in zip(ssp, geom.stride)))
     windows = as_strided(src, shape, strides, writeable=False)
-    cols = _scratch("cols", (g, _size(geom.kernel) * cg, geom.n * _size(geom.out)),
-                    data.dtype)
+    cshape = (g, _size(geom.kernel) * cg, geom.n * _size(geom.out))
+    cols = np.empty(cshape, data.dtype) if fresh else _scratch("cols", cshape, data.dtype)
     np.copyto(cols.reshape(shape), windows)
     return cols
 
@@ -315,15 +252,35 @@ _CONV_PARAMS = {"kernel": (), "stride": (), "dilate": (), "pad": (), "num_filter
                 "cudnn_off": False, "layout": None}
 
 
+def _cols_key(geom, batch_last, dtype, with_bias):
+    """What a convolution's columns of one data array depend on besides its values."""
+    return (geom.n, geom.c, geom.spatial, geom.kernel, geom.stride, geom.dilate, geom.pad,
+            geom.g, batch_last, dtype.str, with_bias)
+
+
+def _columns(data, geom, batch_last, with_bias, fresh=False):
+    if batch_last:
+        return _im2col(data, geom, True, fresh)
+    return conv_samples.im2col(data, geom, fresh, ones=with_bias)
+
+
 def _conv(data, weight, bias=None, **params):
     geom = _conv_geom(data.shape, params)
     batch_last = _batch_last(geom)
-    cols = _im2col(data, geom, batch_last)
     wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom)
+    if bias is not None and not _bool(params.get("no_bias")):
+        bias = bias.astype(data.dtype, copy=False)
+    else:
+        bias = None
+    with_bias = bias is not None
+    cols = _columns(data, geom, batch_last, with_bias, fresh=True)
+    cols_keep.keep(data, _cols_key(geom, batch_last, data.dtype, with_bias), cols)
+    if not batch_last:
+        return conv_samples.forward(cols, wm, bias, geom)
     out = _bmm(wm, cols, _scratch("gemm", (geom.g, geom.f // geom.g, cols.shape[2]),
                                   data.dtype)).reshape(geom.f, -1)
-    if bias is not None and not _bool(params.get("no_bias")):
-        out += bias.reshape(-1, 1).astype(data.dtype, copy=False)
+    if bias is not None:
+        out += bias.reshape(-1, 1)
     return _conv_out_layout(out, geom, batch_last)
 
 
@@ -331,26 +288,34 @@ def _conv_grad(ograds, inputs, outputs, _needs=None, **params):
     data, weight = inputs[:2]
     geom = _conv_geom(data.shape, params)
     batch_last = _batch_last(geom)
-    og = _conv_og_matrix(_as(data, ograds[0]), geom, batch_last)   # (g, f/g, columns)
-    cols = _im2col(data, geom, batch_last)                         # recomputed, not cached
     cg, nsp = geom.c // geom.g, geom.nsp
-    # (g, kernel..., c/g, f/g), then viewed transposed: the long columns axis is the
-    # inner one of both operands (no transposed operand for BLAS), 0.70-0.75x the time
-    # of og @ cols.T on the CNN of benchmarks/bench_cnn_kernels.py
-    dw = _bmm(cols, og.transpose(0, 2, 1)).transpose(0, 2, 1)      # (g, f/g, kernel..., c/g)
+    with_bias = len(inputs) > 2 and not _bool(params.get("no_bias"))
+    need_dx = _needs is None or _needs[0]
+    wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom) if need_dx else None
+    cols = cols_keep.take(data, _cols_key(geom, batch_last, data.dtype, with_bias))
+    if cols is None:                                   # not kept: built again
+        cols = _columns(data, geom, batch_last, with_bias)
+    if not batch_last:
+        og = np.ascontiguousarray(_as(data, ograds[0]))
+        dw, db = conv_samples.weight_and_bias_grad(og, cols, geom, with_bias)
+        # the data gradient is the costliest part: skip it when unneeded
+        dx = conv_samples.data_grad(og, wm, geom, data.dtype) if need_dx else None
+    else:
+        og = _conv_og_matrix(_as(data, ograds[0]), geom, batch_last)   # (g, f/g, columns)
+        # (g, kernel..., c/g, f/g), then viewed transposed: the long columns axis is the
+        # inner one of both operands (no transposed operand for BLAS), 0.70-0.75x the time
+        # of og @ cols.T on the CNN of benchmarks/bench_cnn_kernels.py
+        dw = _bmm(cols, og.transpose(0, 2, 1)).transpose(0, 2, 1)      # (g, f/g, K)
+        db = og.reshape(geom.f, -1).sum(axis=1) if with_bias else None
+        dx = None
+        if need_dx:
+            dcols = _bmm(wm.transpose(0, 2, 1), og, _scratch("dcols", cols.shape, data.dtype))
+            dx = _col2im(dcols, geom, batch_last, data.dtype)
     dw = dw.reshape((geom.f,) + geom.kernel + (cg,))
     dw = dw.transpose((0, nsp + 1) + tuple(range(1, nsp + 1)))
-    if _needs is None or _needs[0]:
-        wm = _weight_matrix(weight.astype(data.dtype, copy=False), geom)
-        dcols = _bmm(wm.transpose(0, 2, 1), og, _scratch("dcols", cols.shape, data.dtype))
-        dx = _col2im(dcols, geom, batch_last, data.dtype)
-    else:
-        dx = None   # the data gradient is the costliest part: skip it when unneeded
     grads = [dx, _as(weight, _fresh(dw))]
     if len(inputs) > 2:
-        bias = inputs[2]
-        grads.append(None if _bool(params.get("no_bias"))
-                     else _as(bias, og.reshape(geom.f, -1).sum(axis=1)))
+        grads.append(_as(inputs[2], db) if with_bias else None)
     return grads
 
 

@@ -3,7 +3,8 @@
 Pooling reduces with one elementwise ``maximum``/``add`` per kernel offset over strided
 slices (a reshape followed by ``max`` over the window axes is ~25x slower in numpy:
 reductions over short, strided axes are slow); when the windows tile the input
-(stride == kernel, no pad) the gradient is written without a zero fill or accumulation.
+(stride == kernel, no pad) the gradient is written without a zero fill or accumulation,
+and max pooling 2x2/2 (the common case) runs on whole rows (:mod:`.pool_tiles`).
 Max pooling routes each window's gradient to its first maximum (row-major), as MXNet
 does, so ties (all-zero windows after a relu) do not multiply the gradient.
 """
@@ -12,6 +13,7 @@ import itertools
 import numpy as np
 
 from .conv import _check_params, _padded, _spatial, _spatial_dims
+from . import pool_tiles
 from .params import _as, _bool, _size, parse_tuple
 from .registry import defop
 
@@ -138,6 +140,8 @@ def _pool(data, **params):
         if pool_type == "avg":
             out /= _size(geom.spatial)
         return _as(data, out)
+    if pool_tiles.applies(data, geom.kernel, pool_type, geom.tiles()):
+        return pool_tiles.max_pool(data)
     fill = _lowest(data.dtype) if pool_type == "max" else 0
     xp = _padded(data, axes, geom.pad, tuple(p + e for p, e in zip(geom.pad, geom.extra)),
                  fill)
@@ -170,6 +174,8 @@ def _pool_grad(ograds, inputs, outputs, **params):
             return [g.reshape(data.shape)]
         scale = 1.0 / _size(geom.spatial) if pool_type == "avg" else 1.0
         return [_as(data, np.broadcast_to(og * scale, data.shape).copy())]
+    if pool_tiles.applies(data, geom.kernel, pool_type, geom.tiles()):
+        return [_as(data, pool_tiles.max_pool_grad(data, out, og))]
     padded = tuple(n + p + p + e for n, p, e in zip(geom.spatial, geom.pad, geom.extra))
     overlap = geom.overlapping()
     # Windows that tile the input exactly write every element once: no zero fill needed.
