@@ -128,14 +128,14 @@ def get_all_registered_operators():
 
 class Call:
     """Attribution tag of one custom-operator call (read by the engine and profiler):
-    ``mode`` is the profile mode its sub-operators carry; ``prefix`` and ``pure_key``
-    the call's event names (built once per op type by the observer); ``tid``,
+    ``mode`` is the profile mode its sub-operators carry; ``names`` the call's event
+    names (``observer.CallNames``, built once per op type); ``tid``,
     ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``. The call's
     span: ``t_span`` (``observer.call_pushed``, 0 = no span), ``t_return``
     (``call_ends``), ``blocked`` (``call_waited``, on the call's thread), ``subs`` (its
     sub-operators' run times, appended by the workers that ran them)."""
 
-    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
+    __slots__ = ("name", "names", "mode", "tid", "t_start", "profiled",
                  "t_push", "pusher", "t_ready", "reads", "writes",
                  "t_span", "t_return", "blocked", "subs", "setup", "sample")
 
@@ -144,8 +144,7 @@ class Call:
     def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0,
                  stamps=(0, 0, None), setup=None):
         self.name = name
-        names = _observer.call_names(name)
-        self.prefix, self.pure_key = names.prefix, names.pure_key
+        self.names = _observer.call_names(name)
         self.mode = mode
         self.tid = None
         self.t_start = 0
@@ -191,7 +190,7 @@ class Setup:
     ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
     the creation's start (the sub-operators' pusher and flow arrows)."""
 
-    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns", "sample")
+    __slots__ = ("name", "names", "mode", "tid", "t_start", "subs", "ns", "sample")
 
     in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
     profiled = False  # (no Python slice, no Blocked: ``observer.call_waited`` skips it)
@@ -201,7 +200,7 @@ class Setup:
         self.mode = mode
         self.subs = []
         self.sample = None
-        _observer.setup_begins(self)   # prefix, tid, t_start
+        _observer.setup_begins(self)   # names, tid, t_start
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
