@@ -118,8 +118,11 @@ class Observer:
         # the garbage collector at its first pass, so recorded events never make
         # the collector walk the heap (keeping the call object measured +8 us per
         # call)
+        tid, t_call = tag.tid, tag.t_start
+        if 0 < t_push < t_call:   # pushed while its operator was created, run after
+            tid, t_call = tag.setup_tid, tag.setup_t0   # the call began: the creation's
         self.sink.add((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1,
-                       t_push, tag.tid, tag.t_start, tag.name, t_ready,
+                       t_push, tid, t_call, tag.name, t_ready,
                        (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
                        (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
@@ -176,9 +179,8 @@ class Observer:
 
     def setup_begins(self, setup):
         """A custom operator is being created on this (the caller's) thread: stamps the
-        ``operator.Setup`` tag with its event prefix, this thread's track (its
-        sub-operators' pusher) and the start of the creation (its Setup time)."""
-        setup.names = self._call_names.get(setup.name) or self.call_names(setup.name)
+        ``operator.Call`` tag of the call it is created for with this thread's track
+        (its sub-operators' pusher) and the start of the creation (its Setup time)."""
         setup.tid = R.local.buf.tid
         setup.t_start = perf_counter_ns()
         if flags.lines:
