@@ -187,20 +187,19 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     in it: the ops the creation pushes are the operator's (``<op_type>::<name>``, its
     Sub-operators, with flow arrows from the caller's track), and its Python time on
     the caller's thread is the call's ``Setup``. The tag is set in place rather than
-    with :class:`attribution` (the same two fields): this runs on every imperative
+    with :class:`attribution` (the same field): this runs on every imperative
     call, MXNet creating the operator per call."""
     if not (_flags.recording and _observer.mask & mode):   # (the API mode alone: nothing
         return prop.create_operator(ctx, in_shapes, in_dtypes), None   # of a Setup is kept)
     st = _thread_state
-    saved = st.tag, st.inline
-    st.tag = setup = Call(op_type, mode)
+    saved = st.tag
+    st.tag = setup = Call(op_type, mode)   # (and the ops it pushes never run inline here)
     setup.in_call = False   # (on the caller's thread, before the call: waitall is allowed)
     _observer.setup_begins(setup)   # tid, t_start (the sub-operators' pusher, flow start)
-    st.inline = False   # (as attribution: the ops it pushes never run inline here)
     try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
-        st.tag, st.inline = saved
+        st.tag = saved
         if setup.sample is not None:   # (the line sampler's: most creations have none)
             _observer.setup_ends(setup)
     setup.setup_tid, setup.setup_t0 = setup.tid, setup.t_start
