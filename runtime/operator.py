@@ -140,7 +140,9 @@ class Call:
     (``observer.call_pushed``, 0 = no span), ``t_return`` (``call_ends``), ``blocked``
     (``call_waited``, on the call's thread), ``subs`` (its sub-operators' run times,
     appended by the workers that ran them, the creation's first), ``setup`` (the
-    creation's Python time, 0 when the call reused an operator)."""
+    creation's Python time, 0 when the call reused an operator). Its dependency record
+    (``t_push``, ``t_ready``, ``pusher``, ``reads``, ``writes``) and ``t_span`` are
+    set by ``run_call``'s ``dispatch`` while its mode is profiled."""
 
     __slots__ = ("name", "names", "mode", "tid", "t_start", "profiled", "in_call",
                  "t_push", "pusher", "t_ready", "reads", "writes",
@@ -158,25 +160,6 @@ class Call:
         self.in_call = True
         self.sample = None   # the line sampler's entry while its Python code runs
         self.subs = []
-
-    def stamp(self, pushed, reads, writes, t_span, stamps):
-        """The call's dependency record (profiling only): pushed at t_push by the thread
-        with track `pusher`, ready at t_ready (its inputs were), and the id()s of its
-        inputs and outputs; its span's start ``t_span`` (0: no span). The engine's
-        stamps of the call's op when it has them (``stamps``): the op was ready when
-        its inputs were, and the wait for an engine worker to hand the call to the pool
-        is queue wait like the pool's own queue; else (run at once: NaiveEngine) the
-        push and now."""
-        if stamps[0]:
-            self.t_push, self.t_ready, self.pusher = stamps
-        else:
-            self.t_push, self.pusher = pushed
-            self.t_ready = perf_counter_ns()
-        # (one input and one output, nearly every call: a tuple display is cheaper
-        # than tuple(map(id, ...)), as in ``observer.op_dep``)
-        self.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
-        self.writes = (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))
-        self.t_span = t_span
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
@@ -248,8 +231,24 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
 
     def dispatch(on_complete, stamps):
         call = Call(name, mode) if setup is None else setup
+        # The call's dependency record (profiling only; set here: a method call costs
+        # ~400 instructions): pushed at t_push by the thread with track `pusher`, ready
+        # at t_ready (its inputs were), the id()s of its inputs and outputs (a tuple
+        # display for one: cheaper than tuple(map(id, ...))); its span's start. The
+        # engine's stamps of the call's op when it has them (the op was ready when its
+        # inputs were, and the wait for an engine worker to hand the call to the pool is
+        # queue wait like the pool's own queue); else (run at once: NaiveEngine) the
+        # push and now.
         if pushed is not None:
-            call.stamp(pushed, reads, outputs, t_span, stamps)
+            if stamps[0]:
+                call.t_push, call.t_ready, call.pusher = stamps
+            else:
+                call.t_push, call.pusher = pushed
+                call.t_ready = perf_counter_ns()
+            call.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
+            call.writes = (id(outputs[0]),) if len(outputs) == 1 else \
+                tuple(map(id, outputs))
+            call.t_span = t_span
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return
