@@ -17,7 +17,7 @@ the worker thread) or ``_backward_<op_type>::pure_python``, one event per sub-op
 and flow arrows from the Python slice to each sub-operator. Creating the operator
 (``create_operator``, on the caller's thread) is the call's too, while recording: the
 ops it launches are sub-operators (``<op_type>::<name>``), its Python time the call's
-Setup (:class:`Setup`).
+Setup (:func:`create_operator`).
 """
 import warnings
 from time import perf_counter_ns
@@ -127,102 +127,67 @@ def get_all_registered_operators():
 
 
 class Call:
-    """Attribution tag of one custom-operator call (read by the engine and profiler):
-    ``mode`` is the profile mode its sub-operators carry; ``prefix`` and ``pure_key``
-    the call's event names (built once per op type by the observer); ``tid``,
-    ``t_start`` and ``profiled`` are stamped by ``observer.call_begins``. The call's
-    span: ``t_span`` (``observer.call_pushed``, 0 = no span), ``t_return``
-    (``call_ends``), ``blocked`` (``call_waited``, on the call's thread), ``subs`` (its
-    sub-operators' run times, appended by the workers that ran them)."""
+    """Attribution tag of one custom-operator call (read by the engine and profiler),
+    and of creating its operator when the call did (``create_operator``, while
+    recording: one object for both, made once). ``mode`` is the profile mode its
+    sub-operators carry; ``names`` the call's event names (``observer.CallNames``,
+    built once per op type); ``tid``, ``t_start`` and ``profiled`` are stamped by
+    ``observer.call_begins`` (while the operator is created: by
+    ``observer.setup_begins``, with the caller's track and the creation's start, kept
+    in ``setup_tid``/``setup_t0`` once it returned). ``in_call``: ops it pushes run
+    inside its call (``waitall`` would wait for it); False while the operator is
+    created, on the caller's thread. The call's span: ``t_span``
+    (``observer.call_pushed``, 0 = no span), ``t_return`` (``call_ends``), ``blocked``
+    (``call_waited``, on the call's thread), ``subs`` (its sub-operators' run times,
+    appended by the workers that ran them, the creation's first), ``setup`` (the
+    creation's Python time, 0 when the call reused an operator). Its dependency record
+    (``t_push``, ``t_ready``, ``pusher``, ``reads``, ``writes``) and ``t_span`` are
+    set by ``run_call``'s ``dispatch`` while its mode is profiled."""
 
-    __slots__ = ("name", "prefix", "pure_key", "mode", "tid", "t_start", "profiled",
+    __slots__ = ("name", "names", "mode", "tid", "t_start", "profiled", "in_call",
                  "t_push", "pusher", "t_ready", "reads", "writes",
-                 "t_span", "t_return", "blocked", "subs", "setup", "sample")
-
-    in_call = True   # ops it pushes run inside its call (``waitall`` would wait for it)
-
-    def __init__(self, name, mode, pushed=None, reads=(), writes=(), t_span=0,
-                 stamps=(0, 0, None), setup=None):
-        self.name = name
-        names = _observer.call_names(name)
-        self.prefix, self.pure_key = names.prefix, names.pure_key
-        self.mode = mode
-        self.tid = None
-        self.t_start = 0
-        self.profiled = False
-        self.sample = None   # the line sampler's entry while its Python code runs
-        # the call's dependency record (profiling only): pushed at t_push by the thread
-        # with track `pusher`, ready at t_ready (its inputs were), and the id()s of its
-        # inputs and outputs. The engine's stamps of the call's op when it has them
-        # (``stamps``): the op was ready when its inputs were, and the wait for an engine
-        # worker to hand the call to the pool is queue wait like the pool's own queue;
-        # else (run at once: NaiveEngine) the push and now.
-        if pushed is None:
-            self.t_push = self.t_ready = 0
-        else:
-            if stamps[0]:
-                self.t_push, self.t_ready, self.pusher = stamps
-            else:
-                self.t_push, self.pusher = pushed
-                self.t_ready = perf_counter_ns()
-            # (one input and one output, nearly every call: a tuple display is cheaper
-            # than tuple(map(id, ...)), as in ``observer.op_dep``)
-            self.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
-            self.writes = (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))
-        # the call's span (Custom Operator Calls): from t_span (0: no span) to its
-        # outputs being ready
-        self.t_span = t_span
-        self.t_return = self.blocked = 0
-        # the operator's creation, when this call made it (``Setup``): its Python time,
-        # and its sub-operators' run times in the list this call's own go to
-        if setup is None:
-            self.setup = 0
-            self.subs = []
-        else:
-            self.setup, self.subs = setup.ns, setup.subs
-
-
-class Setup:
-    """Attribution tag of creating one custom operator (``CustomOpProp.create_operator``,
-    which runs the ``CustomOp``'s ``__init__``), while the profiler records: the ops the
-    creation pushes are the operator's (``<op_type>::<name>``, its Sub-operators), and
-    ``ns``, the creation's Python time on the caller's thread, is the ``Setup`` of the
-    call that created it (:class:`Call` takes both). It has the fields the engine and
-    ``observer.op_with`` read of a tag: ``tid``/``t_start`` are the caller's track and
-    the creation's start (the sub-operators' pusher and flow arrows)."""
-
-    __slots__ = ("name", "prefix", "mode", "tid", "t_start", "subs", "ns", "sample")
-
-    in_call = False   # on the caller's thread, before the call: ``waitall`` is allowed
-    profiled = False  # (no Python slice, no Blocked: ``observer.call_waited`` skips it)
+                 "t_span", "t_return", "blocked", "subs", "setup", "sample",
+                 "setup_tid", "setup_t0")
 
     def __init__(self, name, mode):
         self.name = name
+        self.names = _observer.call_names(name)
         self.mode = mode
+        self.tid = None
+        self.t_start = self.t_push = self.t_ready = self.t_span = 0
+        self.t_return = self.blocked = self.setup = 0
+        self.profiled = False
+        self.in_call = True
+        self.sample = None   # the line sampler's entry while its Python code runs
         self.subs = []
-        self.sample = None
-        _observer.setup_begins(self)   # prefix, tid, t_start
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
     """``prop.create_operator(ctx, in_shapes, in_dtypes)``, as the call's own work:
-    ``(op, setup)`` where ``setup`` (a :class:`Setup`, or None when nothing is recorded)
-    goes to the first call run with ``op`` (``run_call(..., setup=)``). The thread's tag
-    is set in place rather than with :class:`attribution` (the same two fields): this
-    runs on every imperative call, MXNet creating the operator per call."""
+    ``(op, setup)`` where ``setup`` (the :class:`Call` of the first call run with
+    ``op``, or None when nothing is recorded) goes to that call
+    (``run_call(..., setup=)``). While it runs, the thread's tag is that call, not yet
+    in it: the ops the creation pushes are the operator's (``<op_type>::<name>``, its
+    Sub-operators, with flow arrows from the caller's track), and its Python time on
+    the caller's thread is the call's ``Setup``. The tag is set in place rather than
+    with :class:`attribution` (the same field): this runs on every imperative
+    call, MXNet creating the operator per call."""
     if not (_flags.recording and _observer.mask & mode):   # (the API mode alone: nothing
         return prop.create_operator(ctx, in_shapes, in_dtypes), None   # of a Setup is kept)
     st = _thread_state
-    saved = st.tag, st.inline
-    st.tag = setup = Setup(op_type, mode)
-    st.inline = False   # (as attribution: the ops it pushes never run inline here)
+    saved = st.tag
+    st.tag = setup = Call(op_type, mode)   # (and the ops it pushes never run inline here)
+    setup.in_call = False   # (on the caller's thread, before the call: waitall is allowed)
+    _observer.setup_begins(setup)   # tid, t_start (the sub-operators' pusher, flow start)
     try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
-        st.tag, st.inline = saved
+        st.tag = saved
         if setup.sample is not None:   # (the line sampler's: most creations have none)
             _observer.setup_ends(setup)
-    setup.ns = perf_counter_ns() - setup.t_start
+    setup.setup_tid, setup.setup_t0 = setup.tid, setup.t_start
+    setup.setup = perf_counter_ns() - setup.t_start
+    setup.in_call = True
     return op, setup
 
 
@@ -256,8 +221,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
     the call writes; ``write_reqs`` their reqs (for the never-assigned warning, located
-    at ``code_of``, the user's ``forward``/``backward``); ``setup`` the :class:`Setup`
-    of the operator's creation when this call made it.
+    at ``code_of``, the user's ``forward``/``backward``); ``setup`` the :class:`Call`
+    that ``create_operator`` made when this call's operator was created for it.
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     # the call's stamps only when its mode is profiled: the API mode alone records none
@@ -265,7 +230,25 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
     pushed = _observer.pushed_by() if _flags.recording and _observer.mask & mode else None
 
     def dispatch(on_complete, stamps):
-        call = Call(name, mode, pushed, reads, outputs, t_span, stamps, setup)
+        call = Call(name, mode) if setup is None else setup
+        # The call's dependency record (profiling only; set here: a method call costs
+        # ~400 instructions): pushed at t_push by the thread with track `pusher`, ready
+        # at t_ready (its inputs were), the id()s of its inputs and outputs (a tuple
+        # display for one: cheaper than tuple(map(id, ...))); its span's start. The
+        # engine's stamps of the call's op when it has them (the op was ready when its
+        # inputs were, and the wait for an engine worker to hand the call to the pool is
+        # queue wait like the pool's own queue); else (run at once: NaiveEngine) the
+        # push and now.
+        if pushed is not None:
+            if stamps[0]:
+                call.t_push, call.t_ready, call.pusher = stamps
+            else:
+                call.t_push, call.pusher = pushed
+                call.t_ready = perf_counter_ns()
+            call.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
+            call.writes = (id(outputs[0]),) if len(outputs) == 1 else \
+                tuple(map(id, outputs))
+            call.t_span = t_span
         if inline:
             _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
             return

@@ -166,8 +166,7 @@ class ThreadedEngine(Engine):
              attrs=None):
         if reads and writes and (len(reads) > 1 or len(writes) > 1 or reads[0] is writes[0]):
             reads, writes = self._dedupe(reads, writes)
-        st = thread_state
-        tag = st.tag
+        tag = thread_state.tag   # (a thread with a tag runs no op inline)
         if tag is not None and not mode & ALWAYS_RUN:
             mode = tag.mode | (mode & (ASYNC | STAMPED))
         observer = self.observer
@@ -179,7 +178,7 @@ class ThreadedEngine(Engine):
                 self._start_workers()
             self._pending += 1
             # Fast path: every variable idle and the op cheap -> run it here, now.
-            if cost < self.inline_threshold and st.inline and not mode & ASYNC:
+            if cost < self.inline_threshold and tag is None and not mode & ASYNC:
                 for v in reads:
                     if v.writer or v.queue:
                         break
@@ -220,7 +219,7 @@ class ThreadedEngine(Engine):
                 if cost >= self.inline_threshold and not mode & ASYNC:
                     op.heavy = True   # (an async op leaves its worker when fn returns)
                 if wait == 0:
-                    if op.heavy or not st.inline:
+                    if op.heavy or tag is not None:
                         self._push_ready(op)
                         self._wake()
                     else:

@@ -31,15 +31,31 @@ _SUB_OPERATOR, _OP_DEP, _CALL_SPAN = records.SUB_OPERATOR, records.OP_DEP, recor
 COMMUNICATION = records.COMMUNICATION
 
 
+class SubNames(dict):
+    """sub-operator name -> ``"<op_type>::<name>"``, one op type's, each made on first
+    use: recording a sub-operator looks its event name up (one C subscript) instead of
+    concatenating a new string per record."""
+
+    __slots__ = ("prefix",)
+
+    def __missing__(self, name):
+        full = self[name] = self.prefix + name
+        return full
+
+
 class CallNames:
     """The strings and slice key one custom operator's events use, built once per op
-    type: ``prefix`` (``"<op_type>::"``) and the key of ``<op_type>::pure_python``."""
+    type: ``prefix`` (``"<op_type>::"``), ``pure_name`` (``<op_type>::pure_python``)
+    and its slice key ``pure_key``, ``subs`` (its sub-operators' event names)."""
 
-    __slots__ = ("prefix", "pure_key")
+    __slots__ = ("prefix", "pure_name", "pure_key", "subs")
 
     def __init__(self, name):
         self.prefix = name + "::"
-        self.pure_key = R.key_ids(CUSTOM_OPERATOR)[self.prefix + records.PURE_PYTHON]
+        self.pure_name = self.prefix + records.PURE_PYTHON
+        self.pure_key = R.key_ids(CUSTOM_OPERATOR)[self.pure_name]
+        self.subs = SubNames()
+        self.subs.prefix = self.prefix
 
 
 class Observer:
@@ -102,8 +118,11 @@ class Observer:
         # the garbage collector at its first pass, so recorded events never make
         # the collector walk the heap (keeping the call object measured +8 us per
         # call)
-        self.sink.add((_SUB_OPERATOR, tag.prefix + name, CUSTOM_OPERATOR, t0, t1,
-                       t_push, tag.tid, tag.t_start, tag.name, t_ready,
+        tid, t_call = tag.tid, tag.t_start
+        if 0 < t_push < t_call:   # pushed while its operator was created, run after
+            tid, t_call = tag.setup_tid, tag.setup_t0   # the call began: the creation's
+        self.sink.add((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1,
+                       t_push, tid, t_call, tag.name, t_ready,
                        (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
                        (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
@@ -153,17 +172,15 @@ class Observer:
         the call with this thread's track and the start time its sub-operators'
         flow arrows begin from, and whether the call is profiled."""
         call.tid = R.local.buf.tid
-        call.profiled = flags.recording and bool(self.mask & call.mode)
+        call.profiled = flags.recording and (self.mask & call.mode) != 0   # (no bool())
         call.t_start = perf_counter_ns()
         if flags.lines and call.profiled:   # the sampler samples this thread meanwhile
             call.sample = _sampler.enter(call.name, call.t_start)
 
     def setup_begins(self, setup):
         """A custom operator is being created on this (the caller's) thread: stamps the
-        ``operator.Setup`` tag with its event prefix, this thread's track (its
-        sub-operators' pusher) and the start of the creation (its Setup time)."""
-        names = self._call_names.get(setup.name) or self.call_names(setup.name)
-        setup.prefix = names.prefix
+        ``operator.Call`` tag of the call it is created for with this thread's track
+        (its sub-operators' pusher) and the start of the creation (its Setup time)."""
         setup.tid = R.local.buf.tid
         setup.t_start = perf_counter_ns()
         if flags.lines:
@@ -193,11 +210,12 @@ class Observer:
             call.sample = None
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
-                self.sink.add((_OP_DEP, call.prefix + records.PURE_PYTHON,
-                               CUSTOM_OPERATOR, call.t_start, t1, call.t_push, call.t_ready,
-                               call.pusher, call.reads, call.writes, call.pure_key))
+                names = call.names
+                self.sink.add((_OP_DEP, names.pure_name, CUSTOM_OPERATOR, call.t_start, t1,
+                               call.t_push, call.t_ready, call.pusher, call.reads,
+                               call.writes, names.pure_key))
             else:
-                self.sink.add_slice((call.pure_key, call.t_start, t1))
+                self.sink.add_slice((call.names.pure_key, call.t_start, t1))
 
     def call_done(self, call):
         """The call's outputs are ready (or it failed): its span, from the push to now,
