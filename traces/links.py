@@ -39,8 +39,13 @@ class Links:
     :class:`~.model.Trace` (:meth:`finish`); ``calls``: the custom-op calls' breakdown,
     from the pairs whose ``b`` carries a call's split (:func:`.callstats.is_call_args`)."""
 
-    def __init__(self, label_ids):
+    def __init__(self, label_ids, only_calls=False):
         self._label_ids = label_ids   # (name, cat) -> their ids in the Trace's tables
+        # only_calls: no flow columns (only the largest integer flow id, Trace.max_flow_id)
+        # and only the custom-op calls' async pairs (the readers' needs: call_stats,
+        # call_span, a marked copy's arrow ids), the rest of the links skipped at the batch
+        self._only_calls = only_calls
+        self._max_flow_id = 0
         self.calls = callstats.CallStats()
         self._codes = {}          # thread key -> code (thread indices only at finish)
         # (thread code, ts ns, phase, binds to next, id, ordinal); an id that is not an
@@ -69,12 +74,28 @@ class Links:
         ``b``/``e``), ``first`` the batch's first event's index in the file."""
         flows = [(k, ev) for k, ev in items if ev["ph"] in FLOW_PHASES]
         if flows:
-            self._flow_steps(flows, first)
+            if self._only_calls:
+                self._flow_max(flows)
+            else:
+                self._flow_steps(flows, first)
         if len(flows) < len(items):
+            if self._only_calls:   # pairs never mix categories (rules.async_key)
+                items = [(k, ev) for k, ev in items
+                         if ev["ph"] in "be" and ev.get("cat") == callstats.CATEGORY]
             for k, ev in items:
                 ph = ev["ph"]
                 if ph == "b" or ph == "e":
                     self._async(ev, ph, first + k)
+
+    def _flow_max(self, items):
+        """The largest integer id of the flow steps with a usable time (as
+        :meth:`_flow_steps` keeps them, :attr:`.model.Trace.max_flow_id` reads them)."""
+        ids = [ev.get("id", ev.get("id2")) for _, ev in items
+               if (type(ev.get("ts")) is int or type(ev.get("ts")) is float)
+               and -TIME_MAX_US < ev["ts"] < TIME_MAX_US]
+        ints = [i for i in ids if type(i) is int]
+        if ints:
+            self._max_flow_id = max(self._max_flow_id, max(ints))
 
     def _flow_steps(self, items, first):
         evs = [ev for _, ev in items]
@@ -186,6 +207,9 @@ class Links:
         of its thread and their parents; ``overlapping``: the slices that overlap their
         parent's end, which never bind), as ``tl.flow_*``, by flow, then file order."""
         flows, self._flows = self._flows, None
+        if self._only_calls:
+            tl.links_bound = "calls"
+            tl.max_flow_id = self._max_flow_id
         if not len(flows[0]):
             return
         thread = self._threads(flows[0], thread_ix)

@@ -123,6 +123,10 @@ class Trace:
         self.async_start = self.async_end = self.async_ordinal = _EMPTY_I64
         self.async_call = np.zeros(0, dtype=bool)
         self.call_stats = callstats.CallStats()
+        # "all"; "calls": a load for a reader that binds only the custom-op calls'
+        # pairs and keeps only max_flow_id of the flows (Builder(links="calls"))
+        self.links_bound = "all"
+        self._max_flow_id = None
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
         self.settings = {}
@@ -134,8 +138,14 @@ class Trace:
 
     @property
     def max_flow_id(self):
+        if self._max_flow_id is not None:   # a load that bound only the calls
+            return self._max_flow_id
         big = [i for i in self.flow_other_ids if type(i) is int]   # beyond 2^62, negative
         return max([int(self.flow_id.max()) if len(self.flow_id) else 0, 0] + big)
+
+    @max_flow_id.setter
+    def max_flow_id(self, value):
+        self._max_flow_id = value
 
     def flow_key(self, i):
         """The id of flow step ``i`` as the file has it (:func:`.rules.id_key`'s key)."""
@@ -167,7 +177,7 @@ class Builder:
     with ``feed(batch)``) are fed every batch first: readers of events the columns leave
     out (Python-line samples, call spans)."""
 
-    def __init__(self, collectors=()):
+    def __init__(self, collectors=(), links="all"):
         self.tl = Trace()
         self.collectors = tuple(collectors)
         self.thread_ix = {}
@@ -178,7 +188,8 @@ class Builder:
         self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
         self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
         self.syncs = []         # (local row, vars or None, an instant)
-        self.links = Links(self._label_ids)   # flow steps, async pairs
+        # flow steps, async pairs (links="calls": only what the readers read, see Trace)
+        self.links = Links(self._label_ids, only_calls=links == "calls")
         self.count = 0          # slices so far
         self.index = 0          # events so far
 

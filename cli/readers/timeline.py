@@ -24,7 +24,10 @@ class Builder(model.Builder):
 
     def __init__(self):
         self.lines = PythonLinesCollector()
-        super().__init__(collectors=(self.lines,))
+        # explain, report and diff read of the links only the custom-op calls
+        # (call_stats, call_span) and the largest flow id (a marked copy's arrows):
+        # the rest is skipped at load (docs/cli-readers.md, issue #25's figures)
+        super().__init__(collectors=(self.lines,), links="calls")
 
     def finish(self):
         tl = super().finish()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from xprof.traces.model import Trace, from_events
+from xprof.traces.model import Builder, Trace, from_events
 
 
 def _x(name, ts, dur, tid=1, pid=0):
@@ -109,3 +109,25 @@ def test_async_pairs_and_call_spans_paired_once():
     assert len(tr.start) == 0 and tr.threads == []
     doc = tr.call_stats.to_json({}, "total", False)
     assert list(doc) == ["MyOp"]
+
+
+def test_a_load_of_the_calls_only_keeps_what_the_readers_read():
+    # links="calls" (explain, report, diff): the calls' pairs, call_stats, call_span and
+    # the largest integer flow id of the steps with a usable time, as a full load has them
+    split = {"queued_ns": 1000, "inputs_ns": 400, "python_ns": 2000, "blocked_ns": 0,
+             "sub_operators_ns": 500, "setup_ns": 0}
+    call = {"ph": "b", "name": "MyOp", "cat": "Custom Operator", "id": 2, "ts": 10,
+            "pid": 0, "tid": 1, "args": split}
+    events = [_x("a", 0, 100), _flow("s", 7, 20), _flow("f", 7, 50), _flow("s", "x", 1),
+              _flow("s", 2 ** 63, "bad"), _flow("s", 9.5, 30), _flow("s", True, 30),
+              {"ph": "b", "name": "task", "cat": "user", "id": 1, "ts": 0, "pid": 0},
+              {"ph": "e", "name": "task", "cat": "user", "id": 1, "ts": 9, "pid": 0},
+              call, dict(call, ph="e", ts=15, args=None)]
+    full, calls = from_events(events), from_events(events, Builder(links="calls"))
+    assert (full.links_bound, calls.links_bound) == ("all", "calls")
+    assert calls.max_flow_id == full.max_flow_id == 7
+    assert calls.call_span == full.call_span == (10000, 15000)
+    assert calls.call_stats.to_json({}, "total", False) == \
+        full.call_stats.to_json({}, "total", False)
+    assert len(full.flow_id) == 5 and len(calls.flow_id) == 0
+    assert len(full.async_start) == 2 and list(calls.async_call) == [True]
