@@ -202,10 +202,10 @@ class Links:
         tl.async_ordinal = np.frombuffer(pairs[5], dtype=np.int64)[order]
         tl.async_call = np.frombuffer(pairs[6], dtype=np.int8)[order].astype(bool)
 
-    def finish_flows(self, tl, thread_ix, overlapping):
+    def finish_flows(self, tl, thread_ix):
         """Each flow step's slice (:func:`.slices.bind`, on the ``Trace``'s sorted slices
-        of its thread and their parents; ``overlapping``: the slices that overlap their
-        parent's end, which never bind), as ``tl.flow_*``, by flow, then file order."""
+        of its thread and their parents; a slice that overlaps its parent's end,
+        ``tl.overlapping``, never binds), as ``tl.flow_*``, by flow, then file order."""
         flows, self._flows = self._flows, None
         if self._only_calls:
             tl.links_bound = "calls"
@@ -217,6 +217,7 @@ class Links:
         to_next = np.frombuffer(flows[3], dtype=np.int8).astype(bool)
         bound = np.full(len(ts), -1, dtype=np.int64)
         if len(tl.thread):
+            overlapping = tl.overlapping
             lo = np.searchsorted(tl.thread, thread, side="left")
             hi = np.searchsorted(tl.thread, thread, side="right")
             for t in np.unique(thread[thread >= 0]).tolist():

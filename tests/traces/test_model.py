@@ -1,5 +1,5 @@
 """The one read model (``xprof.traces.model.Trace``): columns built in one pass, nesting
-computed once at load (parent and depth per slice, as Perfetto's ``slice`` table)."""
+computed once (parent and depth per slice, as Perfetto's ``slice`` table)."""
 from __future__ import annotations
 
 import json
