@@ -528,11 +528,16 @@ def material(row, wall_ms, on_path=False):
     gradient at 9 us in one run, 0.13 ms in every call of the next). Without them, its
     median's change times its calls (a 3x slower op of a microsecond is real and does
     not matter; its total, moved by a few calls a busy machine delayed, is not its
-    typical change)."""
-    if on_path:
-        return row["path_ms"]["b"] - row["path_ms"]["a"] >= MATERIAL * wall_ms
+    typical change). With them, its own change must be material too: an op whose time
+    barely moved but more of which lies on the path (the path went through it rather
+    than through an op beside it) changed the path's shape, not its own speed (two runs
+    of one job: a relu's gradient 0.06 -> 0.15 ms a call, its path time 0.5 -> 4.8 ms,
+    the run no slower)."""
     shift = abs(row["b"]["median_ms"] - row["a"]["median_ms"])
-    return shift * max(row["a"]["count"], row["b"]["count"]) >= MATERIAL * wall_ms
+    own = shift * max(row["a"]["count"], row["b"]["count"]) >= MATERIAL * wall_ms
+    if on_path:
+        return own and row["path_ms"]["b"] - row["path_ms"]["a"] >= MATERIAL * wall_ms
+    return own
 
 
 MATERIAL = 0.02

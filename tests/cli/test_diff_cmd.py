@@ -112,12 +112,15 @@ def test_unreadable_input_and_output_over_input(tmp_path):
 # -- real pairs of runs -----------------------------------------------------------------
 def _pair_runs(tmp_path_factory, prefix, env=None):
     """The Gluon MLP job three times: twice as it is, once with its heavy layer 4x
-    wider; each trace and the job's own perf_counter step times."""
+    wider; each trace and the job's own perf_counter step times. Steps of ~9 ms (batch
+    256, width 512): at 2 ms (batch 64, width 256) a GIL hand-off of a few hundred
+    microseconds moved the median step of one run by 30-50%, and the same job twice
+    failed the gate on step time in 2 of 18 pairs."""
     out = {}
     for name, heavy in (("base", "1024"), ("again", "1024"), ("wide", "4096")):
         folder = tmp_path_factory.mktemp(prefix + name)
-        _, res = run_job([str(JOBS / "gluon_mlp.py"), "--steps", "12", "--width", "256",
-                          "--heavy", heavy], folder, env=env)
+        _, res = run_job([str(JOBS / "gluon_mlp.py"), "--steps", "12", "--width", "512",
+                          "--batch-size", "256", "--heavy", heavy], folder, env=env)
         truth = json.loads(res.stdout.strip().splitlines()[-1])
         out[name] = (folder / "profile.json", truth)
     return out
