@@ -116,6 +116,31 @@ class _ThreadState(threading.local):
 
 thread_state = _ThreadState()
 
+# One entry per attribution tag set on any thread and not yet restored (pushed by
+# :func:`set_tag`, popped by :func:`restore_tag`; ``list.append``/``pop`` are atomic
+# under the GIL). While it is empty no thread has a tag, and a push skips reading
+# ``thread_state.tag``: a thread-local read costs ~790 instructions, 2.7% of an
+# ``x + 1`` under NaiveEngine (callgrind). An entry is pushed before the tag is set and
+# popped after it is restored, so a reader on any thread that finds the list empty
+# also finds no tag on its own thread.
+tags_set = []
+
+
+def set_tag(tag):
+    """Make ``tag`` this thread's attribution tag; return the tag it replaces (give it
+    back to :func:`restore_tag`)."""
+    tags_set.append(None)
+    st = thread_state
+    saved = st.tag
+    st.tag = tag
+    return saved
+
+
+def restore_tag(saved):
+    """Undo :func:`set_tag`: ``saved`` is this thread's tag again."""
+    thread_state.tag = saved
+    tags_set.pop()
+
 
 def role_thread(target, role, index, args=()):
     """A daemon thread the runtime starts for a role of its own (``"engine worker"``,
@@ -137,6 +162,7 @@ class attribution:
         self.tag = tag
 
     def __enter__(self):
+        tags_set.append(None)   # (set_tag inlined: one call fewer per custom-op call)
         st = thread_state
         self._saved = st.tag
         st.tag = self.tag
@@ -144,6 +170,7 @@ class attribution:
 
     def __exit__(self, *exc):
         thread_state.tag = self._saved
+        tags_set.pop()
         return False
 
 

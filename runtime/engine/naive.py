@@ -8,7 +8,8 @@ import threading
 from time import perf_counter_ns
 
 from ..base import as_mxnet_error
-from .base import ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, NO_STAMPS, Engine, thread_state
+from .base import (ALWAYS_RUN, MODE_IMPERATIVE, MODE_INTERNAL, NO_STAMPS, Engine, tags_set,
+                   thread_state)
 
 
 def _serialized(method):
@@ -34,7 +35,7 @@ class NaiveEngine(Engine):
 
     def push(self, fn, args, reads, writes, name, prio=0, mode=MODE_IMPERATIVE, cost=0,
              attrs=None):
-        tag = thread_state.tag
+        tag = thread_state.tag if tags_set else None   # (no thread has a tag: no read)
         if tag is not None and not mode & ALWAYS_RUN:
             mode = tag.mode
         # Ops pushed by several Python threads at once run one at a time, in the order

@@ -17,7 +17,7 @@ from time import perf_counter_ns
 
 from ..base import as_mxnet_error
 from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, STAMPED, Engine, Opr,
-                   role_thread, thread_state)
+                   role_thread, tags_set, thread_state)
 
 _READ, _WRITE, _WAITER = 0, 1, 2
 _KICK_S = 0.01  # how often a thread blocked at a sync point checks for stranded ops
@@ -166,7 +166,8 @@ class ThreadedEngine(Engine):
              attrs=None):
         if reads and writes and (len(reads) > 1 or len(writes) > 1 or reads[0] is writes[0]):
             reads, writes = self._dedupe(reads, writes)
-        tag = thread_state.tag   # (a thread with a tag runs no op inline)
+        # (a thread with a tag runs no op inline; no thread has one: no thread-local read)
+        tag = thread_state.tag if tags_set else None
         if tag is not None and not mode & ALWAYS_RUN:
             mode = tag.mode | (mode & (ASYNC | STAMPED))
         observer = self.observer

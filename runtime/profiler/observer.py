@@ -22,7 +22,7 @@ name's slice key on first use. Only this module knows what they are.
 """
 from time import perf_counter_ns
 
-from ..engine.base import thread_state as _thread_state
+from ..engine.base import tags_set as _tags_set, thread_state as _thread_state
 from . import memory as _memory, recorder as R, records, sampler as _sampler
 from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
@@ -198,7 +198,7 @@ class Observer:
         """This thread waited at a sync point (``wait_to_read``, ``asnumpy``,
         ``asscalar``, ``waitall``) from ``t0`` to now: inside a profiled custom-op
         call's Python code, that is the call's Blocked time."""
-        call = _thread_state.tag
+        call = _thread_state.tag if _tags_set else None
         if call is not None and call.profiled:
             call.blocked += perf_counter_ns() - t0
 
