@@ -248,7 +248,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
             hg = _nd.push_op(_nd._ops["ones_like"], (h,), {})[0]
         add(h, hg)
     op_scope = _nd.op_scope
-    saved_attrs = op_scope.attrs
+    saved_attrs = _nd.set_op_attrs(None)   # (reassigned per node below, restored after)
     with _Scope(False, train_mode):
         try:
             for node in reversed(order):
@@ -268,7 +268,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
                     if g is not None and (x._ag is not None or x._grad is not None):
                         add(x, g)
         finally:
-            op_scope.attrs = saved_attrs
+            _nd.restore_op_attrs(saved_attrs)
         for arr, grads in contrib.values():
             if arr._grad is None or arr._grad_req == "null":
                 continue

@@ -26,8 +26,6 @@ from .summary import summarize
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
-_op_scope = _nd.op_scope
-
 
 # -- naming ---------------------------------------------------------------------------
 class _Counters:
@@ -329,11 +327,9 @@ class Block:
     def __call__(self, *args, **kwargs):
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
-        st = _op_scope
-        saved = st.attrs
+        attrs = self._op_attrs
+        saved = None if attrs is None else _nd.set_op_attrs(attrs)
         mem = self._mem_scope
-        if self._op_attrs is not None:
-            st.attrs = self._op_attrs
         if mem is not None:
             mem.__enter__()
         try:
@@ -341,7 +337,8 @@ class Block:
         finally:
             if mem is not None:
                 mem.__exit__(None, None, None)
-            st.attrs = saved
+            if attrs is not None:
+                _nd.restore_op_attrs(saved)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
         return out

@@ -17,7 +17,6 @@ the engine module's variable.
 """
 import math
 import numbers
-import threading
 from time import perf_counter_ns
 
 import numpy as np
@@ -32,6 +31,8 @@ from . import indexing as _indexing
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
+from .opscope import (op_scope, op_scopes_set,  # noqa: F401 - set_op_attrs: API here
+                      restore_op_attrs, set_op_attrs)
 from xprof.traces.names import INPUT_DIMS
 
 _ops = _registry.registry
@@ -431,8 +432,6 @@ class NDArray(Var):
     __hash__ = object.__hash__
 
 
-
-
 _mem_log = _observer.mem_log
 # shape -> element count, for the memory log's allocations: a dict hit costs a tenth of
 # math.prod (~1,100 instructions under callgrind); a program has few distinct shapes
@@ -593,17 +592,6 @@ def with_shapes(attrs, inputs):
     return {**attrs, INPUT_DIMS: dims}
 
 
-class _OpScope(threading.local):
-    """Per-thread engine-op attributes for imperative calls: a Gluon layer sets
-    ``attrs`` (``{"name": "conv0"}``) around its forward so its ops can be told apart
-    in a profile. ``None`` (the default) costs one attribute read per op."""
-
-    attrs = None
-
-
-op_scope = _OpScope()
-
-
 def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point."""
     t0 = perf_counter_ns() if _flags.api else 0
@@ -615,8 +603,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     is_train = ag.training
     if outs is not None and ag.recording:
         _autograd.check_inplace(op, inputs, outs)
-    outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE, op_scope.attrs, extra_vars,
-                   is_train)
+    outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE,
+                   op_scope.attrs if op_scopes_set else None, extra_vars, is_train)
     if ag.recording:
         _autograd.record_op(op, inputs, outs, params)
     if t0:
@@ -652,7 +640,7 @@ def _scalar_op(name, x, scalar):
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
     out = new_array(shape, x._dtype, x.context, name)
-    attrs = op_scope.attrs
+    attrs = op_scope.attrs if op_scopes_set else None   # (none set: no thread-local read)
     if _flags.shapes:   # with_shapes(attrs, (x,)), inlined on the hottest path
         attrs = (shape,) if attrs is None else with_shapes(attrs, (x,))
     engine_push(_run_scalar, (_SCALAR_FNS[name], x, out, scalar), [x], [out], name,

@@ -60,15 +60,15 @@ def test_one_input_ops_and_attrs_keep_their_shapes(prof, engine):
     ``with_shapes``: alone, with a layer's attributes, and not on a custom operator's
     sub-operators (their events carry the dependency record only)."""
     from _util_custom import register_plus_one   # noqa: F401 - registers ObsPlusOne
-    from xprof.runtime.ndarray.ndarray import op_scope
+    from xprof.runtime.ndarray.ndarray import restore_op_attrs, set_op_attrs
     a = mx.nd.ones((20, 30))
     prof.start(profile_all=True, aggregate_stats=True)
     mx.nd.relu(a)
-    op_scope.attrs = {"name": "layer0"}
+    saved = set_op_attrs({"name": "layer0"})
     try:
         mx.nd.relu(a)
     finally:
-        op_scope.attrs = None
+        restore_op_attrs(saved)
     mx.nd.Custom(a, op_type="ObsPlusOne").wait_to_read()
     doc = prof.finish()
     pt.check_document(doc)
