@@ -27,8 +27,8 @@ import numpy as np
 from . import autograd
 from . import engine as _engine
 from .custom_pool import pool as _pool   # the threads that run forward/backward
-from .engine.base import (ALWAYS_RUN, MODE_IMPERATIVE, attribution, restore_tag as _restore_tag,
-                          set_tag as _set_tag)
+from .engine.base import (ALWAYS_RUN, MODE_IMPERATIVE, attribution, tags_set as _tags_set,
+                          thread_state as _thread_state)
 from .ndarray import ndarray as _nd
 from .custom_props import (_registry, custom_op_types, describe, infer,  # noqa: F401
                            make_prop, prop_for)
@@ -170,19 +170,24 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     (``run_call(..., setup=)``). While it runs, the thread's tag is that call, not yet
     in it: the ops the creation pushes are the operator's (``<op_type>::<name>``, its
     Sub-operators, with flow arrows from the caller's track), and its Python time on
-    the caller's thread is the call's ``Setup``. The tag is set with ``set_tag``/``restore_tag``
-    rather than :class:`attribution` (the same field, no object made): this runs on
-    every imperative call, MXNet creating the operator per call."""
+    the caller's thread is the call's ``Setup``. The tag is set in place rather than
+    with :class:`attribution` (the same field and ``tags_set`` entry, no object and no
+    call made): this runs on every imperative call, MXNet creating the operator per
+    call."""
     if not (_flags.recording and _observer.mask & mode):   # (the API mode alone: nothing
         return prop.create_operator(ctx, in_shapes, in_dtypes), None   # of a Setup is kept)
     setup = Call(op_type, mode)
     setup.in_call = False   # (on the caller's thread, before the call: waitall is allowed)
-    saved = _set_tag(setup)   # (and the ops it pushes never run inline here)
+    st = _thread_state
+    saved = st.tag if _tags_set else None   # (no tag anywhere: none to read)
+    _tags_set.append(None)
+    st.tag = setup   # (and the ops it pushes never run inline here)
     _observer.setup_begins(setup)   # tid, t_start (the sub-operators' pusher, flow start)
     try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
-        _restore_tag(saved)
+        st.tag = saved
+        _tags_set.pop()
         if setup.sample is not None:   # (the line sampler's: most creations have none)
             _observer.setup_ends(setup)
     setup.setup_tid, setup.setup_t0 = setup.tid, setup.t_start
