@@ -148,7 +148,7 @@ class Call:
     __slots__ = ("name", "names", "mode", "tid", "t_start", "profiled", "in_call",
                  "t_push", "pusher", "t_ready", "reads", "writes",
                  "t_span", "t_return", "blocked", "subs", "setup", "sample",
-                 "setup_tid", "setup_t0")
+                 "setup_tid", "setup_t0", "events")
 
     def __init__(self, name, mode):
         self.name = name
@@ -161,6 +161,7 @@ class Call:
         self.in_call = True
         self.sample = None   # the line sampler's entry while its Python code runs
         self.subs = []
+        self.events = None   # its thread's record list (call_begins), for call_ends
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
@@ -220,19 +221,23 @@ def _warn_user(code_of, message):
 
 
 def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, setup=None,
-             code_of=None):
+             code_of=None, pusher=None):
     """Push one custom-operator call.
 
     ``body(handles_for(arrays))`` is the Python code; it receives a function that makes
     handles and returns the output handles to wait for. ``outputs`` are the real arrays
     the call writes; ``write_reqs`` their reqs (for the never-assigned warning, located
     at ``code_of``, the user's ``forward``/``backward``); ``setup`` the :class:`Call`
-    that ``create_operator`` made when this call's operator was created for it.
+    that ``create_operator`` made when this call's operator was created for it;
+    ``pusher``: this thread's track when the caller has it (the creation's, stamped by
+    ``observer.setup_begins`` on this thread: no second thread-local read).
     """
     inline = _engine.get().synchronous   # everything runs on the pushing thread
     # the call's stamps only when its mode is profiled: the API mode alone records none
     # of them (call_begins finds the call not profiled), so it makes none
-    pushed = _observer.pushed_by() if _flags.recording and _observer.mask & mode else None
+    pushed = None
+    if _flags.recording and _observer.mask & mode:
+        pushed = _observer.pushed_by() if pusher is None else (perf_counter_ns(), pusher)
 
     def dispatch(on_complete, stamps):
         call = Call(name, mode) if setup is None else setup
@@ -255,7 +260,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
                 tuple(map(id, outputs))
             call.t_span = t_span
         if inline:
-            _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of)
+            _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of, True)
             return
 
         def complete(exc=None):
@@ -278,8 +283,11 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
                           stamped=True)
 
 
-def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None):
-    """On a custom-op worker: run the Python code, then wait for its sub-operators.
+def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=None,
+             inline=False):
+    """On a custom-op worker: run the Python code, then wait for its sub-operators
+    (``inline``: on the pushing thread, under NaiveEngine, where the call also
+    completes: its span is recorded on this thread's list, ``call.events``).
 
     pool thread -> ``observer.call_begins`` -> ``body`` pushes sub-operators (tagged with
     the call by ``attribution``) -> ``observer.call_ends`` -> the dependency-only op
@@ -321,7 +329,7 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=
                                f"'write'")
                 o._data = h._data
         if profiled:
-            _observer.call_done(call)
+            _observer.call_done(call, call.events if inline else None)
         on_complete(exc)
 
     # The dependency-only op: runs once every sub-operator writing an output is done.
@@ -359,9 +367,12 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     if is_train is None:
         is_train = autograd.state.training
     reqs = list(reqs or ["write"] * len(outputs))
+    pusher = None
     if op is None:
         op, setup = create_operator(prop, op_type, ctx, [list(s) for s in in_shapes],
                                     [x.dtype for x in inputs], mode)
+        if setup is not None:   # created here: its track is this thread's
+            pusher = setup.tid
     n_out = len(outputs)
 
     def body(out_handles):
@@ -371,10 +382,10 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
     if aux:
         run_call(op_type, mode, body, list(inputs), list(outputs) + list(aux),
                  reqs + ["inplace"] * len(aux), out_names + ["aux"] * len(aux), setup,
-                 op.forward)
+                 op.forward, pusher)
     else:
         run_call(op_type, mode, body, list(inputs), list(outputs), reqs, out_names, setup,
-                 op.forward)
+                 op.forward, pusher)
     if record and autograd.state.recording:   # an ordinary op to autograd (CUSTOM_OP)
         autograd.record_op(CUSTOM_OP, list(inputs) + list(aux), outputs,
                            {"op_type": op_type, **kwargs},

@@ -171,7 +171,9 @@ class Observer:
         """A custom-operator call's Python code starts on this (pool) thread. Stamps
         the call with this thread's track and the start time its sub-operators'
         flow arrows begin from, and whether the call is profiled."""
-        call.tid = R.local.buf.tid
+        buf = R.local.buf
+        call.tid = buf.tid
+        call.events = buf.events   # (call_ends records here: no second thread-local read)
         call.profiled = flags.recording and (self.mask & call.mode) != 0   # (no bool())
         call.t_start = perf_counter_ns()
         if flags.lines and call.profiled:   # the sampler samples this thread meanwhile
@@ -211,19 +213,22 @@ class Observer:
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 names = call.names
-                self.sink.add((_OP_DEP, names.pure_name, CUSTOM_OPERATOR, call.t_start, t1,
-                               call.t_push, call.t_ready, call.pusher, call.reads,
-                               call.writes, names.pure_key))
+                call.events.append((_OP_DEP, names.pure_name, CUSTOM_OPERATOR, call.t_start,
+                                    t1, call.t_push, call.t_ready, call.pusher, call.reads,
+                                    call.writes, names.pure_key))
             else:
                 self.sink.add_slice((call.names.pure_key, call.t_start, t1))
 
-    def call_done(self, call):
+    def call_done(self, call, events=None):
         """The call's outputs are ready (or it failed): its span, from the push to now,
-        on the thread that completed it (see ``records.call_span``)."""
+        on the thread that completed it (see ``records.call_span``); ``events``: that
+        thread's record list when the caller has it (``call.events``: the call ran
+        there)."""
         if call.profiled and call.t_span:
-            self.sink.add((_CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span,
-                           call.t_ready, call.t_start, call.t_return, perf_counter_ns(),
-                           call.blocked, sum(call.subs), call.setup))
+            (self.sink.add if events is None else events.append)((
+                _CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span, call.t_ready,
+                call.t_start, call.t_return, perf_counter_ns(), call.blocked,
+                sum(call.subs), call.setup))
 
     # -- the distributed kvstores ------------------------------------------------------------
     def collective(self, name, t0, t1, args, phases):
