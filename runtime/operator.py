@@ -134,8 +134,8 @@ class Call:
     sub-operators carry; ``names`` the call's event names (``observer.CallNames``,
     built once per op type); ``tid``, ``t_start`` and ``profiled`` are stamped by
     ``observer.call_begins`` (while the operator is created: by
-    ``observer.setup_begins``, with the caller's track and the creation's start, kept
-    in ``setup_tid``/``setup_t0`` once it returned). ``in_call``: ops it pushes run
+    ``observer.setup_begins``, with the caller's track and the creation's start, also
+    in ``setup_tid``/``setup_t0``, which the call keeps). ``in_call``: ops it pushes run
     inside its call (``waitall`` would wait for it); False while the operator is
     created, on the caller's thread. The call's span: ``t_span``
     (``observer.call_pushed``, 0 = no span), ``t_return`` (``call_ends``), ``blocked``
@@ -161,7 +161,7 @@ class Call:
         self.in_call = True
         self.sample = None   # the line sampler's entry while its Python code runs
         self.subs = []
-        self.events = None   # its thread's record list (call_begins), for call_ends
+        self.events = None   # its thread's record list (call_begins, setup_begins)
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
@@ -191,8 +191,7 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
         _tags_set.pop()
         if setup.sample is not None:   # (the line sampler's: most creations have none)
             _observer.setup_ends(setup)
-    setup.setup_tid, setup.setup_t0 = setup.tid, setup.t_start
-    setup.setup = perf_counter_ns() - setup.t_start
+    setup.setup = perf_counter_ns() - setup.setup_t0
     setup.in_call = True
     return op, setup
 

@@ -35,6 +35,11 @@ it, the engine stamps ``perf_counter_ns`` around the function and tells the obse
                                             a sub-operator of the custom-operator call
                                             ``tag`` (pushed at ``t_push``), with its
                                             dependency record too;
+  ``observer.sub_here(name, tag, t0, t1, reads, writes)``
+                                            the same for a sub-operator run at once
+                                            on the thread that pushed it, the thread
+                                            whose tag it is (never waited, pushed at
+                                            its start);
   ``observer.sync(name, t0, var=None)``      a sync point (``WaitForVar`` for ``var``,
                                             ``WaitForAll``) that blocked from ``t0``.
 
@@ -232,18 +237,22 @@ class Engine:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001 - kept for the sync point
                 exc = e
-            # the dependency record: an op that waited in the engine (``op``) has its
-            # push/ready stamps and pusher; one run at once was pushed here, just now
-            if op is None:
-                t_ready = pusher = None
-            else:
-                t_ready, pusher, reads, writes = op.t_ready, op.pusher, op.reads, op.writes
-            if tag is None:   # every op's one record: its dependencies and its attrs
-                observer.op_dep(name, t0, perf_counter_ns(), t_push, t_ready, pusher,
-                                reads, writes, attrs)
-            else:
-                observer.op_with(name, tag, attrs, t0 if t_push is None else t_push, t0,
-                                 perf_counter_ns(), t_ready, reads, writes)
+            # every op's one record, its dependencies (and its attrs): an op that waited
+            # in the engine (``op``) has its push/ready stamps, pusher and variables; one
+            # run at once was pushed here, just now (no stamps: None; a sub-operator's
+            # push is its start). (Branches, not shared locals: ~6 opcodes per op.)
+            if op is not None:
+                if tag is None:
+                    observer.op_dep(name, t0, perf_counter_ns(), t_push, op.t_ready,
+                                    op.pusher, op.reads, op.writes, attrs)
+                else:
+                    observer.op_with(name, tag, attrs, t_push, t0, perf_counter_ns(),
+                                     op.t_ready, op.reads, op.writes)
+            elif tag is None:
+                observer.op_dep(name, t0, perf_counter_ns(), t_push, None, None, reads,
+                                writes, attrs)
+            else:   # (on the thread whose tag it is: NaiveEngine)
+                observer.sub_here(name, tag, t0, perf_counter_ns(), reads, writes)
         else:
             try:
                 fn(*args)
