@@ -123,13 +123,14 @@ class _ThreadState(threading.local):
 thread_state = _ThreadState()
 
 # One entry per attribution tag set on any thread and not yet restored (by
-# :class:`attribution`, and ``operator.create_operator`` inline; ``deque.append``/``pop``
-# are atomic under the GIL, and unlike a list's they never reallocate: a list going
-# from one entry to none and back measured ~800 instructions per custom-op call). While it is empty no thread has a tag, and a push skips
-# reading ``thread_state.tag``: a thread-local read costs ~790 instructions, 2.7% of an
-# ``x + 1`` under NaiveEngine (callgrind). An entry is pushed before the tag is set and
-# popped after it is restored, so a reader on any thread that finds the list empty
-# also finds no tag on its own thread (nor one to save).
+# :class:`attribution`, and by ``operator.create_operator`` inline). While it is empty no
+# thread has a tag, and a push skips reading ``thread_state.tag``: a thread-local read
+# costs ~790 instructions, 2.7% of an ``x + 1`` under NaiveEngine (callgrind). An entry
+# is pushed before the tag is set and popped after it is restored, so a reader on any
+# thread that finds it empty also finds no tag on its own thread (nor one to save). A
+# deque: its append and pop are atomic under the GIL and, unlike a list's, never
+# reallocate (a list going from one entry to none and back measured ~800 instructions
+# per custom-op call).
 tags_set = collections.deque()
 
 

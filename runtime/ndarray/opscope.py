@@ -22,9 +22,10 @@ class _OpScope(threading.local):
 
 op_scope = _OpScope()
 
-# One entry per ``op_scope.attrs`` set on any thread and not yet restored
-# (``deque.append``/``pop``: atomic under the GIL, and no reallocation as a list's). Empty: no thread has attributes, and ``x + 1`` and
-# ``invoke`` skip the thread-local read (~790 instructions, 2.7% of an ``x + 1``).
+# One entry per ``op_scope.attrs`` set on any thread and not yet restored (a deque:
+# append and pop atomic under the GIL, and no reallocation as a list's). Empty: no
+# thread has attributes, and ``x + 1`` and ``invoke`` skip the thread-local read (~790
+# instructions, 2.7% of an ``x + 1``).
 op_scopes_set = collections.deque()
 
 
