@@ -33,10 +33,16 @@ class _Pool:
     The per-job path takes no lock: ``submit`` puts the job and then reads the counts,
     ``_on_block`` changes them and then looks at the queue, so one of the two always
     sees the other; the watchdog reads the queue and a counter of jobs taken.
+
+    The watchdog sleeps whenever nothing is queued, and only a job that may wait wakes
+    it: one queued beyond the threads idle in ``get`` (``submit``), or one still queued
+    when a thread takes a job (``_loop``: the same put-then-read pairing). A watchdog
+    polling every 2 ms beside a running call is a GIL hand-off at each poll once the
+    line sampler lowers the switch interval (docs/lines.md); a job taken at once by an
+    idle thread never needs it.
     """
 
     PATIENCE_S = 0.002   # a queued job waits at most about this long for a thread
-    QUIET_POLLS = 50     # the watchdog sleeps after this many polls with nothing queued
     RETIRE_S = 2.0
     EXHAUSTED_S = 1.0
     BUSY_S = 10.0
@@ -53,6 +59,7 @@ class _Pool:
         self.blocked = 0    # threads inside a job, waiting at a sync point
         self.taken = 0      # jobs taken so far (the watchdog's sign of progress)
         self.current = {}   # pool thread ident -> name of the call it runs (or None)
+        self.idle = set()   # idents of the pool threads waiting in ``jobs.get``
         self.watchdog = None
         self.watch_asleep = False
         self.watch_wake = threading.Event()
@@ -61,10 +68,11 @@ class _Pool:
 
     def submit(self, run, fail, name):
         """Queue ``run()``; ``fail(exc)`` completes the call instead if it cannot start."""
-        self.jobs.put((run, fail, name))
+        jobs = self.jobs
+        jobs.put((run, fail, name))
         if self.threads - self.blocked <= 0:
             self._maybe_spawn()
-        elif self.watch_asleep:
+        if self.watch_asleep and jobs.qsize() > len(self.idle):
             self.watch_wake.set()
 
     def owns_thread(self):
@@ -144,16 +152,21 @@ class _Pool:
         state.defer_wake = True   # see ThreadedEngine._wake: one wake-up per burst
         jobs, current, me = self.jobs, self.current, threading.get_ident()
         current[me] = None
-        get, wait_s = jobs.get, self.RETIRE_S
+        get, wait_s, idle = jobs.get, self.RETIRE_S, self.idle
         while True:
             if jobs.empty():
                 _engine.get().flush_wakes()
+            idle.add(me)
             try:
                 run, _, name = get(timeout=wait_s)
             except queue.Empty:
+                idle.discard(me)
                 if self._retire(me):
                     return
                 continue
+            idle.discard(me)
+            if self.watch_asleep and not jobs.empty():   # (see the class's docstring)
+                self.watch_wake.set()
             self.taken += 1
             current[me] = name
             run()
@@ -169,23 +182,17 @@ class _Pool:
 
     def _watch(self):
         """Start a thread for a job that no thread took for ``PATIENCE_S``; sleep while
-        nothing is queued for a while (a submit wakes it)."""
-        jobs, quiet, stalled_since = self.jobs, 0, None
+        nothing is queued (a job that may wait wakes it: see the class's docstring)."""
+        jobs, stalled_since = self.jobs, None
         while True:
             if jobs.empty():
                 stalled_since = None
-                quiet += 1
-                if quiet < self.QUIET_POLLS:
-                    time.sleep(self.PATIENCE_S)
-                    continue
                 self.watch_asleep = True
                 if jobs.empty():
                     self.watch_wake.wait()
                 self.watch_wake.clear()
                 self.watch_asleep = False
-                quiet = 0
                 continue
-            quiet = 0
             taken = self.taken
             time.sleep(self.PATIENCE_S)
             if self.taken != taken or jobs.empty():
