@@ -5,11 +5,16 @@ the same events; each building its own view of them meant several copies of the 
 columns and of the rules that make them (issue #25). A :class:`Trace` is built once,
 while the file's batches are decoded, with the per-event rules of :mod:`.rules`, and
 queried by the commands; nothing per event survives as a Python object, so a
-million-op trace is walked in seconds and well under a gigabyte.
+million-op trace is walked in seconds and well under a gigabyte. ``xprof stats`` is a
+query on it too, so it is built within the streaming statistics' memory: columns grown
+in place (``array.array``, no chunk per batch to join), 4 to 8 bytes a value, parts
+only some readers need (nesting) made on first use, and parts a reader never reads
+(dependency records, flow steps) left out by its ``Builder``'s options.
 
 What it holds (the encoding is the runtime's, see docs/dependencies.md):
 
-* every complete slice: ``X`` events, and ``B``/``E`` pairs folded per thread (MXNet);
+* every complete slice: ``X`` events (start and end usable times, :mod:`.rules`), and
+  ``B``/``E`` pairs folded per thread (MXNet);
   times in integer nanoseconds (:func:`.rules.ns`: one rounding, integers exact);
   name and category ids; the thread (its process and thread keys, :func:`.rules.thread_key`);
 * nesting, as Perfetto's ``slice`` table has it: per slice its ``parent`` (row, or -1)
