@@ -187,18 +187,21 @@ class TraceStats(StatsCollector):
             self._add_inner(inner_by_row(row, starts, ends, ps, 1000, ordered=True))
 
     def _rows_at(self, tl, a, b, name_ids):
-        """Row ids of the ``Trace``'s slices ``a:b``, rows made for new ones (the
-        reader's ``_rows_in``, in order of appearance)."""
-        names = _Labels(tl.names, tl.name[a:b])
-        nid = name_ids[names.ids]
+        """Row ids (int32) of the ``Trace``'s slices ``a:b``, rows made for new ones."""
+        nid = name_ids[tl.name[a:b]]
         cat = tl.cat[a:b]
-        kinds = np.unique(cat).tolist()
-        if len(kinds) == 1:
-            return self._rows_in(_label(tl.cats[kinds[0]], NO_CATEGORY), nid, names, None)
-        row = np.empty(b - a, dtype=np.int64)
-        for c in kinds:
-            sel = np.flatnonzero(cat == c)
-            row[sel] = self._rows_in(_label(tl.cats[c], NO_CATEGORY), nid[sel], names, sel)
+        row = np.empty(b - a, dtype=np.int32)
+        for c in np.unique(cat).tolist():
+            sel = np.flatnonzero(cat == c) if len(row) and (cat != c).any() else slice(None)
+            domain, tab = self._table(_label(tl.cats[c], NO_CATEGORY))
+            nids = nid[sel]
+            rows = tab[nids]
+            if (rows < 0).any():
+                for name in _names_of(tl, name_ids, np.unique(nids[rows < 0])):
+                    self._new_row(domain, name)
+                domain, tab = self._table(domain)
+                rows = tab[nids]
+            row[sel] = rows
         return row
 
     def _add_inner(self, by_row):
@@ -210,17 +213,12 @@ class TraceStats(StatsCollector):
             inner[row] = inner.get(row, 0) + ps
 
 
-class _Labels:
-    """The row labels of a run of the ``Trace``'s slices by position (``ids``: their name
-    ids), as the reader's ``_rows_in`` reads the names of new rows."""
-
-    __slots__ = ("names", "ids")
-
-    def __init__(self, names, ids):
-        self.names, self.ids = names, ids
-
-    def __getitem__(self, k):
-        return _label(self.names[self.ids[k]], NO_NAME)
+def _names_of(tl, name_ids, wanted):
+    """The labels of the statistics' name numbers ``wanted`` (an array)."""
+    found = {}
+    for k in np.flatnonzero(np.isin(name_ids, wanted)).tolist():
+        found.setdefault(int(name_ids[k]), _label(tl.names[k], NO_NAME))
+    return [found[k] for k in wanted.tolist()]
 
 
 def _patch(exact, starts, ends, row, ps):
