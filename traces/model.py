@@ -5,11 +5,16 @@ the same events; each building its own view of them meant several copies of the 
 columns and of the rules that make them (issue #25). A :class:`Trace` is built once,
 while the file's batches are decoded, with the per-event rules of :mod:`.rules`, and
 queried by the commands; nothing per event survives as a Python object, so a
-million-op trace is walked in seconds and well under a gigabyte.
+million-op trace is walked in seconds and well under a gigabyte. ``xprof stats`` is a
+query on it too, so it is built within the streaming statistics' memory: columns grown
+in place (``array.array``, no chunk per batch to join), 4 to 8 bytes a value, parts
+only some readers need (nesting) made on first use, and parts a reader never reads
+(dependency records, flow steps) left out by its ``Builder``'s options.
 
 What it holds (the encoding is the runtime's, see docs/dependencies.md):
 
-* every complete slice: ``X`` events, and ``B``/``E`` pairs folded per thread (MXNet);
+* every complete slice: ``X`` events (start and end usable times, :mod:`.rules`), and
+  ``B``/``E`` pairs folded per thread (MXNet);
   times in integer nanoseconds (:func:`.rules.ns`: one rounding, integers exact);
   name and category ids; the thread (its process and thread keys, :func:`.rules.thread_key`);
 * nesting, as Perfetto's ``slice`` table has it: per slice its ``parent`` (row, or -1)
@@ -34,6 +39,7 @@ are left out of the columns (the collectors that read them are fed the batches).
 from __future__ import annotations
 
 import gc
+from array import array
 from itertools import chain
 from operator import itemgetter
 
@@ -41,6 +47,7 @@ import numpy as np
 
 from . import callstats, slices
 from .batch import Batch, view
+from .columns import I32, csr, ordinal_type, table
 from .names import PYTHON_LINE
 from .links import LINK_PHASES, Links
 from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, to_ns_exact, usable_dur, \
@@ -124,8 +131,11 @@ class Trace:
         self.async_call = np.zeros(0, dtype=bool)
         self.call_stats = callstats.CallStats()
         # "all"; "calls": a load for a reader that binds only the custom-op calls'
-        # pairs and keeps only max_flow_id of the flows (Builder(links="calls"))
+        # pairs and keeps only max_flow_id of the flows (Builder(links="calls")); "spans":
+        # only the calls' pairs, no flow step read (max_flow_id None: xprof stats)
         self.links_bound = "all"
+        # False: a load that read no dependency records nor sync points (Builder(records=))
+        self.records_read = True
         self._max_flow_id = None
         self.events = 0
         self.skipped_deps = 0   # dependency records that were not integer lists (skipped)
@@ -156,11 +166,13 @@ class Trace:
 
     def _nested(self):
         if self._nesting is None:
-            self._nesting = nesting(self.thread, self.start, self.end)
+            self._nesting = slices.nesting(self.thread, self.start, self.end)
         return self._nesting
 
     @property
     def max_flow_id(self):
+        if self.links_bound == "spans":   # a load that read no flow step
+            return None
         if self._max_flow_id is not None:   # a load that bound only the calls
             return self._max_flow_id
         big = [i for i in self.flow_other_ids if type(i) is int]   # beyond 2^62, negative
@@ -193,14 +205,16 @@ class Trace:
 
 
 class Builder:
-    """Collects rows batch by batch into small numpy chunks: :meth:`feed` each batch of
+    """Collects rows batch by batch into growing columns: :meth:`feed` each batch of
     decoded events, then :meth:`finish` for the :class:`Trace`. Public so that a
     caller already streaming the file (``xprof report``'s statistics pass) builds the
     trace from the same batches instead of reading the file again. ``collectors`` (each
     with ``feed(batch)``) are fed every batch first: readers of events the columns leave
-    out (Python-line samples, call spans)."""
+    out (Python-line samples, call spans). ``links``: see :class:`Trace`;
+    ``records=False`` leaves out the dependency records and sync points (their
+    instants make no slices then): a reader of slices alone (``xprof stats``)."""
 
-    def __init__(self, collectors=(), links="all"):
+    def __init__(self, collectors=(), links="all", records=True):
         self.tl = Trace()
         self.collectors = tuple(collectors)
         self.thread_ix = {}
@@ -208,11 +222,23 @@ class Builder:
         self.cat_ix = {}
         self.thread_names = {}
         self.open = OpenSlices()   # thread index -> open B: (ts us, name, cat, ordinal)
-        self.rows = []          # chunks of (thread, name, cat, start, end, ordinal) arrays
-        self.dep_chunks = []    # per batch: (rows, lengths, None, flat items) arrays
+        # the slice columns (thread, name, cat, start, end, ordinal), grown in place: an
+        # array.array reallocates its one buffer (no chunk per batch left behind in the
+        # heap when they are joined), 4 bytes an id, 8 a time, 4 an ordinal below 2^31
+        self.rows = [array(I32), array(I32), array(I32), array("q"), array("q"),
+                     array(I32)]
+        # dependency records: their slices' rows, lengths and items, one after another
+        # (grown in place as the slice columns are: a 1M-op trace has 6M items)
+        self.deps = (array("q"), array("q"), array("q"))
         self.syncs = []         # (local row, vars or None, an instant)
         # flow steps, async pairs (links="calls": only what the readers read, see Trace)
-        self.links = Links(self._label_ids, only_calls=links == "calls")
+        self.links = Links(self._label_ids, only_calls=links != "all")
+        self.link_mode = links
+        # the phases of the events the careful path reads among a batch's non-X ones
+        self.phases = frozenset("BEM" + "i" * records + "be" + "stf" * (links != "spans"))
+        # records=False: no dependency records nor sync points (``xprof stats`` reads
+        # neither; a 1M-op trace's records are several times its slice columns)
+        self.records = self.tl.records_read = records
         self.count = 0          # slices so far
         self.index = 0          # events so far
 
@@ -255,8 +281,13 @@ class Builder:
         if not done:
             self._feed_careful(batch)
             return
-        if len(v.x_pos) < len(batch):   # metadata, flows, B/E pairs: few, one by one
-            self._feed_careful(batch, zip(v.other_pos(), v.others()))
+        if len(v.x_pos) < len(batch):   # metadata, links, B/E pairs: one by one
+            wanted = self.phases
+            try:
+                items = [(k, batch[k]) for k, ph in enumerate(v.phs) if ph in wanted]
+            except TypeError:   # an unhashable ph: every event to the careful path
+                items = zip(v.other_pos(), v.others())
+            self._feed_careful(batch, items)
         else:
             self.index += len(batch)
 
@@ -270,7 +301,8 @@ class Builder:
         ts = np.array(ts_raw, dtype=np.float64)
         dur = np.array(dur_raw, dtype=np.float64)
         if not ((dur >= 0).all() and (dur < TIME_MAX_US).all()
-                and (np.abs(ts) < TIME_MAX_US).all()):   # rules.usable_*; False on NaN
+                and (np.abs(ts) < TIME_MAX_US).all()
+                and (np.abs(ts + dur) < TIME_MAX_US).all()):   # rules.usable_*; False on NaN
             return False
         if max(float(np.abs(ts).max()), float(dur.max())) >= _EXACT_US \
                 and int in set(map(type, ts_raw)) | set(map(type, dur_raw)):
@@ -288,13 +320,32 @@ class Builder:
         if None in th:
             th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
         base = self.count
-        self._args(v.args(), base)
+        if self.records:
+            self._args(v.args(), base)
         start = to_ns_exact(ts)
-        self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                          np.array(ct, dtype=np.int32), start, start + to_ns_exact(dur),
-                          np.array(xk, dtype=np.int64) + self.index))
-        self.count += len(xk)
+        self._add_rows(th, nm, ct, start, start + to_ns_exact(dur),
+                       np.array(xk, dtype=ordinal_type(self.index + max(xk))) + self.index)
         return True
+
+    def _add_rows(self, th, nm, ct, start, end, ordinal):
+        """One batch's slices appended to the columns (``th``, ``nm``, ``ct``: lists of
+        ids; ``start``, ``end``, ``ordinal``: numpy arrays)."""
+        cols = self.rows
+        cols[0].fromlist(th)
+        cols[1].fromlist(nm)
+        cols[2].fromlist(ct)
+        cols[3].frombytes(start.tobytes())
+        cols[4].frombytes(end.tobytes())
+        if cols[5].typecode != "q" and ordinal.dtype != np.int32:   # beyond 2^31 events
+            cols[5] = array("q", cols[5])
+        cols[5].frombytes(ordinal.astype(np.int64 if cols[5].typecode == "q" else np.int32,
+                                         copy=False).tobytes())
+        self.count += len(start)
+
+    def _add_deps(self, rows, lens, flat):
+        """Dependency records (int64 arrays: their slices' rows, lengths, items)."""
+        for col, values in zip(self.deps, (rows, lens, flat)):
+            col.frombytes(values.tobytes())
 
     def _args(self, args, base):
         """The dependency records and sync points among the ``X`` events' ``args``
@@ -308,10 +359,9 @@ class Builder:
             if set(map(type, deps)) == {list}:
                 lens = list(map(len, deps))
                 if min(lens) >= 3:
-                    self.dep_chunks.append((np.arange(base, base + len(deps), dtype=np.int64),
-                                            np.array(lens, dtype=np.int64), None,
-                                            np.array(list(chain.from_iterable(deps)),
-                                                     dtype=np.int64)))
+                    self._add_deps(np.arange(base, base + len(deps), dtype=np.int64),
+                                   np.array(lens, dtype=np.int64),
+                                   np.array(list(chain.from_iterable(deps)), dtype=np.int64))
                     return
         with_args = [(i, a) for i, a in enumerate(args) if a]
         if not with_args:
@@ -321,9 +371,8 @@ class Builder:
         if deps:
             rows, lists = zip(*deps)
             flat = np.array(list(chain.from_iterable(lists)), dtype=np.int64)
-            self.dep_chunks.append((np.array(rows, dtype=np.int64) + base,
-                                    np.array(list(map(len, lists)), dtype=np.int64),
-                                    None, flat))
+            self._add_deps(np.array(rows, dtype=np.int64) + base,
+                           np.array(list(map(len, lists)), dtype=np.int64), flat)
         if len(deps) < len(with_args):
             for i, a in with_args:
                 if a.get("dep") is None and a.get("wait") is not None:
@@ -349,7 +398,7 @@ class Builder:
             ph = get("ph")
             if ph == "X":
                 ts, dur = get("ts"), get("dur")
-                if not (_num(ts) and usable_dur(dur)):
+                if not (_num(ts) and usable_dur(dur) and _num(ts + dur)):   # its end too
                     continue
                 name = get("name")
                 n = names.get(name) if type(name) is str else None
@@ -370,7 +419,7 @@ class Builder:
                 du_.append(t0 + ns(dur))
                 od.append(index + k)
                 args = get("args")
-                if args:
+                if args and self.records:
                     dep = args.get("dep")
                     if dep is not None:
                         if type(dep) is list and len(dep) >= 3 and _ints(dep):
@@ -385,7 +434,7 @@ class Builder:
                             syncs.append((base + len(ts_) - 1, wait, False))
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
-            elif ph == "i":   # a sync point: an instant at the end of the wait
+            elif ph == "i" and self.records:   # a sync point: an instant at the end of the wait
                 args, ts = get("args"), get("ts")
                 if type(args) is dict and "wait" in args and _num(ts):
                     waited = args.get("waited")
@@ -404,25 +453,22 @@ class Builder:
                     args = get("args")
                     if type(args) is dict and type(args.get("name")) is str:
                         self.thread_names[(_key(get("pid")), _key(get("tid")))] = args["name"]
-            elif ph in LINK_PHASES:
+            elif type(ph) is str and ph in LINK_PHASES:   # (a ph may be any JSON value)
                 links.append((k, ev))
         if links:
             self.links.feed(links, index)
         if ts_:
-            start = np.array(ts_, dtype=np.int64)
-            end = np.array(du_, dtype=np.int64)
-            self.rows.append((np.array(th, dtype=np.int32), np.array(nm, dtype=np.int32),
-                              np.array(ct, dtype=np.int32), start, end,
-                              np.array(od, dtype=np.int64)))
-            self.count += len(ts_)
+            self._add_rows(th, nm, ct, np.array(ts_, dtype=np.int64),
+                           np.array(du_, dtype=np.int64),
+                           np.array(od, dtype=ordinal_type(self.index, -1 - self.index)))
         if d_rows:
             try:
                 flat = np.array(d_flat, dtype=np.int64)
             except (TypeError, ValueError, OverflowError):   # not all integers
                 flat = np.array([v if type(v) is int and -2**62 < v < 2**62 else 0
                                  for v in d_flat], dtype=np.int64)
-            self.dep_chunks.append((np.array(d_rows, dtype=np.int64),
-                                    np.array(d_lens, dtype=np.int64), None, flat))
+            self._add_deps(np.array(d_rows, dtype=np.int64), np.array(d_lens, dtype=np.int64),
+                           flat)
 
     def _pair(self, ev, ph, ordinal, th, nm, ct, ts_, du_, od):
         """A ``B`` opens a slice, an ``E`` closes its thread's last open one (rules.py):
@@ -448,38 +494,57 @@ class Builder:
                 od.append(-1 - first)
 
     def finish(self):
+        tl = self._finish()
+        # let go of the Trace (the links hold a method of the builder: a reference cycle
+        # that would keep it until the next collection)
+        self.tl = self.links = None
+        if self.link_mode == "spans":
+            tl.links_bound = "spans"
+        return tl
+
+    def _finish(self):
         tl = self.tl
         tl.events = self.index
         by_ix = {v: k for k, v in self.thread_ix.items()}
         tl.threads = [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                       for i in range(len(by_ix))]
         self.links.finish_pairs(tl, self.thread_ix)
-        tl.names = _table(self.name_ix)
-        tl.cats = _table(self.cat_ix)
+        tl.names = table(self.name_ix)
+        tl.cats = table(self.cat_ix)
         self.name_ix = {}   # done with; its room goes to the sort below (a name per row)
-        if not self.rows:
+        if not self.count:
             self.links.finish_flows(tl, self.thread_ix)
             return tl
-        thread, name, cat, start, end, ordinal = (np.concatenate([r[j] for r in self.rows])
-                                                  for j in range(6))
-        self.rows = []
+        # each column sorted and its unsorted copy let go before the next: a load's peak
+        # is here, the columns, the sort order and one sorted copy
+        thread, start, end = self._joined(0), self._joined(3), self._joined(4)
         order = np.lexsort((start - end, start, thread))   # thread, start, longer first
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
         lines = self.cat_ix.get(PYTHON_LINE)
+        keep = cat = None
         if lines is not None:   # Python-line samples: no slices of the timeline
+            cat = self._joined(2)
             keep = cat[order] != lines
-            order = order[keep]
-            rank = np.where(keep[rank], np.cumsum(keep)[rank] - 1, -1)
-            keep = None
-        # each column sorted, then its unsorted copy let go (the peak of a load is here;
-        # ``thread`` stays: the dependency records' rows are in file order)
+            if keep.all():
+                keep = None
+            else:
+                order = order[keep]
+        # rows of the file's order -> sorted rows: only the dependency records and sync
+        # points (rows counted in file order) need it
+        rank = None
+        if len(self.deps[0]) or self.syncs:
+            rank = np.empty_like(order) if keep is None else np.full(self.count, -1, np.int64)
+            rank[order] = np.arange(len(order))
+        keep = None
+        # ``thread`` stays until the dependency records are read (their rows are in file
+        # order)
         tl.thread = thread[order]
-        tl.name, name = name[order], None
-        tl.cat, cat = cat[order], None
+        if rank is None:
+            thread = None
         tl.start, start = start[order], None
         tl.end, end = end[order], None
-        tl.ordinal, ordinal = ordinal[order], None
+        tl.name = self._joined(1)[order]
+        tl.cat, cat = (cat if cat is not None else self._joined(2))[order], None
+        tl.ordinal = self._joined(5)[order]
         order = None
         self._dependencies(tl, rank, thread)
         self._syncs(tl, rank)
@@ -488,48 +553,63 @@ class Builder:
         self.links.finish_flows(tl, self.thread_ix)
         return tl
 
+    def _joined(self, j):
+        """Column ``j`` of every slice (file order) as a numpy array over the column's
+        buffer (no copy), the builder's reference let go."""
+        col = self.rows[j]
+        self.rows[j] = None
+        return np.frombuffer(col, dtype=np.int64 if col.typecode == "q" else np.int32)
+
     def _dependencies(self, tl, rank, thread):
-        if not self.dep_chunks:
+        if not len(self.deps[0]):
             return
-        chunks, self.dep_chunks = self.dep_chunks, []
-        rows = np.concatenate([c[0] for c in chunks])
-        lens = np.concatenate([c[1] for c in chunks])
-        flat = np.concatenate([c[3] for c in chunks])
-        first = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(lens, out=first[1:])
-        p, q, t = flat[first[:-1]], flat[first[:-1] + 1], flat[first[:-1] + 2]
+        # numpy views of the columns (no copy); each array let go once read: a 1M-op
+        # trace's records are a load's peak
+        rows, lens, flat = (np.frombuffer(col, dtype=np.int64) for col in self.deps)
+        self.deps = None
+        head = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=head[1:])
+        head = head[:-1]   # each record's first item
+        p, q, t = flat[head], flat[head + 1], flat[head + 2]
         ok = (q >= 0) & (q <= p)
         # the pushing thread: tid t in the pid of the op's own slice, as a thread index
-        pusher = np.empty(len(lens), dtype=np.int64)
         pid_of_thread = [key[0] for key, _ in sorted(self.thread_ix.items(), key=lambda kv: kv[1])]
         tids, t_ix = np.unique(t, return_inverse=True)      # 1-D uniques: fast
+        t = None
         pair = thread[rows].astype(np.int64) * len(tids) + t_ix.reshape(-1)
+        t_ix = None
         pairs, inverse = np.unique(pair, return_inverse=True)
+        pair = None
         found = np.array([self._thread(pid_of_thread[k // len(tids)], int(tids[k % len(tids)]))
                           for k in pairs.tolist()], dtype=np.int64)
-        pusher[:] = found[inverse.reshape(-1)]
+        pusher = found[inverse.reshape(-1)]
+        inverse = None
         if len(self.thread_ix) > len(tl.threads):   # a pusher that recorded no slice
             by_ix = {v: k for k, v in self.thread_ix.items()}
             tl.threads += [(by_ix[i][0], by_ix[i][1], self.thread_names.get(by_ix[i]))
                            for i in range(len(tl.threads), len(by_ix))]
         # variables: everything after the first three items, zeros dropped
-        is_var = np.ones(len(flat), dtype=bool)
+        is_var = flat != 0
         for j in range(3):
-            is_var[first[:-1] + j] = False
-        is_var &= flat != 0
+            is_var[head + j] = False
         keep_rec = np.flatnonzero(ok)
         if len(keep_rec) < len(lens):   # variables of records left out: none
             is_var &= ok[np.repeat(np.arange(len(lens)), lens)]
+        counts = np.add.reduceat(is_var, head, dtype=np.int64)   # >= 3 items each
+        variables = flat[is_var]
+        flat = is_var = lens = head = None
         r = rank[rows[keep_rec]]
+        rows = None
         order = np.argsort(r, kind="stable")
         sel = keep_rec[order]
         tl.dep_slice = r[order]
+        r = order = keep_rec = None
         start = tl.start[tl.dep_slice]
         tl.dep_push = start - p[sel]
         tl.dep_ready = start - q[sel]
         tl.dep_pusher = pusher[sel]
-        counts = np.add.reduceat(is_var, first[:-1], dtype=np.int64)   # >= 3 items each
-        tl.dep_vars, tl.dep_var_start = _csr(counts, flat[is_var], sel)
+        start = p = q = pusher = None
+        tl.dep_vars, tl.dep_var_start = csr(counts, variables, sel)
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []
@@ -553,59 +633,7 @@ class Builder:
         order = np.argsort(np.array(rows, dtype=np.int64), kind="stable")
         tl.sync_slice = np.array(rows, dtype=np.int64)[order]
         tl.sync_all = np.array(every, dtype=bool)[order]
-        tl.sync_vars, tl.sync_var_start = _csr(counts, flat, order)
-
-
-def nesting(thread, start, end):
-    """``(parent, depth, overlapping)`` of slices sorted by thread, start, longer first,
-    per thread by the rules of :mod:`.slices` (a slice's parent is the innermost one it
-    starts inside; one that overlaps its parent's end, ``overlapping``, keeps it but
-    parents nobody). int32 columns: 8 bytes a slice for both. A thread whose slices
-    never nest costs one numpy pass."""
-    n = len(start)
-    parent = np.full(n, slices.OUTSIDE, dtype=np.int32)
-    overlapping = np.zeros(n, dtype=bool)
-    if n < 2:
-        return parent, np.zeros(n, dtype=np.int32), overlapping
-    bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        local, over = slices.parents(start[a:b], end[a:b])
-        inside = local >= 0
-        if inside.any():
-            parent[a:b] = np.where(inside, local + a, slices.OUTSIDE)
-            overlapping[a:b] = over
-    depth = np.zeros(n, dtype=np.int32)
-    up = parent.copy()
-    while True:   # one pass per level of nesting
-        inside = up >= 0
-        if not inside.any():
-            break
-        depth += inside
-        up = np.where(inside, parent[np.maximum(up, 0)], slices.OUTSIDE)
-    return parent, depth, overlapping
-
-
-def _table(index):
-    out = [None] * len(index)
-    for k, v in index.items():
-        out[v] = k
-    return out
-
-
-def _csr(counts, flat, order):
-    """(values, starts) of variable lists reordered by ``order``."""
-    counts = np.asarray(counts, dtype=np.int64)
-    flat = np.asarray(flat, dtype=np.int64)
-    starts = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    c = counts[order]
-    new_starts = np.zeros(len(c) + 1, dtype=np.int64)
-    np.cumsum(c, out=new_starts[1:])
-    if not len(flat):
-        return flat, new_starts
-    # gather each record's run of values in the new order
-    src = np.repeat(starts[:-1][order] - new_starts[:-1], c) + np.arange(int(new_starts[-1]))
-    return flat[src], new_starts
+        tl.sync_vars, tl.sync_var_start = csr(counts, flat, order)
 
 
 def settings_of(top):

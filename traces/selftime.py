@@ -19,7 +19,7 @@ import numpy as np
 from . import slices
 
 
-def inner_ns(starts, ends, durs=None, scale=1):
+def inner_ns(starts, ends, durs=None, scale=1, ordered=False):
     """Per slice of one thread, the time covered by its direct children.
 
     ``starts``/``ends`` are integer nanoseconds (any order); the result is aligned with
@@ -30,30 +30,40 @@ def inner_ns(starts, ends, durs=None, scale=1):
     scale``. A thread whose slices never nest (an engine worker's ops) costs one numpy
     pass; properly nested ones a few (``slices.parents_nested``); only a thread with a
     slice that overlaps its parent's end is walked in Python (``slices.nest``).
+    ``ordered``: the slices are sorted already (by start, the longer first, as the
+    ``Trace`` holds them): no sorted copies are made.
     """
     s = np.asarray(starts, dtype=np.int64)
     e = np.asarray(ends, dtype=np.int64)
-    out = np.zeros(len(s), dtype=np.int64)
     if len(s) < 2:
-        return out
-    order = np.argsort(s, kind="stable")   # (runs recorded in order: a merge)
-    ss = s[order]
-    if bool((ss[1:] == ss[:-1]).any()):   # equal starts: the longer first, then as given
-        order = np.lexsort((np.arange(len(s)), s - e, s))
+        return np.zeros(len(s), dtype=np.int64)
+    if ordered:
+        order, ss, es = None, s, e
+    else:
+        order = np.argsort(s, kind="stable")   # (runs recorded in order: a merge)
         ss = s[order]
-    es = e[order]
+        if bool((ss[1:] == ss[:-1]).any()):   # equal starts: the longer first, then as given
+            order = np.lexsort((np.arange(len(s)), s - e, s))
+            ss = s[order]
+        es = e[order]
     reach = np.maximum.accumulate(es)
     top = np.r_[True, reach[:-1] <= ss[1:]]   # nothing open at its start
+    reach = None
     if bool(top.all()):
-        return out   # flat: nothing starts inside anything
-    dur = es - ss if durs is None else np.asarray(durs, dtype=np.int64)[order]
+        return np.zeros(len(s), dtype=np.int64)   # flat: nothing starts inside anything
+    dur = es - ss if durs is None else np.asarray(durs, dtype=np.int64)
+    if order is not None and durs is not None:
+        dur = dur[order]
     parent = slices.parents_nested(ss, es, top)
     if parent is None:
-        out[order] = _inner_walk(ss, es, dur, scale)
-        return out
-    has = parent >= 0
-    inner = np.zeros(len(ss), dtype=np.int64)
-    np.add.at(inner, parent[has], dur[has])
+        inner = _inner_walk(ss, es, dur, scale)
+    else:
+        has = parent >= 0
+        inner = np.zeros(len(ss), dtype=np.int64)
+        np.add.at(inner, parent[has], dur[has])
+    if order is None:
+        return inner
+    out = np.zeros(len(s), dtype=np.int64)
     out[order] = inner
     return out
 
@@ -73,12 +83,12 @@ def _inner_walk(ss, es, dur, scale):
     return inner
 
 
-def inner_by_row(rows, starts, ends, durs=None, scale=1):
+def inner_by_row(rows, starts, ends, durs=None, scale=1, ordered=False):
     """``{row: inner time}`` summed over one thread's slices (see :func:`inner_ns`);
     ``rows`` names each slice's row (hashable values, or an integer array). Rows whose
     slices have no children are left out (their self time is their total).
     """
-    inner = inner_ns(starts, ends, durs, scale)
+    inner = inner_ns(starts, ends, durs, scale, ordered)
     nz = np.flatnonzero(inner)
     if not len(nz):
         return {}

@@ -173,3 +173,32 @@ def parents(s, e):
         parent = np.asarray(walked, np.int64)
         overlapping[[k for k, _, _ in overlaps]] = True
     return parent, overlapping
+
+
+def nesting(thread, start, end):
+    """``(parent, depth, overlapping)`` of slices sorted by thread, start, longer first,
+    per thread by the rules of :mod:`.slices` (a slice's parent is the innermost one it
+    starts inside; one that overlaps its parent's end, ``overlapping``, keeps it but
+    parents nobody). int32 columns: 8 bytes a slice for both. A thread whose slices
+    never nest costs one numpy pass."""
+    n = len(start)
+    parent = np.full(n, OUTSIDE, dtype=np.int32)
+    overlapping = np.zeros(n, dtype=bool)
+    if n < 2:
+        return parent, np.zeros(n, dtype=np.int32), overlapping
+    bounds = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1], True]).tolist()
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        local, over = parents(start[a:b], end[a:b])
+        inside = local >= 0
+        if inside.any():
+            parent[a:b] = np.where(inside, local + a, OUTSIDE)
+            overlapping[a:b] = over
+    depth = np.zeros(n, dtype=np.int32)
+    up = parent.copy()
+    while True:   # one pass per level of nesting
+        inside = up >= 0
+        if not inside.any():
+            break
+        depth += inside
+        up = np.where(inside, parent[np.maximum(up, 0)], OUTSIDE)
+    return parent, depth, overlapping

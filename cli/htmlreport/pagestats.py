@@ -40,14 +40,14 @@ class PageStatsTotals:
     of ``sources.StatsTotals``): the reader's rows filled by its column path are made
     Stats rows only when :func:`candidates` keeps them, so a trace of a million names
     never holds a million rows; then :func:`page_stats`. ``report.extra["operator
-    rows"]``: how many operator rows the whole statistics hold. Self time is computed on
-    the pass's ``Trace`` (``readers/trace_self.py``: one copy of the slice columns), so
-    the pass's ``TimelineCollector`` comes before this collector."""
+    rows"]``: how many operator rows the whole statistics hold. The slices are counted
+    from the pass's ``Trace`` (``readers/trace_stats.py``: one copy of the slice
+    columns), so the pass's ``TimelineCollector`` comes before this collector."""
 
     def __init__(self, limit):
-        from ..readers.trace_self import TraceSelfStats
+        from ..readers.trace_stats import TraceStats
 
-        self._collector = TraceSelfStats()
+        self._collector = TraceStats()
         self._limit = limit
 
     def feed(self, events):

@@ -181,14 +181,15 @@ class StatsCollector:
         self._first = self._last = None   # ns: the profile's span (slices only)
 
     def _slice(self, thread, cat, name, t0, t1, dur):
-        """Keep one thread-bound slice (``t0``/``t1``: its ends in ns, ``dur`` its length
-        in us) for self time and the wall-time span."""
+        """Count one thread-bound slice (``t0``/``t1``: its ends in ns, ``dur`` its length
+        in us) in its row and keep it for self time and the wall-time span."""
+        self.stats.add_time(cat, name, dur)
         self._widen_ns(t0, t1)
         # ps, exactly as Stats.add_time sums it
         self._keep_slice(thread, t0, t1, self._new_row(cat, name), round(dur * 1_000_000))
 
     def _keep_slice(self, thread, t0, t1, row, ps):
-        """Keep one slice's columns for self time (``trace_self.py`` keeps fewer)."""
+        """Keep one slice's columns for self time (``trace_stats.py`` keeps fewer)."""
         cols = self._threads.get(thread)
         if cols is None:
             cols = self._threads[thread] = (array("q"), array("q"), array("q"), array("q"))
@@ -212,21 +213,35 @@ class StatsCollector:
         """The ``X`` events of the batch view ``v`` as columns; False (nothing added)
         when one of them is not plainly well formed (the per-event path then judges
         each)."""
+        cols = self._x_columns(v)
+        if cols is None:
+            return False
+        self._count_x(v, *cols)
+        return True
+
+    def _x_columns(self, v):
+        """``(ts, dur, cats, names, pids, tids, ps, t0, t1)`` of the view's ``X`` events
+        (ps: their durations in picoseconds; t0, t1: their ends in ns), or None when one
+        of them is not plainly well formed."""
         ts, dur, cats, names, pids, tids = v.fields()
         types = set(map(type, ts)) | set(map(type, dur))
         if not types <= _NUMBERS:
-            return False
+            return None
         ts, dur = np.array(ts, dtype=np.float64), np.array(dur, dtype=np.float64)
         reach = np.abs(ts) + dur
         if not ((dur >= 0).all() and (reach < _INT64_NS).all()
                 and float(dur.sum()) < _INT64_PS):          # also False for a NaN
-            return False
+            return None
         if int in types and not ((reach < _INT_EXACT_NS).all()
                                  and (dur < _INT_EXACT_PS).all()):
-            return False
+            return None
         ps = np.rint(dur * 1_000_000).astype(np.int64)      # round(dur * 1_000_000)
         t0 = np.rint(ts * 1000).astype(np.int64)
         t1 = t0 + np.rint(dur * 1000).astype(np.int64)       # rules.end_ns
+        return ts, dur, cats, names, pids, tids, ps, t0, t1
+
+    def _count_x(self, v, ts, dur, cats, names, pids, tids, ps, t0, t1):
+        """Count the view's well-formed ``X`` columns into their rows and keep them."""
         if set(map(type, cats)) != {str} or "" in cats:
             cats = [_label(c, NO_CATEGORY) for c in cats]
         if set(map(type, names)) != {str} or "" in names:
@@ -235,7 +250,6 @@ class StatsCollector:
         self._add_rows(row, ps)
         self._widen_ns(int(t0.min()), int(t1.max()))
         self._keep_slices(pids, tids, t0, t1, row, ps)
-        return True
 
     def _keep_slices(self, pids, tids, t0, t1, row, ps):
         """:meth:`_keep_slice` of a batch's ``X`` columns (pids, tids: lists)."""
@@ -389,11 +403,12 @@ class StatsCollector:
                     cat, name = _label(get("cat"), NO_CATEGORY), _label(get("name"), NO_NAME)
                     if self._group_by:
                         name = row_name(name, get("args"), self._group_by, cat)
-                    add_time(cat, name, dur)
                     if _num(ts) and _num(ts + dur):
                         t0 = ns(ts)
                         self._slice((_key(get("pid")), _key(get("tid"))), cat, name,
                                     t0, t0 + ns(dur), dur)
+                    else:   # a duration without a usable place in time: no self time
+                        add_time(cat, name, dur)
             elif ph == "C":
                 self._counter(ev)
             elif ph == "B" or ph == "E":
@@ -435,7 +450,6 @@ class StatsCollector:
         if begun is not None:
             begin, name, cat = begun
             if _span(ts - begin):
-                self.stats.add_time(cat, name, ts - begin)
                 self._slice(thread, cat, name, ns(begin), ns(ts), ts - begin)
 
     def _async(self, ev, ph):

@@ -22,12 +22,15 @@ class Builder(model.Builder):
     """A :class:`~xprof.traces.model.Builder` that also collects the Python-line samples
     of the batches it is fed (``Trace.python_lines``)."""
 
-    def __init__(self):
+    def __init__(self, records=True):
+        # records=False: a reader of the slices and call spans alone (xprof stats): no
+        # dependency records, sync points nor flow steps read
         self.lines = PythonLinesCollector()
         # explain, report and diff read of the links only the custom-op calls
         # (call_stats, call_span) and the largest flow id (a marked copy's arrows):
         # the rest is skipped at load (docs/cli-readers.md, issue #25's figures)
-        super().__init__(collectors=(self.lines,), links="calls")
+        super().__init__(collectors=(self.lines,), links="calls" if records else "spans",
+                         records=records)
 
     def finish(self):
         tl = super().finish()
@@ -49,16 +52,17 @@ def load(path, on_batch=None, collectors=()):
 class TimelineCollector:
     """The :class:`Trace` built from the batches another pass decodes (a
     stats-pipeline collector: ``xprof report``'s and ``xprof diff``'s statistics pass):
-    ``report.extra["timeline"]``, with the trace's recorded settings."""
+    ``report.extra["timeline"]``, with the trace's recorded settings. ``records=False``:
+    without the dependency records and sync points (``xprof stats``' own pass)."""
 
-    def __init__(self):
-        self._builder = Builder()
+    def __init__(self, records=True):
+        self._builder = Builder(records)
 
     def feed(self, events):
         self._builder.feed(events)
 
     def finish(self, report):
-        tl = self._builder.finish()
+        tl, self._builder = self._builder.finish(), None   # the report holds the Trace
         tl.settings = settings_of(report.top)
         tl.top = report.top
         report.extra["timeline"] = tl

@@ -25,8 +25,8 @@ import click
 from ..errors import fail
 from ..progress import byte_progress
 from xprof.traces.batch import Batch
-from ..readers.callspans import CallSpanCollector
-from ..readers.chrome import StatsCollector
+from ..readers.timeline import TimelineCollector
+from ..readers.trace_stats import TraceStats
 from ..readers.pylines import PythonLinesCollector
 from ..readers.onednn import looks_like_onednn, read_onednn
 from xprof.traces.tracefile import READ_ERRORS, TraceError, TraceReader, open_binary
@@ -42,29 +42,40 @@ def _is_json(head):
 
 
 class StatsTotals:
-    """The aggregate tables (Time, Memory, Counter): the collector every trace feeds."""
+    """The aggregate tables (Time, Memory, Counter): the collector every trace feeds. Its
+    slices are counted from the pass's ``Trace`` (``readers/trace_stats.py``); the
+    streaming part keeps what the ``Trace`` leaves out (counters, async pairs, ...)."""
+
+    needs_trace = True
 
     def __init__(self, options):
-        self._collector = StatsCollector(options.group_by)
+        self._collector = TraceStats(options.group_by)
 
     def feed(self, events):
         self._collector.feed(events)
 
     def finish(self, report):
+        self._collector.use_trace(report.extra["timeline"])
         report.stats = self._collector.finish()
 
 
 class CustomOpCalls:
-    """The ``Custom Operator Calls`` breakdown (call spans, else derived from the rows)."""
+    """The ``Custom Operator Calls`` breakdown: the ``Trace``'s call spans
+    (``Trace.call_stats``, paired in its build), else derived from the rows."""
+
+    needs_trace = True
 
     def __init__(self, options):
-        self._collector = CallSpanCollector()
+        pass
 
     def feed(self, events):
-        self._collector.feed(events)
+        pass
 
-    def finish(self, report):
-        self._collector.finish(report.stats)   # after StatsTotals: derives from its rows
+    def finish(self, report):   # after StatsTotals: the section derives from its rows
+        tl = report.extra["timeline"]
+        report.stats.calls = tl.call_stats
+        if tl.call_span is not None:   # the calls widen the wall time
+            report.stats.add_span_ns(*tl.call_span)
 
 
 # Collectors fed every batch of a Chrome trace, in this order.
@@ -99,8 +110,14 @@ class ChromeTrace:
             fail(f"{path}: neither a Chrome trace (JSON) nor a oneDNN verbose log "
                  f"(lines starting dnnl_verbose, or onednn_verbose,)")
         reader = TraceReader(path)
-        collectors = [make(options) for make in TRACE_COLLECTORS if make not in skip] \
-            + list(collectors)
+        made = [make(options) for make in TRACE_COLLECTORS if make not in skip]
+        # the pass's one Trace, finished first: the statistics are queries on it (a
+        # caller's TimelineCollector is that Trace, else one is made when needed)
+        given = list(collectors)
+        trace = [c for c in given if isinstance(c, TimelineCollector)][:1]
+        if not trace and any(getattr(c, "needs_trace", False) for c in made):
+            trace = [TimelineCollector(records=False)]   # slices alone
+        collectors = trace + made + [c for c in collectors if c not in trace]
         names = {}   # slice names numbered once for every collector (Batch.names)
         with byte_progress(reader, "reading") as tick:
             for batch, _ in reader.batches():
@@ -110,8 +127,12 @@ class ChromeTrace:
                 tick()
             batch = names = None   # the collectors' finish may need the room
         report = Report(path=path, stats=None, truncated=reader.truncated, top=reader.top)
-        for collector in collectors:
+        last = max([k for k, c in enumerate(collectors) if getattr(c, "needs_trace", False)],
+                   default=-1)
+        for k, collector in enumerate(collectors):
             collector.finish(report)
+            if k == last and trace and trace[0] not in given:
+                report.extra.pop("timeline", None)   # its queries done: its room goes back
         if reader.truncated:
             click.echo(f"xprof: warning: {path} is truncated; statistics cover the events "
                        f"before the cut", err=True)

@@ -267,7 +267,7 @@ def _sub_operator(th, ev):
 def _call_span(th, ev):
     """A custom-op call: an async ``b``/``e`` pair (one id per call) from its push to its
     outputs being ready, the split as integer-ns args on ``b`` (``callstats.arg_values``;
-    read back by ``cli/readers/callspans.py``; Tail is what the parts leave of
+    read back by the ``Trace``'s build, ``traces/links.py``; Tail is what the parts leave of
     ``e.ts - b.ts``)."""
     split = records.call_split(ev)
     name, cat = ev[1], ev[2]

@@ -131,3 +131,45 @@ def test_a_load_of_the_calls_only_keeps_what_the_readers_read():
         full.call_stats.to_json({}, "total", False)
     assert len(full.flow_id) == 5 and len(calls.flow_id) == 0
     assert len(full.async_start) == 2 and list(calls.async_call) == [True]
+
+
+def test_a_load_of_slices_and_spans_alone_reads_no_records_flows_or_instants():
+    # Builder(records=False, links="spans") (xprof stats): the same slices and call
+    # stats as a full load, no dependency record, sync point, instant or flow step
+    split = {"queued_ns": 1000, "inputs_ns": 400, "python_ns": 2000, "blocked_ns": 0,
+             "sub_operators_ns": 500, "setup_ns": 0}
+    call = {"ph": "b", "name": "MyOp", "cat": "Custom Operator", "id": 2, "ts": 10,
+            "pid": 0, "tid": 1, "args": split}
+    op = dict(_x("op", 0, 100), args={"dep": [5, 3, 1, 4, -5]})
+    wait = {"ph": "i", "name": "WaitForAll", "cat": "operator", "ts": 120, "s": "t",
+            "pid": 0, "tid": 1, "args": {"wait": "all", "waited": 10}}
+    events = [op, _x("b", 20, 10), _flow("s", 7, 20), _flow("f", 7, 50), wait,
+              call, dict(call, ph="e", ts=15, args=None)]
+    full = from_events(events)
+    lean = from_events(events, Builder(records=False, links="spans"))
+    assert (lean.links_bound, lean.records_read, full.records_read) == ("spans", False, True)
+    assert lean.max_flow_id is None and len(lean.flow_id) == 0
+    assert len(full.dep_slice) == 1 and len(lean.dep_slice) == 0
+    assert len(full.sync_slice) == 1 and len(lean.sync_slice) == 0
+    assert len(full.instant_slice) == 1 and len(lean.instant_slice) == 0
+    keep = [k for k in range(len(full.start)) if k not in full.instant_slice.tolist()]
+    assert lean.start.tolist() == full.start[keep].tolist()
+    assert lean.end.tolist() == full.end[keep].tolist()
+    assert [lean.names[n] for n in lean.name] == [full.names[full.name[k]] for k in keep]
+    assert lean.call_stats.to_json({}, "total", False) == \
+        full.call_stats.to_json({}, "total", False)
+
+
+def test_a_slice_whose_end_is_no_usable_time_is_left_out():
+    # rules.usable_time for the end too (2^63 ns): it would not fit the int64 columns
+    tr = from_events([_x("ok", 0, 10), _x("far", 9e15, 9e15), _x("far2", 9e15, 1e14)])
+    assert sorted(tr.names[n] for n in tr.name) == ["far2", "ok"]
+
+
+def test_columns_past_2_31_events_hold_8_byte_ordinals():
+    b = Builder()
+    b.index = 2 ** 31 + 5   # as if that many events came before
+    b.feed([_x("a", 0, 10), _x("b", 20, 10)])
+    tr = b.finish()
+    assert tr.ordinal.dtype.itemsize == 8
+    assert tr.ordinal.tolist() == [2 ** 31 + 5, 2 ** 31 + 6]
