@@ -32,7 +32,7 @@ import itertools
 import os
 import sys
 import threading
-from time import perf_counter_ns, sleep
+from time import perf_counter_ns
 
 from .. import _env
 from . import linefold, recorder as R, records
@@ -43,7 +43,6 @@ SETUP_SUFFIX = linefold.SETUP_SUFFIX   # the call name of a creation's samples
 IDLE_TICKS = 20         # ticks with no call running before the sampler ticks slowly
 SLOW_FACTOR = 10        # ... every this many intervals
 MAX_DEPTH = 64          # frames kept per sample, from the leaf
-_SLEEP = False
 _SWITCH_FRACTION = 4    # the switch interval while sampling: the sample interval / this
 
 # thread ident -> [call number, op name, call start, lines buffer's append, outer entry,
@@ -185,13 +184,7 @@ class Sampler:
         fast = step = self.interval_ns
         slow = fast * SLOW_FACTOR
         due = prev + step   # ticks on a fixed schedule: a late wake-up shortens the next wait
-        while True:
-            if _SLEEP:
-                sleep(max(due - clock(), 0) / 1e9)
-                if stop.is_set():
-                    break
-            elif stop.wait(max(due - clock(), 0) / 1e9):
-                break
+        while not stop.wait(max(due - clock(), 0) / 1e9):
             # (no call running: no stacks to read; the tick keeps the schedule)
             frames = current_frames() if running or self.all_threads else {}
             t = clock()
