@@ -140,11 +140,13 @@ class TraceStats(StatsCollector):
             self.stats.add_span_ns(self._first, self._last)
 
     def _name_ids(self, tl):
-        """The statistics' name number of each of the ``Trace``'s names (int64)."""
+        """The statistics' name number of each of the ``Trace``'s names (int32 below 2^31
+        names: a thread's gathered numbers are the query's largest temporary)."""
         ix = self._numbering()
         return np.fromiter((ix.setdefault(n, len(ix)) for n in
                             (_label(x, NO_NAME) for x in tl.names)),
-                           dtype=np.int64, count=len(tl.names))
+                           dtype=np.int32 if len(tl.names) < 2 ** 31 else np.int64,
+                           count=len(tl.names))
 
     def _thread_query(self, tl, a, b, skip, name_ids, extra, exact):
         """Count the ``Trace``'s slices ``a:b`` (one thread) into their rows and add their
@@ -191,7 +193,10 @@ class TraceStats(StatsCollector):
         nid = name_ids[tl.name[a:b]]
         cat = tl.cat[a:b]
         row = np.empty(b - a, dtype=np.int32)
-        for c in np.unique(cat).tolist():
+        # (the categories present by a count, not np.unique: no sorted copy of the column)
+        present = np.flatnonzero(np.bincount(cat, minlength=len(tl.cats))) if len(cat) \
+            else ()
+        for c in (present.tolist() if len(present) else ()):
             sel = np.flatnonzero(cat == c) if len(row) and (cat != c).any() else slice(None)
             domain, tab = self._table(_label(tl.cats[c], NO_CATEGORY))
             nids = nid[sel]
