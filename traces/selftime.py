@@ -51,16 +51,16 @@ def inner_ns(starts, ends, durs=None, scale=1, ordered=False):
     reach = None
     if bool(top.all()):
         return np.zeros(len(s), dtype=np.int64)   # flat: nothing starts inside anything
-    dur = es - ss if durs is None else np.asarray(durs, dtype=np.int64)
-    if order is not None and durs is not None:
+    dur = None if durs is None else np.asarray(durs, dtype=np.int64)
+    if order is not None and dur is not None:
         dur = dur[order]
     parent = slices.parents_nested(ss, es, top)
     if parent is None:
-        inner = _inner_walk(ss, es, dur, scale)
+        inner = _inner_walk(ss, es, es - ss if dur is None else dur, scale)
     else:
-        has = parent >= 0
+        has = np.flatnonzero(parent >= 0)   # (the children only: no whole duration column)
         inner = np.zeros(len(ss), dtype=np.int64)
-        np.add.at(inner, parent[has], dur[has])
+        np.add.at(inner, parent[has], es[has] - ss[has] if dur is None else dur[has])
     if order is None:
         return inner
     out = np.zeros(len(s), dtype=np.int64)
