@@ -254,8 +254,8 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
             else:
                 call.t_push, call.pusher = pushed
                 call.t_ready = perf_counter_ns()
-            call.reads = (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads))
-            call.writes = (id(outputs[0]),) if len(outputs) == 1 else \
+            call.reads = id(reads[0]) if len(reads) == 1 else tuple(map(id, reads))
+            call.writes = id(outputs[0]) if len(outputs) == 1 else \
                 tuple(map(id, outputs))
             call.t_span = t_span
         if inline:

@@ -24,6 +24,7 @@ KIND, T = records.KIND, records.T
 SUB_T_PUSH = records.position(SUB, "t_push")
 SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, records.SUB_WRITES
 SYNC_VARS = records.SYNC_VARS
+_var_ids = records.var_ids
 _F = [itemgetter(i) for i in range(11)]
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -107,7 +108,8 @@ class OpTable:
                 k = int(count.sum())
                 if k:   # variable j of this kind of op i goes to first[i] + j
                     at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(k)
-                    ids[at] = np.fromiter(chain.from_iterable(col), np.int64, k)
+                    ids[at] = np.fromiter(chain.from_iterable(map(_var_ids, col)),
+                                          np.int64, k)
                     signs[at] = sign
         self.ids, self.signs, self._ops = ids, signs, None
         return self
@@ -165,10 +167,15 @@ class OpTable:
 
 
 def _same_arity(col):
-    """``(lengths, ids)`` of the id tuples ``col``: ``ids`` is an (ops, k) matrix when
-    every tuple has the same length k (a set of lengths costs half a column of them),
-    else None."""
+    """``(lengths, ids)`` of the variable fields ``col`` (``records.var_ids``: one id or
+    a tuple): ``ids`` is an (ops, k) matrix when every op has the same count k (a set of
+    types, then of lengths, costs half a column of them), else None."""
     m = len(col)
+    types = set(map(type, col))
+    if types == {int}:   # one variable each: the ids are the column
+        return np.ones(m, dtype=np.int64), np.fromiter(col, np.int64, m).reshape(m, 1)
+    if int in types:
+        col = list(map(_var_ids, col))
     arity = set(map(len, col))
     if len(arity) != 1:
         return np.fromiter(map(len, col), np.int64, m), None
@@ -209,7 +216,7 @@ def collect(snapshot, base_ns):
         for ev in rest:
             kind = ev[0]
             if kind == SUB and len(ev) > SUB_T_READY:
-                others.extend(ev[SUB_READS] + ev[SUB_WRITES])
+                others.extend(_var_ids(ev[SUB_READS]) + _var_ids(ev[SUB_WRITES]))
             elif kind == SYNC and ev[SYNC_VARS] is not None:
                 others.extend(ev[SYNC_VARS])
     every = [c.ids for c, _ in per_buf.values()] + [np.array(others, dtype=np.int64)]
@@ -231,7 +238,7 @@ def dep_args(t0, t_push, t_ready, pusher, tid, reads, writes, numbers):
     p = max(t0 - t_push, 0) if t_push else 0
     q = min(max(t0 - t_ready, 0), p) if t_ready else 0
     return [p, q, tid if pusher is None else pusher,
-            *[numbers[i] for i in reads], *[-numbers[i] for i in writes]]
+            *[numbers[i] for i in _var_ids(reads)], *[-numbers[i] for i in _var_ids(writes)]]
 
 
 def latency_values(parts, base_ns):

@@ -103,9 +103,9 @@ class Observer:
         # cheaper than tuple(map(id, ...)), measured under callgrind)
         n = len(reads)
         self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                       (id(reads[0]),) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2
+                       id(reads[0]) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2
                        else tuple(map(id, reads)),
-                       (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes)),
+                       id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)),
                        self.op_keys[name] if attrs is None else
                        self.shaped_keys[(name, attrs if type(attrs) is tuple
                                          else R.OpArgs(attrs.items()))]))
@@ -123,8 +123,8 @@ class Observer:
             tid, t_call = tag.setup_tid, tag.setup_t0   # the call began: the creation's
         self.sink.add((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1,
                        t_push, tid, t_call, tag.name, t_ready,
-                       (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
-                       (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
+                       id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+                       id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
     @staticmethod
@@ -137,8 +137,8 @@ class Observer:
         :meth:`op_with`'s branch (~3,000 instructions per ``MyAddOne`` call)."""
         tag.events.append((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t0,
                            tag.tid, tag.t_start, tag.name, None,
-                           (id(reads[0]),) if len(reads) == 1 else tuple(map(id, reads)),
-                           (id(writes[0]),) if len(writes) == 1 else tuple(map(id, writes))))
+                           id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+                           id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)
 
     def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs=None):

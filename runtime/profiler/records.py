@@ -78,7 +78,8 @@ KINDS = {k.code: k for k in (
     # tuples of id()s (numbered densely per trace by the encoder); key: the slice key
     # of its name and category, or of its name and input shapes when operators are
     # profiled (recorder.shaped_keys: the trace's args["Input Dims"]), so the record
-    # holds integers only besides its name and category.
+    # holds integers only besides its name and category. ``reads``/``writes``: one id()
+    # or a tuple of them (:func:`var_ids`), here and in SUB_OPERATOR.
     Kind(OP_DEP, "op with dependencies",
          ("name", "cat", "t0", "t1", "t_push", "t_ready", "pusher", "reads", "writes",
           "key"),
@@ -118,6 +119,15 @@ SUB_T_READY, SUB_READS, SUB_WRITES = (position(SUB_OPERATOR, f)
 SYNC_VARS = position(SYNC, "vars")
 
 
+def var_ids(field):
+    """The ``id()``s of a ``reads``/``writes`` field as a tuple. The field is the one
+    variable's ``id()`` itself (an int: nearly every op reads and writes one) or a tuple
+    of them: a 1-tuple per field would be one more object per record for the garbage
+    collector to count and sweep (two per op, six per ``Custom`` call), measured in
+    docs/performance.md."""
+    return (field,) if type(field) is int else field
+
+
 # -- constructors (the observer's hot paths build the same tuples inline) ----------------
 def slice_with_args(name, cat, t0, t1, args):
     """A complete slice carrying an ``args`` dict (an op with attributes)."""
@@ -128,13 +138,13 @@ def sub_operator(name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_read
                  reads=(), writes=()):
     """A custom operator's sub-operator: a slice, plus a flow arrow from the call's
     Python slice (on thread ``call_tid``, begun at ``call_t0``) at ``t_push``, and its
-    dependency record (ready at ``t_ready``, variables as ``id()`` tuples)."""
+    dependency record (ready at ``t_ready``, variables as :func:`var_ids` fields)."""
     return (SUB_OPERATOR, name, cat, t0, t1, t_push, call_tid, call_t0, call_name, t_ready,
-            tuple(reads), tuple(writes))
+            reads, writes)
 
 
 def op_dep(name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, key):
-    """An engine op and its dependency record (``reads``/``writes``: tuples of id()s;
+    """An engine op and its dependency record (``reads``/``writes``: :func:`var_ids` fields;
     ``key``: the slice key of ``(name, cat)`` or of its name and input shapes)."""
     return (OP_DEP, name, cat, t0, t1, t_push, t_ready, pusher, reads, writes, key)
 

@@ -120,8 +120,9 @@ def test_the_observers_inline_records_follow_the_declared_fields(tmp_path):
         assert isinstance(f["name"], str) and isinstance(f["cat"], str)
         seen.add(ev[records.KIND])
         if ev[records.KIND] in (records.OP_DEP, records.SUB_OPERATOR):
-            assert f["t0"] <= f["t1"] and all(isinstance(v, int) for v in f["reads"])
-            assert all(isinstance(v, int) for v in f["writes"]) and f["writes"]
+            reads, writes = records.var_ids(f["reads"]), records.var_ids(f["writes"])
+            assert type(reads) is tuple and type(writes) is tuple and writes
+            assert f["t0"] <= f["t1"] and all(isinstance(v, int) for v in reads + writes)
         if ev[records.KIND] == records.CALL_SPAN:
             assert f["t"] <= f["t_start"] <= f["t_return"] <= f["t_done"]
         if ev[records.KIND] == records.SYNC:
