@@ -86,7 +86,7 @@ def _fold_device(device, rows):
     values, times = values[changed].tolist(), times[changed].tolist()
     if values:
         _last_sample[device] = values[-1]
-        samples.events.extend(zip(repeat(records.COUNTER), repeat(counter_name(device)), repeat(CAT),
+        samples.events.extend(map(records.counter, repeat(counter_name(device)), repeat(CAT),
                                   times, values))
 
 

@@ -27,7 +27,7 @@ from . import memory as _memory, recorder as R, records, sampler as _sampler
 from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
-_SUB_OPERATOR, _OP_DEP, _CALL_SPAN = records.SUB_OPERATOR, records.OP_DEP, records.CALL_SPAN
+_sub_operator, _op_dep, _call_span = records.sub_operator, records.op_dep, records.call_span
 COMMUNICATION = records.COMMUNICATION
 
 
@@ -102,13 +102,13 @@ class Observer:
         # (one or two variables, nearly every op: a tuple display is several times
         # cheaper than tuple(map(id, ...)), measured under callgrind)
         n = len(reads)
-        self.sink.add((records.OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                       id(reads[0]) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2
-                       else tuple(map(id, reads)),
-                       id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)),
-                       self.op_keys[name] if attrs is None else
-                       self.shaped_keys[(name, attrs if type(attrs) is tuple
-                                         else R.OpArgs(attrs.items()))]))
+        self.sink.add(_op_dep(name, OPERATOR, t0, t1, t_push, t_ready, pusher,
+                              id(reads[0]) if n == 1 else (id(reads[0]), id(reads[1]))
+                              if n == 2 else tuple(map(id, reads)),
+                              id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)),
+                              self.op_keys[name] if attrs is None else
+                              self.shaped_keys[(name, attrs if type(attrs) is tuple
+                                                else R.OpArgs(attrs.items()))]))
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
         """A custom operator's sub-operator (``tag``: its :class:`Call`), pushed at
@@ -121,10 +121,10 @@ class Observer:
         tid, t_call = tag.tid, tag.t_start
         if 0 < t_push < t_call:   # pushed while its operator was created, run after
             tid, t_call = tag.setup_tid, tag.setup_t0   # the call began: the creation's
-        self.sink.add((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1,
-                       t_push, tid, t_call, tag.name, t_ready,
-                       id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
-                       id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
+        self.sink.add(_sub_operator(
+            tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t_push, tid, t_call, tag.name,
+            t_ready, id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+            id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
     @staticmethod
@@ -135,10 +135,10 @@ class Observer:
         own track and start; recorded on the list ``call_begins``/``setup_begins`` took
         from this thread (``tag.events``): no thread-local read, and none of
         :meth:`op_with`'s branch (~3,000 instructions per ``MyAddOne`` call)."""
-        tag.events.append((_SUB_OPERATOR, tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t0,
-                           tag.tid, tag.t_start, tag.name, None,
-                           id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
-                           id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
+        tag.events.append(_sub_operator(
+            tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t0, tag.tid, tag.t_start,
+            tag.name, None, id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+            id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
         tag.subs.append(t1 - t0)
 
     def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs=None):
@@ -229,9 +229,9 @@ class Observer:
         if call.profiled:
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 names = call.names
-                call.events.append((_OP_DEP, names.pure_name, CUSTOM_OPERATOR, call.t_start,
-                                    t1, call.t_push, call.t_ready, call.pusher, call.reads,
-                                    call.writes, names.pure_key))
+                call.events.append(_op_dep(names.pure_name, CUSTOM_OPERATOR, call.t_start,
+                                           t1, call.t_push, call.t_ready, call.pusher,
+                                           call.reads, call.writes, names.pure_key))
             else:
                 self.sink.add_slice((call.names.pure_key, call.t_start, t1))
 
@@ -241,10 +241,9 @@ class Observer:
         thread's record list when the caller has it (``call.events``: the call ran
         there)."""
         if call.profiled and call.t_span:
-            (self.sink.add if events is None else events.append)((
-                _CALL_SPAN, call.name, CUSTOM_OPERATOR, call.t_span, call.t_ready,
-                call.t_start, call.t_return, perf_counter_ns(), call.blocked,
-                sum(call.subs), call.setup))
+            (self.sink.add if events is None else events.append)(_call_span(
+                call.name, CUSTOM_OPERATOR, call.t_span, call.t_ready, call.t_start,
+                call.t_return, perf_counter_ns(), call.blocked, sum(call.subs), call.setup))
 
     # -- the distributed kvstores ------------------------------------------------------------
     def collective(self, name, t0, t1, args, phases):

@@ -128,7 +128,7 @@ def var_ids(field):
     return (field,) if type(field) is int else field
 
 
-# -- constructors (the observer's hot paths build the same tuples inline) ----------------
+# -- constructors: every record is built by one of these (tests/profiler/test_records.py) --
 def slice_with_args(name, cat, t0, t1, args):
     """A complete slice carrying an ``args`` dict (an op with attributes)."""
     return (SLICE_WITH_ARGS, name, cat, t0, t1, args)

@@ -38,6 +38,8 @@ from .. import _env
 from . import linefold, recorder as R, records
 from .flags import flags
 
+_line_sample = records.line_sample
+
 CATEGORY = "python_line"
 SETUP_SUFFIX = linefold.SETUP_SUFFIX   # the call name of a creation's samples
 IDLE_TICKS = 20         # ticks with no call running before the sampler ticks slowly
@@ -86,7 +88,7 @@ def leave(entry, t_end):
     me = threading.get_ident()
     number, name, t_start, add, outer, sampled = entry
     if sampled:
-        add((records.LINE_SAMPLE, name, CATEGORY, t_end, 0, number, t_start, None))
+        add(_line_sample(name, CATEGORY, t_end, 0, number, t_start, None))
     if outer is None:
         running.pop(me, None)
         if not running and not sampler.all_threads:   # no custom-op Python left
@@ -212,7 +214,7 @@ class Sampler:
                 while f is not None and f.f_code not in stops and len(stack) < 2 * MAX_DEPTH:
                     stack += (f.f_code, f.f_lineno)
                     f = f.f_back
-                add((records.LINE_SAMPLE, name, CATEGORY, t, w, number, t0, tuple(stack)))
+                add(_line_sample(name, CATEGORY, t, w, number, t0, tuple(stack)))
                 n += 1
             if self.all_threads:
                 if len(frames) != seen:   # a thread started or ended: look again
@@ -228,7 +230,7 @@ class Sampler:
                     while f is not None and len(stack) < 2 * MAX_DEPTH:
                         stack += (f.f_code, f.f_lineno)
                         f = f.f_back
-                    add((records.LINE_SAMPLE, None, CATEGORY, t, w, 0, 0, tuple(stack)))
+                    add(_line_sample(None, CATEGORY, t, w, 0, 0, tuple(stack)))
                     n += 1
             self.samples += n
             if n or self.all_threads:

@@ -128,3 +128,32 @@ def test_the_observers_inline_records_follow_the_declared_fields(tmp_path):
         if ev[records.KIND] == records.SYNC:
             assert f["t0"] <= f["t1"] and (f["vars"] is None or isinstance(f["vars"], tuple))
     assert {records.OP_DEP, records.SUB_OPERATOR, records.CALL_SPAN, records.SYNC} <= seen
+
+
+def test_no_record_is_built_outside_the_constructors():
+    """No field order written twice: outside ``records.py`` no module builds a record
+    as a tuple display whose first item is a kind code (``(records.OP_DEP, ...)``,
+    ``(_SUB_OPERATOR, ...)``); every record goes through a constructor."""
+    import ast
+    import pathlib
+
+    codes = {name for name, value in vars(records).items()
+             if name.isupper() and type(value) is int and value in records.KINDS}
+    root = pathlib.Path(records.__file__).resolve().parents[1]
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "records.py" and path.parent.name == "profiler":
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {id(n.value) for n in ast.walk(tree)   # OP_DEP, SUB = records.OP_DEP, ...
+                   if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Tuple) or len(node.elts) < 3 or \
+                    not isinstance(node.ctx, ast.Load) or id(node) in aliases:
+                continue
+            head = node.elts[0]
+            name = head.attr if isinstance(head, ast.Attribute) else \
+                head.id if isinstance(head, ast.Name) else None
+            if name is not None and name.lstrip("_") in codes:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert codes and not found, found
