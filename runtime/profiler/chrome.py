@@ -202,6 +202,15 @@ class _Thread:
 
 # -- encoders: one per record kind (records.KINDS), from the kind's declaration unless the
 # -- trace shows the kind in a way of its own (below) -----------------------------------
+# Where the fields stand that the encoders below read (from the declarations).
+NAME, CAT, T = records.NAME, records.CAT, records.T
+SYNC_VARS = records.SYNC_VARS
+SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, records.SUB_WRITES
+_SUB_PUSH, _SUB_TID, _SUB_T0, _SUB_CALL = (records.position(records.SUB_OPERATOR, f)
+                                           for f in ("t_push", "call_tid", "call_t0", "call_name"))
+_COUNTER_VALUE = records.position(records.COUNTER, "value")
+
+
 def _declared(kind):
     """The encoder of a kind from its declaration (phase, fields, keys)."""
     fields = kind.fields
@@ -209,7 +218,7 @@ def _declared(kind):
         at = fields.index("args") + 1 if "args" in fields else None
 
         def encode(th, ev):
-            name, cat, t0, t1 = ev[1], ev[2], ev[3], ev[4]
+            name, cat, t0, t1 = ev[NAME], ev[CAT], ev[T], ev[T + 1]
             if at is None:
                 th.extra += (th.key((name, cat)), t0, t1)
             else:
@@ -220,7 +229,7 @@ def _declared(kind):
     extra = [(key, fields.index(field) + 1) for field, key in kind.keys.items()]
 
     def encode(th, ev):
-        obj = {"name": ev[1], "cat": ev[2], "ph": phase, "ts": th.us(ev[3]), "pid": th.pid,
+        obj = {"name": ev[NAME], "cat": ev[CAT], "ph": phase, "ts": th.us(ev[T]), "pid": th.pid,
                "tid": th.tid}
         for key, at in extra:
             obj[key] = ev[at]
@@ -242,16 +251,17 @@ def _op_dep(th, ev):
 
 
 def _sync(th, ev):
-    _, name, cat, t0, t1, ids = ev
+    name, cat, t0, t1, ids = ev[NAME], ev[CAT], ev[T], ev[T + 1], ev[SYNC_VARS]
     th.add({"name": name, "cat": cat, "ph": "i", "s": "t", "ts": th.us(t1), "pid": th.pid,
             "tid": th.tid, "args": {"wait": "all" if ids is None else [th.vars[i] for i in ids],
                                     "waited": t1 - t0}})
 
 
 def _sub_operator(th, ev):
-    _, name, cat, t0, t1, t_push, call_tid, call_t0, call_name = ev[:9]
-    if len(ev) > 9:   # with its dependency record (pushed by the call's thread)
-        t_ready, reads, writes = ev[9:12]
+    name, cat, t0, t1 = ev[NAME], ev[CAT], ev[T], ev[T + 1]
+    t_push, call_tid, call_t0, call_name = ev[_SUB_PUSH], ev[_SUB_TID], ev[_SUB_T0], ev[_SUB_CALL]
+    if len(ev) > SUB_T_READY:   # with its dependency record (pushed by the call's thread)
+        t_ready, reads, writes = ev[SUB_T_READY], ev[SUB_READS], ev[SUB_WRITES]
         _dep_slice(th, name, cat, t0, t1, {"dep": deps.dep_args(
             t0, t_push, t_ready, call_tid, th.tid, reads, writes, th.vars)})
     else:
@@ -270,11 +280,11 @@ def _call_span(th, ev):
     read back by the ``Trace``'s build, ``traces/links.py``; Tail is what the parts leave of
     ``e.ts - b.ts``)."""
     split = records.call_split(ev)
-    name, cat = ev[1], ev[2]
+    name, cat = ev[NAME], ev[CAT]
     th.calls += 1
-    th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[3]),
+    th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[T]),
             "pid": th.pid, "tid": th.tid, "args": callstats.arg_values(*split[1:])})
-    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[3] + split[0]),
+    th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[T] + split[0]),
             "pid": th.pid, "tid": th.tid})
 
 
@@ -284,7 +294,7 @@ def _line_sample(th, ev):
 
 
 def _counter(th, ev):
-    _, name, cat, t, value = ev
+    name, cat, t, value = ev[NAME], ev[CAT], ev[T], ev[_COUNTER_VALUE]
     th.add({"name": name, "cat": cat, "ph": "C", "ts": th.us(t), "pid": th.pid,
             "args": {name: value}})
 

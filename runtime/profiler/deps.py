@@ -25,7 +25,8 @@ SUB_T_PUSH = records.position(SUB, "t_push")
 SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, records.SUB_WRITES
 SYNC_VARS = records.SYNC_VARS
 _var_ids = records.var_ids
-_F = [itemgetter(i) for i in range(11)]
+_KIND_OF = itemgetter(KIND)
+_OP = {f: itemgetter(records.position(OP_DEP, f)) for f in records.KINDS[OP_DEP].fields}
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -51,7 +52,7 @@ class OpTable:
         n = len(events)
         t = cls.__new__(cls)
         t.seen = offset + n
-        kinds = np.fromiter(map(_F[0], events), np.int64, n)
+        kinds = np.fromiter(map(_KIND_OF, events), np.int64, n)
         is_op = kinds == OP_DEP
         if is_op.all():
             ops, at, t.rest = events, np.arange(n, dtype=np.int64), _EMPTY
@@ -61,13 +62,13 @@ class OpTable:
             ops = list(map(events.__getitem__, at.tolist()))
         t.at = at + offset
         m = len(ops)
-        t.key = np.fromiter(map(_F[10], ops), np.int64, m)
-        t.t0 = np.fromiter(map(_F[3], ops), np.int64, m)
-        t.t1 = np.fromiter(map(_F[4], ops), np.int64, m)
+        t.key = np.fromiter(map(_OP["key"], ops), np.int64, m)
+        t.t0 = np.fromiter(map(_OP["t0"], ops), np.int64, m)
+        t.t1 = np.fromiter(map(_OP["t1"], ops), np.int64, m)
         # not stamped (0/None): pushed and run at once, push and ready are the start
         # (fromiter: np.array of a list of ints costs several times more per item)
-        tp = np.fromiter([v or 0 for v in map(_F[5], ops)], np.int64, m)
-        tr = np.fromiter([v or 0 for v in map(_F[6], ops)], np.int64, m)
+        tp = np.fromiter([v or 0 for v in map(_OP["t_push"], ops)], np.int64, m)
+        tr = np.fromiter([v or 0 for v in map(_OP["t_ready"], ops)], np.int64, m)
         p = np.where(tp > 0, t.t0 - tp, 0).clip(0)
         t.p, t.q = p, np.minimum(np.where(tr > 0, t.t0 - tr, 0).clip(0), p)
         t._ops = ops
@@ -86,12 +87,12 @@ class OpTable:
         if self.ids is not None:
             return self
         ops, m = self._ops, len(self.t0)
-        pushers = list(map(_F[7], ops))
+        pushers = list(map(_OP["pusher"], ops))
         if pushers.count(None) == m:
             self.pusher = np.full(m, -1, dtype=np.int64)
         else:
             self.pusher = np.fromiter([-1 if v is None else v for v in pushers], np.int64, m)
-        reads, writes = list(map(_F[8], ops)), list(map(_F[9], ops))
+        reads, writes = list(map(_OP["reads"], ops)), list(map(_OP["writes"], ops))
         (nr, r), (nw, w) = _same_arity(reads), _same_arity(writes)
         self.counts = nr + nw
         if r is not None and w is not None:   # rows of reads then writes, as below
@@ -214,7 +215,7 @@ def collect(snapshot, base_ns):
         ops, rest = table(buf, n).with_vars().within(buf.events, 0, n, base_ns)
         per_buf[buf] = (ops, rest)
         for ev in rest:
-            kind = ev[0]
+            kind = ev[KIND]
             if kind == SUB and len(ev) > SUB_T_READY:
                 others.extend(_var_ids(ev[SUB_READS]) + _var_ids(ev[SUB_WRITES]))
             elif kind == SYNC and ev[SYNC_VARS] is not None:
@@ -264,7 +265,7 @@ def latency_values(parts, base_ns):
                 t0, t1, tp, tr = ev[T], ev[T + 1], ev[SUB_T_PUSH], ev[SUB_T_READY]
                 p = max(t0 - tp, 0) if tp else 0
                 q = min(max(t0 - tr, 0), p) if tr else 0
-                subs.append((names.setdefault(ev[1], len(names)), p - q, q, t1 - t0))
+                subs.append((names.setdefault(ev[records.NAME], len(names)), p - q, q, t1 - t0))
         if subs:
             chunks.append(np.array(subs, dtype=np.int64).T)
     table = [None] * len(names)

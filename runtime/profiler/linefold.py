@@ -40,6 +40,8 @@ from operator import itemgetter
 from . import records
 
 _TIME = itemgetter(records.T)
+_NAME, _T, _W, _CALL, _T_START, _STACK = (records.position(records.LINE_SAMPLE, f) for f in (
+    "name", "t", "w", "call", "t_start", "stack"))
 CATEGORY = "python_line"
 SETUP_SUFFIX = " (create_operator)"   # (sampler.SETUP_SUFFIX)
 
@@ -134,7 +136,9 @@ class Folder:
         open_ = []    # [node, start, table (the root's)] from the root down
         last = None   # the previous sample's time on this track
         # (appended by the sampler and, for a call's end, by its thread: nearly sorted)
-        for _, name, _, t, w, number, t_start, stack in sorted(samples, key=_TIME):
+        for ev in sorted(samples, key=_TIME):
+            name, t, w, number = ev[_NAME], ev[_T], ev[_W], ev[_CALL]
+            t_start, stack = ev[_T_START], ev[_STACK]
             if stack is None:   # the call ended: spread the time since its last sample
                 if last is not None and t > last and open_ and open_[0][0] == (number, name):
                     _spread(open_[0][2], t - last)

@@ -88,7 +88,7 @@ def flush():
         slices = buf.slices[:m]
         used.update(slices[0::records.SLICE_WIDTH])
         events = buf.events[:n]
-        used.update(ev[_OP_KEY] for ev in events if ev[0] == records.OP_DEP)
+        used.update(ev[_OP_KEY] for ev in events if ev[records.KIND] == records.OP_DEP)
         buffers.append((buf.tid, buf.name, buf.sort_index, buf.track, events, slices))
     R.clear(snap)
     new = used - _sent_keys
