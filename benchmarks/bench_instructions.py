@@ -120,8 +120,11 @@ def dump_instructions(tmp):
 
 
 def instructions(case, n, kwargs, tmp):
+    # (the caller's PYTHONPATH kept after this folder: a copy of another version of
+    # xprof on it is what an A/B of two versions runs)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0",
-               PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
+               PYTHONPATH=os.pathsep.join(filter(None, (
+                   os.path.dirname(os.path.abspath(__file__)), os.environ.get("PYTHONPATH")))))
     env.pop("XPROF_PROFILER_AUTOSTART", None)
     env.pop("MXNET_PROFILER_AUTOSTART", None)
     out = subprocess.run(
