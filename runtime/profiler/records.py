@@ -75,7 +75,7 @@ KINDS = {k.code: k for k in (
     # An engine op with its dependency record (docs/dependencies.md): pushed at t_push by
     # the thread with track `pusher` (None: pushed and run at once by this thread),
     # ready (every dependency satisfied) at t_ready, variables read and written as
-    # tuples of id()s (numbered densely per trace by the encoder); key: the slice key
+    # id()s (numbered densely per trace by the encoder); key: the slice key
     # of its name and category, or of its name and input shapes when operators are
     # profiled (recorder.shaped_keys: the trace's args["Input Dims"]), so the record
     # holds integers only besides its name and category. ``reads``/``writes``: one id()
