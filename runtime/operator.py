@@ -27,7 +27,8 @@ import numpy as np
 from . import autograd
 from . import engine as _engine
 from .custom_pool import pool as _pool   # the threads that run forward/backward
-from .engine.base import (ALWAYS_RUN, MODE_IMPERATIVE, attribution, tags_set as _tags_set,
+from .engine.base import (ALWAYS_RUN, MODE_IMPERATIVE, attribution, tag_entry as _tag_entry,
+                          tag_exit as _tag_exit, tags_set as _tags_set,
                           thread_state as _thread_state)
 from .ndarray import ndarray as _nd
 from .custom_props import (_registry, custom_op_types, describe, infer,  # noqa: F401
@@ -181,14 +182,14 @@ def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATI
     setup.in_call = False   # (on the caller's thread, before the call: waitall is allowed)
     st = _thread_state
     saved = st.tag if _tags_set else None   # (no tag anywhere: none to read)
-    _tags_set.append(None)
+    _tag_entry(None)
     st.tag = setup   # (and the ops it pushes never run inline here)
     _observer.setup_begins(setup)   # tid, t_start (the sub-operators' pusher, flow start)
     try:
         op = prop.create_operator(ctx, in_shapes, in_dtypes)
     finally:
         st.tag = saved
-        _tags_set.pop()
+        _tag_exit()
         if setup.sample is not None:   # (the line sampler's: most creations have none)
             _observer.setup_ends(setup)
     setup.setup = perf_counter_ns() - setup.setup_t0
