@@ -149,7 +149,7 @@ class Call:
     __slots__ = ("name", "names", "mode", "tid", "t_start", "profiled", "in_call",
                  "t_push", "pusher", "t_ready", "reads", "writes",
                  "t_span", "t_return", "blocked", "subs", "setup", "sample",
-                 "setup_tid", "setup_t0", "events")
+                 "setup_tid", "setup_t0", "events", "here", "pend")
 
     def __init__(self, name, mode):
         self.name = name
@@ -163,6 +163,8 @@ class Call:
         self.sample = None   # the line sampler's entry while its Python code runs
         self.subs = []
         self.events = None   # its thread's record list (call_begins, setup_begins)
+        self.here = None     # sub-operators of a call packed in one record (call_begins)
+        self.pend = None     # where its packed record goes (call_begins)
 
 
 def create_operator(prop, op_type, ctx, in_shapes, in_dtypes, mode=MODE_IMPERATIVE):
@@ -248,13 +250,13 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
         # engine's stamps of the call's op when it has them (the op was ready when its
         # inputs were, and the wait for an engine worker to hand the call to the pool is
         # queue wait like the pool's own queue); else (run at once: NaiveEngine) the
-        # push and now.
+        # push, for both: it ran as it was pushed, its inputs ready then.
         if pushed is not None:
             if stamps[0]:
                 call.t_push, call.t_ready, call.pusher = stamps
             else:
                 call.t_push, call.pusher = pushed
-                call.t_ready = perf_counter_ns()
+                call.t_ready = call.t_push
             call.reads = id(reads[0]) if len(reads) == 1 else tuple(map(id, reads))
             call.writes = id(outputs[0]) if len(outputs) == 1 else \
                 tuple(map(id, outputs))
@@ -296,7 +298,7 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=
     out_handles = [_handle(o, o._data if o._data is not None else np.empty(o.shape, o._dtype))
                    for o in outputs]
     placeholders = [h._data for h in out_handles]
-    _observer.call_begins(call)
+    _observer.call_begins(call, inline)
     try:
         with attribution(call):
             body(out_handles)
@@ -553,6 +555,8 @@ class CustomOpDef(_ops.OpDef):
         prop = prop_for(params)
         op, setup = create_operator(prop, op_type, ctx, [list(x.shape) for x in args],
                                     [x.dtype for x in args], mode)
+        if setup is not None:   # its call runs later, maybe on another thread: its own
+            setup.pend = None   # lists are read then (observer.call_begins)
         kwargs = {k: v for k, v in params.items() if k != "op_type"}
         return _CustomState(op_type, kwargs, prop, op, setup)
 

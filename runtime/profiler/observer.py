@@ -28,6 +28,7 @@ from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
 _sub_operator, _op_dep, _call_span = records.sub_operator, records.op_dep, records.call_span
+_call_here = records.call_here
 COMMUNICATION = records.COMMUNICATION
 
 
@@ -131,10 +132,16 @@ class Observer:
     def sub_here(name, tag, t0, t1, reads, writes):
         """:meth:`op_with` for a sub-operator run at once on the thread that pushed it,
         which is the thread whose tag it is (NaiveEngine: the call's, or its
-        creation's): pushed at ``t0``, never waited, so its flow starts from the tag's
-        own track and start; recorded on the list ``call_begins``/``setup_begins`` took
-        from this thread (``tag.events``): no thread-local read, and none of
-        :meth:`op_with`'s branch (~3,000 instructions per ``MyAddOne`` call)."""
+        creation's): pushed at ``t0``, never waited. A call run wholly on this thread
+        (``tag.here``, see :meth:`call_begins`) keeps it as five values in its own
+        list, its one record's (``records.SUB_HERE_FIELDS``); otherwise (a creation's)
+        it is recorded on the list ``call_begins``/``setup_begins`` took from this
+        thread (``tag.events``), its flow from the tag's own track and start."""
+        here = tag.here
+        if here is not None:
+            here += (name, t0, t1, id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+                     id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)))
+            return
         tag.events.append(_sub_operator(
             tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t0, tag.tid, tag.t_start,
             tag.name, None, id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
@@ -181,16 +188,31 @@ class Observer:
         time its span starts at, or 0 when no span will be recorded."""
         return perf_counter_ns() if flags.recording and self.call_spans else 0
 
-    def call_begins(self, call):
+    def call_begins(self, call, here=False):
         """A custom-operator call's Python code starts on this (pool) thread. Stamps
         the call with this thread's track and the start time its sub-operators'
-        flow arrows begin from, and whether the call is profiled."""
-        buf = R.local.buf
-        call.tid = buf.tid
-        call.events = buf.events   # (call_ends records here: no second thread-local read)
-        call.profiled = flags.recording and (self.mask & call.mode) != 0   # (no bool())
+        flow arrows begin from, and whether the call is profiled. A profiled call with
+        its dependency stamps is recorded as one packed record at its end
+        (:meth:`call_done`, ``records.call_here``), in this thread's ``packed`` list
+        (``call.pend``): its ``pure_python`` slice and its span, and, when ``here``
+        (the call runs at once on the thread that pushed it: NaiveEngine), the
+        sub-operators its Python code runs here (kept in ``call.here`` meanwhile,
+        :meth:`sub_here`; those its creation ran are recorded as they ran)."""
+        call.profiled = profiled = flags.recording and (self.mask & call.mode) != 0
+        if here and call.pend is not None:   # created just now on this thread (see
+            if profiled and call.t_push:     # setup_begins): its track and lists are set
+                call.here = []
+            else:
+                call.pend = None
+        else:
+            buf = R.local.buf
+            call.pend = buf.packed if profiled and call.t_push else None
+            if here and call.pend is not None:
+                call.here = []
+            call.tid = buf.tid
+            call.events = buf.events   # (call_ends records here: no second thread-local read)
         call.t_start = perf_counter_ns()
-        if flags.lines and call.profiled:   # the sampler samples this thread meanwhile
+        if flags.lines and profiled:   # the sampler samples this thread meanwhile
             call.sample = _sampler.enter(call.name, call.t_start)
 
     def setup_begins(self, setup):
@@ -200,6 +222,7 @@ class Observer:
         buf = R.local.buf
         setup.tid = setup.setup_tid = buf.tid   # (kept once the call begins)
         setup.events = buf.events   # (sub_here records its sub-operators run here)
+        setup.pend = buf.packed     # (its call, if it runs here, is packed there)
         setup.t_start = setup.setup_t0 = perf_counter_ns()
         if flags.lines:
             setup.sample = _sampler.enter(setup.name + _sampler.SETUP_SUFFIX, setup.t_start)
@@ -226,7 +249,7 @@ class Observer:
         if call.sample is not None:
             _sampler.leave(call.sample, t1)
             call.sample = None
-        if call.profiled:
+        if call.profiled and call.pend is None:   # (a packed call: in its one record)
             if call.t_push:   # with the dependency record of the call as the engine saw it
                 names = call.names
                 call.events.append(_op_dep(names.pure_name, CUSTOM_OPERATOR, call.t_start,
@@ -239,11 +262,23 @@ class Observer:
         """The call's outputs are ready (or it failed): its span, from the push to now,
         on the thread that completed it (see ``records.call_span``); ``events``: that
         thread's record list when the caller has it (``call.events``: the call ran
-        there)."""
-        if call.profiled and call.t_span:
-            (self.sink.add if events is None else events.append)(_call_span(
-                call.name, CUSTOM_OPERATOR, call.t_span, call.t_ready, call.t_start,
-                call.t_return, perf_counter_ns(), call.blocked, sum(call.subs), call.setup))
+        there). A packed call (:meth:`call_begins`) is recorded as one record instead,
+        in the list of the thread that ran its Python code (``records.call_here``: its
+        ``pure_python`` slice, its span and the sub-operators it ran there, unpacked at
+        the next snapshot)."""
+        if call.profiled:
+            pend = call.pend
+            if pend is not None:   # (one extend: a snapshot takes whole calls only)
+                pend += _call_here(
+                    call.here, call.name, call.t_push, call.t_ready, call.t_start,
+                    call.t_return, perf_counter_ns(), call.blocked, call.setup, call.pusher,
+                    call.reads, call.writes, call.names.pure_key, call.t_span,
+                    sum(subs) if (subs := call.subs) else 0)
+            elif call.t_span:
+                (self.sink.add if events is None else events.append)(_call_span(
+                    call.name, CUSTOM_OPERATOR, call.t_span, call.t_ready, call.t_start,
+                    call.t_return, perf_counter_ns(), call.blocked, sum(call.subs),
+                    call.setup))
 
     # -- the distributed kvstores ------------------------------------------------------------
     def collective(self, name, t0, t1, args, phases):

@@ -19,6 +19,7 @@ import weakref
 
 from xprof.traces.names import INPUT_DIMS
 
+from . import records
 from .records import AB, AE, C, I, SUB, XA  # noqa: F401 - old spellings
 
 
@@ -26,8 +27,8 @@ class ThreadBuffer:
     """One thread's events (or, with ``track`` False, process-wide events such as
     counter samples, which get no thread track in the trace)."""
 
-    __slots__ = ("tid", "name", "events", "slices", "converted", "ops", "sort_index",
-                 "track", "thread", "process", "lines", "sampled")
+    __slots__ = ("tid", "name", "events", "slices", "packed", "converted", "ops",
+                 "sort_index", "track", "thread", "process", "lines", "sampled")
 
     def __init__(self, tid, name, sort_index, track=True, thread=None):
         self.tid = tid
@@ -35,6 +36,7 @@ class ThreadBuffer:
         self.sort_index = sort_index
         self.events = []
         self.slices = []
+        self.packed = []        # packed calls' values (records.call_here), for snapshot()
         self.converted = None   # slices already read as an int64 table (columns.table)
         self.ops = None         # op records already read as columns (deps.table)
         self.track = track
@@ -46,7 +48,7 @@ class ThreadBuffer:
     def released(self):
         """May this buffer go: its thread has ended and it holds no event (they were
         written by a finished dump, or it never recorded any)?"""
-        if self.thread is None or self.events or self.slices:
+        if self.thread is None or self.events or self.slices or self.packed:
             return False
         thread = self.thread()
         return thread is None or not thread.is_alive()
@@ -216,10 +218,27 @@ def current_buffer():
 
 def snapshot():
     """(buffer, events count, slices length) for every buffer: a consistent prefix to
-    read without locks."""
+    read without locks. The packed calls recorded so far are unpacked into their
+    buffers' events first (:func:`unpack`), so a snapshot holds the record kinds
+    readers know."""
     with _buffers_lock:
         bufs = list(buffers)
+        for b in bufs:
+            if b.packed:
+                unpack(b)
     return [(b, len(b.events), len(b.slices)) for b in bufs]
+
+
+def unpack(buf):
+    """Move ``buf``'s packed calls into its events as the records they stand for
+    (:func:`.records.unpack_calls`). Called with the buffers' lock held, so two
+    snapshots never take the same calls; the owner thread only extends the list
+    meanwhile, one whole call at a time, past the ones taken."""
+    packed = buf.packed
+    k = len(packed)
+    values = packed[:k]
+    del packed[:k]
+    buf.events.extend(records.unpack_calls(values, buf.tid))
 
 
 def count(snap):

@@ -16,6 +16,12 @@ Two shapes, both plain values (nothing for the garbage collector to walk):
   kind's own fields. Tuples of str/int/float (an ``args`` dict of strings at most) are
   untracked by the cyclic collector at its first pass.
 
+One more shape exists only between recording and the next snapshot: a **packed call**
+(:func:`call_here`), the one record of a profiled custom-operator call, plain values
+in the ``packed`` list of the thread that ran its Python code, unpacked into the kinds
+above (:func:`unpack_calls`) when a snapshot is taken (``recorder.snapshot``): readers
+never see it.
+
 Adding a kind: a code, a :class:`Kind` entry in :data:`KINDS` (fields and stats rule) and
 a constructor here; an encoder entry in :mod:`.chrome`; an observer method in
 :mod:`.observer` (see docs/architecture.md, "to add X").
@@ -197,6 +203,75 @@ def call_split(ev):
 def line_sample(name, cat, t, w, call, t_start, stack):
     """A Python stack sample (see the kind's declaration)."""
     return (LINE_SAMPLE, name, cat, t, w, call, t_start, stack)
+
+
+# -- a packed call: one record at record time, the kinds above at the next snapshot --------
+# A packed call is a run of plain values in its thread's ``packed`` list: ``n_subs`` times
+# the fields of a sub-operator its Python code ran at once on that thread
+# (``observer.sub_here`` keeps these five values in the call's own list meanwhile), then
+# the call's fields, ``n_subs`` last (so the list is read from its end). It holds what
+# the call's pure-Python and span records and, for a call run at once (NaiveEngine:
+# Python code, sub-operators and completion on one thread), its sub-operator records
+# would. Recording extends lists and keeps no tuple: nothing of it stays for the
+# garbage collector to track (with a tuple per record, a young-generation collection
+# every ~5,000 profiled calls, docs/performance.md).
+SUB_HERE_FIELDS = ("name", "t0", "t1", "reads", "writes")
+SUB_HERE_WIDTH = len(SUB_HERE_FIELDS)
+CALL_HERE_FIELDS = ("name", "t_push", "t_ready", "t_start", "t_return", "t_done",
+                    "blocked", "setup", "pusher", "reads", "writes", "pure_key",
+                    "t_span", "sub_ns", "n_subs")
+CALL_HERE_WIDTH = len(CALL_HERE_FIELDS)
+
+
+def call_here(subs, name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher,
+              reads, writes, pure_key, t_span, sub_ns):
+    """The values of one packed custom-operator call, to extend the ``packed`` list of
+    the thread that ran its Python code with (whose track its records take when
+    unpacked): ``subs`` (a list, or None), the sub-operators its Python code ran on
+    that thread, flat (:data:`SUB_HERE_FIELDS`), extended here with the call's fields:
+    its dependency record (pushed at ``t_push`` by ``pusher``, ready at ``t_ready``,
+    variables ``reads``/``writes``; ``pure_key``: the slice key of its
+    ``<op>::pure_python``), its span's stamps (no span when ``t_span`` is 0), its
+    creation's Python time (``setup`` ns) and the summed run time ``sub_ns`` of its
+    sub-operators recorded on their own (run on engine workers, or by its creation)."""
+    head = (name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher, reads,
+            writes, pure_key, t_span, sub_ns)
+    if not subs:
+        return head + (0,)
+    subs += head
+    subs.append((len(subs) - CALL_HERE_WIDTH + 1) // SUB_HERE_WIDTH)
+    return subs
+
+
+def unpack_calls(values, tid):
+    """The records the packed calls in ``values`` (a prefix of a ``packed`` list that
+    ends where a call ends) stand for, on the track ``tid`` of the thread that recorded
+    them: per call, a sub-operator record for each of its sub-operators (run at once
+    there, its flow arrow from the call's start), its ``<op>::pure_python`` op record,
+    and its span (if it has one)."""
+    calls = []
+    at = len(values)
+    while at:   # (from the end: a call's count of sub-operators is its last value)
+        head = values[at - CALL_HERE_WIDTH:at]
+        at -= CALL_HERE_WIDTH + head[-1] * SUB_HERE_WIDTH
+        calls.append((head, values[at:at + head[-1] * SUB_HERE_WIDTH]))
+    out = []
+    add = out.append
+    for head, subs in reversed(calls):
+        (name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher, reads,
+         writes, pure_key, t_span, sub_ns, _) = head
+        prefix = name + "::"
+        for i in range(0, len(subs), SUB_HERE_WIDTH):
+            sub, t0, t1, r, w = subs[i:i + SUB_HERE_WIDTH]
+            add(sub_operator(prefix + sub, CUSTOM_OPERATOR, t0, t1, t0, tid, t_start, name,
+                             None, r, w))
+            sub_ns += t1 - t0
+        add(op_dep(prefix + PURE_PYTHON, CUSTOM_OPERATOR, t_start, t_return, t_push, t_ready,
+                   pusher, reads, writes, pure_key))
+        if t_span:
+            add(call_span(name, CUSTOM_OPERATOR, t_span, t_ready, t_start, t_return, t_done,
+                          blocked, sub_ns, setup))
+    return out
 
 
 # Short aliases, as the recorder's docstring and older tests spell them.
