@@ -28,7 +28,7 @@ from .flags import Flags, flags  # noqa: F401 - the port's switches, re-exported
 
 OPERATOR, CUSTOM_OPERATOR, API = records.OPERATOR, records.CUSTOM_OPERATOR, records.API
 _sub_operator, _op_dep, _call_span = records.sub_operator, records.op_dep, records.call_span
-_call_here = records.call_here
+_call_here, _SUB_ALONE = records.call_here, records.SUB_ALONE
 COMMUNICATION = records.COMMUNICATION
 
 
@@ -115,17 +115,17 @@ class Observer:
         """A custom operator's sub-operator (``tag``: its :class:`Call`), pushed at
         ``t_push``, ready at ``t_ready``, ran from ``t0`` to ``t1``, with its dependency
         record; ``attrs`` are not kept (its name says whose it is)."""
-        # the call's fields, not the call: a tuple of plain values is untracked by
-        # the garbage collector at its first pass, so recorded events never make
+        # the call's fields, not the call: plain values, so recorded events never make
         # the collector walk the heap (keeping the call object measured +8 us per
         # call)
         tid, t_call = tag.tid, tag.t_start
         if 0 < t_push < t_call:   # pushed while its operator was created, run after
             tid, t_call = tag.setup_tid, tag.setup_t0   # the call began: the creation's
-        self.sink.add(_sub_operator(
-            tag.names.subs[name], CUSTOM_OPERATOR, t0, t1, t_push, tid, t_call, tag.name,
-            t_ready, id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
-            id(writes[0]) if len(writes) == 1 else tuple(map(id, writes))))
+        # (packed on this thread's list, records.SUB_ALONE_FIELDS: no tuple kept)
+        self.sink.pack((
+            tag.name, name, t0, t1, t_push, tid, t_call, t_ready,
+            id(reads[0]) if len(reads) == 1 else tuple(map(id, reads)),
+            id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)), _SUB_ALONE))
         tag.subs.append(t1 - t0)   # list.append: atomic under the GIL (several workers)
 
     @staticmethod

@@ -194,14 +194,15 @@ _lines_lock = threading.Lock()
 
 
 class _Local(threading.local):
-    """The calling thread's buffer, with ``add`` (its ``events.append``) and
-    ``add_slice`` (its ``slices.extend``) bound once: the cheapest way to record (one
-    thread-local read and one C call)."""
+    """The calling thread's buffer, with ``add`` (its ``events.append``), ``add_slice``
+    (its ``slices.extend``) and ``pack`` (its ``packed.extend``) bound once: the
+    cheapest way to record (one thread-local read and one C call)."""
 
     def __init__(self):
         self.buf = register_thread()
         self.add = self.buf.events.append
         self.add_slice = self.buf.slices.extend
+        self.pack = self.buf.packed.extend
 
 
 local = _Local()

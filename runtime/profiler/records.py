@@ -221,6 +221,14 @@ CALL_HERE_FIELDS = ("name", "t_push", "t_ready", "t_start", "t_return", "t_done"
                     "blocked", "setup", "pusher", "reads", "writes", "pure_key",
                     "t_span", "sub_ns", "n_subs")
 CALL_HERE_WIDTH = len(CALL_HERE_FIELDS)
+# A sub-operator run on another thread than its call's Python code (an engine worker),
+# packed on that thread's list by ``observer.op_with`` as these values, ``SUB_ALONE``
+# last (a call's last value, ``n_subs``, is never negative): the fields of
+# :func:`sub_operator`, the call's name first and its own without the call's prefix.
+SUB_ALONE = -1
+SUB_ALONE_FIELDS = ("call_name", "name", "t0", "t1", "t_push", "call_tid", "call_t0",
+                    "t_ready", "reads", "writes", "mark")
+SUB_ALONE_WIDTH = len(SUB_ALONE_FIELDS)
 
 
 def call_here(subs, name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher,
@@ -244,20 +252,31 @@ def call_here(subs, name, t_push, t_ready, t_start, t_return, t_done, blocked, s
 
 
 def unpack_calls(values, tid):
-    """The records the packed calls in ``values`` (a prefix of a ``packed`` list that
-    ends where a call ends) stand for, on the track ``tid`` of the thread that recorded
-    them: per call, a sub-operator record for each of its sub-operators (run at once
-    there, its flow arrow from the call's start), its ``<op>::pure_python`` op record,
-    and its span (if it has one)."""
+    """The records the packed entries in ``values`` (a prefix of a ``packed`` list that
+    ends where an entry ends) stand for, on the track ``tid`` of the thread that
+    recorded them: per call, a sub-operator record for each of its sub-operators (run
+    at once there, its flow arrow from the call's start), its ``<op>::pure_python`` op
+    record, and its span (if it has one); per sub-operator packed alone
+    (:data:`SUB_ALONE_FIELDS`), its record."""
     calls = []
     at = len(values)
-    while at:   # (from the end: a call's count of sub-operators is its last value)
+    while at:   # (from the end: an entry's last value says what it is)
+        last = values[at - 1]
+        if last == SUB_ALONE:
+            calls.append((None, values[at - SUB_ALONE_WIDTH:at]))
+            at -= SUB_ALONE_WIDTH
+            continue
         head = values[at - CALL_HERE_WIDTH:at]
-        at -= CALL_HERE_WIDTH + head[-1] * SUB_HERE_WIDTH
-        calls.append((head, values[at:at + head[-1] * SUB_HERE_WIDTH]))
+        at -= CALL_HERE_WIDTH + last * SUB_HERE_WIDTH
+        calls.append((head, values[at:at + last * SUB_HERE_WIDTH]))
     out = []
     add = out.append
     for head, subs in reversed(calls):
+        if head is None:   # a sub-operator run on this thread for a call elsewhere
+            call_name, name, t0, t1, t_push, call_tid, call_t0, t_ready, r, w, _ = subs
+            add(sub_operator(call_name + "::" + name, CUSTOM_OPERATOR, t0, t1, t_push,
+                             call_tid, call_t0, call_name, t_ready, r, w))
+            continue
         (name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher, reads,
          writes, pure_key, t_span, sub_ns, _) = head
         prefix = name + "::"

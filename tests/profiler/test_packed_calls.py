@@ -51,10 +51,18 @@ def test_unpacking_gives_each_call_its_records_back():
                                     BASE + 50, 3, 100, 7, 11, 13, 42, BASE, 0))
     values += records.call_here(None, "Op", BASE + 60, BASE + 60, BASE + 61, BASE + 70,
                                 BASE + 71, 0, 0, 7, 13, 15, 42, 0, 9)
+    alone = ("Other", "dot", BASE + 80, BASE + 90, BASE + 75, 2, BASE + 74, BASE + 78,
+             (16, 17), 18, records.SUB_ALONE)   # as observer.op_with packs it
+    assert len(alone) == records.SUB_ALONE_WIDTH
+    values += alone
     out = records.unpack_calls(values, tid=4)
     assert [ev[records.KIND] for ev in out] == [
         records.SUB_OPERATOR, records.SUB_OPERATOR, records.OP_DEP, records.CALL_SPAN,
-        records.OP_DEP]   # (the second call has no span: t_span 0)
+        records.OP_DEP, records.SUB_OPERATOR]   # (the second call has no span: t_span 0)
+    assert dict(zip(records.KINDS[records.SUB_OPERATOR].fields, out[5][1:])) == {
+        "name": "Other::dot", "cat": records.CUSTOM_OPERATOR, "t0": BASE + 80,
+        "t1": BASE + 90, "t_push": BASE + 75, "call_tid": 2, "call_t0": BASE + 74,
+        "call_name": "Other", "t_ready": BASE + 78, "reads": (16, 17), "writes": 18}
     sub = dict(zip(records.KINDS[records.SUB_OPERATOR].fields, out[1][1:]))
     assert sub == {"name": "Op::CopyCPU2CPU", "cat": records.CUSTOM_OPERATOR,
                    "t0": BASE + 30, "t1": BASE + 35, "t_push": BASE + 30, "call_tid": 4,
