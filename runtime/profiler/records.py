@@ -251,6 +251,18 @@ def call_here(subs, name, t_push, t_ready, t_start, t_return, t_done, blocked, s
     return subs
 
 
+class _FullNames(dict):
+    """``(call name, sub name)`` -> ``"<call>::<sub>"``, made once: the unpacked records
+    of many calls share one string per event name (hashed once, for the dump's keys)."""
+
+    def __missing__(self, key):
+        full = self[key] = key[0] + "::" + key[1]
+        return full
+
+
+_full_names = _FullNames()
+
+
 def unpack_calls(values, tid):
     """The records the packed entries in ``values`` (a prefix of a ``packed`` list that
     ends where an entry ends) stand for, on the track ``tid`` of the thread that
@@ -258,38 +270,36 @@ def unpack_calls(values, tid):
     at once there, its flow arrow from the call's start), its ``<op>::pure_python`` op
     record, and its span (if it has one); per sub-operator packed alone
     (:data:`SUB_ALONE_FIELDS`), its record."""
-    calls = []
-    at = len(values)
-    while at:   # (from the end: an entry's last value says what it is)
-        last = values[at - 1]
-        if last == SUB_ALONE:
-            calls.append((None, values[at - SUB_ALONE_WIDTH:at]))
-            at -= SUB_ALONE_WIDTH
-            continue
-        head = values[at - CALL_HERE_WIDTH:at]
-        at -= CALL_HERE_WIDTH + last * SUB_HERE_WIDTH
-        calls.append((head, values[at:at + last * SUB_HERE_WIDTH]))
-    out = []
+    out = []   # (built from the end, each entry's records last first: reversed at the end)
     add = out.append
-    for head, subs in reversed(calls):
-        if head is None:   # a sub-operator run on this thread for a call elsewhere
-            call_name, name, t0, t1, t_push, call_tid, call_t0, t_ready, r, w, _ = subs
-            add(sub_operator(call_name + "::" + name, CUSTOM_OPERATOR, t0, t1, t_push,
+    full = _full_names
+    at = len(values)
+    while at:   # (an entry's last value says what it is)
+        n_subs = values[at - 1]
+        if n_subs == SUB_ALONE:   # a sub-operator run on this thread for a call elsewhere
+            call_name, name, t0, t1, t_push, call_tid, call_t0, t_ready, r, w, _ = \
+                values[at - SUB_ALONE_WIDTH:at]
+            at -= SUB_ALONE_WIDTH
+            add(sub_operator(full[call_name, name], CUSTOM_OPERATOR, t0, t1, t_push,
                              call_tid, call_t0, call_name, t_ready, r, w))
             continue
         (name, t_push, t_ready, t_start, t_return, t_done, blocked, setup, pusher, reads,
-         writes, pure_key, t_span, sub_ns, _) = head
-        prefix = name + "::"
-        for i in range(0, len(subs), SUB_HERE_WIDTH):
-            sub, t0, t1, r, w = subs[i:i + SUB_HERE_WIDTH]
-            add(sub_operator(prefix + sub, CUSTOM_OPERATOR, t0, t1, t0, tid, t_start, name,
-                             None, r, w))
+         writes, pure_key, t_span, sub_ns, _) = values[at - CALL_HERE_WIDTH:at]
+        at -= CALL_HERE_WIDTH
+        subs = []
+        for _ in range(n_subs):
+            sub, t0, t1, r, w = values[at - SUB_HERE_WIDTH:at]
+            at -= SUB_HERE_WIDTH
+            subs.append(sub_operator(full[name, sub], CUSTOM_OPERATOR, t0, t1, t0, tid,
+                                     t_start, name, None, r, w))
             sub_ns += t1 - t0
-        add(op_dep(prefix + PURE_PYTHON, CUSTOM_OPERATOR, t_start, t_return, t_push, t_ready,
-                   pusher, reads, writes, pure_key))
         if t_span:
             add(call_span(name, CUSTOM_OPERATOR, t_span, t_ready, t_start, t_return, t_done,
                           blocked, sub_ns, setup))
+        add(op_dep(full[name, PURE_PYTHON], CUSTOM_OPERATOR, t_start, t_return, t_push,
+                   t_ready, pusher, reads, writes, pure_key))
+        out += subs   # (last first: as read)
+    out.reverse()
     return out
 
 
