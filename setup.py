@@ -6,7 +6,7 @@
 is installed as a top-level `runtime` or `cli`, and a new subpackage is picked up without
 editing a list.
 """
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 PACKAGE_ROOTS = {"xprof.runtime": "runtime", "xprof.cli": "cli", "xprof.traces": "traces"}
 
@@ -19,4 +19,10 @@ def discovered():
     return names
 
 
-setup(packages=discovered())
+# The line sampler's tick loop in C (runtime/profiler/_linesampler.c, why in sampler.py).
+# Optional: without a C compiler or Python's headers the build goes on without it and
+# the sampler runs its Python loop.
+LINE_SAMPLER = Extension("xprof.runtime.profiler._linesampler",
+                         ["runtime/profiler/_linesampler.c"], optional=True)
+
+setup(packages=discovered(), ext_modules=[LINE_SAMPLER])

@@ -5,13 +5,15 @@ Each call is waited for (``wait_to_read``), so a call's time is its latency. The
 modes run in interleaved rounds; printed: ms per call (median of rounds), the ratio
 sampling on / off (both profiled: the target is <= 1.05), profiling on / off, the
 achieved sample interval and samples per call, and the trace's growth from the samples
-(bytes and ``python_line`` events per call). Both engines.
+(bytes and ``python_line`` events per call). Both engines. With the sampler's C loop
+built, the Python loop (``XPROF_PROFILER_SAMPLE_NATIVE=0``) runs as a fourth mode.
 Run: python benchmarks/bench_lines.py [CALLS] [ROUNDS] [INTERVAL_MS] [SWITCH_FRACTION]
 (SWITCH_FRACTION: the switch interval while sampling is INTERVAL_MS / this; default 4,
 the sampler's own; 0.2 keeps Python's default 5 ms for a 1 ms interval.)
 """
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -22,6 +24,7 @@ ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 INTERVAL = sys.argv[3] if len(sys.argv) > 3 else "1"
 FRACTION = float(sys.argv[4]) if len(sys.argv) > 4 else None
 VAR = "XPROF_PROFILER_SAMPLE_INTERVAL_MS"
+LOOP = "XPROF_PROFILER_SAMPLE_NATIVE"
 
 
 def python_work(n):
@@ -68,7 +71,10 @@ def main():
           f"ms of Python; {N} calls, each waited; median of {ROUNDS} interleaved rounds; "
           f"sampling every {INTERVAL} ms, switch interval {INTERVAL} ms / "
           f"{sampler_mod._SWITCH_FRACTION:g}")
-    saved = os.environ.get(VAR)
+    native = sampler_mod._native is not None
+    print(f"the sampler's loop: {'C (_linesampler)' if native else 'Python (C loop not built)'}"
+          + ("; 'python loop': the Python loop, for comparison" if native else ""))
+    saved = {name: os.environ.get(name) for name in (VAR, LOOP)}
     for kind in ("ThreadedEngine", "NaiveEngine"):
         engine.set_engine_type(kind)
         x = mx.nd.ones((10, 10))
@@ -78,15 +84,18 @@ def main():
                 mx.nd.Custom(x, op_type="TwoMs").wait_to_read()
 
         calls()
-        t = {"off": [], "profiled": [], "sampled": []}
+        modes = ["profiled", "sampled"] + (["python loop"] if native else [])
+        t = {m: [] for m in ["off"] + modes}
         rate, per_call, size, events = [], [], {}, {}
+        order = random.Random(1)
         for _ in range(ROUNDS):
             t0 = time.perf_counter()
             calls()
             t["off"].append(time.perf_counter() - t0)
-            for mode in ("profiled", "sampled"):
-                os.environ[VAR] = INTERVAL if mode == "sampled" else "0"
-                path = os.path.join(folder, f"{mode}.json")
+            for mode in order.sample(modes, len(modes)):   # (no mode always first)
+                os.environ[VAR] = "0" if mode == "profiled" else INTERVAL
+                os.environ[LOOP] = "0" if mode == "python loop" else "1"
+                path = os.path.join(folder, f"{mode.replace(' ', '_')}.json")
                 mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=path)
                 mx.profiler.set_state("run")
                 t0 = time.perf_counter()
@@ -102,10 +111,11 @@ def main():
                 if info and info["achieved_interval_ms"]:
                     rate.append(info["achieved_interval_ms"])
                     per_call.append(info["samples"] / N)
-        if saved is None:
-            os.environ.pop(VAR, None)
-        else:
-            os.environ[VAR] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         ms = {m: statistics.median(v) / N * 1e3 for m, v in t.items()}
         on_off = statistics.median(a / b for a, b in zip(t["sampled"], t["profiled"]))
         prof = statistics.median(a / b for a, b in zip(t["profiled"], t["off"]))
@@ -113,6 +123,9 @@ def main():
               f"sampled {ms['sampled']:.3f} ms/call")
         print(f"  {'':15s} sampling on/off x{on_off:.3f} (target <= 1.05); "
               f"profiling on/off x{prof:.3f}")
+        if native:
+            py = statistics.median(a / b for a, b in zip(t["python loop"], t["profiled"]))
+            print(f"  {'':15s} the Python loop's sampling on/off x{py:.3f}")
         if rate:
             print(f"  {'':15s} achieved interval {statistics.median(rate):.3f} ms "
                   f"({1000 / statistics.median(rate):.0f} ticks/s), "

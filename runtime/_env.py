@@ -129,6 +129,7 @@ SETTINGS = {
     "PROFILER_MEMORY_PREFIX": _any,
     "PROFILER_SAMPLE_INTERVAL_MS": _number_range(0, 60_000),
     "PROFILER_SAMPLE_ALL_THREADS": _bool,
+    "PROFILER_SAMPLE_NATIVE": _bool,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
     "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks
     "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key

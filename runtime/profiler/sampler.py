@@ -21,6 +21,14 @@ custom-op Python the process runs with Python's own switch interval and few samp
 wake-ups. ``sys.monitoring`` (3.12+)
 or a C hook would see every line, at a cost on every line of the sampled threads.
 
+The loop runs in C when ``_linesampler`` was built (setup.py; optional, as it needs a C
+compiler at install): it waits without the GIL and a tick runs no bytecode, holding the
+GIL only to read the stacks. Under ThreadedEngine a Python tick made the sampled call
+pay for the sampler's Python (x1.05-1.11 on a 2 ms ``forward``); the C tick x1.01-1.02
+(docs/lines.md). ``XPROF_PROFILER_SAMPLE_NATIVE=0`` runs the Python loop, as does
+``--sample-all-threads`` (its thread list comes from :mod:`threading`). Both make the
+same records.
+
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
 objects and line numbers, appended to the sampled thread's lines buffer
 (:func:`.recorder.lines_buffer`); folding and names are the dump's
@@ -37,6 +45,11 @@ from time import perf_counter_ns
 from .. import _env
 from . import linefold, recorder as R, records
 from .flags import flags
+
+try:
+    from . import _linesampler as _native
+except ImportError:   # not built (no C compiler at install): the Python loop runs
+    _native = None
 
 _line_sample = records.line_sample
 
@@ -59,13 +72,17 @@ stop_codes = set()
 
 
 def settings():
-    """``(interval_ns, all_threads)`` from the environment (read at each start)."""
+    """``(interval_ns, all_threads, native)`` from the environment (read at each start);
+    ``native``: the C loop runs (built, wanted, and not sampling all threads)."""
     ms = _env.get("PROFILER_SAMPLE_INTERVAL_MS")
     try:
         interval = float(ms) if ms is not None else 1.0
     except ValueError:
         interval = 1.0
-    return int(max(interval, 0.0) * 1e6), _env.get_bool("PROFILER_SAMPLE_ALL_THREADS", False)
+    all_threads = _env.get_bool("PROFILER_SAMPLE_ALL_THREADS", False)
+    native = (_native is not None and not all_threads
+              and _env.get_bool("PROFILER_SAMPLE_NATIVE", True))
+    return int(max(interval, 0.0) * 1e6), all_threads, native
 
 
 def enter(call_name, t_start):
@@ -104,6 +121,7 @@ class Sampler:
     def __init__(self):
         self.thread = None
         self.stop_event = None
+        self.stop_lock = None   # the C loop's (None: the Python loop runs)
         self.saved_switch = None
         self.switch = sys.getswitchinterval()   # while sampling
         self.interval_ns = 0
@@ -118,10 +136,11 @@ class Sampler:
         return self.thread is not None
 
     def start(self):
-        interval, all_threads = settings()
+        interval, all_threads, native = settings()
         if interval <= 0 or self.on:
             return
         self.interval_ns, self.all_threads = interval, all_threads
+        self.stop_lock = _native.new_stop_lock() if native else None
         self.saved_switch = sys.getswitchinterval()
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
         self.stop_event = threading.Event()
@@ -137,6 +156,8 @@ class Sampler:
             return
         flags.lines = False
         self.stop_event.set()
+        if self.stop_lock is not None:
+            _native.stop(self.stop_lock)
         if self.thread is not threading.current_thread():
             self.thread.join()
         self.thread = None
@@ -165,15 +186,22 @@ class Sampler:
                 "ticks": self.ticks, "samples": self.samples,
                 "achieved_interval_ms": round(self.gap_ns / self.gaps / 1e6, 4)
                 if self.gaps else None,
-                "switch_interval_ms": round(self.switch * 1e3, 4)}
+                "switch_interval_ms": round(self.switch * 1e3, 4),
+                "loop": "python" if self.stop_lock is None else "native"}
 
     def _loop(self, stop):
         try:
-            self._ticks(stop)
+            if self.stop_lock is None:
+                self._ticks(stop)
+            else:   # the same ticks in C (_linesampler.c follows _ticks)
+                _native.run(self, running, stop_codes, _line_sample, CATEGORY,
+                            self.interval_ns, SLOW_FACTOR, IDLE_TICKS, MAX_DEPTH,
+                            self.stop_lock)
         finally:   # (an error here must not leave the process's switch interval lowered)
             self.restore()
 
     def _ticks(self, stop):
+        """The Python loop (the C loop in _linesampler.c mirrors it: keep in step)."""
         current_frames = sys._current_frames
         clock = perf_counter_ns
         me = threading.get_ident()
@@ -279,6 +307,7 @@ def _forked_child():
     the child Python's switch interval back."""
     if sampler.thread is not None:
         sampler.thread = None
+        sampler.stop_lock = None
         flags.lines = False
         sampler.restore()
     running.clear()

@@ -125,9 +125,22 @@ KNOWN = """
 """
 
 
+def native_built():
+    from xprof.runtime.profiler import sampler
+    return sampler._native is not None
+
+
+@pytest.mark.parametrize("loop", ["native", "python"])
 @pytest.mark.parametrize("engine", ENGINES)
-def test_known_answer_loop_vs_numpy_shares(tmp_path, engine):
-    doc, path = run_script(tmp_path, KNOWN, engine=engine)
+def test_known_answer_loop_vs_numpy_shares(tmp_path, engine, loop):
+    """The sampler's C loop (the default when built) and its Python loop both."""
+    if loop == "native" and not native_built():
+        if os.environ.get("XPROF_REQUIRE_NATIVE") == "1":
+            pytest.fail("the line sampler's C loop (_linesampler) was not built")
+        pytest.skip("the line sampler's C loop (_linesampler) was not built")
+    doc, path = run_script(tmp_path, KNOWN, engine=engine,
+                           env={"XPROF_PROFILER_SAMPLE_NATIVE": "1" if loop == "native" else "0"})
+    assert doc["otherData"]["python_lines"]["loop"] == loop
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert 60 <= truth["loop"] <= 90, truth   # the calibration held on this machine
     out = lines_json(path)

@@ -1,0 +1,123 @@
+"""The line sampler's two loops, C (``_linesampler.c``, the default when built) and
+Python (``Sampler._ticks``): the same records for the same stack, stamped on the clock
+the calls are stamped on, and a stop that ends the C loop at once.
+
+A ``forward`` parks on an event at a known line while the sampler takes a few samples;
+the ground truth is the line and the call's own ``perf_counter_ns`` stamps.
+
+The C loop is optional (setup.py builds it when a compiler is there): without it these
+tests skip, unless ``XPROF_REQUIRE_NATIVE=1`` (CI) makes that a failure.
+"""
+import os
+import threading
+import time
+
+import pytest
+
+import xprof.runtime as mx
+from xprof.runtime.profiler import records, recorder as R, sampler as S, session
+
+PARK_LINE = None   # set below: the line of ``release.wait`` in forward
+release = threading.Event()
+seen = []   # (thread ident, t0, t1) of each forward
+
+
+class _Parked(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        t0 = time.perf_counter_ns()
+        release.wait(60)   # the samples' line
+        seen.append((threading.get_ident(), t0, time.perf_counter_ns()))
+        self.assign(out_data[0], req[0], in_data[0])
+
+
+PARK_LINE = _Parked.forward.__code__.co_firstlineno + 2
+
+
+@mx.operator.register("ParkedForLines")
+class _ParkedProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Parked()
+
+
+@pytest.fixture
+def native():
+    if S._native is None:
+        if os.environ.get("XPROF_REQUIRE_NATIVE") == "1":
+            pytest.fail("the line sampler's C loop (_linesampler) was not built")
+        pytest.skip("the line sampler's C loop (_linesampler) was not built")
+
+
+def _samples_of_a_parked_call(tmp_path, monkeypatch, loop, wanted=5):
+    """Profile one ThreadedEngine call parked in forward until ``wanted`` samples are
+    in; the sampler's info and the LINE_SAMPLE records with a stack."""
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_INTERVAL_MS", "1")
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_NATIVE", "1" if loop == "native" else "0")
+    release.clear()
+    seen.clear()
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
+    mx.profiler.set_state("run")
+    try:
+        y = mx.nd.Custom(mx.nd.ones((2, 2)), op_type="ParkedForLines")
+        deadline = time.monotonic() + 30
+        while S.sampler.samples < wanted and time.monotonic() < deadline:
+            time.sleep(0.001)
+        info = S.sampler.info()
+    finally:
+        release.set()
+    y.wait_to_read()
+    mx.profiler.set_state("stop")
+    snap = R.snapshot()
+    out = [ev for buf, n, _ in snap if buf.sampled is not None
+           for ev in buf.events[:n]
+           if ev[records.KIND] == records.LINE_SAMPLE and ev[7] is not None]
+    session.end_session(snap)
+    return info, out
+
+
+def _named(stack):
+    return [(stack[i].co_name, stack[i + 1]) for i in range(0, len(stack), 2)]
+
+
+@pytest.mark.parametrize("loop", ["native", "python"])
+def test_a_parked_forward_is_sampled_at_its_line_within_the_call(
+        tmp_path, monkeypatch, threaded_engine, loop, request):
+    if loop == "native":
+        request.getfixturevalue("native")
+    info, samples = _samples_of_a_parked_call(tmp_path, monkeypatch, loop)
+    assert info["loop"] == loop
+    assert len(samples) >= 5, info
+    (ident, t0, t1), = seen
+    for ev in samples:
+        _, name, cat, t, w, call, t_start, stack = ev
+        assert name == "ParkedForLines" and cat == "python_line"
+        assert t0 <= t <= t1 and t_start <= t0 and w > 0
+        frames = _named(stack)
+        # the root is the user's forward at the parked line; nothing of xprof's above it
+        assert frames[-1] == ("forward", PARK_LINE), frames
+        assert frames[0][0] == "wait"   # threading's Condition.wait, the leaf
+    assert len({ev[5] for ev in samples}) == 1   # one call, one number
+
+
+def test_both_loops_record_the_same_stacks(tmp_path, monkeypatch, threaded_engine, native):
+    stacks = {}
+    for loop in ("native", "python"):
+        _, samples = _samples_of_a_parked_call(tmp_path, monkeypatch, loop)
+        stacks[loop] = {tuple(_named(ev[7])) for ev in samples}
+    assert stacks["native"] == stacks["python"], stacks
+
+
+def test_stopping_ends_the_c_loop_promptly(tmp_path, monkeypatch, threaded_engine, native):
+    """A stop releases the C loop's lock: the join does not wait for the next tick
+    (here a minute away: a loop that only woke on its ticks would hold the stop so long)."""
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_INTERVAL_MS", "60000")
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_NATIVE", "1")
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
+    mx.profiler.set_state("run")
+    thread = S.sampler.thread
+    assert thread is not None and S.sampler.info()["loop"] == "native"
+    t = time.perf_counter()
+    mx.profiler.set_state("stop")
+    took = time.perf_counter() - t
+    session.end_session(R.snapshot())
+    assert not thread.is_alive()
+    assert took < 30, took   # not the minute to the first tick
