@@ -25,9 +25,9 @@ def _modules():
         base = os.path.join(ROOT, folder)
         for path, _, files in os.walk(base):
             for f in files:
-                if f.endswith(".py"):
+                if f.endswith((".py", ".c")):   # (a C extension module: a leaf)
                     full = os.path.join(path, f)
-                    rel = os.path.relpath(full, base)[:-3].replace(os.sep, ".")
+                    rel = os.path.splitext(os.path.relpath(full, base))[0].replace(os.sep, ".")
                     if rel == "__init__":
                         name = pkg
                     elif rel.endswith(".__init__"):
@@ -43,6 +43,8 @@ def _imports(name, path, mods):
     module ``mod`` (not to ``pkg``) when ``mod`` is one."""
     is_pkg = path.endswith("__init__.py")
     out = set()
+    if path.endswith(".c"):
+        return out
     for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name in mods)

@@ -105,9 +105,10 @@ thread_state_of(PyInterpreterState *interp, unsigned long ident)
 }
 
 /* (code, line, code, line, ...) of `frame` (stolen) and its callers, from the leaf, up
- * to a frame whose code is in `stops` (excluded) or `max_items` values */
+ * to a frame whose code is in `stops` (excluded) or `max_items` values; `*bottom` says
+ * whether the walk ran out of frames without meeting a stop code */
 static PyObject *
-stack_of(PyFrameObject *frame, PyObject *stops, Py_ssize_t max_items)
+stack_of(PyFrameObject *frame, PyObject *stops, Py_ssize_t max_items, int *bottom)
 {
     PyObject *stack = PyList_New(0);
     if (stack == NULL) {
@@ -136,6 +137,7 @@ stack_of(PyFrameObject *frame, PyObject *stops, Py_ssize_t max_items)
         Py_DECREF(frame);
         frame = back;
     }
+    *bottom = frame == NULL;
     Py_XDECREF(frame);
     PyObject *tuple = PyList_AsTuple(stack);
     Py_DECREF(stack);
@@ -146,10 +148,26 @@ error:
     return NULL;
 }
 
-/* One tick's samples: a record for each call in `running` whose thread has a frame.
- * Returns the count, -1 on error. */
+/* Whether a call's sample `stack` holds none of the user's code: the walk met no stop
+ * code, or nothing below it, or its outermost frame is xprof's own (`own`: the
+ * runtime's folder). Then the thread is in the call's bookkeeping, before or after
+ * the user's function: Sampler._ticks drops such samples too. */
+static int
+outside_user_code(PyObject *stack, int bottom, PyObject *own)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(stack);
+    if (bottom || n == 0) {
+        return 1;
+    }
+    PyObject *filename = ((PyCodeObject *)PyTuple_GET_ITEM(stack, n - 2))->co_filename;
+    return PyUnicode_Check(filename)
+           && PyUnicode_Tailmatch(filename, own, 0, PY_SSIZE_T_MAX, -1) == 1;
+}
+
+/* One tick's samples: a record for each call in `running` whose thread is in the
+ * user's code. Returns the count, -1 on error. */
 static Py_ssize_t
-sample_calls(PyObject *running, PyObject *stops, PyObject *line_sample,
+sample_calls(PyObject *running, PyObject *stops, PyObject *own, PyObject *line_sample,
              PyObject *category, long long t, long long w, Py_ssize_t max_items)
 {
     /* a copy: a record's constructor or an append may let another thread change it */
@@ -186,10 +204,19 @@ sample_calls(PyObject *running, PyObject *stops, PyObject *line_sample,
         if (frame == NULL) {
             continue;
         }
+        int bottom = 0;
+        PyObject *stack = stack_of(frame, stops, max_items, &bottom);
+        if (stack == NULL) {
+            n = -1;
+            goto done;
+        }
+        if (outside_user_code(stack, bottom, own)) {
+            Py_DECREF(stack);
+            continue;
+        }
         Py_INCREF(entry);
-        PyObject *stack = stack_of(frame, stops, max_items);
         PyObject *record = NULL;
-        if (stack != NULL) {
+        {
             Py_INCREF(Py_True);
             PyObject *was = PyList_GET_ITEM(entry, 5);
             PyList_SET_ITEM(entry, 5, Py_True);
@@ -214,8 +241,8 @@ sample_calls(PyObject *running, PyObject *stops, PyObject *line_sample,
                 }
             }
             Py_DECREF(add);
-            Py_DECREF(stack);
         }
+        Py_DECREF(stack);
         Py_DECREF(entry);
         if (record == NULL) {
             n = -1;
@@ -254,11 +281,11 @@ is_true_attr(PyObject *obj, PyObject *name)
 static PyObject *
 run(PyObject *module, PyObject *args)
 {
-    PyObject *sampler, *running, *stops, *line_sample, *category, *capsule;
+    PyObject *sampler, *running, *stops, *own, *line_sample, *category, *capsule;
     long long interval;
     int slow_factor, idle_ticks, max_depth;
-    if (!PyArg_ParseTuple(args, "OO!O!OOLiiiO", &sampler, &PyDict_Type, &running,
-                          &PySet_Type, &stops, &line_sample, &category, &interval,
+    if (!PyArg_ParseTuple(args, "OO!O!UOOLiiiO", &sampler, &PyDict_Type, &running,
+                          &PySet_Type, &stops, &own, &line_sample, &category, &interval,
                           &slow_factor, &idle_ticks, &max_depth, &capsule)) {
         return NULL;
     }
@@ -311,7 +338,8 @@ run(PyObject *module, PyObject *args)
         }
         Py_ssize_t n = 0;
         if (PyDict_GET_SIZE(running)) {
-            n = sample_calls(running, stops, line_sample, category, t, w, 2 * max_depth);
+            n = sample_calls(running, stops, own, line_sample, category, t, w,
+                             2 * max_depth);
             if (n < 0 || add_to(sampler, names[1], n) < 0) {
                 goto done;
             }
@@ -352,8 +380,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS,
-     "run(sampler, running, stop_codes, line_sample, category, interval_ns, slow_factor,"
-     " idle_ticks, max_depth, stop_lock): tick until stop(stop_lock)"},
+     "run(sampler, running, stop_codes, own_folder, line_sample, category, interval_ns,"
+     " slow_factor, idle_ticks, max_depth, stop_lock): tick until stop(stop_lock)"},
     {"new_stop_lock", new_stop_lock, METH_NOARGS, "a stop lock for one run()"},
     {"stop", stop, METH_O, "stop(stop_lock): the run() waiting on it returns"},
     {NULL, NULL, 0, NULL},

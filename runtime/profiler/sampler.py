@@ -69,6 +69,10 @@ _numbers = itertools.count(1).__next__
 # code objects a sample's stack stops at (excluded): the frames that call the user's
 # forward/backward/create_operator (operator.py registers them)
 stop_codes = set()
+# a call's sample whose outermost frame (under the stop code) is in this folder, xprof's
+# runtime, or that met no stop code, finds the thread outside the user's function (in
+# the call's entry or exit): it is dropped, not counted for an xprof line of the op
+OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def settings():
@@ -194,7 +198,7 @@ class Sampler:
             if self.stop_lock is None:
                 self._ticks(stop)
             else:   # the same ticks in C (_linesampler.c follows _ticks)
-                _native.run(self, running, stop_codes, _line_sample, CATEGORY,
+                _native.run(self, running, stop_codes, OWN_FOLDER, _line_sample, CATEGORY,
                             self.interval_ns, SLOW_FACTOR, IDLE_TICKS, MAX_DEPTH,
                             self.stop_lock)
         finally:   # (an error here must not leave the process's switch interval lowered)
@@ -237,11 +241,13 @@ class Sampler:
                 if f is None:
                     continue
                 number, name, t0, add, _, _ = entry
-                entry[5] = True
                 stack = []
                 while f is not None and f.f_code not in stops and len(stack) < 2 * MAX_DEPTH:
                     stack += (f.f_code, f.f_lineno)
                     f = f.f_back
+                if f is None or not stack or stack[-2].co_filename.startswith(OWN_FOLDER):
+                    continue   # not in the user's code: the call's bookkeeping, before or after it
+                entry[5] = True
                 add(_line_sample(name, CATEGORY, t, w, number, t0, tuple(stack)))
                 n += 1
             if self.all_threads:

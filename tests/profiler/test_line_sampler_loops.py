@@ -121,3 +121,59 @@ def test_stopping_ends_the_c_loop_promptly(tmp_path, monkeypatch, threaded_engin
     session.end_session(R.snapshot())
     assert not thread.is_alive()
     assert took < 30, took   # not the minute to the first tick
+
+
+def _ticks_while_parked(monkeypatch, tmp_path, loop, filename, register_stop):
+    """A thread parked in a function compiled as from ``filename``, under a caller that
+    is a stop code when ``register_stop`` (as operator.py's ``body`` is), entered in
+    ``running`` by hand while the sampler ticks; the records the sampler appended."""
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_INTERVAL_MS", "1")
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_NATIVE", "1" if loop == "native" else "0")
+    ns = {}
+    exec(compile("def parked(ev, ready):\n    ready.set()\n    ev.wait(60)\n", str(filename),
+                 "exec"), ns)
+
+    def caller(ev, ready):
+        ns["parked"](ev, ready)
+
+    ev, ready, got = threading.Event(), threading.Event(), []
+    thread = threading.Thread(target=caller, args=(ev, ready))
+    if register_stop:
+        S.stop_codes.add(caller.__code__)
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
+    mx.profiler.set_state("run")
+    try:
+        assert S.sampler.info()["loop"] == loop
+        thread.start()
+        ready.wait(30)
+        S.running[thread.ident] = [10**9, "Hand", time.perf_counter_ns(), got.append, None,
+                                   False]
+        ticks = S.sampler.ticks
+        deadline = time.monotonic() + 30
+        while S.sampler.ticks < ticks + 8 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        del S.running[thread.ident]
+    finally:
+        ev.set()
+        S.stop_codes.discard(caller.__code__)
+        mx.profiler.set_state("stop")
+        thread.join()
+        session.end_session(R.snapshot())
+    return got
+
+
+@pytest.mark.parametrize("loop", ["native", "python"])
+def test_samples_outside_the_users_function_are_dropped(tmp_path, monkeypatch, loop,
+                                                        request):
+    """A call's sample must find the user's function under the stop code: in xprof's
+    own entry and exit code (the outermost frame in the runtime's folder), or with no
+    stop code on the stack, it is dropped, not shown as a line of the op."""
+    if loop == "native":
+        request.getfixturevalue("native")
+    user = _ticks_while_parked(monkeypatch, tmp_path, loop, tmp_path / "user.py", True)
+    assert len(user) >= 5
+    assert all(_named(ev[7])[-1] == ("parked", 3) for ev in user)
+    own = _ticks_while_parked(monkeypatch, tmp_path, loop, S.OWN_FOLDER + "entry.py", True)
+    assert own == []
+    bottom = _ticks_while_parked(monkeypatch, tmp_path, loop, tmp_path / "user.py", False)
+    assert bottom == []
