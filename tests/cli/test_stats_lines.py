@@ -294,7 +294,8 @@ THREADS = """
 def test_script_threads_are_sampled_only_when_asked(tmp_path, engine):
     _, path = run_script(tmp_path, THREADS, engine=engine)
     ops = lines_json(path)["Python Lines"]
-    assert set(ops) == {"Spin"}, ops
+    # (a tick may land in the op's create_operator, the user's code too: its Setup)
+    assert {op for op in ops if not op.endswith(" (create_operator)")} == {"Spin"}, ops
     assert all(r["function"] != "spin" for r in ops["Spin"])
     _, path = run_script(tmp_path, THREADS, "--sample-all-threads", engine=engine)
     ops = lines_json(path)["Python Lines"]
