@@ -2,14 +2,13 @@
 
 While the profiler records, a daemon thread wakes every ``XPROF_PROFILER_SAMPLE_INTERVAL_MS``
 (default 1 ms; 0: off) and reads the stacks of the threads that run custom-operator code
-(``forward``, ``backward``, ``create_operator``) with one ``sys._current_frames()``.
-Each sample is tagged with the call the thread runs at that moment: the observer tells
+(``forward``, ``backward``, ``create_operator``). Each sample is tagged with the call the thread runs at that moment: the observer tells
 :data:`running` when a call's Python code starts and ends on a thread
 (``observer.call_begins``/``call_ends``, ``setup_begins``/``setup_ends``). With
 ``XPROF_PROFILER_SAMPLE_ALL_THREADS`` (``xprof run --sample-all-threads``) the
 script's other threads are sampled too, tagged with no call.
 
-Why a thread over ``sys._current_frames()`` (measured in docs/lines.md): it costs the
+Why a sampler thread (measured in docs/lines.md): it costs the
 sampled thread nothing (no hook runs on it, no line event, nothing while it is in
 numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
 thread running pure Python lets the sampler in only at the switch interval, so
@@ -24,10 +23,11 @@ or a C hook would see every line, at a cost on every line of the sampled threads
 The loop runs in C when ``_linesampler`` was built (setup.py; optional, as it needs a C
 compiler at install): it waits without the GIL and a tick runs no bytecode, holding the
 GIL only to read the stacks. Under ThreadedEngine a Python tick made the sampled call
-pay for the sampler's Python (x1.05-1.11 on a 2 ms ``forward``); the C tick x1.01-1.02
-(docs/lines.md). ``XPROF_PROFILER_SAMPLE_NATIVE=0`` runs the Python loop, as does
-``--sample-all-threads`` (its thread list comes from :mod:`threading`). Both make the
-same records.
+pay for the sampler's Python (x1.08-1.10 on a 2 ms ``forward``); the C tick x0.99-1.04
+(docs/lines.md, "The tick in C"). ``XPROF_PROFILER_SAMPLE_NATIVE=0`` runs the Python
+loop (one ``sys._current_frames()`` a tick), as does ``--sample-all-threads`` (its
+thread list comes from :mod:`threading`). Both make the same records, and both drop a
+call's sample that finds the thread outside the user's function (:data:`OWN_FOLDER`).
 
 Recording stays cheap: one tuple per sample (:func:`.records.line_sample`), code
 objects and line numbers, appended to the sampled thread's lines buffer
