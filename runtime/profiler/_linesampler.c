@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <frameobject.h>   /* (PyFrame_GetBack on 3.10: not declared by Python.h there) */
 #include <pythread.h>
 #include <time.h>
 
