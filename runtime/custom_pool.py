@@ -2,6 +2,7 @@
 ``forward``/``backward`` (:mod:`.operator` hands each call to it), grown so that no
 call waits long for a thread and bounded by ``XPROF_CUSTOM_OP_NUM_THREADS``."""
 import itertools
+import os
 import queue
 import threading
 import time
@@ -82,6 +83,15 @@ class _Pool:
     def running(self):
         """Names of the calls pool threads are running now (for the drain's report)."""
         return [name for name in list(self.current.values()) if name is not None]
+
+    def forked_child(self):
+        """A child made by ``fork`` starts with an empty pool: fork copies only the
+        forking thread, so none of the pool's threads (nor its watchdog) exist there,
+        its lock may be held by one of them, and its queue holds the parent's calls
+        (whose engine is gone too: the child's is renewed, engine/__init__.py). Left as
+        it was, the copied thread count kept any thread from starting and the child's
+        first custom-op call waited for ever."""
+        self.__init__(self.max_threads, self.max_in_flight)
 
     def started(self):
         """A call was handed to the pool (its completion calls :meth:`finished`)."""
@@ -233,3 +243,4 @@ class _Pool:
 pool = _Pool(_env.get_int("CUSTOM_OP_NUM_THREADS", 256),
               _env.get_int("CUSTOM_OP_MAX_IN_FLIGHT", 64))
 _engine.report_running(pool.running)
+os.register_at_fork(after_in_child=pool.forked_child)

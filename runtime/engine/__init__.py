@@ -11,6 +11,7 @@ import gc
 import os
 import signal
 import sys
+import threading
 
 from .. import _env
 from . import signals
@@ -129,7 +130,27 @@ def _renew_in_child():
         hook(_engine)
 
 
-os.register_at_fork(after_in_child=_renew_in_child)
+FORK_DRAIN_S = 30.0   # the longest a fork waits for the work pushed before it
+
+
+def _drain_before_fork():
+    """Before a fork, wait for every op pushed so far, as MXNet's engine does (it stops,
+    draining, in its fork-prepare handler): the child has none of the engine's threads,
+    so an array whose write was still pending would never be ready there, and a
+    DataLoader worker forked just after its dataset's arrays were computed would wait
+    for ever reading them. Not when the fork comes from inside that work (an engine
+    worker, a custom-op thread, a call's code): waiting for it would never end. Bounded:
+    after :data:`FORK_DRAIN_S` the fork goes on and says which arrays the child lacks."""
+    st = thread_state
+    if st.on_block is not None or (st.tag is not None and st.tag.in_call) \
+            or threading.get_ident() in getattr(_engine, "worker_idents", ()):
+        return
+    if not _engine.quiesce(FORK_DRAIN_S):
+        sys.stderr.write(f"xprof: fork after waiting {FORK_DRAIN_S:g} s for the engine: "
+                         "ops still pending; the child cannot read their outputs\n")
+
+
+os.register_at_fork(before=_drain_before_fork, after_in_child=_renew_in_child)
 
 
 _reporters = []    # callables() -> names of work running outside the engine's workers

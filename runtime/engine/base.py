@@ -206,6 +206,13 @@ class Engine:
         """Block until every pushed op is done; raise the first unreported error."""
         raise NotImplementedError
 
+    def quiesce(self, timeout):
+        """Wait up to ``timeout`` seconds for every pushed op to finish, reporting no
+        error (errors stay for the next sync point); whether none is left. Before a
+        fork (engine/__init__.py). An engine that runs ops as they are pushed has
+        nothing to wait for."""
+        return True
+
     def flush_wakes(self):
         """Wake workers for work made ready by this thread while it deferred wake-ups."""
 

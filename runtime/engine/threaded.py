@@ -434,6 +434,21 @@ class ThreadedEngine(Engine):
             errors, self._errors = self._errors, []
         self._raise_first_unreported(errors)
 
+    def quiesce(self, timeout):
+        deadline = perf_counter_ns() + int(timeout * 1e9)
+        with self._lock:
+            while self._pending:
+                left = (deadline - perf_counter_ns()) / 1e9
+                if left <= 0:
+                    return False
+                self._idle_waiters += 1
+                try:
+                    if not self._idle_cv.wait(min(_KICK_S, left)):
+                        self._kick_locked()
+                finally:
+                    self._idle_waiters -= 1
+        return True
+
     def _kick(self):
         with self._lock:
             self._kick_locked()

@@ -213,3 +213,87 @@ def test_pool_bound_with_threads_blocked_elsewhere_fails_the_waiting_call():
     assert "'Hang' could not start: all 1 custom-operator threads have been busy for" \
         in proc.stdout
     assert "running: Hang" in proc.stdout
+
+
+FORKED = """
+import os, sys, time
+import xprof.runtime as mx
+
+class Op(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        t = time.perf_counter()
+        while time.perf_counter() - t < 0.002:
+            pass
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+@mx.operator.register("Forked")
+class P(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return Op()
+
+if sys.argv[1] == "profiled":
+    mx.profiler.set_config(profile_all=True, filename=sys.argv[2])
+    mx.profiler.set_state("run")
+x = mx.nd.ones((2, 2))
+mx.nd.Custom(x, op_type="Forked").wait_to_read()        # the pool has a thread now
+busy = [mx.nd.Custom(x, op_type="Forked") for _ in range(10)]   # and calls in flight
+z = mx.nd.dot(mx.nd.ones((300, 300)), mx.nd.ones((300, 300)))
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    y = mx.nd.Custom(x + 1, op_type="Forked")
+    # ...and reads what its parent had pushed: the fork waited for it (as MXNet's)
+    got = [float(y.asnumpy()[0, 0]), float(busy[-1].asnumpy()[0, 0]), float(z.asnumpy()[0, 0])]
+    os.write(write, " ".join(map(str, got)).encode())
+    os._exit(0)
+os.close(write)
+child = os.read(read, 100).decode()
+os.waitpid(pid, 0)
+mx.nd.waitall()
+print(child, float(busy[-1].asnumpy()[0, 0]))
+"""
+
+
+@pytest.mark.parametrize("mode", ["plain", "profiled"])
+@pytest.mark.parametrize("kind", ["ThreadedEngine", "NaiveEngine"])
+def test_a_forked_child_runs_custom_ops_after_its_parent_did(run_python, tmp_path, kind, mode):
+    """fork copies only the forking thread: the child's pool must start empty (its
+    copied thread count once kept any thread from starting: the child's first call
+    hung, as in a DataLoader worker of a job that had run a custom op), and the arrays
+    the parent had pushed work for must be readable there (the fork drains the engine
+    first, as MXNet's does; they once never became ready in the child)."""
+    args = [mode, str(tmp_path / "unused.json")]
+    res = run_python(f"import sys; sys.argv[1:] = {args!r}\n" + FORKED,
+                     {"XPROF_ENGINE_TYPE": kind}, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["4.0", "2.0", "300.0", "2.0"], res.stdout + res.stderr
+
+
+FORK_IN_FORWARD = """
+import os
+import xprof.runtime as mx
+
+class Op(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        pid = os.fork()   # from inside the engine's pending work: no drain to wait for
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        self.assign(out_data[0], req[0], in_data[0] + 1)
+
+@mx.operator.register("ForksInside")
+class P(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return Op()
+
+x = mx.nd.ones((2, 2))
+ys = [mx.nd.Custom(x, op_type="ForksInside") for _ in range(3)]
+print(sum(float(y.asnumpy()[0, 0]) for y in ys))
+"""
+
+
+@pytest.mark.parametrize("kind", ["ThreadedEngine", "NaiveEngine"])
+def test_a_fork_inside_forward_does_not_wait_for_its_own_call(run_python, kind):
+    res = run_python(FORK_IN_FORWARD, {"XPROF_ENGINE_TYPE": kind}, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["6.0"], res.stdout + res.stderr
