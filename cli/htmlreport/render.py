@@ -270,6 +270,8 @@ def python_lines(doc):
     for op, rows in ordered:
         s = lines["summary"][op]
         py = "" if s["python_ms"] is None else f"{s['python_ms']:,.3f} ms Python, "
+        if s.get("op_calls") and s["op_calls"] > s["calls"]:   # (shares: of the sampled)
+            py += f"{s['calls']:,} of {s['op_calls']:,} calls sampled, "
         head = ("<thead><tr><th class='text'>Function</th><th class='text'>File</th>"
                 "<th>Line</th><th>Self (ms)</th><th>%</th><th>\u00b1%</th></tr></thead>")
         body = "".join(

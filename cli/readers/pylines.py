@@ -4,9 +4,12 @@ Reads the root ``python_line`` slices the runtime writes per sampled call (one p
 and track, ``args``: ``{"op", "call", "lines": [[function, file, line, weight ns,
 samples, blocked-in or null], ...]}``, runtime/profiler/linefold.py and docs/lines.md)
 and sums them per op type. The frame slices nested under them are for viewers; this
-module never reads them. Shares are of the op's Python time from its call spans
-(``Custom Operator Calls``: Python, which excludes Blocked; Setup for a
-``<op> (create_operator)`` row set), else of the sampled time itself. A sample's
+module never reads them. A share is of the Python time of the op's sampled calls, which
+their samples cover from each call's start to its end; a row's ``self_ms`` is that share
+of the op's Python time from its call spans (``Custom Operator Calls``: Python, which
+excludes Blocked; Setup for a ``<op> (create_operator)`` row set), so a call the
+sampler missed (shorter than a tick) moves no share. Without spans ``self_ms`` is the
+sampled time itself. A sample's
 weight is the time since the sampler's previous tick, so a share's sampling error
 is about ``1.96 * sqrt(p * (1 - p) / n)`` for ``n`` samples (95%), stated with the rows.
 
@@ -98,6 +101,14 @@ def python_ns(op, calls, blocked=False):
     return sum(r[at] for r in rows)
 
 
+def op_calls(op, calls):
+    """How many calls of ``op`` the call spans hold (None without them)."""
+    if calls is None:
+        return None
+    rows = calls.calls.get(op[:-len(SETUP_SUFFIX)] if op.endswith(SETUP_SUFFIX) else op)
+    return len(rows) if rows else None
+
+
 def error_points(p, n):
     """The 95% sampling error of a share ``p`` (0-1) estimated from ``n`` samples, in
     percentage points."""
@@ -111,8 +122,10 @@ def section(collector, calls=None, only=None, top=None):
     weight, each row ``{"function", "file", "line", "self_ms", "%", "samples", "±%"}``
     (blocked rows: function ``(blocked in <sync point>)``, line null, ``%`` of the op's
     Blocked time rather than its Python time); the summary:
-    ``{"python_ms", "sampled_ms", "samples", "calls", "error_%"}`` (``python_ms`` from
-    the call spans, null without them; ``error_%``: the largest 95% error of a share)."""
+    ``{"python_ms", "sampled_ms", "samples", "calls", "op_calls", "error_%"}``
+    (``python_ms`` and ``op_calls``, every call's Python time and count, from the call
+    spans, null without them; ``calls``: the sampled ones; ``error_%``: the largest 95%
+    error of a share)."""
     rows_out, summary = {}, {}
     if collector is None:
         return rows_out, summary
@@ -123,10 +136,17 @@ def section(collector, calls=None, only=None, top=None):
         run = sum(w for (_, _, _, b), (w, _) in table.items() if b is None)
         n_run = sum(n for (_, _, _, b), (_, n) in table.items() if b is None)
         base = python_ns(op, calls)
-        # a custom op: of its Python time (Blocked is apart); a thread outside custom
-        # ops ("python (<thread>)"): of its sampled time, waits included
+        # a custom op: a share of the Python time of its sampled calls (Blocked is
+        # apart), which their samples cover from each call's start to its end; a call
+        # with no sample (shorter than a tick, or begun while the sampler waited for
+        # the GIL) adds nothing to either side, so the shares estimate the op's whole
+        # Python time, and a row's self_ms is its share of that (the spans' Python time
+        # of every call). A thread outside custom ops ("python (<thread>)"): of its
+        # sampled time, waits included
         is_op = bool(collector.calls.get(op))
-        denom = base if base else run if is_op else sum(w for w, _ in table.values())
+        denom = run if is_op and run else base if base else \
+            sum(w for w, _ in table.values())
+        scale = base / denom if is_op and base and denom else 1.0
         n_err = n_run if is_op else sum(n for _, n in table.values())
         n_all = sum(n for _, n in table.values())
         # a blocked row's share is of the op's Blocked time (the breakdown's), else of
@@ -147,7 +167,7 @@ def section(collector, calls=None, only=None, top=None):
             share = w / denom if denom else 0.0
             rows.append({"function": BLOCKED.format(blocked) if blocked else function,
                          "file": "" if blocked else file, "line": None if blocked else line,
-                         "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
+                         "self_ms": round(w * scale / 1e6, 3), "%": round(100 * share, 1),
                          "samples": n,
                          "±%": round(error_points(min(share, 1.0), n_err), 1)})
         if top:
@@ -156,6 +176,7 @@ def section(collector, calls=None, only=None, top=None):
         summary[op] = {"python_ms": None if base is None else round(base / 1e6, 3),
                        "sampled_ms": round((run if is_op else denom) / 1e6, 3), "samples": n_all,
                        "calls": len(collector.calls.get(op, ())),
+                       "op_calls": op_calls(op, calls) if is_op else None,
                        "error_%": round(error_points(0.5, n_err), 1)}
     return rows_out, summary
 
@@ -195,6 +216,8 @@ def text(rows_out, summary, interval=None):
             py = (f"{s['python_ms']:.3f} ms Python" if s["python_ms"] is not None else
                   f"{s['sampled_ms']:.3f} ms sampled Python (no call spans)") + \
                 f" over {s['calls']} sampled calls"
+            if s.get("op_calls") and s["op_calls"] > s["calls"]:
+                py += f" of {s['op_calls']}"
         else:   # a thread outside custom ops (--sample-all-threads)
             py = f"{s['sampled_ms']:.3f} ms sampled outside custom ops"
         every = f", one every {interval:g} ms" if interval else ""

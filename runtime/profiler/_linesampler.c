@@ -13,9 +13,13 @@
  * Python loop makes (records.line_sample: code objects and line numbers).
  *
  * One entry point, run(), called on the sampler's own Python thread; it returns when
- * the stop lock (made by new_stop_lock(), released by stop()) is released. The tick
- * schedule, the slow ticking when no call runs and the sampler's counters follow
- * Sampler._ticks in sampler.py line for line; keep the two in step.
+ * the stop lock (made by new_stop_lock(), released by stop()) is released. The
+ * schedule, the records and the sampler's counters are Sampler._ticks's, with one
+ * difference, which the Python loop cannot have: a tick that finds no call running
+ * takes no GIL (see the loop). So this loop needs no slow ticking while calls are rare,
+ * asks for the GIL only once a call runs (with the switch interval lowered by the
+ * call's entry, sampler.enter), and never changes the switch interval itself: the
+ * calls' entries and exits do, and Sampler._loop restores it when sampling stops.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -259,35 +263,15 @@ done:
     return n;
 }
 
-static int
-call_method(PyObject *obj, const char *name)
-{
-    PyObject *r = PyObject_CallMethod(obj, name, NULL);
-    Py_XDECREF(r);
-    return r == NULL ? -1 : 0;
-}
-
-static int
-is_true_attr(PyObject *obj, PyObject *name)
-{
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL) {
-        return -1;
-    }
-    int r = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
-}
-
 static PyObject *
 run(PyObject *module, PyObject *args)
 {
     PyObject *sampler, *running, *stops, *own, *line_sample, *category, *capsule;
     long long interval;
-    int slow_factor, idle_ticks, max_depth;
-    if (!PyArg_ParseTuple(args, "OO!O!UOOLiiiO", &sampler, &PyDict_Type, &running,
+    int max_depth;
+    if (!PyArg_ParseTuple(args, "OO!O!UOOLiO", &sampler, &PyDict_Type, &running,
                           &PySet_Type, &stops, &own, &line_sample, &category, &interval,
-                          &slow_factor, &idle_ticks, &max_depth, &capsule)) {
+                          &max_depth, &capsule)) {
         return NULL;
     }
     PyThread_type_lock lock = PyCapsule_GetPointer(capsule, LOCK_CAPSULE);
@@ -298,82 +282,88 @@ run(PyObject *module, PyObject *args)
         PyErr_Format(PyExc_ValueError, "interval_ns %lld: must be > 0", interval);
         return NULL;
     }
-    PyObject *names[5] = {PyUnicode_FromString("ticks"), PyUnicode_FromString("samples"),
-                          PyUnicode_FromString("gaps"), PyUnicode_FromString("gap_ns"),
-                          PyUnicode_FromString("lowered")};
+    PyObject *names[4] = {PyUnicode_FromString("ticks"), PyUnicode_FromString("samples"),
+                          PyUnicode_FromString("gaps"), PyUnicode_FromString("gap_ns")};
     PyObject *result = NULL;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 4; k++) {
         if (names[k] == NULL) {
             goto done;
         }
     }
-    const long long fast = interval, slow = interval * slow_factor;
-    long long step = fast;
     long long prev = now_ns();
-    long long due = prev + step;   /* a fixed schedule: a late wake-up shortens the next wait */
-    int fresh = 1, quiet = 0;
+    long long due = prev + interval;   /* a fixed schedule: a late wake-up shortens the next wait */
+    int fresh = 1;
+    /* the counters' increments since they were last added to the sampler's (with the
+     * GIL: at a tick that samples, and at the end) */
+    long long ticks = 0, gaps = 0, gap_ns = 0;
     for (;;) {
         PyLockStatus got;
+        long long t = 0, w = 0;
+        int gapped = 0;
         Py_BEGIN_ALLOW_THREADS
-        long long wait = due - now_ns();
-        got = PyThread_acquire_lock_timed(lock, wait > 0 ? wait / 1000 : 0, 0);
+        for (;;) {
+            long long wait = due - now_ns();
+            got = PyThread_acquire_lock_timed(lock, wait > 0 ? wait / 1000 : 0, 0);
+            if (got == PY_LOCK_ACQUIRED) {
+                break;
+            }
+            t = now_ns();
+            due += interval;
+            if (due <= t) {   /* more than a tick late (the GIL was held): the next from now */
+                due = t + interval;
+            }
+            w = t - prev;
+            gapped = !fresh;
+            if (gapped) {
+                gaps++;
+                gap_ns += w;
+            }
+            fresh = 0;
+            prev = t;
+            ticks++;
+            /* No call running: nothing to read, and the GIL is not taken. A sampler
+             * waiting for the GIL while the script runs Python outside custom ops waits
+             * with Python's own switch interval (5 ms), which a call's entry lowers too
+             * late for it: it missed short calls that began meanwhile (a NaiveEngine
+             * backward of 3 ms was sampled in 5-7 of 12 steps of a Gluon job), and its
+             * late sample gave the ms it waited to whatever line the call was at then.
+             * Waiting here instead, it asks for the GIL once a call runs, the switch
+             * interval lowered by the call's entry. The size is read without the GIL:
+             * a stale value only delays a sample by one tick or takes the GIL once for
+             * nothing. (The Python loop cannot wait so: it ticks slowly when idle.) */
+            if (PyDict_GET_SIZE(running) != 0) {
+                break;
+            }
+        }
         Py_END_ALLOW_THREADS
+        if (got != PY_LOCK_ACQUIRED) {   /* the stamp is when the stacks are read, the GIL held */
+            long long late = now_ns() - t;
+            t += late;
+            w += late;
+            prev = t;
+            if (gapped) {
+                gap_ns += late;
+            }
+        }
+        if ((ticks && add_to(sampler, names[0], ticks) < 0)
+            || (gaps && (add_to(sampler, names[2], gaps) < 0
+                         || add_to(sampler, names[3], gap_ns) < 0))) {
+            goto done;
+        }
+        ticks = gaps = gap_ns = 0;
         if (got == PY_LOCK_ACQUIRED) {
             break;
         }
-        long long t = now_ns();
-        due += step;
-        if (due <= t) {   /* more than a tick late (the GIL was held): the next from now */
-            due = t + step;
-        }
-        long long w = t - prev;
-        if (fresh) {
-            fresh = 0;
-        }
-        else if (add_to(sampler, names[2], 1) < 0 || add_to(sampler, names[3], w) < 0) {
+        Py_ssize_t n = sample_calls(running, stops, own, line_sample, category, t, w,
+                                    2 * (Py_ssize_t)max_depth);
+        if (n < 0 || add_to(sampler, names[1], n) < 0) {
             goto done;
-        }
-        prev = t;
-        if (add_to(sampler, names[0], 1) < 0) {
-            goto done;
-        }
-        Py_ssize_t n = 0;
-        if (PyDict_GET_SIZE(running)) {
-            n = sample_calls(running, stops, own, line_sample, category, t, w,
-                             2 * max_depth);
-            if (n < 0 || add_to(sampler, names[1], n) < 0) {
-                goto done;
-            }
-        }
-        int lowered = is_true_attr(sampler, names[4]);
-        if (lowered < 0) {
-            goto done;
-        }
-        if (n) {
-            quiet = 0;
-            if (!lowered && call_method(sampler, "lower") < 0) {
-                goto done;
-            }
-            if (step != fast) {   /* calls run: tick at the interval again */
-                step = fast;
-                fresh = 1;
-                due = t + fast;
-            }
-            continue;
-        }
-        if (lowered && PyDict_GET_SIZE(running) == 0 && call_method(sampler, "restore") < 0) {
-            goto done;
-        }
-        quiet++;
-        if (quiet == idle_ticks && step == fast) {   /* quiet: tick slowly */
-            step = slow;
-            due = t + slow;
         }
     }
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 4; k++) {
         Py_XDECREF(names[k]);
     }
     return result;
@@ -382,7 +372,7 @@ done:
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS,
      "run(sampler, running, stop_codes, own_folder, line_sample, category, interval_ns,"
-     " slow_factor, idle_ticks, max_depth, stop_lock): tick until stop(stop_lock)"},
+     " max_depth, stop_lock): tick until stop(stop_lock)"},
     {"new_stop_lock", new_stop_lock, METH_NOARGS, "a stop lock for one run()"},
     {"stop", stop, METH_O, "stop(stop_lock): the run() waiting on it returns"},
     {NULL, NULL, 0, NULL},

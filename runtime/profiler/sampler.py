@@ -199,7 +199,7 @@ class Sampler:
                 self._ticks(stop)
             else:   # the same ticks in C (_linesampler.c follows _ticks)
                 _native.run(self, running, stop_codes, OWN_FOLDER, _line_sample, CATEGORY,
-                            self.interval_ns, SLOW_FACTOR, IDLE_TICKS, MAX_DEPTH,
+                            self.interval_ns, MAX_DEPTH,
                             self.stop_lock)
         finally:   # (an error here must not leave the process's switch interval lowered)
             self.restore()

@@ -26,9 +26,13 @@ def span(op, ts, python_ns, blocked_ns=0, ident=1):
 
 
 def trace(tmp_path):
+    """Three calls of MyOp (spans: 40 ms Python + 10 Blocked, 40, 20); the sampler
+    covered the first two (their roots: 80 ms of Python in lines, and the wait) and
+    missed the third, a short one."""
     events = meta() + meta(tid=9, thread="python lines: custom op worker 0")[1:]
     events += span("MyOp", 0, 40 * MS, 10 * MS, 1) + span("MyOp", 100_000, 40 * MS, 0, 2)
-    events.append(root("MyOp", 1, [["work", "/src/op.py", 12, 20 * MS, 20, None],
+    events += span("MyOp", 200_000, 20 * MS, 0, 3)
+    events.append(root("MyOp", 1, [["work", "/src/op.py", 12, 30 * MS, 30, None],
                                    ["MyOp.forward", "/src/op.py", 30, 10 * MS, 10, None],
                                    ["NDArray.asnumpy", "/x/ndarray.py", 5, 10 * MS, 10,
                                     "asnumpy"]]))
@@ -38,27 +42,32 @@ def trace(tmp_path):
 
 
 def test_rows_sum_over_calls_as_shares_of_python_time(tmp_path):
+    """Shares are of the sampled calls' Python time (80 ms in lines: work 70, forward
+    10); self_ms is that share of every call's Python time (100 ms from the spans), so
+    the missed call moves no share and the rows add up to the op's Python time."""
     res = cli("stats", trace(tmp_path), "--lines", "--format", "json")
     assert res.exit_code == 0, res.stderr
     doc = json.loads(res.stdout)
     rows = doc["Python Lines"]["MyOp"]
     assert [r["function"] for r in rows] == ["work", "MyOp.forward", "(blocked in asnumpy)"]
     work = rows[0]
-    assert (work["file"], work["line"], work["self_ms"], work["%"]) == ("/src/op.py", 12, 60.0, 75.0)
-    assert rows[1]["%"] == 12.5
-    assert rows[2]["line"] is None and rows[2]["self_ms"] == 10.0
+    assert (work["file"], work["line"], work["self_ms"], work["%"]) == ("/src/op.py", 12, 87.5, 87.5)
+    assert (rows[1]["self_ms"], rows[1]["%"]) == (12.5, 12.5)
+    # the wait: its measured time, a share of the op's Blocked time (10 ms)
+    assert rows[2]["line"] is None and rows[2]["self_ms"] == 10.0 and rows[2]["%"] == 100.0
     s = doc["Python Lines Sampling"]["MyOp"]
-    assert s["python_ms"] == 80.0 and s["samples"] == 80 and s["calls"] == 2
-    # 95% error of a share from 70 samples, at most (p = 0.5)
-    assert s["error_%"] == round(pylines.error_points(0.5, 70), 1) == 11.7
+    assert s["python_ms"] == 100.0 and s["sampled_ms"] == 80.0 and s["samples"] == 90
+    assert s["calls"] == 2 and s["op_calls"] == 3
+    # 95% error of a share from 80 samples, at most (p = 0.5)
+    assert s["error_%"] == round(pylines.error_points(0.5, 80), 1) == 11.0
 
 
 def test_table_states_the_error_and_frame_slices_are_no_time_rows(tmp_path):
     path = trace(tmp_path)
     res = cli("stats", path, "--lines", "MyOp")
     assert res.exit_code == 0, res.stderr
-    assert "MyOp: 80.000 ms Python over 2 sampled calls; 80 samples" in res.stdout
-    assert "±11.7 points at most (95%)" in res.stdout
+    assert "MyOp: 100.000 ms Python over 2 sampled calls of 3; 90 samples" in res.stdout
+    assert "±11.0 points at most (95%)" in res.stdout
     assert "(blocked in asnumpy)" in res.stdout
     plain = cli("stats", path, "--format", "json")
     assert "python_line" not in json.loads(plain.stdout)["Time"]
@@ -79,6 +88,6 @@ def test_lines_option_followed_by_the_trace_reads_that_trace(tmp_path):
     path = trace(tmp_path)
     res = cli("stats", "--lines", path)
     assert res.exit_code == 0, res.stderr
-    assert "MyOp: 80.000 ms Python" in res.stdout
+    assert "MyOp: 100.000 ms Python" in res.stdout
     res = cli("stats", "--lines", "MyOp", path)
-    assert res.exit_code == 0 and "MyOp: 80.000 ms Python" in res.stdout
+    assert res.exit_code == 0 and "MyOp: 100.000 ms Python" in res.stdout
