@@ -13,9 +13,10 @@ sampled thread nothing (no hook runs on it, no line event, nothing while it is i
 numpy), and a custom op's worker is known at every instant. Its limit is the GIL: a
 thread running pure Python lets the sampler in only at the switch interval, so
 a call's entry lowers ``sys.setswitchinterval`` to a quarter of the sample interval,
-and the last call's exit restores it. With no call running for :data:`IDLE_TICKS`
-ticks the sampler ticks :data:`SLOW_FACTOR` times slower until a tick finds a call
-(a call never wakes it: that would be a GIL hand-off at every call's start). Outside
+and the last call's exit restores it. The Python loop, with no call running for
+:data:`IDLE_TICKS` ticks, ticks :data:`SLOW_FACTOR` times slower until a tick finds a
+call (a call never wakes it: that would be a GIL hand-off at every call's start); the
+C loop's idle ticks take no GIL at all. Outside
 custom-op Python the process runs with Python's own switch interval and few sampler
 wake-ups. ``sys.monitoring`` (3.12+)
 or a C hook would see every line, at a cost on every line of the sampled threads.
@@ -23,8 +24,11 @@ or a C hook would see every line, at a cost on every line of the sampled threads
 The loop runs in C when ``_linesampler`` was built (setup.py; optional, as it needs a C
 compiler at install): it waits without the GIL and a tick runs no bytecode, holding the
 GIL only to read the stacks. Under ThreadedEngine a Python tick made the sampled call
-pay for the sampler's Python (x1.08-1.10 on a 2 ms ``forward``); the C tick x0.99-1.04
-(docs/lines.md, "The tick in C"). ``XPROF_PROFILER_SAMPLE_NATIVE=0`` runs the Python
+pay for the sampler's Python (x1.08-1.11 on a 2 ms ``forward``); the C tick x1.00-1.03
+(docs/lines.md, "The tick in C"). The C loop reads ``running``'s size without the
+GIL and asks for the GIL only when a call runs: a sampler already waiting for it with
+Python's 5 ms switch interval when a call begins would sample that call late or not
+at all. ``XPROF_PROFILER_SAMPLE_NATIVE=0`` runs the Python
 loop (one ``sys._current_frames()`` a tick), as does ``--sample-all-threads`` (its
 thread list comes from :mod:`threading`). Both make the same records, and both drop a
 call's sample that finds the thread outside the user's function (:data:`OWN_FOLDER`).
