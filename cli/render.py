@@ -164,6 +164,9 @@ def diff_table(doc, out, top=25):
         if ch:
             parts = ", ".join(f"{k} {v:+.3f}" for k, v in ch.items() if v is not None)
             console.print(f"custom op {c['name']}, per call (ms): {parts}")
+    from .analysis.linediff import text_lines
+    for text in text_lines(doc.get("python_lines") or []):
+        console.print(text)
     m = doc["memory"]
     if m["change_kb"] is not None:
         console.print(f"memory peak  A {m['a_peak_kb']:,.0f} kB  B {m['b_peak_kb']:,.0f} kB  "

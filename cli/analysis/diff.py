@@ -45,7 +45,7 @@ import numpy as np
 
 from ..readers.rowkeys import RowKeys
 from ..readers.timeline import TimelineCollector
-from . import critical_path as cp
+from . import critical_path as cp, linediff
 
 FLOOR = 0.10          # the between-run drift a change must exceed
 CONFIDENCE = 0.99
@@ -148,12 +148,13 @@ class Summary:
     by_kind: dict
     steps: object
     stats: dict
+    lines: tuple = ({}, {})   # (rows, summary) of its Python-line samples (linediff.py)
 
 
 def summarize(run):
     return Summary(run.path, rows_of(run), run.analysis.wall, run.analysis.serial,
                    run.analysis.path.length, dict(run.analysis.by_kind), steps_ns(run),
-                   run.stats)
+                   run.stats, linediff.sections(run.tl))
 
 
 def load_summary(path):
@@ -367,6 +368,7 @@ def diff(a, b):
             "critical_path": _path_change(a, b, rows, added, removed, deps, wall),
             "added": added, "removed": removed,
             "custom_ops": _custom_ops(a.stats, b.stats),
+            "python_lines": linediff.compare(a.lines, b.lines),
             "memory": _memory(a.stats, b.stats)}
 
 

@@ -2,7 +2,8 @@
 
 The same inline CSS and table script (``render.py``), no request leaving the page: the
 wall time and the critical path's change in one sentence, the matched rows by impact
-(sortable, searchable), rows added and removed, custom-op call changes, memory peaks.
+(sortable, searchable), rows added and removed, custom-op call changes, the custom ops'
+Python lines whose share moved, memory peaks.
 """
 from __future__ import annotations
 
@@ -67,6 +68,30 @@ def _custom(doc):
     return f"<table data-sortable>{head}<tbody>{body}</tbody></table>"
 
 
+def _lines(doc):
+    entries = [e for e in doc.get("python_lines") or [] if e["lines"]]
+    if not entries:
+        return _unavailable("no custom op has Python-line samples in both traces")
+    head = ("<thead><tr><th class='text'>Op</th><th class='text'>Function</th>"
+            "<th class='text'>File</th><th>Line</th><th>% A</th><th>% B</th>"
+            "<th>Change (points)</th><th>Change (ms/call)</th>"
+            "<th class='text'>Significant</th></tr></thead>")
+    body = "".join(
+        f"<tr>{_name_cell(e['op'])}{_name_cell(r['function'])}{_name_cell(r['file'])}"
+        + _num_cell(r["line"], "" if r["line"] is None else str(r["line"]))
+        + _num_cell(r["a"]["%"] if r["a"] else None, f"{r['a']['%']:.1f}" if r["a"] else "-")
+        + _num_cell(r["b"]["%"] if r["b"] else None, f"{r['b']['%']:.1f}" if r["b"] else "-")
+        + _num_cell(r["change_points"], f"{r['change_points']:+.1f}")
+        + _num_cell(r["change_per_call_ms"], "" if r["change_per_call_ms"] is None
+                    else f"{r['change_per_call_ms']:+,.3f}")
+        + f"<td class='text'>{'yes' if r['significant'] else ''}</td></tr>"
+        for e in entries for r in e["lines"][:MAX_ROWS])
+    note = ("<p class='note'>Each line's share of its op's Python time, sampled (xprof "
+            "stats --lines), in A and B; significant: the change exceeds both runs' "
+            "sampling errors combined (95%).</p>")
+    return note + f"<table data-sortable>{head}<tbody>{body}</tbody></table>"
+
+
 def render(doc):
     w, m, cpath = doc["wall"], doc["memory"], doc["critical_path"]
     title = f"xprof diff: {doc['a']} vs {doc['b']}"
@@ -81,7 +106,8 @@ def render(doc):
             + _section("rows", "Matched rows, by impact on wall time", _rows_table(doc["rows"]))
             + _section("added", "Added (only in B)", _list(doc["added"], "added"))
             + _section("removed", "Removed (only in A)", _list(doc["removed"], "removed"))
-            + _section("custom", "Custom-operator calls", _custom(doc)))
+            + _section("custom", "Custom-operator calls", _custom(doc))
+            + _section("python-lines", "Custom operators' Python lines", _lines(doc)))
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 from test_real_jobs_deps import run_job
 from test_stats_lines import lines_json, shares
 
@@ -51,3 +52,46 @@ def test_a_training_jobs_custom_op_lines_match_its_own_clock(tmp_path, api, engi
     for op in ("Split", "_backward_Split"):
         total = sum(r["%"] for r in out["Python Lines"][op] if r["line"] is not None)
         assert abs(total - 100) <= 1, (op, total)
+
+
+def test_diff_of_two_runs_names_the_lines_that_moved(tmp_path):
+    """``xprof diff`` of the job with its forward's split turned around (6 ms of Python
+    loop and 2 of numpy, then 2 and 6): the two lines' shares move by what the job's own
+    clock says, significantly, each the opposite way; the backward's line stays."""
+    truth, traces = [], []
+    for ms in ("6,2", "2,6"):
+        folder = tmp_path / ms.replace(",", "_")
+        folder.mkdir()
+        _, res = run_job([str(JOB), "--steps", str(STEPS)], folder,
+                         env={"XPROF_ENGINE_TYPE": "ThreadedEngine", "CUSTOM_LINES_MS": ms})
+        truth.append(json.loads([ln for ln in res.stdout.splitlines()
+                                 if ln.startswith("{")][-1]))
+        traces.append(folder / "profile.json")
+    res = cli("diff", *traces, "--format", "json")
+    assert res.exit_code == 0, res.stderr
+    entries = {e["op"]: e for e in json.loads(res.stdout)["python_lines"]}
+    lines = {}
+    for r in entries["Split"]["lines"]:   # (sorted by change: each function's largest)
+        lines.setdefault(r["function"], r)
+    loop, np_line = lines["python_loop"], lines["numpy_section"]
+    moved = truth[1]["loop_pct"] - truth[0]["loop_pct"]   # about -50 points
+    assert moved < -30, truth
+    by_fn = {}   # a function's change: the sum over its lines
+    for r in entries["Split"]["lines"]:
+        by_fn[r["function"]] = by_fn.get(r["function"], 0.0) + r["change_points"]
+    assert abs(by_fn["python_loop"] - moved) <= 10, (by_fn, truth)
+    assert abs(by_fn["numpy_section"] + moved) <= 10, (by_fn, truth)
+    assert loop["significant"] and np_line["significant"]
+    assert loop["change_per_call_ms"] < 0 < np_line["change_per_call_ms"]
+    src = JOB.read_text().splitlines()
+    assert loop["file"] == "custom_lines.py" and "s += i * i" in src[loop["line"] - 1]
+    back = [r for r in entries["_backward_Split"]["lines"]
+            if r["function"] == "backward_loop"][0]
+    assert not back["significant"] and abs(back["change_points"]) <= 10, back
+    text = cli("diff", *traces).stdout
+    assert "python line Split: python_loop custom_lines.py:" in text
+    page = tmp_path / "diff.html"
+    assert cli("diff", *traces, "--report", page).exit_code == 0
+    html = page.read_text()
+    assert "Python lines" in html
+    assert "python_loop" in html and "numpy_section" in html
