@@ -1,6 +1,6 @@
 """Package discovery for the source layout (metadata lives in pyproject.toml).
 
-`runtime/`, `cli/` and `shared/` are installed as `xprof.runtime`, `xprof.cli` and
+`runtime/`, `cli/` and `shared/` are installed as `xprof.runtime`, `xprof.mxcli` and
 `xprof.traces`: setuptools'
 `find_packages` runs in each directory and every package found is prefixed, so nothing
 is installed as a top-level `runtime` or `cli`, and a new subpackage is picked up without
@@ -8,7 +8,7 @@ editing a list.
 """
 from setuptools import Extension, find_packages, setup
 
-PACKAGE_ROOTS = {"xprof.runtime": "runtime", "xprof.cli": "cli", "xprof.traces": "traces"}
+PACKAGE_ROOTS = {"xprof.runtime": "runtime", "xprof.mxcli": "cli", "xprof.traces": "traces"}
 
 
 def discovered():

@@ -90,7 +90,7 @@ class Runner:
 
     def xprof(self, args, timeout=120, env=None, cwd=None):
         try:
-            p = subprocess.run([self.python, "-m", "xprof.cli", *args], capture_output=True,
+            p = subprocess.run([self.python, "-m", "xprof.mxcli", *args], capture_output=True,
                                text=True, timeout=timeout, env=self.env(env),
                                cwd=cwd or self.work, errors="replace")
             return p.returncode, p.stdout, p.stderr
@@ -263,7 +263,7 @@ def _status(port, request):
 
 
 def attack_view(r, base):
-    proc = subprocess.Popen([r.python, "-m", "xprof.cli", "view", "--no-browser", base],
+    proc = subprocess.Popen([r.python, "-m", "xprof.mxcli", "view", "--no-browser", base],
                             env=r.env(), text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     line = proc.stdout.readline()
@@ -304,7 +304,7 @@ def attack_sigterm(r):
     with open(script, "w") as f:
         f.write(HANG_SCRIPT)
     prof = os.path.join(r.work, "stuck.json")
-    proc = subprocess.Popen([r.python, "-m", "xprof.cli", "run", "-o", prof, script],
+    proc = subprocess.Popen([r.python, "-m", "xprof.mxcli", "run", "-o", prof, script],
                             env=r.env(), cwd=r.work, text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     proc.stdout.readline()   # "pushed": the op is stuck and the script waits for it

@@ -142,7 +142,7 @@ def main():
             n = write_trace(path, args.events, compress)
             size = os.path.getsize(path) / 1e6
             print(f"{label}: generated {n} events, {size:.1f} MB in {time.perf_counter() - t:.1f} s")
-            cli = [sys.executable, "-m", "xprof.cli"]
+            cli = [sys.executable, "-m", "xprof.mxcli"]
             out = os.path.join(tmp, "normalized.json")
             engine = os.path.join(tmp, "engine.json" + (".gz" if compress else ""))
             page = os.path.join(tmp, "report.html")

@@ -57,7 +57,7 @@ def main():
             write(path, a.ops, slow)
     sizes = ", ".join(f"{os.path.getsize(p) / 1e6:.0f} MB" for p in (pa, pb))
     print(f"two traces of {a.ops:,} ops ({sizes})")
-    cli = [sys.executable, "-m", "xprof.cli", "diff", pa, pb]
+    cli = [sys.executable, "-m", "xprof.mxcli", "diff", pa, pb]
     for label, argv in (("diff (table)", cli), ("diff --format json", cli + ["--format", "json"])):
         rc, seconds, rss, cpu = measure(argv)
         print(f"{label:20s} exit {rc}  wall {seconds:6.2f} s  cpu {cpu:6.2f} s  "

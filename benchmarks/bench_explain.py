@@ -140,7 +140,7 @@ def main():
         write_trace(path, a.ops)
     size = os.path.getsize(path)
     print(f"trace: {a.ops:,} ops, {size / 1e6:.0f} MB ({path})")
-    xprof = [sys.executable, "-m", "xprof.cli"]
+    xprof = [sys.executable, "-m", "xprof.mxcli"]
     for label, cmd in (("explain", [*xprof, "explain", path]),
                        ("explain --format json", [*xprof, "explain", path, "--format", "json"]),
                        ("stats", [*xprof, "stats", path])):

@@ -32,7 +32,7 @@ DIFF_CHILD = r'''
 import gc, sys
 gc.disable()
 import orjson
-from xprof.cli.analysis import diff as D
+from xprof.mxcli.analysis import diff as D
 doc = D.diff(D.load_summary(sys.argv[1]), D.load_summary(sys.argv[2]))
 sys.stdout.buffer.write(orjson.dumps(doc)[:0])
 '''
@@ -72,8 +72,8 @@ def main():
         bench_cli_readers.write_trace(few, a.events, deps=True)
     out = os.path.join(a.dir, "out.html")
     cases = {"diff": ["-c", DIFF_CHILD, pa, pb],
-             "report distinct": ["-m", "xprof.cli", "report", distinct, "-o", out],
-             "report": ["-m", "xprof.cli", "report", few, "-o", out]}
+             "report distinct": ["-m", "xprof.mxcli", "report", distinct, "-o", out],
+             "report": ["-m", "xprof.mxcli", "report", few, "-o", out]}
     for name, argv in cases.items():
         if a.only and name not in a.only:
             continue

@@ -32,7 +32,7 @@ from bench_cli_readers import write_trace  # noqa: E402
 def build(trace, out):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "xprof.cli", "report", trace, "-o", out], check=True,
+    subprocess.run([sys.executable, "-m", "xprof.mxcli", "report", trace, "-o", out], check=True,
                    stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -97,7 +97,7 @@ def main(argv=None):
             return 1
         status = 0
         for name in traces:
-            check = subprocess.run([sys.executable, "-m", "xprof.cli", "validate",
+            check = subprocess.run([sys.executable, "-m", "xprof.mxcli", "validate",
                                     os.path.join(work, name)], text=True,
                                    capture_output=True, timeout=args.timeout)
             print(f"xprof validate {name}: {check.stdout.strip()}")

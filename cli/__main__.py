@@ -1,4 +1,4 @@
-"""``python -m xprof.cli`` = the ``xprof`` console script."""
+"""``python -m xprof.mxcli`` = the ``xprof`` console script."""
 from .main import main
 
 if __name__ == "__main__":

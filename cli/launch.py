@@ -144,7 +144,7 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
     with the failed rank's code."""
     import time
 
-    cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.cli",
+    cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.mxcli",
                                                      "run", *argv]
     env = {k: v for k, v in os.environ.items() if k not in _RANK_ENV + (LAUNCHER_ENV,)}
     proc = subprocess.Popen(cmd, env=env, start_new_session=True,
@@ -266,7 +266,7 @@ def run_copies(nproc, argv, output, quiet, timeout=None):
     for r in range(nproc):
         env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(nproc),
                    LOCAL_WORLD_SIZE=str(nproc), **{LAUNCHER_ENV: str(os.getpid())})
-        procs.append(subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", *argv],
+        procs.append(subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", *argv],
                                       env=env))
 
     def forward(signum, frame):

@@ -123,7 +123,7 @@ def _push_grad(op, inputs, outputs, ograds, params, mode=MODE_IMPERATIVE):
     if not wanted:
         return [None] * len(inputs)
     grads = [_nd.new_array(inputs[i].shape, inputs[i]._dtype, inputs[i].context,
-                           op.grad_name) for i in wanted]
+                           op.grad_name, inputs[i].__class__) for i in wanted]
     all_args = list(ograds) + list(inputs) + list(outputs)
     kernel = op.grad_kernel(len(outputs), len(inputs), params, needs)
     _nd.engine_push(_nd._run, (kernel, all_args, grads, {}), all_args, list(grads),
@@ -192,7 +192,7 @@ def attach_grad(arr, grad_req="write"):
 def _zeros(arr):
     from .ndarray import ndarray as nd
     return nd.push_op(nd._ops["_zeros"], (), {"shape": arr.shape, "dtype": arr._dtype.name},
-                      ctx=arr.context)[0]
+                      ctx=arr.context, cls=arr.__class__)[0]
 
 
 def _sum(arrays):

@@ -361,7 +361,9 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         from .context import current_context
         ctx = current_context()
     if outputs is None:
-        outputs = [_nd.new_array(s, d, ctx, op_type) for s, d in zip(oshapes, odtypes)]
+        # of the callers' kind: mx.np arrays in, mx.np arrays out (and as handles)
+        cls = inputs[0].__class__ if inputs else _nd.NDArray
+        outputs = [_nd.new_array(s, d, ctx, op_type, cls) for s, d in zip(oshapes, odtypes)]
     if aux is None:
         aux = [_nd.new_array(s, d, ctx, op_type + "_aux") for s, d in zip(ashapes, adtypes)]
         for a in aux:
@@ -401,7 +403,7 @@ def custom_backward(op_type, op, prop, ograds, inputs, outputs, aux, mode=MODE_I
     ctx = inputs[0].context
     name = "_backward_" + op_type
     if in_grads is None:
-        in_grads = [_nd.new_array(x.shape, x._dtype, ctx, name) for x in inputs]
+        in_grads = [_nd.new_array(x.shape, x._dtype, ctx, name, x.__class__) for x in inputs]
     reqs = list(reqs or ["write"] * len(in_grads))
     ograds = list(ograds)
 

@@ -19,7 +19,7 @@ SUFFIX = "::pure_python"
 
 
 def input_writers(tl):
-    """``{op_type: name}`` of a :class:`~xprof.cli.readers.timeline.Timeline`: per custom
+    """``{op_type: name}`` of a :class:`~xprof.mxcli.readers.timeline.Timeline`: per custom
     op type, the op its calls waited for most (push -> ready), when the trace's
     dependency records tell it; ``{}`` without them."""
     if not tl.has_dependencies:

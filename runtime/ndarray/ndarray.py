@@ -438,24 +438,32 @@ _mem_log = _observer.mem_log
 _sizes = {}
 
 
-class _TrackedNDArray(NDArray):
-    """An NDArray allocated while memory profiling was on: its release is logged."""
+class _Release:
+    """The release of a memory-profiled array: held in the array's ``_released`` slot,
+    freed with it, and its finalizer logs the release. The array keeps its own class
+    (``type(x) is NDArray`` whether or not memory is profiled: a profiler must not be
+    observable by the program), and arrays made while memory is not profiled carry no
+    finalizer at all."""
 
-    __slots__ = ()
+    __slots__ = ("entry",)
+
+    def __init__(self, entry):
+        self.entry = entry
 
     def __del__(self, _log=_mem_log):
         try:
-            _log(self._released)   # built at allocation: a finalizer runs on every free
+            _log(self.entry)   # built at allocation: a finalizer runs on every free
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
 
-def new_array(shape, dtype, ctx, role):
-    """A fresh NDArray with a new engine variable and no data yet. While memory is
-    profiled the allocation is logged (no lock, no formatting; see
-    :mod:`..profiler.memory`) and the array logs its own release."""
-    mem = _flags.mem
-    a = _new(_TrackedNDArray if mem else NDArray)
+def new_array(shape, dtype, ctx, role, cls=NDArray):
+    """A fresh array of class ``cls`` (``NDArray``, or a subclass such as ``mx.np``'s
+    ``ndarray``: same slots, other front-door rules) with a new engine variable and no
+    data yet. While memory is profiled the allocation is logged (no lock, no
+    formatting; see :mod:`..profiler.memory`) and its release is logged when the array
+    is freed (:class:`_Release`)."""
+    a = _new(cls)
     a.queue = None
     a.readers = 0
     a.writer = False
@@ -467,7 +475,7 @@ def new_array(shape, dtype, ctx, role):
     a._ag = None
     a._grad = None
     a._grad_req = "null"
-    if mem:
+    if _flags.mem:
         try:
             n = _sizes[shape] * dtype.itemsize
         except (KeyError, TypeError):   # (first of its shape, or a list)
@@ -476,7 +484,7 @@ def new_array(shape, dtype, ctx, role):
                 _sizes[shape] = n
             n *= dtype.itemsize
         dev = ctx.dev_num
-        a._released = (dev, -n, -1)
+        a._released = _Release((dev, -n, -1))
         _mem_log((dev, n, perf_counter_ns()))
         if _flags.mem_rows:
             _observer.allocation_row(n, ctx.dev_key, role)
@@ -484,8 +492,9 @@ def new_array(shape, dtype, ctx, role):
 
 
 def new_handle(src, data):
-    """A new array (own engine variable) on ``data``, shaped and typed like ``src``."""
-    h = _new(NDArray)
+    """A new array (own engine variable) on ``data``, shaped, typed and of the class of
+    ``src``."""
+    h = _new(src.__class__)
     h.queue = None
     h.readers = 0
     h.writer = False
@@ -500,12 +509,13 @@ def new_handle(src, data):
     return h
 
 
-def from_numpy(values, ctx=None, role="array"):
-    """An NDArray holding a copy of ``values`` (ready at once: no engine op)."""
+def from_numpy(values, ctx=None, role="array", cls=NDArray):
+    """An array of class ``cls`` holding a copy of ``values`` (ready at once: no engine
+    op)."""
     ctx = ctx or current_context()
     ctx.check_available()
     values = np.array(values, copy=True, order="C")
-    a = new_array(values.shape, values.dtype, ctx, role)
+    a = new_array(values.shape, values.dtype, ctx, role, cls)
     a._data = values
     return a
 
@@ -544,8 +554,11 @@ def _run(kernel, inputs, outputs, params):
 
 
 def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs=None,
-            extra_vars=(), is_train=False):
-    """Infer, allocate, push ``op`` on ``inputs``; return every output (hidden too)."""
+            extra_vars=(), is_train=False, cls=None):
+    """Infer, allocate, push ``op`` on ``inputs``; return every output (hidden too).
+    New outputs are of class ``cls``, by default that of the first input (``NDArray``
+    without inputs): one operator, whichever front door (``mx.nd``, ``mx.np``) called
+    it, and its results are arrays of the caller's kind."""
     if op.infer is _same_shape and inputs:
         x = inputs[0]
         out_shapes = (x.shape,)
@@ -560,7 +573,9 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
         if ctx is None:
             ctx = inputs[0].context if inputs else current_context()
         name = op.name
-        outs = [new_array(tuple(s), d, ctx, name) for s, d in zip(out_shapes, out_dtypes)]
+        if cls is None:
+            cls = inputs[0].__class__ if inputs else NDArray
+        outs = [new_array(tuple(s), d, ctx, name, cls) for s, d in zip(out_shapes, out_dtypes)]
     else:
         for o, s in zip(outs, out_shapes):
             if o.shape != tuple(s):
@@ -592,8 +607,9 @@ def with_shapes(attrs, inputs):
     return {**attrs, INPUT_DIMS: dims}
 
 
-def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
-    """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point."""
+def invoke(name, inputs, params, out=None, ctx=None, extra_vars=(), cls=None):
+    """Call operator ``name`` imperatively (``mx.nd.<name>``): the API entry point.
+    ``cls``: the class of new outputs (:func:`push_op`)."""
     t0 = perf_counter_ns() if _flags.api else 0
     op = _ops[name]
     outs = None
@@ -604,7 +620,7 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=()):
     if outs is not None and ag.recording:
         _autograd.check_inplace(op, inputs, outs)
     outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE,
-                   op_scope.attrs if op_scopes_set else None, extra_vars, is_train)
+                   op_scope.attrs if op_scopes_set else None, extra_vars, is_train, cls)
     if ag.recording:
         _autograd.record_op(op, inputs, outs, params)
     if t0:   # observer.api(name, t0) inlined (as in _scalar_op)
@@ -639,7 +655,7 @@ def _scalar_op(name, x, scalar):
         return invoke(name, (x,), {"scalar": scalar})
     t0 = perf_counter_ns() if _flags.api else 0
     shape = x.shape
-    out = new_array(shape, x._dtype, x.context, name)
+    out = new_array(shape, x._dtype, x.context, name, x.__class__)
     attrs = op_scope.attrs if op_scopes_set else None   # (none set: no thread-local read)
     if _flags.shapes:   # with_shapes(attrs, (x,)), inlined on the hottest path
         attrs = (shape,) if attrs is None else with_shapes(attrs, (x,))

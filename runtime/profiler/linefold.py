@@ -63,7 +63,7 @@ MAX_DETAIL = 50_000   # frame slices written per dump
 MARGIN_NS = 3
 
 _RUNTIME = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# xprof's own code: xprof.runtime, xprof.traces, xprof.cli (``xprof run``'s frames)
+# xprof's own code: xprof.runtime, xprof.traces, xprof.mxcli (``xprof run``'s frames)
 _XPROF_DIRS = (_RUNTIME,) + tuple(
     os.path.join(os.path.dirname(_RUNTIME.rstrip(os.sep)), d) + os.sep for d in ("traces", "cli"))
 _ENGINE = os.path.join(_RUNTIME, "engine") + os.sep

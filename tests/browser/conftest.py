@@ -63,7 +63,7 @@ def run_script(script, folder, *extra):
     completed process. Every trace it leaves is a ``*.json`` file there."""
     folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    proc = subprocess.run([sys.executable, "-m", "xprof.cli", "run", *extra, str(script)],
+    proc = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", *extra, str(script)],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc

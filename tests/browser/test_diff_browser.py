@@ -22,12 +22,12 @@ def diff_page(tmp_path_factory):
     folder = tmp_path_factory.mktemp("diff")
     run_script(JOB, folder, "-q", "-o", str(folder / "a.json"))
     # b: the wider layer (run_script takes the script last: run it here with its args)
-    subprocess.run([sys.executable, "-m", "xprof.cli", "run", "-q", "-o", str(folder / "b.json"),
+    subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-q", "-o", str(folder / "b.json"),
                     str(JOB), "--heavy", "4096"], cwd=folder, check=True, capture_output=True,
                    timeout=300)
     page = folder / "diff.html"
     doc = json.loads(subprocess.run(
-        [sys.executable, "-m", "xprof.cli", "diff", str(folder / "a.json"),
+        [sys.executable, "-m", "xprof.mxcli", "diff", str(folder / "a.json"),
          str(folder / "b.json"), "--format", "json", "--report", str(page)],
         check=True, capture_output=True, text=True, timeout=300).stdout)
     return page, doc

@@ -22,10 +22,10 @@ def _report_and_stats(trace):
     """``xprof report`` of ``trace`` (report.html next to it) and its ``xprof stats
     --format json``."""
     page = trace.parent / "report.html"
-    subprocess.run([sys.executable, "-m", "xprof.cli", "report", str(trace), "-o", str(page)],
+    subprocess.run([sys.executable, "-m", "xprof.mxcli", "report", str(trace), "-o", str(page)],
                    check=True, capture_output=True, timeout=300)
     stats = json.loads(subprocess.run(
-        [sys.executable, "-m", "xprof.cli", "stats", str(trace), "--format", "json"],
+        [sys.executable, "-m", "xprof.mxcli", "stats", str(trace), "--format", "json"],
         check=True, capture_output=True, text=True, timeout=300).stdout)
     return page, stats
 

@@ -38,7 +38,7 @@ def expected_counts(path):
 def start_view(trace, *extra):
     """``xprof view --no-browser --port 0`` in a fresh interpreter; (process, URL)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "view", "--no-browser",
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "view", "--no-browser",
                              "--port", "0", *extra, str(trace)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
@@ -129,7 +129,7 @@ def test_an_mxnet_trace_loads_and_its_xprof_trace_copy_loads_cleanly(page, tmp_p
     # MXNet 1.x writes 64-bit hashed pids/tids: Perfetto's JSON parser drops those events
     assert slices > 0 and [e["name"] for e in errors] == ["json_parser_failure"]
     clean = tmp_path / "clean.json"
-    subprocess.run([sys.executable, "-m", "xprof.cli", "trace", str(raw), "-o", str(clean)],
+    subprocess.run([sys.executable, "-m", "xprof.mxcli", "trace", str(raw), "-o", str(clean)],
                    check=True, capture_output=True, timeout=300)
     assert _load_and_count(page, clean) == ([], expected_counts(clean))
     assert expected_counts(clean)[0] > slices

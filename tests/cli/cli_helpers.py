@@ -12,9 +12,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from xprof.cli.main import main
-from xprof.cli.readers.checker import Checker
-from xprof.cli.readers.normalize import Normalizer
+from xprof.mxcli.main import main
+from xprof.mxcli.readers.checker import Checker
+from xprof.mxcli.readers.normalize import Normalizer
 from xprof.traces.tracefile import DEFAULT_CHUNK, TraceReader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,11 +58,11 @@ def cli(*args):
 
 
 def cli_subprocess(*args, timeout=120, env=None):
-    """Run ``python -m xprof.cli`` in a fresh interpreter (real pipes, real exit code);
+    """Run ``python -m xprof.mxcli`` in a fresh interpreter (real pipes, real exit code);
     ``env``: variables to set there (every other XPROF_*/MXNET_* one is removed)."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
            **(env or {})}
-    return subprocess.run([sys.executable, "-m", "xprof.cli", *map(str, args)], env=env,
+    return subprocess.run([sys.executable, "-m", "xprof.mxcli", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 

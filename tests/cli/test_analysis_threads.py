@@ -2,10 +2,10 @@
 import pytest
 from deptrace import meta, op, sync
 
-from xprof.cli.analysis.depgraph import Graph
-from xprof.cli.analysis.findings import findings
-from xprof.cli.analysis.threads import CUSTOM, DRIVER, WORKER, busy_blocked_idle, union_length
-from xprof.cli.readers.timeline import from_events
+from xprof.mxcli.analysis.depgraph import Graph
+from xprof.mxcli.analysis.findings import findings
+from xprof.mxcli.analysis.threads import CUSTOM, DRIVER, WORKER, busy_blocked_idle, union_length
+from xprof.mxcli.readers.timeline import from_events
 
 import numpy as np
 

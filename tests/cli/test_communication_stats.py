@@ -2,8 +2,8 @@
 events: HTA's overlap per rank, the communication table, steps and their straggler."""
 from __future__ import annotations
 
-from xprof.cli.analysis.stragglers import StragglerCollector, steps
-from xprof.cli.stats_pipeline.communication import (Communication, communication_rows,
+from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
+from xprof.mxcli.stats_pipeline.communication import (Communication, communication_rows,
                                                     overlap_rows)
 
 

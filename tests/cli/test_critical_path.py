@@ -2,7 +2,7 @@
 import pytest
 from deptrace import meta, op, slice_, sync
 
-from xprof.cli.analysis.explain import analyze, explain
+from xprof.mxcli.analysis.explain import analyze, explain
 
 
 def _kinds(doc):

@@ -1,8 +1,8 @@
 """depgraph: MXNet's variable rule replayed over recorded ops, binding predecessors."""
 from deptrace import meta, op
 
-from xprof.cli.analysis.depgraph import Graph
-from xprof.cli.readers.timeline import from_events
+from xprof.mxcli.analysis.depgraph import Graph
+from xprof.mxcli.readers.timeline import from_events
 
 
 def _graph(events):

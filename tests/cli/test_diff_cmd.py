@@ -7,7 +7,7 @@ import pytest
 
 from cli_helpers import X, cli, meta, write_trace
 from test_real_jobs_deps import JOBS, run_job
-from xprof.cli.analysis.diff import material
+from xprof.mxcli.analysis.diff import material
 
 ROW_KEYS = {"name", "layer", "a", "b", "ratio", "significant"}
 SIDE_KEYS = {"count", "median_ms", "p90_ms", "total_ms"}
@@ -179,7 +179,7 @@ def test_step_times_agree_with_the_jobs_own_clock(runs):
     from the setup before it, left out of both)."""
     import numpy as np
 
-    from xprof.cli.analysis.diff import load_run, steps_ns
+    from xprof.mxcli.analysis.diff import load_run, steps_ns
 
     path, truth = runs["base"]
     found = steps_ns(load_run(str(path))) / 1e6

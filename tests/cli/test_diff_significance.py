@@ -10,7 +10,7 @@ are; the answer does not depend on the order of the calls.
 import numpy as np
 import pytest
 
-from xprof.cli.analysis.diff import FLOOR, MIN_CALLS, parse_gate, significance
+from xprof.mxcli.analysis.diff import FLOOR, MIN_CALLS, parse_gate, significance
 
 
 def lognormal(rng, n, median, sigma=0.2):
@@ -80,7 +80,7 @@ def test_bad_gate_specs_are_refused_with_the_forms(spec):
 def test_a_run_wide_drift_flags_no_row_but_a_row_of_its_own_is_flagged():
     """Ten rows, every one 1.3x slower in B (the machine), one of them 3x: the drift is
     1.3, only the 3x row is significant (against 1 alone, all ten would be)."""
-    from xprof.cli.analysis.diff import run_drift
+    from xprof.mxcli.analysis.diff import run_drift
 
     rng = np.random.default_rng(5)
     pairs = []

@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.cli.readers.checker import Checker
-from xprof.cli.readers.chrome import StatsCollector
+from xprof.mxcli.readers.checker import Checker
+from xprof.mxcli.readers.chrome import StatsCollector
 from cli_helpers import normalize
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
@@ -72,11 +72,11 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
     import json
     import tempfile
 
-    from xprof.cli.analysis.diff import diff
-    from xprof.cli.analysis.explain import analyze
-    from xprof.cli.analysis.mark import chunks
-    from xprof.cli.readers.timeline import from_events
-    from xprof.cli.stats_pipeline.latency import LatencyCollector
+    from xprof.mxcli.analysis.diff import diff
+    from xprof.mxcli.analysis.explain import analyze
+    from xprof.mxcli.analysis.mark import chunks
+    from xprof.mxcli.readers.timeline import from_events
+    from xprof.mxcli.stats_pipeline.latency import LatencyCollector
 
     doc = {"traceEvents": [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0,
                             "args": {"name": "main"}}] + evs}
@@ -97,5 +97,5 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
 
 
 def _run(path):
-    from xprof.cli.analysis.diff import load_run
+    from xprof.mxcli.analysis.diff import load_run
     return load_run(path)

@@ -35,7 +35,7 @@ def sources(tmp_path_factory):
                       "x = mx.nd.ones((4, 4))\n"
                       "y = (x + 1) * 2\n"
                       "y.wait_to_read()\n")
-    subprocess.run([sys.executable, "-m", "xprof.cli", "run", "-q", "-o", "rt.json", str(script)],
+    subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-q", "-o", "rt.json", str(script)],
                    cwd=folder, check=True, timeout=120)
     paths = sorted(TRACES.glob("*.json")) + [folder / "rt.json"]
     out = []

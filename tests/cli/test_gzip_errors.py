@@ -9,8 +9,8 @@ import pytest
 
 from cli_helpers import cli
 
-from xprof.cli import perfetto
-from xprof.cli import view as view_mod
+from xprof.mxcli import perfetto
+from xprof.mxcli import view as view_mod
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import time
 
 from cli_helpers import cli_subprocess
 
-from xprof.cli.launch import copy_arguments
-from xprof.cli.run import run
+from xprof.mxcli.launch import copy_arguments
+from xprof.mxcli.run import run
 
 
 def test_copies_get_the_same_options():
@@ -49,7 +49,7 @@ def test_sigterm_reaches_every_copy_and_each_writes_its_profile(tmp_path):
                       "while True:\n    time.sleep(0.05)\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
            **OWN}
-    job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
+    job = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", "--nproc", "2", "-q",
                             "-o", "p.json", str(script)], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -116,7 +116,7 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
                             "while True:\n    time.sleep(0.05)\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))},
            **OWN}
-    job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
+    job = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", "--nproc", "2", "-q",
                             "-o", "p.json", str(script)], cwd=tmp_path, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

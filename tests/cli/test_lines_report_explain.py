@@ -7,9 +7,9 @@ import re
 
 from cli_helpers import X, meta
 
-from xprof.cli.analysis.findings import findings
-from xprof.cli.htmlreport import render
-from xprof.cli.readers.timeline import from_events
+from xprof.mxcli.analysis.findings import findings
+from xprof.mxcli.htmlreport import render
+from xprof.mxcli.readers.timeline import from_events
 
 ROWS = {"MyOp": [{"function": "work", "file": "/src/op.py", "line": 12, "self_ms": 60.0,
                   "%": 75.0, "samples": 60, "±%": 9.8},

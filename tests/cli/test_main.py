@@ -1,4 +1,4 @@
-"""The command group: version, help with examples, one-line errors, ``python -m xprof.cli``."""
+"""The command group: version, help with examples, one-line errors, ``python -m xprof.mxcli``."""
 from __future__ import annotations
 
 import pytest
@@ -48,9 +48,9 @@ def test_cli_does_not_boot_the_runtime(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from xprof.cli.main import main\n"
+    code = ("import sys; from xprof.mxcli.main import main\n"
             "try:\n    main(['stats', '--help'])\nexcept SystemExit:\n    pass\n"
-            "from xprof.cli.readers import stats_module; stats_module()\n"
+            "from xprof.mxcli.readers import stats_module; stats_module()\n"
             "print('xprof.runtime' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "False"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import sys
 
-from xprof.cli import progress
+from xprof.mxcli import progress
 
 
 class _Reader:

@@ -40,7 +40,7 @@ def run_job(argv, tmp_path, env=None):
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     full_env.update(env or {})
     out = tmp_path / "profile.json"
-    res = subprocess.run([sys.executable, "-m", "xprof.cli", "run", "-o", str(out), *argv],
+    res = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-o", str(out), *argv],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
                          env=full_env)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -10,8 +10,8 @@ import pytest
 
 from cli_helpers import cli, cli_subprocess
 
-from xprof.cli.htmlreport.render import operator_rows
-from xprof.cli.report import default_output
+from xprof.mxcli.htmlreport.render import operator_rows
+from xprof.mxcli.report import default_output
 
 from test_run_view_report import run_sample
 
@@ -106,9 +106,9 @@ def test_critical_path_section_is_xprof_explain_of_the_same_trace(tmp_path):
     """The report's critical path is the real ``xprof explain`` analysis: the number the
     page renders comes from the document ``xprof explain --format json`` prints, built
     from the trace's dependency records (not the per-thread-serial fallback)."""
-    from xprof.cli.analysis.explain import FALLBACK_NOTE
-    from xprof.cli.htmlreport import svg
-    from xprof.cli.htmlreport.collect import collect
+    from xprof.mxcli.analysis.explain import FALLBACK_NOTE
+    from xprof.mxcli.htmlreport import svg
+    from xprof.mxcli.htmlreport.collect import collect
 
     trace, _ = run_sample("ndarray_chain.py", tmp_path)
     res = cli("explain", trace, "--format", "json")
@@ -129,7 +129,7 @@ def test_the_trace_is_read_once_and_the_explain_document_is_the_commands(tmp_pat
     """One decoding pass feeds the statistics and the explain timeline; the document
     the page draws is ``xprof explain --format json``'s, minus the segment list, and
     its composition is the segments' time per kind."""
-    from xprof.cli.htmlreport.collect import collect
+    from xprof.mxcli.htmlreport.collect import collect
     from xprof.traces import tracefile
 
     trace, _ = run_sample("custom_op_breakdown.py", tmp_path)

@@ -25,7 +25,7 @@ def xprof(*args, cwd, timeout=120, env=None):
         if key.startswith(("XPROF_", "MXNET_")):
             del full_env[key]
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "xprof.cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "xprof.mxcli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=full_env)
 
 
@@ -120,7 +120,7 @@ def test_run_sigterm_leaves_complete_trace(tmp_path):
                 first = False
     """)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", str(script)],
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", str(script)],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     try:
@@ -235,7 +235,7 @@ def test_run_in_process_restores_argv_path_and_bulk_env(tmp_path, monkeypatch):
     # see its own sys.argv/sys.path and bulk execution's defaults again.
     from click.testing import CliRunner
 
-    from xprof.cli.main import main
+    from xprof.mxcli.main import main
 
     for key in ("XPROF_EXEC_BULK_EXEC_INFERENCE", "XPROF_EXEC_BULK_EXEC_TRAIN"):
         monkeypatch.delenv(key, raising=False)
@@ -325,8 +325,8 @@ def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypat
 
     from click.testing import CliRunner
 
-    from xprof.cli import progress
-    from xprof.cli.main import main
+    from xprof.mxcli import progress
+    from xprof.mxcli.main import main
 
     labels = []
 

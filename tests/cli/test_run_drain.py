@@ -63,7 +63,7 @@ class _Run:
         script.write_text(body)
         self.trace = tmp_path / "profile.json"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "xprof.cli", "run", "-o", str(self.trace), str(script)],
+            [sys.executable, "-m", "xprof.mxcli", "run", "-o", str(self.trace), str(script)],
             cwd=tmp_path, env=_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
         self.out, self.err, self.err_lines = queue.Queue(), queue.Queue(), []
@@ -104,7 +104,7 @@ class _Run:
 
 def _check_trace(path):
     doc = json.loads(path.read_text())
-    res = subprocess.run([sys.executable, "-m", "xprof.cli", "validate", str(path)],
+    res = subprocess.run([sys.executable, "-m", "xprof.mxcli", "validate", str(path)],
                          capture_output=True, text=True, timeout=60, env=_env())
     assert res.returncode == 0, res.stdout + res.stderr
     return [e["name"] for e in doc["traceEvents"]]

@@ -49,7 +49,7 @@ def test_module_fit_under_xprof_run_profiles_every_node(tmp_path):
     assert (tmp_path / "ck" / "mlp-symbol.json").is_file()
     for epoch in range(1, EPOCHS + 1):
         assert (tmp_path / "ck" / f"mlp-{epoch:04d}.params").is_file()
-    check = subprocess.run([sys.executable, "-m", "xprof.cli", "validate", str(out)],
+    check = subprocess.run([sys.executable, "-m", "xprof.mxcli", "validate", str(out)],
                            capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "0 errors" in check.stdout

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from xprof.cli import view as view_mod
+from xprof.mxcli import view as view_mod
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_scripts"
@@ -26,7 +26,7 @@ def _env(**extra):
 
 def run_sample(script, folder, *args):
     """``xprof run`` a sample script in ``folder``; the trace it wrote (the script's own)."""
-    proc = subprocess.run([sys.executable, "-m", "xprof.cli", "run", *args,
+    proc = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", *args,
                            str(SAMPLES / script)], cwd=folder, env=_env(),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -35,11 +35,11 @@ def run_sample(script, folder, *args):
 
 def test_every_run_prints_the_view_command(tmp_path):
     (tmp_path / "s.py").write_text("import xprof.runtime as mx\nmx.nd.ones((2, 2)).wait_to_read()\n")
-    proc = subprocess.run([sys.executable, "-m", "xprof.cli", "run", "-o", "t.json", "s.py"],
+    proc = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-o", "t.json", "s.py"],
                           cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "xprof: view it with: xprof view t.json\n" in proc.stderr
-    quiet = subprocess.run([sys.executable, "-m", "xprof.cli", "run", "-q", "-o", "t.json",
+    quiet = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-q", "-o", "t.json",
                             "s.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True,
                            timeout=300)
     assert "xprof view" not in quiet.stderr
@@ -58,7 +58,7 @@ def test_run_report_writes_it_next_to_the_trace(tmp_path):
 def test_run_open_serves_the_trace_until_ctrl_c(tmp_path):
     (tmp_path / "s.py").write_text("import xprof.runtime as mx\nmx.nd.ones((2, 2)).wait_to_read()\n")
     # BROWSER=true: webbrowser "opens" the URL with true(1), so no real browser starts
-    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--open", "-o", "t.json",
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", "--open", "-o", "t.json",
                              "s.py"], cwd=tmp_path, env=_env(BROWSER="true"), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -89,7 +89,7 @@ def test_run_open_with_nproc_is_refused_before_anything_runs(tmp_path):
     """N ranks write N traces: --open has no single trace to view, so it says so in one
     line instead of silently doing nothing."""
     (tmp_path / "s.py").write_text("open('ran', 'w').close()\n")
-    proc = subprocess.run([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "--open",
+    proc = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "--nproc", "2", "--open",
                            "s.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 2

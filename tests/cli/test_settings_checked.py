@@ -46,7 +46,7 @@ def test_xprof_run_refuses_a_malformed_value_before_the_script(name, prefix, tmp
     script = tmp_path / "s.py"
     script.write_text("open('started', 'w').close()\nimport xprof.runtime as mx\n")
     (tmp_path / "profile.json").write_text("{}")
-    res = _run(["-m", "xprof.cli", "run", str(script)], tmp_path, {prefix + name: BAD[name]})
+    res = _run(["-m", "xprof.mxcli", "run", str(script)], tmp_path, {prefix + name: BAD[name]})
     assert res.returncode == 2, res.stderr
     line, = res.stderr.strip().splitlines()
     assert line.startswith(f"xprof: error: {prefix}{name}={BAD[name]!r} is not allowed: use ")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.cli.readers import stats_module
+from xprof.mxcli.readers import stats_module
 from xprof.traces import callstats
 
 S = stats_module()
@@ -85,7 +85,7 @@ def test_plain_table_when_piped(tmp_path):
 def test_rich_table_on_a_terminal(tmp_path, monkeypatch):
     from rich.console import Console
 
-    from xprof.cli import render
+    from xprof.mxcli import render
 
     out = io.StringIO()
     obj = S.to_json_obj(S.aggregate([("operator", "a_long_operator_name", 1500.0)],

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.cli.readers import stats_module
+from xprof.mxcli.readers import stats_module
 
 S = stats_module()
 
@@ -25,7 +25,7 @@ def _stats():
 
 
 def test_module_is_the_runtime_file():
-    from xprof.cli import stats as stats_cmd
+    from xprof.mxcli import stats as stats_cmd
 
     assert S.__file__.replace("\\", "/").endswith("traces/stats.py")
     assert stats_cmd.SORT_KEYS == S.SORT_KEYS == ("total", "self", "avg", "min", "max", "count")

@@ -23,7 +23,7 @@ ENGINES = ("ThreadedEngine", "NaiveEngine")
 def xprof(*args, cwd, timeout=240, env=None):
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "xprof.cli", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "xprof.mxcli", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=full_env)
 
 

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from cli_helpers import TRACES
 from mutations import NASTY, mutate
-from xprof.cli.readers.checker import Checker
-from xprof.cli.readers.normalize import Normalizer
+from xprof.mxcli.readers.checker import Checker
+from xprof.mxcli.readers.normalize import Normalizer
 from xprof.traces.tracefile import TraceError, TraceReader
-from xprof.cli.trace import checked_output
+from xprof.mxcli.trace import checked_output
 
 TOP = {"displayTimeUnit": "ms"}
 

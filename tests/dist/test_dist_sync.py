@@ -47,12 +47,12 @@ def test_mpiexec_of_xprof_run_works_too(tmp_path):
     import subprocess
     import sys
 
-    from xprof.cli.launch import mpiexec
+    from xprof.mxcli.launch import mpiexec
 
     from dist_helpers import JOBS
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    res = subprocess.run([mpiexec(), "-n", "2", sys.executable, "-m", "xprof.cli", "run",
+    res = subprocess.run([mpiexec(), "-n", "2", sys.executable, "-m", "xprof.mxcli", "run",
                           "-q", "-o", str(tmp_path / "p.json"), str(JOBS / "sums.py"),
                           str(tmp_path)], env=env, capture_output=True, text=True,
                          timeout=180)

@@ -94,7 +94,7 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
     from dist_helpers import JOBS
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    job = subprocess.Popen([sys.executable, "-m", "xprof.cli", "run", "--nproc", "2", "-q",
+    job = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", "--nproc", "2", "-q",
                             "-o", str(tmp_path / "p.json"), str(JOBS / "faulty.py"),
                             str(tmp_path), "none"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

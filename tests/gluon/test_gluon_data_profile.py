@@ -18,7 +18,7 @@ SCRIPT = os.path.join(REPO, "sample_scripts", "train_with_workers.py")
 
 def _xprof(args, cwd, timeout=180):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
-    return subprocess.run([sys.executable, "-m", "xprof.cli", *args], cwd=str(cwd),
+    return subprocess.run([sys.executable, "-m", "xprof.mxcli", *args], cwd=str(cwd),
                           env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -127,7 +127,7 @@ def check_against_truth(section, name):
 def stats_of_trace(path):
     from click.testing import CliRunner
 
-    from xprof.cli.main import main
+    from xprof.mxcli.main import main
 
     res = CliRunner().invoke(main, ["stats", str(path), "--format", "json"])
     assert res.exit_code == 0, res.output

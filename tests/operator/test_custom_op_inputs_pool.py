@@ -141,7 +141,7 @@ def test_stats_gives_inputs_and_pool_per_call(pool_of_one):
     doc, _, trace = pool_of_one
     from click.testing import CliRunner
 
-    from xprof.cli.main import main
+    from xprof.mxcli.main import main
 
     res = CliRunner().invoke(main, ["stats", str(trace), "--format", "json"])
     assert res.exit_code == 0, res.output

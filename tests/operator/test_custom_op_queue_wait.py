@@ -69,12 +69,12 @@ def test_a_call_waiting_for_the_pool_thread_is_queue_wait_not_dependency(tmp_pat
         # the call's stamps lie between the script's push and its forward's first line
         # (a few statements each way: the slack allows for a loaded machine)
         assert truth_ns - max(10_000_000, truth_ns // 4) <= q <= truth_ns
-    stats = json.loads(_run([sys.executable, "-m", "xprof.cli", "stats", str(trace),
+    stats = json.loads(_run([sys.executable, "-m", "xprof.mxcli", "stats", str(trace),
                              "--format", "json"], tmp_path))
     row = stats["Operator Latency"]["Hold::pure_python"]
     assert row["Count"] == 3 and row["Dependency"]["Max"] == 0
     assert row["Queue"]["Max"] == max(e["args"]["dep"][1] for e in calls) / 1e6
-    path = json.loads(_run([sys.executable, "-m", "xprof.cli", "explain", str(trace),
+    path = json.loads(_run([sys.executable, "-m", "xprof.mxcli", "explain", str(trace),
                             "--format", "json"], tmp_path))["critical_path"]
     last = calls[-1]
     queue = [s for s in path if s["kind"] == "queue" and s["name"] == "Hold::pure_python"]

@@ -3,7 +3,7 @@ import json
 
 from click.testing import CliRunner
 
-from xprof.cli.main import main
+from xprof.mxcli.main import main
 
 
 def stats_json(path):

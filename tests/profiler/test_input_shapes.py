@@ -3,7 +3,7 @@ import json
 
 import xprof.runtime as mx
 from click.testing import CliRunner
-from xprof.cli.main import main
+from xprof.mxcli.main import main
 
 import proftools as pt
 
