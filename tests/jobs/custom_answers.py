@@ -14,8 +14,8 @@
   call ``--ahead`` steps back (``wait_to_read``), so the engine always holds that many
   queued steps: a call's wait for its inputs is backlog, not its producer.
 * ``train``: a Gluon MLP with three custom operators, trained with SGD and pushed ahead
-  (one ``waitall`` every 4 steps): ``NumpyHeavy`` (a loop of ``--heavy-sorts``
-  ``np.sort`` calls per forward, about 1 ms each), ``ReadScale`` (reads its input, then
+  (one ``waitall`` every 4 steps): ``NumpyHeavy`` (reads its input, then a loop of
+  ``--heavy-sorts`` ``np.sort`` calls per forward, about 1 ms each), ``ReadScale`` (reads its input, then
   numpy) and ``Clip`` (sub-operators only). Halving ``--heavy-sorts`` is the
   before/after pair of the diff.
 
@@ -125,6 +125,7 @@ class NumpyHeavy(_Identity):
 
     def forward(self, is_train, req, in_data, out_data, aux):
         t0 = time.perf_counter()
+        in_data[0].asnumpy()                # reads its input first (a sync inside it)
         sort_loop(self.k)
         self.assign(out_data[0], req[0], in_data[0])
         _timed("NumpyHeavy", t0)
