@@ -605,12 +605,9 @@ def discard_stderr():
 
 
 def use_np(func):
-    """MXNet 2's NumPy-interface decorator: xprof has no ``mx.np``, so the decorated
-    test or block raises NotImplementedError when it runs."""
-    from .util import use_np_array
-    if isinstance(func, type):
-        return func
-    return use_np_array(func)
+    """MXNet's test decorator: NumPy shape and array semantics inside ``func``."""
+    from .util import use_np as _use_np
+    return _use_np(func)
 
 
 def list_gpus():

@@ -1,0 +1,106 @@
+"""``mx.np.random``: random arrays drawn by engine ops (``_npi_uniform``, ``_npi_normal``...).
+
+Every draw uses the generator ``mx.random.seed`` seeds and writes its engine variable,
+so draws run one at a time in push order, whatever thread runs them, and a seed gives
+the same numbers. The default dtype is the np default float (float32, or float64 under
+``npx.set_np(dtype=True)``). Parameters may be numbers or arrays (broadcast against
+``size``; the arrays are op inputs, so nothing waits).
+"""
+import numbers
+
+import numpy as _np
+
+from ..ndarray import random as _random
+from ..ndarray.ndarray import NDArray, _shape, invoke
+from ..util import default_float
+from .multiarray import device_of, ndarray, to_np
+
+__all__ = ["uniform", "normal", "randn", "rand", "seed", "randint", "random_sample",
+           "random", "choice", "shuffle"]
+
+
+def seed(seed_state, device="all", ctx=None):
+    _random.seed(seed_state, ctx if ctx is not None else device)
+
+
+def _draw(opname, a, b, size, dtype, device, ctx, out):
+    params = {"a": 0.0, "b": 1.0, "size": () if size is None else _shape(size),
+              "dtype": (default_float() if dtype is None else _np.dtype(dtype)).name,
+              "rng": _random._RngRef()}
+    inputs, slots = [], []
+    for slot, value in enumerate((a, b)):
+        if isinstance(value, (NDArray, _np.ndarray, list, tuple)):
+            inputs.append(to_np(value))
+            slots.append(slot)
+        else:
+            params["ab"[slot]] = float(value)
+    params["arrays_for"] = tuple(slots)
+    dev = device_of(device, ctx) if not inputs else None
+    return invoke(opname, tuple(inputs), params, out=out, ctx=dev, cls=ndarray,
+                  extra_vars=(_random._var(),))
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    """Draws from [low, high): op ``_npi_uniform``."""
+    if isinstance(low, numbers.Number) and isinstance(high, numbers.Number) and low > high:
+        raise ValueError(f"uniform: low={low} is greater than high={high}")
+    return _draw("_npi_uniform", low, high, size, dtype, device, ctx, out)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    """Draws from N(loc, scale**2): op ``_npi_normal``."""
+    if isinstance(scale, numbers.Number) and scale < 0:
+        raise ValueError(f"normal: scale={scale} must be non-negative")
+    return _draw("_npi_normal", loc, scale, size, dtype, device, ctx, out)
+
+
+def randn(*size, **kwargs):
+    return normal(0.0, 1.0, size=size or None, **kwargs)
+
+
+def rand(*size, **kwargs):
+    return uniform(0.0, 1.0, size=size or None, **kwargs)
+
+
+def random_sample(size=None, dtype=None, device=None, ctx=None, out=None):
+    return uniform(0.0, 1.0, size, dtype, device, ctx, out)
+
+
+random = random_sample
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, ctx=None, out=None):
+    """Integers in [low, high): 1.x's ``_random_randint`` (MXNet 2 runs it too)."""
+    if high is None:
+        low, high = 0, low
+    dtype = _np.dtype("int64" if dtype is None else dtype)
+    return invoke("_random_randint", (), {"low": int(low), "high": int(high),
+                                          "shape": () if size is None else _shape(size),
+                                          "dtype": dtype.name, "rng": _random._RngRef()},
+                  out=out, ctx=device_of(device, ctx), cls=ndarray,
+                  extra_vars=(_random._var(),))
+
+
+def choice(a, size=None, replace=True, p=None, device=None, ctx=None, out=None):
+    """Samples of ``a`` (an int: ``arange(a)``): indices drawn by ``randint`` or, with
+    ``p`` or without replacement, by numpy on the engine's generator inside one op."""
+    n = a if isinstance(a, numbers.Integral) else len(a)
+    shape = () if size is None else _shape(size)
+    if p is None and replace:
+        idx = randint(0, n, size=shape, device=device, ctx=ctx)
+    else:
+        probs = None if p is None else to_np(p)
+        inputs = () if probs is None else (probs,)
+        idx = invoke("_npi_choice", inputs, {"a": int(n), "size": shape,
+                                             "replace": bool(replace),
+                                             "rng": _random._RngRef()},
+                     ctx=device_of(device, ctx) if probs is None else None, cls=ndarray,
+                     extra_vars=(_random._var(),))
+    if isinstance(a, numbers.Integral):
+        return idx
+    return to_np(a)[idx]
+
+
+def shuffle(x):
+    """Shuffle ``x`` along its first axis, in place (op ``_shuffle``)."""
+    invoke("_shuffle", (x,), {"rng": _random._RngRef()}, out=x, extra_vars=(_random._var(),))

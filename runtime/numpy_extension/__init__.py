@@ -1,0 +1,42 @@
+"""``mx.npx``: MXNet 2's NumPy extensions: the deep-learning operators on np arrays
+(``relu``, ``sigmoid``, ``softmax``, ``fully_connected``, ``convolution``...), MXNet's
+``reshape`` with its special codes, ``waitall``, and the switches of NumPy semantics
+(``set_np``, ``reset_np``, ``is_np_array``..., kept in ``mx.util`` as in MXNet).
+
+Each function is a thin front door over a registered operator: the 1.x operator where
+MXNet 2 runs it too (``Convolution``, ``FullyConnected``, ``Pooling``, ``softmax``... keep
+their names in MXNet 2's profiles), ``_npx_relu``/``_npx_sigmoid``/``_npx_reshape``
+where MXNet 2 has its own. Results are np arrays.
+"""
+from ..ndarray.ndarray import invoke, waitall  # noqa: F401 - npx.waitall
+from ..numpy.multiarray import ndarray, to_np
+from ..util import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
+                    set_np, set_np_default_dtype, use_np, use_np_array,
+                    use_np_default_dtype, use_np_shape)
+from ..context import cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
+
+__all__ = ["waitall", "relu", "sigmoid", "reshape", "set_np", "reset_np", "is_np_array",
+           "is_np_shape", "is_np_default_dtype", "set_np_default_dtype", "use_np"]
+
+current_device = current_context
+
+
+def relu(data, **kwargs):
+    """max(data, 0): op ``_npx_relu``."""
+    return invoke("_npx_relu", (to_np(data),), {})
+
+
+def sigmoid(data, **kwargs):
+    """1 / (1 + exp(-data)): op ``_npx_sigmoid``."""
+    return invoke("_npx_sigmoid", (to_np(data),), {})
+
+
+def reshape(a, newshape, reverse=False, order="C"):
+    """MXNet 2's reshape with its special codes (-1 infer, -2 copy, -3 drop a size-1
+    dimension, -4 copy the rest, -5 merge two, -6 split one): op ``_npx_reshape``."""
+    return invoke("_npx_reshape", (to_np(a),), {"newshape": tuple(newshape) if not
+                                                isinstance(newshape, int) else (newshape,),
+                                                "reverse": bool(reverse)})
+
+
+
