@@ -35,6 +35,8 @@ from .. import name as _name
 from ..engine.base import ALWAYS_RUN, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
+from ._structure import (_LEAF, _NONE, _flatten, _regroup, flatten_inputs,  # noqa: F401
+                         regroup_inputs)
 
 __all__ = ["call_cached", "infer_param_shapes", "symbol_namespace", "export",
            "init_symbol_block"]
@@ -82,71 +84,8 @@ def symbol_namespace(block):
 
 
 # -- building the graph ----------------------------------------------------------------------
-def _flatten(out):
-    """(list of Symbols, format) of a hybrid_forward result."""
-    if isinstance(out, (list, tuple)):
-        flat, fmt = [], []
-        for o in out:
-            f, sub = _flatten(o)
-            flat.extend(f)
-            fmt.append(sub)
-        return flat, (type(out), fmt)
-    return [out], None
-
-
-def _regroup(items, fmt):
-    return _regroup_one(fmt, iter(items))
-
-
-def _regroup_one(f, it):
-    """(module-level recursion: see _walk)"""
-    if f is None:
-        return next(it)
-    kind, subs = f
-    return kind(_regroup_one(s, it) for s in subs) if kind is tuple else \
-        [_regroup_one(s, it) for s in subs]
-
-
 def _input_names(n):
     return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
-
-
-# -- inputs: NDArrays or Symbols, None, nested lists (MXNet's input formats) ----------------
-_NONE, _LEAF = "none", "leaf"
-
-
-def flatten_inputs(args):
-    """(leaves, format) of a block's arguments: ``None`` and (nested) lists/tuples are
-    kept in ``format``, everything else is a leaf."""
-    leaves = []
-    return leaves, tuple(_walk(a, leaves) for a in args)
-
-
-# Module-level recursion, not closures: a nested function that calls itself is a reference
-# cycle (function -> cell -> function) holding the arrays it captured until the cyclic
-# collector runs, which it rarely does (engine/__init__.py raises its threshold)
-def _walk(a, leaves):
-    if a is None:
-        return _NONE
-    if isinstance(a, (list, tuple)):
-        return (type(a), tuple(_walk(x, leaves) for x in a))
-    leaves.append(a)
-    return _LEAF
-
-
-def regroup_inputs(leaves, fmt):
-    """The arguments ``flatten_inputs`` took apart, with ``leaves`` in their places."""
-    it = iter(leaves)
-    return [_build(f, it) for f in fmt]
-
-
-def _build(f, it):
-    if f is _NONE or f == _NONE:
-        return None
-    if f == _LEAF:
-        return next(it)
-    kind, subs = f
-    return kind(_build(x, it) for x in subs)
 
 
 def input_kind(block, args):

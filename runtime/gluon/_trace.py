@@ -30,6 +30,7 @@ import warnings
 
 from .. import autograd
 from ..ndarray import ndarray as _nd
+from ._structure import _flatten, regroup_inputs
 
 __all__ = ["tracing", "needs_trace", "trace_call", "Untraceable"]
 
@@ -80,7 +81,6 @@ def trace_call(block, args, in_fmt, input_names):
     recording its operators; return a :class:`Traced`. Raises :class:`Untraceable`
     (after the call ran: its ``result`` is on the exception) when the history holds a
     non-operator node."""
-    from ._hybrid import _flatten, regroup_inputs
     state = autograd.state
     caller_records = state.recording
     saved_tape, saved_rec = state.tape, state.recording

@@ -251,6 +251,16 @@ class Block:
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
+    def reset_device(self, device):
+        """Move every parameter to ``device`` (a Context or a list of them: one copy on
+        each), as MXNet 2's ``Block.reset_device``."""
+        for p in self.collect_params().values():
+            p.reset_ctx(device)
+
+    def reset_ctx(self, ctx):
+        """MXNet 2's deprecated name of :meth:`reset_device`."""
+        self.reset_device(ctx)
+
     def register_op_hook(self, callback, monitor_all=False):
         """``callback(node_name, operator_name, array)`` for every array an operator of a
         hybridized block computes (its inputs too with ``monitor_all``); names are bytes
@@ -288,12 +298,15 @@ class Block:
         _save_arrays(filename, arrays)
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
-                        cast_dtype=False, dtype_source="current"):
+                        cast_dtype=False, dtype_source="current", device=None):
         """Load values saved by ``save_parameters`` (structural names; a parameter
         shared under several names needs one of them, as ``deduplicate=True`` saves it)
-        or by full parameter name. ``cast_dtype=True, dtype_source='saved'`` gives the
-        parameters the saved dtypes."""
+        or by full parameter name, onto ``ctx`` (MXNet 2: ``device``).
+        ``cast_dtype=True, dtype_source='saved'`` gives the parameters the saved
+        dtypes."""
         from .parameter import _assign, _load_arrays
+        if device is not None:
+            ctx = device
         if dtype_source not in ("current", "saved"):
             raise ValueError(f"load_parameters: dtype_source={dtype_source!r} is not "
                              "allowed; use 'current' or 'saved'")
@@ -508,18 +521,34 @@ class SymbolBlock(HybridBlock):
         _hybrid.init_symbol_block(self, outputs, inputs, params)
 
     @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None):
-        """A SymbolBlock from ``export``'s files (``param_file``: MXNet's .params or .npz)."""
+    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
+                ignore_extra=False, device=None):
+        """A SymbolBlock from ``export``'s files (``param_file``: MXNet's .params or
+        .npz), its parameters on ``ctx`` (MXNet 2: ``device``; default: the current
+        device). A parameter the file lacks is an error unless ``allow_missing`` (it is
+        then left to ``initialize``), a value for no parameter unless
+        ``ignore_extra``."""
         from .. import symbol
+        if device is not None:
+            ctx = device
         if isinstance(input_names, str):
             input_names = [input_names]
         block = SymbolBlock(symbol.load(symbol_file), [symbol.var(n) for n in input_names])
         if param_file is not None:
             from .parameter import _load_arrays
             values = {k.split(":", 1)[-1]: v for k, v in _load_arrays(param_file).items()}
-            for name, p in block.collect_params().items():
+            params = block.collect_params()
+            extra = sorted(set(values) - set(params.keys()))
+            if extra and not ignore_extra:
+                raise ValueError(f"{param_file}: values for {', '.join(extra)}, which the "
+                                 f"graph of {symbol_file} does not use; pass "
+                                 "ignore_extra=True to skip them")
+            for name, p in params.items():
                 if name not in values:
-                    raise ValueError(f"{param_file}: no value for parameter {name!r}")
+                    if allow_missing:
+                        continue
+                    raise ValueError(f"{param_file}: no value for parameter {name!r}; pass "
+                                     "allow_missing=True to initialize it yourself")
                 p.shape = values[name].shape
                 p.initialize(ctx=ctx)
                 p.set_data(values[name])

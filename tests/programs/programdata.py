@@ -46,10 +46,14 @@ def write_pretrained(name, mx):
     ``mx`` (the engine under test) and saved as ``pretrained=True`` loads them."""
     folder = os.path.join(os.path.expanduser("~"), ".mxnet", "models")
     os.makedirs(folder, exist_ok=True)
-    net = mx.gluon.model_zoo.vision.get_model(name)
-    net.initialize()
-    net(mx.nd.zeros((1, 3, 224, 224)))
-    net.save_parameters(os.path.join(folder, name + ".params"))
+    mx.npx.set_np()          # saved as MXNet 2 saves them: NumPy shape semantics
+    try:
+        net = mx.gluon.model_zoo.vision.get_model(name)
+        net.initialize()
+        net(mx.np.zeros((1, 3, 224, 224)))
+        net.save_parameters(os.path.join(folder, name + ".params"))
+    finally:
+        mx.npx.reset_np()
 
 
 def png_bytes(image):
