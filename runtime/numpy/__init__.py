@@ -49,4 +49,6 @@ bool = _onp.bool_      # noqa: A001 - MXNet 2's np.bool
     _onp.promote_types, _onp.result_type, _onp.can_cast, _onp.min_scalar_type,
     _onp.issubdtype, _onp.set_printoptions)
 
-from . import _methods  # noqa: E402,F401 - x.sum(), x.mean()... from the functions above
+from . import _fallback, fallback  # noqa: E402,F401 - names official NumPy computes
+_fallback.install(globals())
+from . import _methods, _interop  # noqa: E402,F401 - methods; official NumPy's protocols

@@ -31,7 +31,7 @@ for _name, _fn in METHODS.items():
 
 
 def _copy(self, order="C"):
-    return _creation.copy(self)
+    return _creation.copy(self, order)
 
 
 ndarray.copy = _copy
