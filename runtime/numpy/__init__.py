@@ -27,7 +27,8 @@ from ._shape import (append, array_split, atleast_1d, atleast_2d,  # noqa: F401
                      concatenate, dsplit, dstack, expand_dims, flip, fliplr, flipud, hsplit,
                      hstack, moveaxis, ndim, nonzero, permute_dims, ravel, repeat, reshape,
                      roll, rot90, row_stack, shape, size, split, squeeze, stack, swapaxes,
-                     take, tile, transpose, vsplit, vstack, where)
+                     take, tile, transpose, vsplit, vstack, where, sort, argsort, around,
+                     round, round_, tril, triu, diagonal, trace, diag)
 from ._ufuncs import install as _install_ufuncs
 from .multiarray import ndarray
 

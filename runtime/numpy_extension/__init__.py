@@ -8,8 +8,8 @@ MXNet 2 runs it too (``Convolution``, ``FullyConnected``, ``Pooling``, ``softmax
 their names in MXNet 2's profiles), ``_npx_relu``/``_npx_sigmoid``/``_npx_reshape``
 where MXNet 2 has its own. Results are np arrays.
 """
-from ..ndarray.ndarray import invoke, waitall  # noqa: F401 - npx.waitall
-from ..numpy.multiarray import ndarray, to_np
+from ..ndarray.ndarray import invoke as _invoke, waitall  # noqa: F401 - npx.waitall
+from ..numpy.multiarray import to_np as _to_np
 from ..util import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                     set_np, set_np_default_dtype, use_np, use_np_array,
                     use_np_default_dtype, use_np_shape)
@@ -25,18 +25,18 @@ _ops.install(globals())
 
 def relu(data, **kwargs):
     """max(data, 0): op ``_npx_relu``."""
-    return invoke("_npx_relu", (to_np(data),), {})
+    return _invoke("_npx_relu", (_to_np(data),), {})
 
 
 def sigmoid(data, **kwargs):
     """1 / (1 + exp(-data)): op ``_npx_sigmoid``."""
-    return invoke("_npx_sigmoid", (to_np(data),), {})
+    return _invoke("_npx_sigmoid", (_to_np(data),), {})
 
 
 def reshape(a, newshape, reverse=False, order="C"):
     """MXNet 2's reshape with its special codes (-1 infer, -2 copy, -3 drop a size-1
     dimension, -4 copy the rest, -5 merge two, -6 split one): op ``_npx_reshape``."""
-    return invoke("_npx_reshape", (to_np(a),), {"newshape": tuple(newshape) if not
+    return _invoke("_npx_reshape", (_to_np(a),), {"newshape": tuple(newshape) if not
                                                 isinstance(newshape, int) else (newshape,),
                                                 "reverse": bool(reverse)})
 
@@ -56,7 +56,7 @@ def set_np_float64(default_float64=True):
 
 def from_numpy(ndarray_values, zero_copy=True):
     """An np array holding ``ndarray_values`` (copied; ready at once)."""
-    return to_np(ndarray_values, dtype=ndarray_values.dtype)
+    return _to_np(ndarray_values, dtype=ndarray_values.dtype)
 
 
 def load(file):
