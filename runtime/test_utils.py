@@ -641,3 +641,10 @@ def get_cifar10(path="data"):
 
 def get_bz2_data(data_dir, data_name, url, data_origin_name):
     raise _no_download("get_bz2_data")
+
+
+from .test_utils_np import (check_gluon_hybridize_consistency,  # noqa: E402,F401
+                            collapse_sum_like, gen_buckets_probs_with_ppf, has_tvm_ops,
+                            is_op_runnable, new_matrix_with_real_eigvals_2d,
+                            new_matrix_with_real_eigvals_nd, new_orthonormal_matrix_2d,
+                            new_sym_matrix_with_real_eigvals_nd, retry, verify_generator)

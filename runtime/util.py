@@ -17,6 +17,7 @@ them.
 """
 import functools
 import threading
+from tempfile import TemporaryDirectory  # noqa: F401 - mx.util.TemporaryDirectory
 
 import numpy as _np
 

@@ -27,7 +27,8 @@ from ._shape import (append, array_split, atleast_1d, atleast_2d,  # noqa: F401
                      concatenate, dsplit, dstack, expand_dims, flip, fliplr, flipud, hsplit,
                      hstack, moveaxis, ndim, nonzero, permute_dims, ravel, repeat, reshape,
                      roll, rot90, row_stack, shape, size, split, squeeze, stack, swapaxes,
-                     take, tile, transpose, vsplit, vstack, where)
+                     take, tile, transpose, vsplit, vstack, where, sort, argsort, around,
+                     round, round_, tril, triu, diagonal, trace, diag)
 from ._ufuncs import install as _install_ufuncs
 from .multiarray import ndarray
 
@@ -49,4 +50,6 @@ bool = _onp.bool_      # noqa: A001 - MXNet 2's np.bool
     _onp.promote_types, _onp.result_type, _onp.can_cast, _onp.min_scalar_type,
     _onp.issubdtype, _onp.set_printoptions)
 
-from . import _methods  # noqa: E402,F401 - x.sum(), x.mean()... from the functions above
+from . import _fallback, fallback  # noqa: E402,F401 - names official NumPy computes
+_fallback.install(globals())
+from . import _methods, _interop  # noqa: E402,F401 - methods; official NumPy's protocols

@@ -40,6 +40,8 @@ def array(object, dtype=None, device=None, ctx=None, copy=True):
     t0 = perf_counter_ns() if _flags.api else 0
     try:
         values = _np.array(object, dtype=dtype)
+    except OverflowError:       # Python ints out of an int dtype's range wrap, as numpy 1.x
+        values = _np.array(object).astype(dtype)
     except (TypeError, ValueError) as e:
         raise TypeError(str(e)) from None
     out = to_np(values, None, values.dtype)
@@ -56,6 +58,11 @@ def asarray(a, dtype=None, device=None, ctx=None):
     return array(a, dtype, device, ctx)
 
 
+def _c_order(name, order):
+    if order not in ("C", None):
+        raise NotImplementedError(f"{name}: order={order!r}; only 'C' is supported")
+
+
 def _creation(opname, shape, dtype, device, ctx, out=None, **params):
     shape = _shape(shape)
     return apply(opname, (), dict(params, shape=shape, dtype=_dtype(dtype).name), out=out,
@@ -63,10 +70,12 @@ def _creation(opname, shape, dtype, device, ctx, out=None, **params):
 
 
 def zeros(shape, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order("zeros", order)
     return _creation("_npi_zeros", shape, dtype, device, ctx, out)
 
 
 def ones(shape, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order("ones", order)
     return _creation("_npi_ones", shape, dtype, device, ctx, out)
 
 
@@ -81,6 +90,7 @@ def _fill_dtype(fill_value, dtype):
 
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order("full", order)
     if isinstance(fill_value, NDArray):
         base = empty(shape, dtype or fill_value.dtype, device=device, ctx=ctx)
         base[...] = fill_value
@@ -91,6 +101,7 @@ def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=No
 
 def empty(shape, dtype=None, order="C", device=None, ctx=None):
     """An uninitialised array: memory only, no engine op."""
+    _c_order("empty", order)
     shape, dtype = _shape(shape), _dtype(dtype)
     a = new_array(shape, dtype, device_of(device, ctx), "empty", ndarray)
     a._data = _np.empty(shape, dtype)
@@ -159,7 +170,8 @@ def empty_like(prototype, dtype=None, order="C", subok=False, shape=None, device
                  device=device or p.context, ctx=ctx)
 
 
-def copy(a):
+def copy(a, order="C"):
+    _c_order("copy", order)
     return invoke("_npi_copy", (to_np(a),), {})
 
 

@@ -14,7 +14,8 @@ METHODS = {
     "squeeze": _shape.squeeze, "swapaxes": _shape.swapaxes, "repeat": _shape.repeat,
     "tile": _shape.tile, "take": _shape.take, "clip": _shape.clip,
     "broadcast_to": _shape.broadcast_to, "nonzero": _shape.nonzero, "ravel": _shape.ravel,
-    "flip": _shape.flip,
+    "flip": _shape.flip, "sort": _shape.sort, "argsort": _shape.argsort,
+    "round": _shape.around, "diagonal": _shape.diagonal, "trace": _shape.trace,
 }
 
 
@@ -31,7 +32,7 @@ for _name, _fn in METHODS.items():
 
 
 def _copy(self, order="C"):
-    return _creation.copy(self)
+    return _creation.copy(self, order)
 
 
 ndarray.copy = _copy

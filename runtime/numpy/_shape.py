@@ -16,7 +16,9 @@ __all__ = ["reshape", "transpose", "swapaxes", "moveaxis", "expand_dims", "squee
            "array_split", "tile", "repeat", "flip", "clip", "where", "take", "shape",
            "ndim", "size", "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack",
            "row_stack", "column_stack", "dstack", "append", "roll", "rot90", "fliplr",
-           "flipud", "vsplit", "hsplit", "dsplit", "permute_dims", "broadcast_arrays"]
+           "flipud", "vsplit", "hsplit", "dsplit", "permute_dims", "broadcast_arrays",
+           "sort", "argsort", "around", "round", "round_", "tril", "triu", "diagonal",
+           "trace", "diag"]
 
 
 def reshape(a, newshape=None, order="C", shape=None):
@@ -306,3 +308,51 @@ def append(arr, values, axis=None):
         return concatenate([arr.reshape(-1), values.reshape(-1)], axis=0)
     return concatenate([arr, values], axis=axis)
 
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """Sorted along ``axis`` (None: flattened): 1.x's ``sort`` (MXNet 2 runs it too)."""
+    a = to_np(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    return invoke("sort", (a,), {"axis": int(axis), "is_ascend": True})
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    a = to_np(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    return invoke("argsort", (a,), {"axis": int(axis), "is_ascend": True,
+                                    "dtype": "int64"})
+
+
+def around(a, decimals=0, out=None):
+    return invoke("_npi_around", (to_np(a),), {"decimals": int(decimals)}, out=out)
+
+
+round = round_ = around   # noqa: A001 - NumPy's names
+
+
+def tril(m, k=0):
+    return invoke("_npi_tril", (to_np(m),), {"k": int(k)})
+
+
+def triu(m, k=0):
+    return invoke("_npi_triu", (to_np(m),), {"k": int(k)})
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return invoke("_npi_diagonal", (to_np(a),), {"offset": int(offset), "axis1": int(axis1),
+                                                 "axis2": int(axis2)})
+
+
+def trace(a, offset=0, axis1=0, axis2=1, out=None):
+    return invoke("_npi_trace", (to_np(a),), {"offset": int(offset), "axis1": int(axis1),
+                                              "axis2": int(axis2)}, out=out)
+
+
+def diag(v, k=0):
+    v = to_np(v)
+    if v.ndim not in (1, 2):
+        raise ValueError("Input must be 1- or 2-d.")
+    return invoke("_npi_diag", (v,), {"k": int(k)})

@@ -141,9 +141,12 @@ class ndarray(NDArray):
         return str(self.asnumpy())
 
     def __format__(self, spec):
-        if self.size == 1 and spec:
-            return format(self.item(), spec)
-        return str(self)
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise TypeError("unsupported format string passed to mxnet.numpy.ndarray."
+                            "__format__ (only 0-d arrays take a format spec)")
+        return format(self.item(), spec)
 
     # -- conversions, copies, devices -----------------------------------------------------
     def as_nd_ndarray(self):

@@ -11,9 +11,9 @@ import numbers
 import numpy as _np
 
 from ..ndarray import random as _random
-from ..ndarray.ndarray import NDArray, _shape, invoke
-from ..util import default_float
-from .multiarray import device_of, ndarray, to_np
+from ..ndarray.ndarray import NDArray as _NDArray, _shape, invoke as _invoke
+from ..util import default_float as _default_float
+from .multiarray import device_of as _device_of, ndarray as _ndarray, to_np as _to_np
 
 __all__ = ["uniform", "normal", "randn", "rand", "seed", "randint", "random_sample",
            "random", "choice", "shuffle"]
@@ -25,18 +25,18 @@ def seed(seed_state, device="all", ctx=None):
 
 def _draw(opname, a, b, size, dtype, device, ctx, out):
     params = {"a": 0.0, "b": 1.0, "size": () if size is None else _shape(size),
-              "dtype": (default_float() if dtype is None else _np.dtype(dtype)).name,
+              "dtype": (_default_float() if dtype is None else _np.dtype(dtype)).name,
               "rng": _random._RngRef()}
     inputs, slots = [], []
     for slot, value in enumerate((a, b)):
-        if isinstance(value, (NDArray, _np.ndarray, list, tuple)):
-            inputs.append(to_np(value))
+        if isinstance(value, (_NDArray, _np.ndarray, list, tuple)):
+            inputs.append(_to_np(value))
             slots.append(slot)
         else:
             params["ab"[slot]] = float(value)
     params["arrays_for"] = tuple(slots)
-    dev = device_of(device, ctx) if not inputs else None
-    return invoke(opname, tuple(inputs), params, out=out, ctx=dev, cls=ndarray,
+    dev = _device_of(device, ctx) if not inputs else None
+    return _invoke(opname, tuple(inputs), params, out=out, ctx=dev, cls=_ndarray,
                   extra_vars=(_random._var(),))
 
 
@@ -74,10 +74,10 @@ def randint(low, high=None, size=None, dtype=None, device=None, ctx=None, out=No
     if high is None:
         low, high = 0, low
     dtype = _np.dtype("int64" if dtype is None else dtype)
-    return invoke("_random_randint", (), {"low": int(low), "high": int(high),
+    return _invoke("_random_randint", (), {"low": int(low), "high": int(high),
                                           "shape": () if size is None else _shape(size),
                                           "dtype": dtype.name, "rng": _random._RngRef()},
-                  out=out, ctx=device_of(device, ctx), cls=ndarray,
+                  out=out, ctx=_device_of(device, ctx), cls=_ndarray,
                   extra_vars=(_random._var(),))
 
 
@@ -89,18 +89,18 @@ def choice(a, size=None, replace=True, p=None, device=None, ctx=None, out=None):
     if p is None and replace:
         idx = randint(0, n, size=shape, device=device, ctx=ctx)
     else:
-        probs = None if p is None else to_np(p)
+        probs = None if p is None else _to_np(p)
         inputs = () if probs is None else (probs,)
-        idx = invoke("_npi_choice", inputs, {"a": int(n), "size": shape,
+        idx = _invoke("_npi_choice", inputs, {"a": int(n), "size": shape,
                                              "replace": bool(replace),
                                              "rng": _random._RngRef()},
-                     ctx=device_of(device, ctx) if probs is None else None, cls=ndarray,
+                     ctx=_device_of(device, ctx) if probs is None else None, cls=_ndarray,
                      extra_vars=(_random._var(),))
     if isinstance(a, numbers.Integral):
         return idx
-    return to_np(a)[idx]
+    return _to_np(a)[idx]
 
 
 def shuffle(x):
     """Shuffle ``x`` along its first axis, in place (op ``_shuffle``)."""
-    invoke("_shuffle", (x,), {"rng": _random._RngRef()}, out=x, extra_vars=(_random._var(),))
+    _invoke("_shuffle", (x,), {"rng": _random._RngRef()}, out=x, extra_vars=(_random._var(),))

@@ -8,35 +8,70 @@ MXNet 2 runs it too (``Convolution``, ``FullyConnected``, ``Pooling``, ``softmax
 their names in MXNet 2's profiles), ``_npx_relu``/``_npx_sigmoid``/``_npx_reshape``
 where MXNet 2 has its own. Results are np arrays.
 """
-from ..ndarray.ndarray import invoke, waitall  # noqa: F401 - npx.waitall
-from ..numpy.multiarray import ndarray, to_np
+from ..ndarray.ndarray import invoke as _invoke, waitall  # noqa: F401 - npx.waitall
+from ..numpy.multiarray import to_np as _to_np
 from ..util import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                     set_np, set_np_default_dtype, use_np, use_np_array,
                     use_np_default_dtype, use_np_shape)
+from . import _ops, random  # noqa: F401 - npx.random
 from ..context import cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 
 __all__ = ["waitall", "relu", "sigmoid", "reshape", "set_np", "reset_np", "is_np_array",
            "is_np_shape", "is_np_default_dtype", "set_np_default_dtype", "use_np"]
 
 current_device = current_context
+_ops.install(globals())
 
 
 def relu(data, **kwargs):
     """max(data, 0): op ``_npx_relu``."""
-    return invoke("_npx_relu", (to_np(data),), {})
+    return _invoke("_npx_relu", (_to_np(data),), {})
 
 
 def sigmoid(data, **kwargs):
     """1 / (1 + exp(-data)): op ``_npx_sigmoid``."""
-    return invoke("_npx_sigmoid", (to_np(data),), {})
+    return _invoke("_npx_sigmoid", (_to_np(data),), {})
 
 
 def reshape(a, newshape, reverse=False, order="C"):
     """MXNet 2's reshape with its special codes (-1 infer, -2 copy, -3 drop a size-1
     dimension, -4 copy the rest, -5 merge two, -6 split one): op ``_npx_reshape``."""
-    return invoke("_npx_reshape", (to_np(a),), {"newshape": tuple(newshape) if not
+    return _invoke("_npx_reshape", (_to_np(a),), {"newshape": tuple(newshape) if not
                                                 isinstance(newshape, int) else (newshape,),
                                                 "reverse": bool(reverse)})
 
 
 
+
+
+def seed(seed_state, device="all", ctx=None):
+    """Seed the generator every random op draws from (``mx.random.seed``)."""
+    random.seed(seed_state, ctx if ctx is not None else device)
+
+
+def set_np_float64(default_float64=True):
+    """MXNet 2.0.0b1's name for ``set_np_default_dtype``."""
+    return set_np_default_dtype(default_float64)
+
+
+def from_numpy(ndarray_values, zero_copy=True):
+    """An np array holding ``ndarray_values`` (copied; ready at once)."""
+    return _to_np(ndarray_values, dtype=ndarray_values.dtype)
+
+
+def load(file):
+    from ..ndarray import load as _load
+    loaded = _load(file)
+    if isinstance(loaded, dict):
+        return {k: v.as_np_ndarray() for k, v in loaded.items()}
+    return [v.as_np_ndarray() for v in loaded]
+
+
+def save(file, arr):
+    from ..ndarray import save as _save
+    if isinstance(arr, dict):
+        _save(file, {k: v.as_nd_ndarray() for k, v in arr.items()})
+    elif isinstance(arr, (list, tuple)):
+        _save(file, [v.as_nd_ndarray() for v in arr])
+    else:
+        _save(file, [arr.as_nd_ndarray()])
