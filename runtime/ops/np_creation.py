@@ -40,7 +40,8 @@ defop("_npi_full_like", _full_like, arg_names=("a",), grad_name="zeros_like",
 def _sampler(draw):
     """``draw(gen, p1, p2, shape, dtype)``; the parameters are the two params (scalars)
     or the op's array inputs (``inputs``, in order, for the array ones)."""
-    def kernel(*arrays, a=0.0, b=1.0, size=(), dtype="float32", rng=None, arrays_for=()):
+    def kernel(*arrays, a=0.0, b=1.0, size=(), dtype="float32", rng=None, arrays_for=(),
+               ctx=None):
         vals = [a, b]
         for slot, arr in zip(arrays_for, arrays):
             vals[slot] = arr.astype(np.float64)
