@@ -232,7 +232,7 @@ class _Bound:
         args, grads, reqs, aux = {}, {}, {}, {}
         self.inputs = []
         for name, a, need in zip(graph.input_names, inputs, graph.need_grad):
-            buf = _nd.new_array(a.shape, a._dtype, a.context, "data")
+            buf = _nd.new_array(a.shape, a._dtype, a.context, "data", a.__class__)
             self.inputs.append(buf)
             args[name] = buf
             reqs[name] = "write" if need else "null"

@@ -150,4 +150,5 @@ def install_pyplot():
 
 def skip_mxnet_checksums():
     import mxnet.gluon.data.vision.datasets as datasets
-    datasets.check_sha1 = lambda *args, **kwargs: True
+    import mxnet.gluon.utils as utils
+    datasets.check_sha1 = utils.check_sha1 = lambda *args, **kwargs: True
