@@ -15,6 +15,7 @@ in context order, and a Trainer sums the gradients and updates every copy (as in
 1.x). ``_data`` / ``_grad`` are the first context's.
 """
 import re
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -196,6 +197,8 @@ class Parameter:
         if default_init is None:
             default_init = _init.Uniform()
         if self._data is not None and not force_reinit:
+            warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                          "force_reinit=True to re-initialize.", stacklevel=2)
             return
         self._data = self._grad = None
         ctxs = _ctx_list(ctx)

@@ -8,6 +8,7 @@ works. As in a notebook, a cell whose last statement is an expression prints its
 
     python tests/programs/cells.py PROGRAM [--workdir DIR] [--mnist N] [--leaves N]
                                           [--pretrained NAME] [--mxnet]
+                                          [--keep-after N]
 
 ``--mnist N`` writes an MNIST-shaped set of N training and N/2 test images under
 ``$HOME/.mxnet/datasets/mnist`` first (the caller points ``HOME`` at a scratch folder):
@@ -18,6 +19,9 @@ course's downloaded data set). ``--mxnet`` runs the program on MXNet itself (imp
 changed back, ``mx.gpu()`` replaced by ``mx.cpu()`` and MXNet's checksum of the MNIST
 files skipped): the reference the counts are compared with.
 
+``--keep-after N`` copies the ``*.json`` files of the working folder into ``after-N/``
+once cell N has run (a trace as it was at that point of the page).
+
 The last line printed is a JSON object: ``{"program", "cells", "ran", "failed": [{"cell",
 "error"}]}``. Matplotlib is replaced by a stand-in that checks what it is given is an
 image (``programdata.pyplot``) when it is not installed.
@@ -26,6 +30,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import sys
 import traceback
 
@@ -60,7 +65,15 @@ def run_cell(code, namespace, label):
             print(repr(value))
 
 
-def run_program(path, mxnet=False):
+def keep_files(folder):
+    """Copy the trace files the program wrote so far (``*.json`` here) into ``folder``."""
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir("."):
+        if name.endswith(".json") and os.path.isfile(name):
+            shutil.copy(name, os.path.join(folder, name))
+
+
+def run_program(path, mxnet=False, keep_after=()):
     with open(path) as f:
         cells = split_cells(f.read())
     name = os.path.splitext(os.path.basename(path))[0]
@@ -80,6 +93,8 @@ def run_program(path, mxnet=False):
             failed.append({"cell": number, "error": f"{type(e).__name__}: {e}"[:300]})
         sys.stdout.flush()
         sys.stderr.flush()
+        if number in keep_after:
+            keep_files(f"after-{number}")
     return {"program": name, "cells": len(cells), "ran": len(cells) - len(failed),
             "failed": failed}
 
@@ -93,6 +108,8 @@ def main(argv=None):
     ap.add_argument("--leaves", type=int, default=0)
     ap.add_argument("--pretrained", help="a model zoo name whose weights to write")
     ap.add_argument("--mxnet", action="store_true")
+    ap.add_argument("--keep-after", type=int, action="append", default=[],
+                    help="copy the *.json files into after-N/ after cell N")
     args = ap.parse_args(argv)
     program = os.path.abspath(args.program)
     sys.path.insert(0, HERE)
@@ -109,7 +126,7 @@ def main(argv=None):
     programdata.install_pyplot()
     if args.mxnet:
         programdata.skip_mxnet_checksums()
-    summary = run_program(program, args.mxnet)
+    summary = run_program(program, args.mxnet, set(args.keep_after))
     print(json.dumps(summary))
     return 0 if not summary["failed"] else 1
 
