@@ -90,8 +90,8 @@ def imread(filename, flag=1, to_rgb=True, out=None):
 # -- geometry (numpy) -------------------------------------------------------------------------
 def resize(img, height, width, interp=1):
     """``img`` (H, W, C) or (N, H, W, C) numpy resized to (height, width): nearest
-    (``interp=0``) or bilinear (any other value), OpenCV's pixel centres; integer
-    images are rounded back to their dtype."""
+    (``interp=0``, OpenCV's source pixel ``floor(dst * scale)``) or bilinear (any other
+    value, OpenCV's pixel centres); integer images are rounded back to their dtype."""
     if height <= 0 or width <= 0:
         raise ValueError(f"resize: the size ({width}, {height}) must be positive")
     h, w = img.shape[-3], img.shape[-2]
@@ -104,8 +104,9 @@ def resize(img, height, width, interp=1):
 
     ys, xs = coords(height, h), coords(width, w)
     if interp == 0:
-        yi = np.minimum(np.floor((np.arange(height) + 0.5) * h / height), h - 1).astype(int)
-        xi = np.minimum(np.floor((np.arange(width) + 0.5) * w / width), w - 1).astype(int)
+        # OpenCV's INTER_NEAREST: source pixel floor(dst * scale)
+        yi = np.minimum(np.floor(np.arange(height) * h / height), h - 1).astype(int)
+        xi = np.minimum(np.floor(np.arange(width) * w / width), w - 1).astype(int)
         return img[..., yi, :, :][..., :, xi, :]
     y0 = np.floor(ys).astype(int)
     x0 = np.floor(xs).astype(int)
