@@ -157,6 +157,10 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None):
     a = to_np(a)
+    if isinstance(repeats, NDArray):
+        repeats = repeats.item() if repeats.size == 1 else repeats.asnumpy().tolist()
+    if not isinstance(repeats, numbers.Integral):
+        raise NotImplementedError("repeat: repeats must be one integer")
     if axis is None:
         a, axis = a.reshape(-1), 0
     return invoke("repeat", (a,), {"repeats": int(repeats), "axis": int(axis)})
@@ -209,7 +213,12 @@ def rot90(m, k=1, axes=(0, 1)):
 def clip(a, a_min, a_max, out=None):
     if a_min is None and a_max is None:
         raise ValueError("One of max or min must be given")
-    return invoke("clip", (to_np(a),), {"a_min": a_min, "a_max": a_max}, out=out)
+    a = to_np(a)
+    if a_min is None or a_max is None:     # one bound: maximum / minimum with a scalar
+        name, bound = ("_npi_minimum_scalar", a_max) if a_min is None else \
+            ("_npi_maximum_scalar", a_min)
+        return invoke(name, (a,), {"scalar": bound}, out=out)
+    return invoke("clip", (a,), {"a_min": a_min, "a_max": a_max}, out=out)
 
 
 def where(condition, x=None, y=None):

@@ -44,9 +44,9 @@ def reshape(a, newshape, reverse=False, order="C"):
 
 
 
-def seed(seed_state, device="all", ctx=None):
+def seed(seed=None, device="all", ctx=None):
     """Seed the generator every random op draws from (``mx.random.seed``)."""
-    random.seed(seed_state, ctx if ctx is not None else device)
+    random.seed(seed, device, ctx)
 
 
 def set_np_float64(default_float64=True):
