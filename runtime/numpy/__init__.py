@@ -53,3 +53,4 @@ bool = _onp.bool_      # noqa: A001 - MXNet 2's np.bool
 from . import _fallback, fallback  # noqa: E402,F401 - names official NumPy computes
 _fallback.install(globals())
 from . import _methods, _interop  # noqa: E402,F401 - methods; official NumPy's protocols
+_interop.bind(__import__("sys").modules[__name__])
