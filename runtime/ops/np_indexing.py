@@ -286,4 +286,9 @@ derive("_npi_squeeze", "squeeze", "_backward_squeeze",
        kernel=lambda data, axis=None: data.reshape(_np_squeeze_shape(data.shape, axis)),
        infer=lambda in_shapes, in_dtypes, axis=None, **_: (
            [_np_squeeze_shape(in_shapes[0], axis)], [in_dtypes[0]]))
-derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to")
+derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to",
+       kernel=lambda data, shape=(): np.broadcast_to(data, parse_tuple(shape)),
+       infer=lambda in_shapes, in_dtypes, shape=(), **_: (
+           [np.broadcast_shapes(tuple(in_shapes[0]), parse_tuple(shape))], [in_dtypes[0]]),
+       grad=lambda ograds, inputs, outputs, **_: [
+           np.asarray(unbroadcast(ograds[0], inputs[0].shape), dtype=inputs[0].dtype)])
