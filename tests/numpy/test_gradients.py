@@ -210,7 +210,8 @@ NOT_DIFFERENTIABLE = {
     **{f"npx.{n}": "utility" for n in (
         "cpu", "cpu_pinned", "current_context", "current_device", "from_numpy", "gpu",
         "is_np_array", "is_np_default_dtype", "is_np_shape", "load", "num_gpus", "reset_np",
-        "save", "seed", "set_np", "set_np_default_dtype", "set_np_float64", "use_np",
+        "save", "savez", "seed", "set_np", "set_np_default_dtype", "set_np_float64", "use_np",
+        "to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack",
         "use_np_array", "use_np_default_dtype", "use_np_shape", "waitall")},
     **{f"npx.{n}": "integer" for n in (
         "arange_like", "nonzero", "one_hot", "shape_array", "topk")},
