@@ -37,7 +37,8 @@ _LAZY_NAMES = {"AttrScope": ("attribute", "AttrScope"), "np_shape": ("util", "np
                "set_np_shape": ("util", "set_np_shape"), "is_np_array": ("util", "is_np_array"),
                "np_array": ("util", "np_array"), "use_np_array": ("util", "use_np_array"),
                "use_np": ("util", "use_np"), "set_np": ("util", "set_np"),
-               "reset_np": ("util", "reset_np"),
+               "reset_np": ("util", "reset_np"), "current_device": ("device", "current_device"),
+               "Device": ("device", "Device"),
                "MXNetError": ("base", "MXNetError")}
 
 

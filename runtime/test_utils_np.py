@@ -117,7 +117,9 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
     """The block ``net_builder()`` gives the same outputs (and input gradients) imperative
     and hybridized, with the same parameter values; and ``numpy_func``'s when given."""
     from . import autograd
-    from .test_utils import assert_almost_equal
+
+    def assert_almost_equal(a, b, rtol, atol):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
     saved_out, saved_grads, params = None, None, None
     for hybridize in (False, True):
         net = net_builder()

@@ -89,14 +89,33 @@ class _Scope:
         self._set(self._previous)
 
 
+class _NumpyShapeScope(_Scope):
+    """MXNet's name of the ``np_shape`` scope."""
+
+    def __init__(self, is_np_shape=True):
+        super().__init__(set_np_shape, is_np_shape)
+        self._is_np_shape = bool(is_np_shape)
+
+
+class _NumpyArrayScope(_Scope):
+    """MXNet's name of the ``np_array`` scope (``_is_np_array``; ``_current`` is kept
+    for code that assigns it, the switch itself is per thread)."""
+
+    _current = None
+
+    def __init__(self, is_np_array=True):
+        super().__init__(set_np_array, is_np_array)
+        self._is_np_array = bool(is_np_array)
+
+
 def np_shape(active=True):
     """``with mx.np_shape(True):`` -- NumPy shape semantics inside the block."""
-    return _Scope(set_np_shape, active)
+    return _NumpyShapeScope(active)
 
 
 def np_array(active=True):
     """``with mx.util.np_array(True):`` -- the NumPy array interface inside the block."""
-    return _Scope(set_np_array, active)
+    return _NumpyArrayScope(active)
 
 
 def np_default_dtype(active=True):

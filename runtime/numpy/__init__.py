@@ -18,7 +18,7 @@ from . import _indexing, _operators  # noqa: F401 - complete the class
 from . import linalg, random  # noqa: F401
 from ._creation import (arange, array, asarray, ascontiguousarray, copy,  # noqa: F401
                         empty, empty_like, eye, full, full_like, identity, linspace, ones,
-                        ones_like, zeros, zeros_like)
+                        ones_like, zeros, zeros_like, hanning, hamming, blackman)
 from ._reductions import (all, amax, amin, any, argmax, argmin, average,  # noqa: F401
                           cumsum, dot, inner, matmul, max, mean, min, outer, prod, std,
                           sum, tensordot, var, vdot)
@@ -53,3 +53,4 @@ bool = _onp.bool_      # noqa: A001 - MXNet 2's np.bool
 from . import _fallback, fallback  # noqa: E402,F401 - names official NumPy computes
 _fallback.install(globals())
 from . import _methods, _interop  # noqa: E402,F401 - methods; official NumPy's protocols
+_interop.bind(__import__("sys").modules[__name__])

@@ -17,7 +17,7 @@ from .multiarray import apply, device_of, ndarray, to_np
 
 __all__ = ["array", "asarray", "zeros", "ones", "empty", "full", "arange", "eye",
            "identity", "linspace", "zeros_like", "ones_like", "full_like", "empty_like",
-           "copy", "ascontiguousarray"]
+           "copy", "ascontiguousarray", "hanning", "hamming", "blackman"]
 
 
 def _dtype(dtype):
@@ -108,7 +108,9 @@ def empty(shape, dtype=None, order="C", device=None, ctx=None):
     return a
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
+def arange(start, stop=None, step=None, dtype=None, device=None, ctx=None):
+    if step is None:
+        step = 1
     if step == 0:
         raise ZeroDivisionError("arange: step=0")
     if stop is None:
@@ -177,3 +179,18 @@ def copy(a, order="C"):
 
 def ascontiguousarray(a, dtype=None, like=None):
     return asarray(a, dtype)
+
+
+def _window(name):
+    import numpy as _onp
+
+    def window(M, dtype=None, device=None, ctx=None):
+        """NumPy's window of ``M`` points, in the default float unless ``dtype``."""
+        values = getattr(_onp, name)(int(M)).astype(_dtype(dtype))
+        return to_np(values, None, values.dtype).copyto(device_of(device, ctx)) \
+            if (device or ctx) else to_np(values, None, values.dtype)
+    window.__name__ = window.__qualname__ = name
+    return window
+
+
+hanning, hamming, blackman = _window("hanning"), _window("hamming"), _window("blackman")

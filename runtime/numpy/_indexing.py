@@ -80,6 +80,8 @@ def split_key(x, key):
                                              ndarray))
                 axis += values.ndim
                 continue
+            if k.dtype.kind == "f" and isinstance(k, NDArray):   # MXNet casts them
+                k = to_np(k).astype("int64")
             if k.dtype.kind not in "iu":
                 raise IndexError("arrays used as indices must be of integer (or boolean) "
                                  f"type, not {k.dtype}")

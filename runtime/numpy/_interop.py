@@ -13,9 +13,15 @@ _SUBMODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.random": "random",
                "numpy.fft": None}
 
 
+_BOUND = []      # the mx.np module, given by the package when it is complete (bind)
+
+
+def bind(namespace):
+    _BOUND[:] = [namespace]
+
+
 def _namespace():
-    from .. import numpy as mxnp
-    return mxnp
+    return _BOUND[0]
 
 
 def _ours(module, name):

@@ -1,6 +1,7 @@
 """The methods of ``mx.np.ndarray`` that are ``mx.np`` functions with the array first
 (``x.sum(axis=0)`` is ``np.sum(x, axis=0)``), as MXNet 2's ndarray has them."""
 from . import _creation, _reductions, _shape
+from ..ndarray.ndarray import NDArray
 from .multiarray import ndarray
 
 __all__ = ["METHODS"]
@@ -32,7 +33,10 @@ for _name, _fn in METHODS.items():
 
 
 def _copy(self, order="C"):
-    return _creation.copy(self, order)
+    """A copy (``CopyCPU2CPU``, as MXNet 2's ``ndarray.copy``)."""
+    if order not in ("C", None):
+        raise NotImplementedError(f"copy: order={order!r}; only 'C' is supported")
+    return NDArray.copy(self)
 
 
 ndarray.copy = _copy

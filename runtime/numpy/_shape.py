@@ -82,8 +82,6 @@ def broadcast_to(array, shape):
         raise ValueError(f"operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {a.shape} and requested shape {shape}") \
             from None
-    if a.ndim < len(shape):
-        a = a.reshape((1,) * (len(shape) - a.ndim) + a.shape)
     return invoke("_npi_broadcast_to", (a,), {"shape": shape})
 
 
@@ -111,23 +109,27 @@ def stack(arrays, axis=0, out=None):
 
 
 def _split(ary, indices_or_sections, axis, name, equal):
+    """One ``_split_v2`` op (MXNet 2's): equal sections, or the split points."""
     ary = to_np(ary)
+    axis = int(axis) % max(ary.ndim, 1)
     dim = ary.shape[axis]
     if isinstance(indices_or_sections, numbers.Integral):
         n = int(indices_or_sections)
+        if n <= 0:
+            raise ValueError("number sections must be larger than 0.")
         if equal and dim % n:
             raise ValueError("array split does not result in an equal division")
-        sizes = [dim // n + (1 if i < dim % n else 0) for i in range(n)]
-        points = list(_np.cumsum(sizes)[:-1])
+        if dim % n == 0:
+            params = {"indices": (), "sections": n}
+        else:
+            sizes = [dim // n + (1 if i < dim % n else 0) for i in range(n)]
+            params = {"indices": (0,) + tuple(int(p) for p in _np.cumsum(sizes)[:-1]),
+                      "sections": 0}
     else:
-        points = [int(i) for i in indices_or_sections]
-    out, start = [], 0
-    for stop in points + [dim]:
-        key = [slice(None)] * ary.ndim
-        key[axis] = slice(start, max(start, min(stop, dim)))
-        out.append(invoke("slice", (ary,), {"key": tuple(key), "np_shape": True}))
-        start = max(start, min(stop, dim))
-    return out
+        params = {"indices": (0,) + tuple(min(max(int(i), 0), dim)
+                                          for i in indices_or_sections), "sections": 0}
+    out = invoke("_split_v2", (ary,), dict(params, axis=axis, squeeze_axis=False))
+    return list(out) if isinstance(out, list) else [out]
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -157,6 +159,10 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None):
     a = to_np(a)
+    if isinstance(repeats, NDArray):
+        repeats = repeats.item() if repeats.size == 1 else repeats.asnumpy().tolist()
+    if not isinstance(repeats, numbers.Integral):
+        raise NotImplementedError("repeat: repeats must be one integer")
     if axis is None:
         a, axis = a.reshape(-1), 0
     return invoke("repeat", (a,), {"repeats": int(repeats), "axis": int(axis)})
@@ -209,7 +215,12 @@ def rot90(m, k=1, axes=(0, 1)):
 def clip(a, a_min, a_max, out=None):
     if a_min is None and a_max is None:
         raise ValueError("One of max or min must be given")
-    return invoke("clip", (to_np(a),), {"a_min": a_min, "a_max": a_max}, out=out)
+    a = to_np(a)
+    if a_min is None or a_max is None:     # one bound: maximum / minimum with a scalar
+        name, bound = ("_npi_minimum_scalar", a_max) if a_min is None else \
+            ("_npi_maximum_scalar", a_min)
+        return invoke(name, (a,), {"scalar": bound}, out=out)
+    return invoke("clip", (a,), {"a_min": a_min, "a_max": a_max}, out=out)
 
 
 def where(condition, x=None, y=None):

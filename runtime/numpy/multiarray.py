@@ -121,9 +121,16 @@ class ndarray(NDArray):
         return int(self.item())
 
     def __index__(self):
-        if self._dtype.kind not in "iub":
+        if self.shape or self._dtype.kind not in "iu":
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(self.item())
+
+    def __array_namespace__(self, api_version=None):
+        """The array API namespace (``mx.np``), for versions 2021.10 or none."""
+        if api_version is not None and api_version != "2021.10":
+            raise ValueError(f"Unrecognized array API version: {api_version!r}; "
+                             "supported: '2021.10'")
+        return __import__("xprof.runtime.numpy", fromlist=["numpy"])
 
     def __repr__(self):
         values = self.asnumpy()

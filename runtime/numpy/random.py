@@ -16,11 +16,16 @@ from ..util import default_float as _default_float
 from .multiarray import device_of as _device_of, ndarray as _ndarray, to_np as _to_np
 
 __all__ = ["uniform", "normal", "randn", "rand", "seed", "randint", "random_sample",
-           "random", "choice", "shuffle"]
+           "random", "choice", "shuffle", "gumbel", "logistic", "laplace", "exponential",
+           "rayleigh", "weibull", "pareto", "power", "gamma", "bernoulli", "lognormal",
+           "chisquare", "beta", "f", "multinomial", "multivariate_normal"]
 
 
-def seed(seed_state, device="all", ctx=None):
-    _random.seed(seed_state, ctx if ctx is not None else device)
+def seed(seed=None, device="all", ctx=None):
+    """Reseed the generator every random op draws from (``mx.random.seed``)."""
+    import random as _pyrandom
+    _random.seed(_pyrandom.getrandbits(31) if seed is None else seed,
+                 ctx if ctx is not None else device)
 
 
 def _draw(opname, a, b, size, dtype, device, ctx, out):
@@ -104,3 +109,102 @@ def choice(a, size=None, replace=True, p=None, device=None, ctx=None, out=None):
 def shuffle(x):
     """Shuffle ``x`` along its first axis, in place (op ``_shuffle``)."""
     _invoke("_shuffle", (x,), {"rng": _random._RngRef()}, out=x, extra_vars=(_random._var(),))
+
+
+def _one(opname, a, b, size, dtype, device, ctx, out):
+    return _draw(opname, a, b, size, dtype, device, ctx, out)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_gumbel", loc, scale, size, dtype, device, ctx, out)
+
+
+def logistic(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_logistic", loc, scale, size, dtype, device, ctx, out)
+
+
+def laplace(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_laplace", loc, scale, size, dtype, device, ctx, out)
+
+
+def exponential(scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_exponential", scale, 0.0, size, dtype, device, ctx, out)
+
+
+def rayleigh(scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_rayleigh", scale, 0.0, size, dtype, device, ctx, out)
+
+
+def weibull(a, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_weibull", a, 0.0, size, dtype, device, ctx, out)
+
+
+def pareto(a, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_pareto", a, 0.0, size, dtype, device, ctx, out)
+
+
+def power(a, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _one("_npi_powerd", a, 0.0, size, dtype, device, ctx, out)
+
+
+def gamma(shape, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    if isinstance(shape, numbers.Number) and shape <= 0 or \
+            isinstance(scale, numbers.Number) and scale <= 0:
+        raise ValueError(f"gamma: shape={shape} and scale={scale} must be positive")
+    return _one("_npi_gamma", shape, scale, size, dtype, device, ctx, out)
+
+
+def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, ctx=None,
+              out=None):
+    if (prob is None) == (logit is None):
+        raise ValueError("bernoulli: give exactly one of prob and logit")
+    if prob is None:
+        prob = 1 / (1 + _exp(-logit))
+    return _one("_npi_bernoulli", prob, 0.0, size, dtype, device, ctx, out)
+
+
+def _exp(x):
+    import math
+    return _invoke("_npi_exp", (_to_np(x),), {}) if isinstance(x, _NDArray) else math.exp(x)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    """exp(normal(mean, sigma)), as MXNet composes it."""
+    return _invoke("_npi_exp", (normal(mean, sigma, size, dtype, device, ctx),), {}, out=out)
+
+
+def chisquare(df, size=None, dtype=None, device=None, ctx=None):
+    """gamma(df / 2, 2), as MXNet composes it."""
+    return gamma(df / 2 if not isinstance(df, _NDArray) else df / 2, 2.0, size, dtype,
+                 device, ctx)
+
+
+def beta(a, b, size=None, dtype=None, device=None, ctx=None):
+    """X / (X + Y) of two gamma draws, as MXNet composes it."""
+    x = gamma(a, 1.0, size, dtype or "float64", device, ctx)
+    y = gamma(b, 1.0, size, dtype or "float64", device, ctx)
+    out = x / (x + y)
+    return out if dtype is not None else out.astype(_default_float())
+
+
+def f(dfnum, dfden, size=None, dtype=None, device=None, ctx=None):
+    return (chisquare(dfnum, size, dtype, device, ctx) / dfnum) / \
+        (chisquare(dfden, size, dtype, device, ctx) / dfden)
+
+
+def multinomial(n, pvals, size=None):
+    """Counts of ``n`` draws over ``pvals`` (numpy's sampler inside one engine op on
+    the shared generator)."""
+    pv = _to_np(pvals) if not isinstance(pvals, (list, tuple)) else \
+        _to_np(_np.asarray(pvals, dtype=_np.float64))
+    shape = () if size is None else _shape(size)
+    return _invoke("_npi_multinomial", (pv,), {"n": int(n), "size": shape,
+                                              "rng": _random._RngRef()},
+                   cls=_ndarray, extra_vars=(_random._var(),))
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    m, c = _to_np(mean), _to_np(cov)
+    shape = () if size is None else _shape(size)
+    return _invoke("_npi_mvn", (m, c), {"size": shape, "rng": _random._RngRef()},
+                   cls=_ndarray, extra_vars=(_random._var(),))

@@ -44,9 +44,9 @@ def reshape(a, newshape, reverse=False, order="C"):
 
 
 
-def seed(seed_state, device="all", ctx=None):
+def seed(seed=None, device="all", ctx=None):
     """Seed the generator every random op draws from (``mx.random.seed``)."""
-    random.seed(seed_state, ctx if ctx is not None else device)
+    random.seed(seed, device, ctx)
 
 
 def set_np_float64(default_float64=True):
@@ -59,7 +59,17 @@ def from_numpy(ndarray_values, zero_copy=True):
     return _to_np(ndarray_values, dtype=ndarray_values.dtype)
 
 
+def _as_nd(values):
+    if isinstance(values, dict):
+        return {k: v.as_nd_ndarray() for k, v in values.items()}
+    if isinstance(values, (list, tuple)):
+        return [v.as_nd_ndarray() for v in values]
+    return [values.as_nd_ndarray()]
+
+
 def load(file):
+    """Arrays saved by ``npx.save``/``savez`` (MXNet's format): a dict or a list of np
+    arrays."""
     from ..ndarray import load as _load
     loaded = _load(file)
     if isinstance(loaded, dict):
@@ -68,10 +78,29 @@ def load(file):
 
 
 def save(file, arr):
+    """MXNet's format: one array, a list or a dict of them."""
     from ..ndarray import save as _save
-    if isinstance(arr, dict):
-        _save(file, {k: v.as_nd_ndarray() for k, v in arr.items()})
-    elif isinstance(arr, (list, tuple)):
-        _save(file, [v.as_nd_ndarray() for v in arr])
-    else:
-        _save(file, [arr.as_nd_ndarray()])
+    _save(file, _as_nd(arr))
+
+
+def savez(file, *args, **kwds):
+    """Several arrays in one file, positional ones named ``arr_0``..., as numpy's."""
+    from ..ndarray import save as _save
+    named = {f"arr_{i}": a for i, a in enumerate(args)}
+    named.update(kwds)
+    _save(file, _as_nd(named))
+
+
+def to_dlpack_for_read(data):
+    from ..ndarray import to_dlpack_for_read as _read
+    return _read(data.as_nd_ndarray())
+
+
+def to_dlpack_for_write(data):
+    from ..ndarray import to_dlpack_for_write as _write
+    return _write(data.as_nd_ndarray())
+
+
+def from_dlpack(dlpack):
+    from ..ndarray import from_dlpack as _from
+    return _from(dlpack).as_np_ndarray()

@@ -22,7 +22,10 @@ derive("_npi_full", "_full")
 derive("_npi_arange", "_arange")
 derive("_npi_eye", "_eye")
 derive("_npi_identity", "_eye")
-derive("_npi_linspace", "_linspace")
+derive("_npi_linspace", "_linspace",
+       kernel=lambda start=0.0, stop=1.0, num=50, endpoint=True, ctx=None, dtype="float32":
+       np.linspace(float(start), float(stop), int(num), endpoint=bool(endpoint),
+                   dtype=_dtype(dtype)))
 
 
 def _full_like(a, fill_value=0.0, dtype=None):
@@ -37,20 +40,50 @@ defop("_npi_full_like", _full_like, arg_names=("a",), grad_name="zeros_like",
 
 
 # -- random: scalar parameters, or arrays broadcast against the size -------------------------------
+def _params(arrays, a, b, arrays_for):
+    vals = [a, b]
+    for slot, arr in zip(arrays_for, arrays):
+        vals[slot] = arr.astype(np.float64)
+    return vals
+
+
 def _sampler(draw):
-    """``draw(gen, p1, p2, shape, dtype)``; the parameters are the two params (scalars)
-    or the op's array inputs (``inputs``, in order, for the array ones)."""
+    """``draw(gen, p1, p2, shape)``; the parameters are the two params (scalars) or the
+    op's array inputs (``arrays_for``: which of the two each input is)."""
     def kernel(*arrays, a=0.0, b=1.0, size=(), dtype="float32", rng=None, arrays_for=(),
                ctx=None):
-        vals = [a, b]
-        for slot, arr in zip(arrays_for, arrays):
-            vals[slot] = arr.astype(np.float64)
+        vals = _params(arrays, a, b, arrays_for)
         shape = parse_tuple(size)
         if not shape:
             shape = np.broadcast_shapes(*[np.shape(v) for v in vals])
         out = draw(_generator(rng), vals[0], vals[1], shape)
         return np.asarray(out).astype(_dtype(dtype), copy=False)
     return kernel
+
+
+def _sampler_grad(family):
+    """Pathwise gradients of a draw w.r.t. its array parameters: ``loc_scale`` families
+    (out = loc + scale * z), ``scale`` ones (out = scale * z), ``uniform``."""
+    def grad(ograds, inputs, outputs, a=0.0, b=1.0, arrays_for=(), **_):
+        og, out = ograds[0], outputs[0].astype(np.float64)
+        vals = _params(inputs, a, b, arrays_for)
+        res = []
+        for slot, arr in zip(arrays_for, inputs):
+            if family == "uniform":
+                lo, hi = vals
+                t = (out - lo) / np.where(hi - lo == 0, 1, hi - lo)
+                d = 1 - t if slot == 0 else t
+            elif family == "loc_scale":
+                loc, scale = vals
+                d = np.ones_like(out) if slot == 0 else (out - loc) / np.where(
+                    scale == 0, 1, scale)
+            elif family == "scale":
+                d = out / np.where(vals[0] == 0, 1, vals[0])
+            else:
+                d = np.zeros_like(out)
+            res.append(np.asarray(unbroadcast(og * d, arr.shape), dtype=arr.dtype))
+        return res
+    return grad
 
 
 def _sampler_infer(in_shapes, in_dtypes, size=(), dtype="float32", **_):
@@ -62,11 +95,35 @@ def _sampler_infer(in_shapes, in_dtypes, size=(), dtype="float32", **_):
 
 _RANDOM_PARAMS = {"a": 0.0, "b": 1.0, "size": (), "dtype": "float32", "rng": None,
                   "ctx": None, "arrays_for": ()}
-for _name, _draw in (
-        ("_npi_uniform", lambda g, lo, hi, s: lo + (hi - lo) * g.random(s)),
-        ("_npi_normal", lambda g, loc, scale, s: loc + scale * g.standard_normal(s))):
+# op -> (draw(gen, p1, p2, shape), gradient family, MXNet 2's gradient name)
+SAMPLERS = {
+    "_npi_uniform": (lambda g, lo, hi, s: lo + (hi - lo) * g.random(s), "uniform",
+                     "_backward_broadcast_uniform"),
+    "_npi_normal": (lambda g, loc, scale, s: loc + scale * g.standard_normal(s),
+                    "loc_scale", "_backward_broadcast_normal"),
+    "_npi_gumbel": (lambda g, loc, scale, s: loc + scale * g.gumbel(size=s), "loc_scale",
+                    "_backward_broadcast_gumbel"),
+    "_npi_logistic": (lambda g, loc, scale, s: loc + scale * g.logistic(size=s),
+                      "loc_scale", "_backward_broadcast_logistic"),
+    "_npi_laplace": (lambda g, loc, scale, s: loc + scale * g.laplace(size=s), "loc_scale",
+                     "_backward_broadcast_laplace"),
+    "_npi_exponential": (lambda g, scale, _, s: scale * g.standard_exponential(s), "scale",
+                         "_backward_broadcast_exponential"),
+    "_npi_rayleigh": (lambda g, scale, _, s: scale * g.rayleigh(size=s), "scale",
+                      "_backward_broadcast_rayleigh"),
+    "_npi_weibull": (lambda g, a, _, s: g.weibull(np.broadcast_to(a, s)), None,
+                     "_backward_broadcast_weibull"),
+    "_npi_pareto": (lambda g, a, _, s: g.pareto(np.broadcast_to(a, s)), None,
+                    "_backward_broadcast_pareto"),
+    "_npi_powerd": (lambda g, a, _, s: g.power(np.broadcast_to(a, s)), None, "zeros_like"),
+    "_npi_gamma": (lambda g, shape, scale, s: g.gamma(np.broadcast_to(shape, s),
+                                                      np.broadcast_to(scale, s)), None,
+                   "_backward_gamma_sample"),
+    "_npi_bernoulli": (lambda g, p, _, s: (g.random(s) < p), None, "zeros_like"),
+}
+for _name, (_draw, _family, _gname) in SAMPLERS.items():
     defop(_name, _sampler(_draw), arg_names=("params",), variadic=True,
-          infer=_sampler_infer, grad=lambda ograds, inputs, outputs, **_: [None] * len(inputs),
+          infer=_sampler_infer, grad=_sampler_grad(_family), grad_name=_gname,
           params=dict(_RANDOM_PARAMS))
 
 
@@ -218,3 +275,25 @@ defop("_npi_choice", _choice, arg_names=("p",), variadic=True,
                                                          [np.dtype(np.int64)]),
       grad=lambda ograds, inputs, outputs, **_: [None] * len(inputs),
       params={"a": 0, "size": (), "replace": True, "rng": None})
+
+
+def _multinomial(pvals, n=1, size=(), rng=None):
+    p = pvals.astype(np.float64)
+    return _generator(rng).multinomial(int(n), p / p.sum(), size=parse_tuple(size) or None)
+
+
+defop("_npi_multinomial", _multinomial, arg_names=("pvals",),
+      infer=lambda in_shapes, in_dtypes, size=(), **_: (
+          [tuple(parse_tuple(size)) + tuple(in_shapes[0])], [np.dtype(np.int64)]),
+      grad=lambda ograds, inputs, outputs, **_: [None],
+      params={"n": 1, "size": (), "rng": None})
+
+
+def _mvn(mean, cov, size=(), rng=None):
+    return _generator(rng).multivariate_normal(mean, cov, size=parse_tuple(size) or None)
+
+
+defop("_npi_mvn", _mvn, arg_names=("mean", "cov"),
+      infer=lambda in_shapes, in_dtypes, size=(), **_: (
+          [tuple(parse_tuple(size)) + tuple(in_shapes[0])], [in_dtypes[0]]),
+      grad=lambda ograds, inputs, outputs, **_: [None, None], params={"size": (), "rng": None})

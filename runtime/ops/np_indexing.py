@@ -14,6 +14,7 @@ import numpy as np
 from .elemwise import unbroadcast
 from .np_elemwise import result_type
 from .params import _cheap, parse_tuple
+from .rearrange import _squeeze_axes
 from .registry import defop, derive, input_size
 from .params import _size
 
@@ -276,5 +277,18 @@ defop("_npi_where", _np_where, arg_names=("condition", "x", "y"), infer=_np_wher
 
 # MXNet 2's names for 1.x's shape operators (same kernels and gradients)
 derive("_npi_flip", "reverse", "_backward_npi_flip")
-derive("_npi_squeeze", "squeeze", "_backward_squeeze")
-derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to")
+def _np_squeeze_shape(shape, axis):
+    axes = _squeeze_axes(tuple(shape), axis)
+    return tuple(n for i, n in enumerate(shape) if i not in axes)     # () allowed
+
+
+derive("_npi_squeeze", "squeeze", "_backward_squeeze",
+       kernel=lambda data, axis=None: data.reshape(_np_squeeze_shape(data.shape, axis)),
+       infer=lambda in_shapes, in_dtypes, axis=None, **_: (
+           [_np_squeeze_shape(in_shapes[0], axis)], [in_dtypes[0]]))
+derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to",
+       kernel=lambda data, shape=(): np.broadcast_to(data, parse_tuple(shape)),
+       infer=lambda in_shapes, in_dtypes, shape=(), **_: (
+           [np.broadcast_shapes(tuple(in_shapes[0]), parse_tuple(shape))], [in_dtypes[0]]),
+       grad=lambda ograds, inputs, outputs, **_: [
+           np.asarray(unbroadcast(ograds[0], inputs[0].shape), dtype=inputs[0].dtype)])

@@ -17,16 +17,26 @@ from .params import _dtype
 from .reduce import _expand, _reduced
 from .registry import defop, derive, input_size, registry
 
-__all__ = ["reduced_shape"]
+__all__ = ["reduced_shape", "np_axes"]
 
 _INT64 = np.dtype(np.int64)
 _BOOL = np.dtype(bool)
 
 
+def np_axes(axis, ndim):
+    """NumPy's reduction axes: None is every axis, ``()`` none (1.x reads it as every
+    axis), else the normalized tuple."""
+    if axis is None:
+        return None
+    if type(axis) is tuple and not axis:
+        return ()
+    return _reduced(axis, ndim)
+
+
 def reduced_shape(shape, axis, keepdims):
     """The shape of a NumPy reduction of ``shape`` over ``axis`` (None: every axis)."""
     shape = tuple(shape)
-    axes = _reduced(axis, len(shape))
+    axes = np_axes(axis, len(shape))
     if axes is None:
         axes = tuple(range(len(shape)))
     if keepdims:
@@ -46,18 +56,22 @@ def _np_reduction(name, base, grad_name, nonempty=False):
     def kernel(x, axis=None, keepdims=False, dtype=None):
         if dtype is not None and x.dtype != np.dtype(dtype):
             x = x.astype(dtype)
+        if np_axes(axis, x.ndim) == ():      # no axis reduced: the values themselves
+            return x.copy()
         return kernel0(x, axis=axis, keepdims=keepdims)
 
     def grad(ograds, inputs, outputs, axis=None, keepdims=False, dtype=None):
         x = inputs[0]
         og = ograds[0].astype(x.dtype, copy=False)
+        if np_axes(axis, x.ndim) == ():
+            return [og]
         return grad0([og], inputs, [outputs[0].astype(x.dtype, copy=False)], axis=axis,
                      keepdims=keepdims)
 
     def infer(in_shapes, in_dtypes, axis=None, keepdims=False, dtype=None, **_):
         shape = tuple(in_shapes[0])
         if nonempty:
-            axes = _reduced(axis, len(shape))
+            axes = np_axes(axis, len(shape))
             if any(shape[a] == 0 for a in (range(len(shape)) if axes is None else axes)):
                 raise ValueError(f"{name}: zero-size array to reduction operation which "
                                  "has no identity")
@@ -76,7 +90,7 @@ _np_reduction("_npi_prod", "prod", "_backward_npi_prod")
 
 # -- std, var ------------------------------------------------------------------------------
 def _moment(x, axis=None, keepdims=False, ddof=0, dtype=None, std=False):
-    axes = _reduced(axis, x.ndim)
+    axes = np_axes(axis, x.ndim)
     out = np.var(x.astype(np.float64), axis=axes, keepdims=keepdims, ddof=int(ddof))
     return np.sqrt(out) if std else out
 
@@ -84,7 +98,7 @@ def _moment(x, axis=None, keepdims=False, ddof=0, dtype=None, std=False):
 def _moment_grad(ograds, inputs, outputs, axis=None, keepdims=False, ddof=0, dtype=None,
                  std=False):
     x = inputs[0].astype(np.float64)
-    axes = _reduced(axis, x.ndim)
+    axes = np_axes(axis, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     og = _expand(ograds[0].astype(np.float64), x.shape, axes, keepdims)
     centered = x - x.mean(axis=axes, keepdims=True)
@@ -108,7 +122,7 @@ def _no_grad(ograds, inputs, outputs, **_):
 
 
 def _bool_reduce(fn):
-    return lambda x, axis=None, keepdims=False: fn(x, axis=_reduced(axis, x.ndim),
+    return lambda x, axis=None, keepdims=False: fn(x, axis=np_axes(axis, x.ndim),
                                                    keepdims=keepdims)
 
 

@@ -23,7 +23,7 @@ floating-point work (default: output elements) for the engine's inline decision.
 
 Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
 (or None for "no gradient") per input. It runs as the engine op ``grad_name``
-(``_backward_<name>`` unless given: MXNet 2's NumPy operators name theirs otherwise). With ``grad_needs=True`` the gradient also
+(:func:`backward_name` unless given: MXNet 2's NumPy operators name theirs otherwise). With ``grad_needs=True`` the gradient also
 receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
 nobody needs (a network's data input) and skip computing it.
 """
@@ -54,7 +54,7 @@ class OpDef:
         self.nin = len(self.arg_names)
         self.infer = infer or same_shape
         self.grad = grad
-        self.grad_name = grad_name or "_backward_" + name
+        self.grad_name = grad_name or backward_name(name)
         self.num_outputs = num_outputs
         self.cost = cost
         self.params = dict(params or {})
@@ -188,6 +188,13 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
+def backward_name(name):
+    """MXNet's name of an operator's gradient op: ``_backward_<name>`` without doubling
+    an underscore (``_mul_scalar`` -> ``_backward_mul_scalar``, ``_npi_dot`` ->
+    ``_backward_npi_dot``)."""
+    return "_backward" + name if name.startswith("_") else "_backward_" + name
+
+
 def defop(name, kernel, aliases=(), **kwargs):
     """Register operator ``name`` (see :class:`OpDef` for the fields) and return it;
     ``aliases`` are other names of the same operator (see :func:`alias`)."""
@@ -215,7 +222,7 @@ def derive(name, base, grad_name=None, **changes):
     for slot in OpDef.__slots__:
         setattr(op, slot, getattr(source, slot))
     op.name = name
-    op.grad_name = grad_name or "_backward_" + name
+    op.grad_name = grad_name or backward_name(name)
     op.params = dict(source.params)
     for field, value in changes.items():
         if field not in OpDef.__slots__:

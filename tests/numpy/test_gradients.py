@@ -24,6 +24,15 @@ def u(shape=(2, 3), lo=-1.0, hi=1.0):
 
 
 POS = u((2, 3), 0.5, 2.0)
+
+
+def _seeded(draw):
+    def fn(*params):
+        np.random.seed(7)
+        return draw(*params, dtype="float64")
+    fn.__name__ = draw.__name__
+    return fn
+
 UNIT = u((2, 3), -0.8, 0.8)
 SQ = u((3, 3), -1.0, 1.0)
 IDX = onp.array([1, 0, 1])
@@ -156,6 +165,14 @@ CASES = {
                         [u((1, 1, 3, 3))]),
     "npx.rnn": (lambda x, p, s: npx.rnn(x, p, s, mode="rnn_tanh", state_size=2, num_layers=1),
                 [u((2, 1, 2)), u((12,)), u((1, 1, 2))]),
+    # pathwise gradients of draws w.r.t. array parameters: checked with the generator
+    # reseeded before each evaluation (the same draw every time)
+    **{f"np.random.{n}": (_seeded(getattr(np.random, n)), specs) for n, specs in (
+        ("normal", [u((3,)), u((3,), 0.5, 2.0)]), ("uniform", [u((3,), -2, -1), u((3,))]),
+        ("gumbel", [u((3,)), u((3,), 0.5, 2.0)]), ("logistic", [u((3,)), u((3,), 0.5, 2.0)]),
+        ("laplace", [u((3,)), u((3,), 0.5, 2.0)]))},
+    **{f"np.random.{n}": (_seeded(getattr(np.random, n)), [u((3,), 0.5, 2.0)])
+       for n in ("exponential", "rayleigh")},
     "npx.ctc_loss": (lambda d: npx.ctc_loss(d, np.array([[1, 2]], dtype="float64")),
                      [u((3, 1, 4))]),
 }
@@ -185,13 +202,16 @@ NOT_DIFFERENTIABLE = {
         "can_cast", "issubdtype", "min_scalar_type", "promote_types", "result_type",
         "set_printoptions", "shape", "ndim", "size")},
     **{f"np.random.{n}": "random" for n in (
-        "choice", "normal", "rand", "randint", "randn", "random", "random_sample",
-        "shuffle", "uniform")},
+        "choice", "rand", "randint", "randn", "random", "random_sample", "shuffle",
+        "bernoulli", "multinomial", "multivariate_normal", "beta", "chisquare", "f", "gamma",
+        "power", "weibull", "pareto", "lognormal")},
+    **{f"np.{n}": "creation" for n in ("hanning", "hamming", "blackman")},
     "np.random.seed": "utility",
     **{f"npx.{n}": "utility" for n in (
         "cpu", "cpu_pinned", "current_context", "current_device", "from_numpy", "gpu",
         "is_np_array", "is_np_default_dtype", "is_np_shape", "load", "num_gpus", "reset_np",
-        "save", "seed", "set_np", "set_np_default_dtype", "set_np_float64", "use_np",
+        "save", "savez", "seed", "set_np", "set_np_default_dtype", "set_np_float64", "use_np",
+        "to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack",
         "use_np_array", "use_np_default_dtype", "use_np_shape", "waitall")},
     **{f"npx.{n}": "integer" for n in (
         "arange_like", "nonzero", "one_hot", "shape_array", "topk")},
