@@ -30,8 +30,11 @@ def render_text(a, doc_findings, top=10):
     lines.append("")
     lines.append("composition of the path (% of wall)")
     for label, kind in (("op run time", "op"), ("queue waits", "queue"),
-                        ("dependency hand-offs", "dependency"), ("Python / gaps", "python")):
+                        ("dependency hand-offs", "dependency"), ("Python / gaps", "python"),
+                        ("blocked in custom ops", "blocked")):
         ns = a.by_kind.get(kind, 0)
+        if kind == "blocked" and not ns:
+            continue   # (no custom call waited at a sync point on the path)
         lines.append(f"  {label:<28}{_ms(ns)}  {_pct(ns, wall)}")
     ranked = a.top_ops(top)
     if ranked:

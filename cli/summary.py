@@ -65,7 +65,13 @@ def call_lines(calls, top, writers=None):
                          f"sub-operators {row['Sub-operators']:.3f} ms/call")
             continue
         split = ("Inputs", "Pool") if row.get("Inputs") is not None else ("Queued",)
-        parts = " + ".join(f"{part.lower()} {100.0 * row[part] / avg if avg else 0.0:.1f}%"
+
+        def pct(part):
+            return f"{100.0 * row[part] / avg if avg else 0.0:.1f}%"
+
+        parts = " + ".join(f"{part.lower()} {pct(part)}"
+                           + (f" (backlog {pct('Backlog')} + producer {pct('Producer')})"
+                              if part == "Inputs" and row.get("Backlog") is not None else "")
                            for part in (*split, "Python", "Blocked", "Tail"))
         beside = f"sub-operators {row['Sub-operators']:.3f} ms"
         if row.get("Setup") is not None:
@@ -76,10 +82,11 @@ def call_lines(calls, top, writers=None):
 
 
 def _needs_writers(calls, top):
-    """Does a headline of the first ``top`` op types say that inputs dominate?"""
+    """Does a headline of the first ``top`` op types say that inputs dominate (and so
+    name the op writing them)?"""
     from xprof.traces import callstats
 
-    return any((callstats.dominant(row) or ("",))[0] == "Inputs"
+    return any((callstats.dominant(row) or ("",))[0] in ("Inputs", "Producer", "Backlog")
                for row in list(calls.values())[:top])
 
 

@@ -172,7 +172,7 @@ class Links:
         call = args is not None and type(name) is str
         if call:
             latency = end - start
-            self.calls.add(name, latency, *callstats.split_of(args, latency))
+            self.calls.add(name, latency, *callstats.split_of(args, latency), start)
         values = (*self._label_ids(name if type(name) is str else "(unnamed)",
                                    cat if type(cat) is str else "uncategorized"),
                   thread, start, end, first, call)

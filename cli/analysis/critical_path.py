@@ -9,10 +9,19 @@ computing, ops run inline there); at the sync point, the op it waited for; insid
 custom call's ``pure_python`` slice, the call's own Python code, then the call's queue
 and dependency waits like any op's.
 
+A sync point *inside* a custom call (its ``forward`` reads an array: ``asnumpy``,
+``wait_to_read``, ``asscalar``, ``waitall``) splits the call's slice: after the wait, the
+call's own Python (``op``, the call's row); the wait itself is ``blocked`` (the call's
+row, its cause the op it waited for), and the walk goes on through what it waited for,
+or, if that was done already, through the call's Python before the wait. So a call's
+Python is an ``op`` segment however often it syncs, and its waits are never mistaken for
+the Python of the thread that pushed it.
+
 Segments are contiguous in time; their kinds are ``op`` (a slice ran), ``queue`` (ready,
 waiting for a worker or the custom-op pool), ``dependency`` (engine hand-off after the
-binding predecessor finished, or a dependency on an op the trace does not hold) and
-``python``.
+binding predecessor finished, or a dependency on an op the trace does not hold),
+``python`` (a driver thread between pushes) and ``blocked`` (a custom call's code
+waiting at a sync point inside it).
 
 Without dependency records (MXNet, PyTorch traces) :func:`serial_path` assumes every
 slice of a thread waited for the previous one (HTA's assumption): the path is the
@@ -27,8 +36,8 @@ import numpy as np
 
 from .depgraph import Graph
 
-OP, QUEUE, DEPENDENCY, PYTHON = range(4)
-KINDS = ("op", "queue", "dependency", "python")
+OP, QUEUE, DEPENDENCY, PYTHON, BLOCKED = range(5)
+KINDS = ("op", "queue", "dependency", "python", "blocked")
 
 
 class Path:
@@ -212,6 +221,25 @@ class _Walker:
                 if len(path.pending) >= 65536:   # a bounded list of tuples
                     path.flush()
                 pending = path.pending
+                s = self.last_sync(th, upto)
+                if s >= 0 and sync_end[s] > start and sync_end[s] > lo:
+                    # a sync point inside the record (a custom call's code waiting):
+                    # its code after the wait, the wait, then what the wait needed
+                    s_end, begin = sync_end[s], sync_start[s]
+                    self.region(path, th, s_end, upto, OP, row, skip=r)
+                    c = g.waited_all(begin) if sync_all[s] else g.waited(
+                        begin, tl.sync_vars[tl.sync_var_start[s]:tl.sync_var_start[s + 1]].tolist())
+                    if c >= 0 and self.done[c] > begin and c != r:
+                        tgt = g.target(c)
+                        path.add(BLOCKED, th, max(min(self.done[c], s_end), lo), s_end, row,
+                                 rec_row[tgt])
+                        state = ("op", tgt, min(rec_end[tgt], s_end), -1)
+                        continue
+                    path.add(BLOCKED, th, max(begin, lo), s_end, row)
+                    if begin <= lo:
+                        break
+                    state = ("op", r, begin, -1)
+                    continue
                 mark = len(pending)
                 self.region(path, th, max(start, lo), upto, OP, row, skip=r)
                 if len(pending) > mark and pending[-1][4] == row:   # the usual last one
@@ -240,11 +268,19 @@ class _Walker:
                 continue
             _, th, t = state
             e = self.enclosing(th, t)
-            s = self.last_sync(th, t)
-            s_end = sync_end[s] if s >= 0 else None
-            if e >= 0 and (s_end is None or self.rec_start[e] >= s_end):
+            if e >= 0:   # inside a record (syncs within it: the op state's)
                 state = ("op", e, t, -1)
                 continue
+            s = self.last_sync(th, t)
+            s_end = sync_end[s] if s >= 0 else None
+            if s_end is not None and s_end > lo:
+                e = self.enclosing(th, s_end + 1)
+                if e >= 0 and self.rec_end[e] <= t and self.rec_start[e] < s_end:
+                    # that sync was inside a record which ended since (a custom call
+                    # run inline, NaiveEngine): Python after it, then the record's own
+                    self.region(path, th, self.rec_end[e], t, PYTHON, -1)
+                    state = ("op", e, self.rec_end[e], -1)
+                    continue
             if s_end is None or s_end <= lo:
                 self.region(path, th, lo, t, PYTHON, -1)
                 break

@@ -1,12 +1,10 @@
-"""The engine's dependency graph, rebuilt from the variables each recorded op read and wrote.
+"""The engine's dependency graph of a trace, rebuilt from the variables each recorded op
+read and wrote.
 
 Why rebuild rather than record edges: the engine knows variables, not edges, and writing
-variable ids costs it nothing extra. Its rule is MXNet's: in push order, a read waits for
-the last earlier write of the variable, and a write waits for that write and for every
-read since it. Replaying that rule over the records gives each op its predecessors; the
-critical path needs only the *binding* one, the predecessor that finished last (its
-completion made the op ready). Everything here is vectorized: a million ops in well under
-a second.
+variable ids costs it nothing extra. The rule (``xprof.traces.depgraph``, shared with the
+runtime's dump) gives each op its *binding* predecessor, the one that finished last: the
+critical path needs only that one.
 
 A custom operator's call is recorded on its ``pure_python`` slice; the call completes
 only when the sub-operators its Python code pushed have run, so its *completion* is the
@@ -15,6 +13,8 @@ latest end among itself and its children (records pushed from its thread while i
 from __future__ import annotations
 
 import numpy as np
+
+from xprof.traces.depgraph import binding, occurrences
 
 
 class Graph:
@@ -39,8 +39,8 @@ class Graph:
         self.pusher = tl.dep_pusher
         self.parent, self.last_child, self.done = _children(self)
         self.order = np.argsort(self.push, kind="stable")   # push order
-        self.occ = _occurrences(tl.dep_vars, tl.dep_var_start, self.order, self.push)
-        self.pred = _binding(self)
+        self.occ = occurrences(tl.dep_vars, tl.dep_var_start, self.order, self.push)
+        self.pred = binding(self.occ, self.done, self.ready)
 
     def __len__(self):
         return len(self.slice)
@@ -120,67 +120,3 @@ def _last_at_or_before(key_t, key_s, qt, qs):
     ok = idx >= 0
     ok[ok] &= key_t[idx[ok]] == qt[ok]
     return np.where(ok, idx, -1)
-
-
-def _occurrences(values, starts, order, push):
-    """(var, is_write, record, push time) of every variable use, sorted by variable,
-    then push order of the record."""
-    counts = np.diff(starts)
-    rec = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    var = np.abs(values)
-    srt = np.lexsort((rank[rec], var))
-    return var[srt], values[srt] < 0, rec[srt], push[rec[srt]]
-
-
-def _binding(g):
-    """The binding predecessor of every record: of the ops its variables made it wait
-    for, the one completing last; -1 if it waited for none."""
-    var, write, rec, _ = g.occ
-    n = len(var)
-    pred = np.full(len(g.slice), -1, dtype=np.int64)
-    if not n:
-        return pred
-    pos = np.arange(n)
-    first = np.r_[True, var[1:] != var[:-1]]
-    group_start = np.maximum.accumulate(np.where(first, pos, 0))
-    last_w = np.maximum.accumulate(np.where(write, pos, -1))
-    prev_w = np.r_[-1, last_w[:-1]]
-    prev_w = np.where(prev_w >= group_start, prev_w, -1)     # last write before, same var
-    cand_rec, cand_pred = [], []
-    has = prev_w >= 0
-    cand_rec.append(rec[has])                                # RAW and WAW
-    cand_pred.append(rec[prev_w[has]])
-    # WAR: a write waits for the reads since the previous write (a run of reads)
-    is_read = ~write
-    run_break = first | write
-    run_id = np.cumsum(run_break)                            # reads after a break share it
-    reads = np.flatnonzero(is_read)
-    if len(reads):
-        done = g.done[rec[reads]]
-        o = np.lexsort((done, run_id[reads]))
-        rr = reads[o]
-        rid = run_id[rr]
-        last = np.r_[rid[1:] != rid[:-1], True]
-        best_of_run = np.full(int(run_id[-1]) + 1, -1, dtype=np.int64)
-        best_of_run[rid[last]] = rec[rr[last]]
-        w = np.flatnonzero(write & ~first)
-        w = w[is_read[w - 1]]                                # a read run right before it
-        if len(w):
-            runs = run_id[w - 1]
-            cand_rec.append(rec[w])
-            cand_pred.append(best_of_run[runs])
-    cr = np.concatenate(cand_rec)
-    cp = np.concatenate(cand_pred)
-    # a predecessor completes before its successor is ready; one that does not (clock
-    # skew, an inconsistent trace) cannot be what made it ready
-    keep = (cr != cp) & (g.done[cp] <= g.ready[cr])
-    cr, cp = cr[keep], cp[keep]
-    if not len(cr):
-        return pred
-    o = np.lexsort((g.done[cp], cr))
-    cr, cp = cr[o], cp[o]
-    last = np.r_[cr[1:] != cr[:-1], True]
-    pred[cr[last]] = cp[last]
-    return pred

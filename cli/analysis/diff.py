@@ -54,8 +54,8 @@ MAX_SAMPLES = 500
 MIN_CALLS = 5
 API_DOMAINS = frozenset({"API", "MXNET_C_API"})
 _MS = 1e6
-CALL_KEYS = ("Queued", "Inputs", "Pool", "Setup", "Python", "Blocked", "Tail",
-             "Sub-operators")
+CALL_KEYS = ("Queued", "Inputs", "Backlog", "Producer", "Pool", "Setup", "Python", "Blocked",
+             "Tail", "Own", "Sub-operators")
 
 
 # -- significance ------------------------------------------------------------------------
@@ -351,7 +351,7 @@ def diff(a, b):
         if key_b != key:   # the same op of the same layer, its input shapes changed
             row["shapes_b"] = key_b[3]
         rows.append(row)
-    rows.sort(key=lambda r: (-abs(r["impact_ms"]), label(r)))
+    rows.sort(key=rank_key)
     added = [{**_ident(k), **_side(rb.durations[k]),
               "path_ms": round(rb.path_ns.get(k, 0) / _MS, 6)}
              for k in sorted(set(rb.durations) - set(ra.durations) - paired_b, key=str)]
@@ -370,6 +370,14 @@ def diff(a, b):
             "custom_ops": _custom_ops(a.stats, b.stats),
             "python_lines": linediff.compare(a.lines, b.lines),
             "memory": _memory(a.stats, b.stats)}
+
+
+def rank_key(row):
+    """Rows' order: significant changes first (a real change is never hidden below rows
+    that moved by noise), each group by its impact on wall time, then (where the path
+    cannot tell: equal impacts, no dependency records) by the row's own change."""
+    return (not row["significant"], -abs(row["impact_ms"]), -abs(row["change_ms"]),
+            label(row))
 
 
 def _reshaped(only_a, only_b):
@@ -444,13 +452,21 @@ def _path_change(a, b, rows, added, removed, deps, wall):
 
 def _summary(wall, rows, deps):
     """``wall +38.0 ms, of which second_dense FullyConnected +31.0 ms on the path;
-    head_dense +4.0 ms off the path, absorbed by slack``."""
+    head_dense +4.0 ms off the path, absorbed by slack``.
+
+    On the path: the rows whose path time changed most (whatever their significance: this
+    is how the wall's change splits, not a verdict on each row). Off the
+    path: the row whose own change the path absorbed most, but never one that was on
+    A's path, changed significantly, and moved the way the wall did by a comparable
+    amount: that change is the wall's, whatever the path's accounting of it says (a
+    custom op's Python cut in half, the run as much faster)."""
     text = f"wall {_signed(wall['change_ms'])} ms"
     if deps:
-        on = [r for r in rows if abs(r["impact_ms"]) >= 0.001][:2]
+        on = sorted((r for r in rows if abs(r["impact_ms"]) >= 0.001),
+                    key=lambda r: -abs(r["impact_ms"]))[:2]   # the wall's largest parts
         off = [r for r in sorted(rows, key=lambda r: -abs(r["change_ms"] - r["impact_ms"]))
                if abs(r["change_ms"] - r["impact_ms"]) >= max(0.001, abs(r["impact_ms"]))
-               and not any(r is o for o in on)][:1]
+               and not any(r is o for o in on) and not _carried_the_wall(r, wall)][:1]
         if on:
             text += ", of which " + ", ".join(
                 f"{label(r)} {_signed(r['impact_ms'])} ms" for r in on) + " on the path"
@@ -464,6 +480,14 @@ def _summary(wall, rows, deps):
             text += "; largest changes: " + ", ".join(
                 f"{label(r)} {_signed(r['change_ms'])} ms" for r in top)
     return text
+
+
+def _carried_the_wall(row, wall):
+    """A row on A's critical path whose own time changed significantly, the same way as
+    the wall and by a comparable amount (the wall moved at least half as much)."""
+    change, moved = row["change_ms"], wall["change_ms"]
+    return (row["significant"] and row["path_ms"]["a"] > 0 and change * moved > 0
+            and abs(moved) >= 0.5 * abs(change))
 
 
 def _signed(v):

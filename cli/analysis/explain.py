@@ -4,7 +4,7 @@
 its result; ``xprof report`` builds on it)::
 
     {"wall_ms", "critical_path_ms",
-     "composition": {"op_ms", "queue_ms", "handoff_ms", "python_ms"},
+     "composition": {"op_ms", "queue_ms", "handoff_ms", "python_ms", "blocked_ms"},
      "critical_path": [{"name", "cat", "tid", "ts", "dur", "kind"}, ...],
      "by_name": {op name: ms of run time on the path},
      "top_ops": [{"name", "path_ms", "calls", "waited_for"}, ...],
@@ -17,7 +17,9 @@ number of their slices on it and what most of those waited for (the text output'
 columns; ``waited_for`` is None when nothing is recorded).
 
 ``ts``/``dur`` of a path segment are in microseconds on the trace's own clock (find it in
-Perfetto at that time); ``kind`` is ``op``, ``queue``, ``dependency`` or ``python``.
+Perfetto at that time); ``kind`` is ``op``, ``queue``, ``dependency``, ``python`` or
+``blocked`` (a custom call's code waiting at a sync point inside it: named ``blocked
+inside Op.forward on X``, X the op it waited for).
 :func:`analyze` returns the intermediate :class:`Analysis` (columns, no per-segment
 dicts) that the text output and ``--mark-trace`` use, so a million-op path is summarized
 without building a million dicts.
@@ -29,6 +31,8 @@ import os
 from collections import Counter
 
 import numpy as np
+
+from xprof.traces.names import PURE_PYTHON
 
 from ..readers import timeline as _timeline
 from . import critical_path as cp
@@ -43,7 +47,7 @@ FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof en
 _MS = 1e6
 # the document's composition keys and the path's segment kinds they sum
 COMPOSITION = (("op_ms", "op"), ("queue_ms", "queue"), ("handoff_ms", "dependency"),
-               ("python_ms", "python"))
+               ("python_ms", "python"), ("blocked_ms", "blocked"))
 
 
 class Analysis:
@@ -57,7 +61,7 @@ class Analysis:
         self.wall = hi - lo
         kinds = np.array(path.kind, dtype=np.int64)
         dur = np.array(path.t1, dtype=np.int64) - np.array(path.t0, dtype=np.int64)
-        self.by_kind = {cp.KINDS[k]: int(dur[kinds == k].sum()) for k in range(4)}
+        self.by_kind = {cp.KINDS[k]: int(dur[kinds == k].sum()) for k in range(len(cp.KINDS))}
         op = kinds == cp.OP
         rows = np.array(path.row, dtype=np.int64)
         # per name number: run time on the path (ns) and slices on it, as arrays (a
@@ -195,27 +199,39 @@ class Analysis:
         small = (0, 0)
         custom_queue = 0
         edges = 0
+        path_workers = 0
         if op.any():
             r = unique(rows[op])
             run = tl.end[r] - tl.start[r]
             sel = run < THRESHOLDS["small_op_us"] * 1000
             small = (int(sel.sum()), int(run[sel].sum()))
-        roles = [v[2] for v in self.threads.values()]
+        threads = np.array(path.thread, dtype=np.int64)
+        roles = {th: v[3] for th, v in self.threads.items()}
+        if op.any():   # the engine workers that ran ops on the path
+            path_workers = sum(1 for th in unique(threads[op]).tolist()
+                               if roles.get(th) == WORKER)
         if g is not None and len(g):
-            calls = unique(g.parent[g.parent >= 0])
-            custom_rows = set(g.slice[calls].tolist())
-            q = kinds == cp.QUEUE
-            for k in np.flatnonzero(q).tolist():
-                if int(rows[k]) in custom_rows:
-                    custom_queue += int(dur[k])
+            q = np.flatnonzero(kinds == cp.QUEUE)
+            calls = _is_call(tl)
+            if len(q):   # queue waits of custom-op calls: for the custom-op pool
+                custom_queue = int(dur[q][calls[tl.name[rows[q]]]].sum())
             edges = int(np.count_nonzero(np.array(path.cause, dtype=np.int64) >= 0))
+        # the threads whose Python is on the path, most first (a finding names its own)
+        py = kinds == cp.PYTHON
+        py_threads = []
+        if py.any():
+            sums = np.bincount(threads[py], weights=dur[py])
+            py_threads = [(tl.thread_name(int(t)), int(sums[t]))
+                          for t in np.argsort(-sums, kind="stable").tolist() if sums[t] > 0]
+        role_list = list(roles.values())
         top = self._top(1)   # findings name the op with the most time on the path
         by_name = {self.tl.names[i]: ns for i, ns in top}
         calls = {self.tl.names[i]: int(self._name_calls[i]) for i, _ in top}
         return {"wall": self.wall, "by_kind": self.by_kind, "by_name": by_name,
                 "calls": calls, "threads": self.thread_table(), "small_ops": small,
-                "custom_queue_ns": custom_queue, "custom_threads": roles.count(CUSTOM),
-                "workers": roles.count(WORKER), "dependency_edges": edges,
+                "custom_queue_ns": custom_queue, "custom_threads": role_list.count(CUSTOM),
+                "workers": path_workers, "python_threads": py_threads,
+                "dependency_edges": edges,
                 "has_dependencies": not self.serial, "settings": self.tl.settings,
                 "python_lines": self.python_lines()}
 
@@ -232,7 +248,8 @@ class Analysis:
         tl, path = self.tl, self.path
         out = []
         prev = None
-        for kind, th, t0, t1, row in zip(path.kind, path.thread, path.t0, path.t1, path.row):
+        for kind, th, t0, t1, row, cause in zip(path.kind, path.thread, path.t0, path.t1,
+                                                path.row, path.cause):
             if kind == cp.PYTHON and prev is not None and prev[0] == th and prev[1] == t0:
                 seg = out[-1]
                 seg["dur"] = round(seg["dur"] + (t1 - t0) / 1000.0, 3)
@@ -240,6 +257,8 @@ class Analysis:
                 continue
             if kind == cp.PYTHON or row < 0:
                 name, cat = "Python", "python"
+            elif kind == cp.BLOCKED:
+                name, cat = blocked_label(tl, row, cause), tl.cats[tl.cat[row]]
             else:
                 name, cat = tl.names[tl.name[row]], tl.cats[tl.cat[row]]
             out.append({"name": name, "cat": cat, "tid": tl.threads[th][1],
@@ -274,6 +293,32 @@ class Analysis:
         if self.stragglers:
             doc["stragglers"] = self.stragglers
         return doc
+
+
+def _is_call(tl):
+    """Per name number: is it a custom-op call's slice (``<op>::pure_python``)?"""
+    suffix = "::" + PURE_PYTHON
+    return np.array([n.endswith(suffix) for n in tl.names] or [False], dtype=bool)
+
+
+def method_of(name):
+    """``Heavy.forward`` for a custom call's slice ``Heavy::pure_python``,
+    ``Heavy.backward`` for ``_backward_Heavy::pure_python``; other names as they are."""
+    op = name.split("::", 1)[0] if name.endswith("::" + PURE_PYTHON) else None
+    if op is None:
+        return name
+    if op.startswith("_backward_"):
+        return op[len("_backward_"):] + ".backward"
+    return op + ".forward"
+
+
+def blocked_label(tl, row, cause):
+    """``blocked inside Heavy.forward on _plus_scalar``: a ``blocked`` segment of the path
+    (``row`` the call's slice, ``cause`` the slice it waited for, -1: nothing running)."""
+    inside = method_of(tl.names[tl.name[row]])
+    if cause < 0:
+        return f"blocked inside {inside}"
+    return f"blocked inside {inside} on {tl.names[tl.name[cause]]}"
 
 
 def timeline_of(source):

@@ -38,7 +38,9 @@ def findings(facts):
     """``facts``: a dict with ``wall``, ``by_kind`` {kind: ns}, ``by_name`` {name: ns},
     ``calls`` {name: count on path}, ``threads`` {name: (busy, blocked, idle, role)},
     ``small_ops`` (count, ns) of path ops shorter than the threshold, ``custom_queue_ns``
-    (queue waits of custom-op calls on the path), ``custom_threads``, ``workers``,
+    (queue waits of custom-op calls on the path), ``custom_threads``, ``workers`` (engine
+    workers that ran ops on the path), ``python_threads`` ([(thread name, ns)] of the
+    path's Python, most first),
     ``dependency_edges``, ``has_dependencies``, ``settings`` (``otherData.settings``).
     Returns [{"text", "figure"}]."""
     wall = facts["wall"]
@@ -52,29 +54,33 @@ def findings(facts):
     drivers = [(n, v) for n, v in th.items() if v[3] == DRIVER]
     py = kinds.get("python", 0) / wall
     if py >= THRESHOLDS["python_share"]:
-        if workers and drivers:
+        # the thread the path's Python is on, from the path itself (not the first driver)
+        on = (facts.get("python_threads") or [(drivers[0][0] if drivers else None, 0)])[0][0]
+        if workers and on is not None:
             idle = sum(v[2] for v in workers) / (wall * len(workers))
             out.append({"text": f"engine workers idle {_pct(idle)}% while the path spends "
-                                f"{_pct(py)}% of wall in Python on {drivers[0][0]} "
+                                f"{_pct(py)}% of wall in Python on {on} "
                                 f"(between pushes, or blocked on nothing the engine ran): "
                                 f"the script, not the engine, sets the pace",
                         "figure": _pct(py)})
         else:
             out.append({"text": f"{_pct(py)}% of wall on the path is Python time "
                                 f"(no op the path needed was running)", "figure": _pct(py)})
+    # queue waits: custom-op calls waiting for the custom-op pool, every other op for a
+    # free engine worker (two findings: each names the pool it is about)
     q = kinds.get("queue", 0) / wall
-    if q >= THRESHOLDS["queue_share"]:
-        cq = facts.get("custom_queue_ns", 0) / wall
+    cq = facts.get("custom_queue_ns", 0) / wall
+    if cq >= THRESHOLDS["queue_share"]:
         n_custom = facts.get("custom_threads", 0)
-        if cq >= THRESHOLDS["queue_share"]:
-            text = (f"the path waits {_pct(cq)}% of wall on custom-op calls queued: the "
-                    f"custom-op pool ran them on {n_custom} thread{'s' if n_custom != 1 else ''}")
-            out.append({"text": text + _pool_advice(n_custom, settings), "figure": _pct(cq)})
-        else:
-            n = facts.get("workers", 0)
-            text = (f"ops on the path waited {_pct(q)}% of wall for a free engine worker "
-                    f"({n} worker{'s' if n != 1 else ''} ran ops)")
-            out.append({"text": text + _worker_advice(n, settings), "figure": _pct(q)})
+        text = (f"the path waits {_pct(cq)}% of wall on custom-op calls queued: the "
+                f"custom-op pool ran them on {n_custom} thread{'s' if n_custom != 1 else ''}")
+        out.append({"text": text + _pool_advice(n_custom, settings), "figure": _pct(cq)})
+    eq = q - cq
+    if eq >= THRESHOLDS["queue_share"]:
+        n = facts.get("workers", 0)
+        text = (f"ops on the path waited {_pct(eq)}% of wall for a free engine worker "
+                f"({n} engine worker{'s' if n != 1 else ''} ran ops on the path)")
+        out.append({"text": text + _worker_advice(n, settings), "figure": _pct(eq)})
     d = kinds.get("dependency", 0) / wall
     if d >= THRESHOLDS["dependency_share"] and facts.get("has_dependencies"):
         out.append({"text": f"hand-offs between dependent ops (a predecessor finished, the op "

@@ -103,7 +103,7 @@ def render(doc):
               f"{m['a_peak_kb']:,.0f} kB -> {m['b_peak_kb']:,.0f} kB ({m['change_kb']:+,.0f} kB)")]
     summary = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in items)
     body = (_section("summary", "Summary", f'<dl class="kv">{summary}</dl>')
-            + _section("rows", "Matched rows, by impact on wall time", _rows_table(doc["rows"]))
+            + _section("rows", "Matched rows: significant changes first, by impact on wall time", _rows_table(doc["rows"]))
             + _section("added", "Added (only in B)", _list(doc["added"], "added"))
             + _section("removed", "Removed (only in A)", _list(doc["removed"], "removed"))
             + _section("custom", "Custom-operator calls", _custom(doc))

@@ -24,7 +24,9 @@ OPERATOR_ROWS = "Operator rows"
 MAX_BARS = 15
 CALL_PARTS = ("Queued", "Python", "Blocked", "Tail")             # add up to the latency
 CALL_SPLIT_PARTS = ("Inputs", "Pool", "Python", "Blocked", "Tail")   # Queued split
-PATH_KINDS = ("op", "queue", "dependency", "python")
+# and Inputs split too: the wait behind earlier queued work, and while its producer ran
+CALL_INPUT_PARTS = ("Backlog", "Producer", "Pool", "Python", "Blocked", "Tail")
+PATH_KINDS = ("op", "queue", "dependency", "python", "blocked")
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
@@ -210,10 +212,12 @@ def custom_op_calls(doc):
                      " (no custom-operator call in this trace)" if calls == {} else
                      " (this build's xprof stats does not compute it)"))
         return _section("custom-ops", title, _unavailable(reason))
-    ordered = sorted(calls.items(),
-                     key=lambda kv: -sum(kv[1].get(p) or 0 for p in CALL_PARTS))[:MAX_BARS]
+    # ranked by the op's own cost over its calls (the section's order: a loop running
+    # ahead makes every call's latency mostly backlog, which is no op's own doing)
+    ordered = list(calls.items())[:MAX_BARS]
     split = all(row.get("Inputs") is not None for _, row in ordered)
-    parts = CALL_SPLIT_PARTS if split else CALL_PARTS
+    by_input = split and all(row.get("Backlog") is not None for _, row in ordered)
+    parts = CALL_INPUT_PARTS if by_input else CALL_SPLIT_PARTS if split else CALL_PARTS
     bars = [(op, [row.get(p) or 0 for p in parts]) for op, row in ordered]
     chart = svg.stacked_bars(bars, parts, "Custom operator calls: " + ", ".join(parts)
                              + " (ms per call)", css_id="custom-op-bars")
@@ -223,8 +227,8 @@ def custom_op_calls(doc):
         f"<li><b>{escape(svg.bounded(op, DISPLAY_LIMIT))}</b>: "
         f"{escape(svg.bounded(headline(row, writers.get(op)), 4000))}</li>"
         for op, row in ordered) + "</ul>")
-    columns = ("Queued", "Inputs", "Pool", "Python", "Blocked", "Tail", "Sub-operators",
-               "Setup")
+    columns = ("Queued", "Inputs", "Backlog", "Producer", "Pool", "Python", "Blocked", "Tail",
+               "Own", "Ahead", "Sub-operators", "Setup")
     head = ("<thead><tr><th class='text'>Operator</th><th>Calls</th><th>Latency/call</th>"
             "<th>P50</th><th>P95</th><th>Max</th>"
             + "".join(f"<th>{p}</th>" for p in columns) + "</tr></thead>")
@@ -234,16 +238,22 @@ def custom_op_calls(doc):
         body.append(f"<tr>{_name_cell(op)}"
                     + _num_cell(row.get("Count"), f"{row.get('Count', 0):,}")
                     + "".join(_num_cell(lat.get(k)) for k in ("Avg", "P50", "P95", "Max"))
-                    + "".join(_num_cell(row.get(p)) for p in columns)
+                    + "".join(_num_cell(row.get(p), None if p != "Ahead" or row.get(p) is None
+                                        else f"{row[p]:.1f}") for p in columns)
                     + "</tr>")
     table = f'<table data-sortable>{head}<tbody>{"".join(body)}</tbody></table>'
     note = ('<p class="note">Per call, on average (ms): Queued, pushed until its Python '
             'code starts on a custom-operator thread, made of Inputs (until its input '
-            'arrays are written) and Pool (then until a custom-operator thread takes it); '
-            'Python, that code running; Blocked, that code waiting at sync points; Tail, '
-            'its outputs not ready yet after it returned (sub-operators finishing). '
-            'Beside the sum: Sub-operators, their engine run time (overlaps the rest), and '
-            'Setup, the Python time of creating the operator (create_operator).</p>')
+            'arrays are written: Backlog, earlier queued work before the op writing them '
+            'started, then Producer, while that op ran) and Pool (then until a '
+            'custom-operator thread takes it); Python, that code running; Blocked, that '
+            'code waiting at sync points; Tail, its outputs not ready yet after it returned '
+            '(sub-operators finishing). Own = Python + Blocked + Tail, what the op itself '
+            'takes: the rows are ranked by it over their calls. Ahead: how many earlier '
+            'calls of the op were still in flight when a call was pushed (median), the '
+            'steps a loop runs ahead. Beside the sum: Sub-operators, their engine run time '
+            '(overlaps the rest), and Setup, the Python time of creating the operator '
+            '(create_operator).</p>')
     if unknown:
         note += (f'<p class="unavailable">Unknown for some op types (no call spans in the '
                  f'trace, as in MXNet 1.x traces): {escape(", ".join(unknown))}; blank in the '

@@ -158,11 +158,14 @@ def section(collector, calls=None, only=None, top=None):
         for (function, file, line, blocked), (w, n) in sorted(
                 table.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][2] or 0)):
             if blocked and is_op:
-                share = w / wait_base if wait_base else 0.0
+                # of the op's Blocked time (the spans'); the ticks' weights can sum to a
+                # little more (a tick's interval is charged whole): a share is never more
+                # than all of it, the error bound says how far off it may be
+                share = min(w / wait_base, 1.0) if wait_base else 0.0
                 rows.append({"function": BLOCKED.format(blocked), "file": "", "line": None,
-                             "self_ms": round(w / 1e6, 3), "%": round(100 * share, 1),
-                             "samples": n,
-                             "±%": round(error_points(min(share, 1.0), n_wait), 1)})
+                             "self_ms": round(min(w, wait_base) / 1e6, 3),
+                             "%": round(100 * share, 1), "samples": n,
+                             "±%": round(error_points(share, n_wait), 1)})
                 continue
             share = w / denom if denom else 0.0
             rows.append({"function": BLOCKED.format(blocked) if blocked else function,
@@ -170,6 +173,11 @@ def section(collector, calls=None, only=None, top=None):
                          "self_ms": round(w * scale / 1e6, 3), "%": round(100 * share, 1),
                          "samples": n,
                          "±%": round(error_points(min(share, 1.0), n_err), 1)})
+        # the header's bound: the worst case of a share estimated from the samples there
+        # are (the Python ones; the blocked ones when every sample was blocked: an op
+        # whose sampled time was all waits once said "±100.0 points", from none)
+        n_bound = n_err if n_err or not is_op else n_wait
+        error = round(error_points(0.5, n_bound), 1) if n_bound else 0.0
         if top:
             rows = rows[:top]
         rows_out[op] = rows
@@ -177,7 +185,7 @@ def section(collector, calls=None, only=None, top=None):
                        "sampled_ms": round((run if is_op else denom) / 1e6, 3), "samples": n_all,
                        "calls": len(collector.calls.get(op, ())),
                        "op_calls": op_calls(op, calls) if is_op else None,
-                       "error_%": round(error_points(0.5, n_err), 1)}
+                       "error_%": error}
     return rows_out, summary
 
 

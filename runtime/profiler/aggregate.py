@@ -31,11 +31,18 @@ class Part:
 def since(snap, marks):
     """A :class:`Part` for each buffer, from its mark to the snapshot."""
     parts = []
+    picked = []
     for buf, n, m in snap:
         e0, s0 = marks.get(buf, (0, 0))
         if n > e0 or m > s0:   # (a finished session keeps these: none for idle threads)
-            ops, events = deps.table(buf, n).within(buf.events, e0, n)
-            parts.append(Part(events, columns.table(buf, m)[s0 // records.SLICE_WIDTH:], ops))
+            picked.append((buf, n, m, e0, s0, deps.table(buf, n)))
+    # a custom-op call's Backlog replays every op's variables (deps.call_backlogs): read
+    # them, once per buffer, only when there is a call
+    calls = any(buf.events[i][records.KIND] == records.CALL_SPAN
+                for buf, n, _, e0, _, tab in picked for i in tab.rest.tolist() if e0 <= i < n)
+    for buf, n, m, e0, s0, tab in picked:
+        ops, events = (tab.with_vars() if calls else tab).within(buf.events, e0, n)
+        parts.append(Part(events, columns.table(buf, m)[s0 // records.SLICE_WIDTH:], ops))
     return parts
 
 
@@ -89,6 +96,10 @@ def aggregate_lists(parts, base_ns):
     SPAN, SAMPLE, OPEN, CLOSE = records.SPAN, records.SAMPLE, records.OPEN, records.CLOSE
     CALL, call_split = records.CALL, records.call_split
     st.calls = calls = callstats.CallStats()
+    call_start = records.position(records.CALL_SPAN, "t_start")
+    spans = [ev for part in parts for ev in part.events
+             if ev[KIND] == records.CALL_SPAN and ev[T] >= base_ns]
+    backlogs = deps.call_backlogs([part.ops for part in parts], spans) if spans else {}
     for part in parts:
         for ev in part.events:
             if ev[T] < base_ns:
@@ -105,7 +116,7 @@ def aggregate_lists(parts, base_ns):
                 if t0 is not None:
                     add_time_ns(ev[CAT], ev[NAME], ev[T] - t0)
             elif how == CALL:       # a custom-op call (records.call_span)
-                calls.add_split(ev[NAME], call_split(ev))
+                calls.add_split(ev[NAME], call_split(ev), backlogs.get(ev[call_start]), ev[T])
     # what widens the wall-time span besides slices: async stamps, a call's push and end
     stamps = {code: (T,) for code, how in rule.items() if how in (OPEN, CLOSE)}
     stamps[records.CALL_SPAN] = (T, records.KINDS[records.CALL_SPAN].fields.index("t_done") + 1)

@@ -178,13 +178,14 @@ class _Thread:
     under keys numbered after the recorder's, and the flow-arrow counter."""
 
     __slots__ = ("tid", "pid", "base", "add", "extra", "local_keys", "heads", "n_keys",
-                 "flows", "calls", "vars")
+                 "flows", "calls", "vars", "backlogs")
 
     def __init__(self, tid, base, add, n_keys, flows, calls=0, pid=PID, var_numbers=None):
         self.tid, self.base, self.add, self.n_keys, self.flows = tid, base, add, n_keys, flows
         self.calls = calls     # ids of custom-op call spans given out so far
         self.pid = pid
         self.vars = var_numbers   # id() -> the trace's variable number (deps.collect)
+        self.backlogs = {}     # a custom-op call's start -> its Backlog (deps.call_backlogs)
         self.extra = []
         self.local_keys = {}   # (name, cat[, args JSON]) -> key
         self.heads = []        # head of key n_keys + i
@@ -209,6 +210,7 @@ SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, rec
 _SUB_PUSH, _SUB_TID, _SUB_T0, _SUB_CALL = (records.position(records.SUB_OPERATOR, f)
                                            for f in ("t_push", "call_tid", "call_t0", "call_name"))
 _COUNTER_VALUE = records.position(records.COUNTER, "value")
+_CALL_START = records.position(records.CALL_SPAN, "t_start")
 
 
 def _declared(kind):
@@ -283,7 +285,8 @@ def _call_span(th, ev):
     name, cat = ev[NAME], ev[CAT]
     th.calls += 1
     th.add({"name": name, "cat": cat, "ph": "b", "id": th.calls, "ts": th.us(ev[T]),
-            "pid": th.pid, "tid": th.tid, "args": callstats.arg_values(*split[1:])})
+            "pid": th.pid, "tid": th.tid, "args": callstats.arg_values(
+                *split[1:], th.backlogs.get(ev[_CALL_START]))})
     th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[T] + split[0]),
             "pid": th.pid, "tid": th.tid})
 
@@ -328,6 +331,11 @@ def _encode(snapshot, base_ns, process_name, other_data):
     records_ = []        # per thread, a matrix of slices each beginning with a comma
     flows = calls = 0
     dep_cols, numbers = deps.collect(snapshot, base_ns)   # (gives op records' keys out)
+    # each custom-op call's Backlog: the op that made it ready, from every thread's ops
+    backlogs = deps.call_backlogs(
+        [ops for ops, _, _ in dep_cols.values()],
+        [ev for _, rest, _ in dep_cols.values() for ev in rest
+         if ev[0] == records.CALL_SPAN and ev[records.T] >= base_ns])
     keys = R.key_table()
     n_keys = len(keys)   # after the snapshot and its op tables: every key their rows use
     shaped_args = R.shaped_key_args()
@@ -349,6 +357,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"sort_index": buf.sort_index}})
         th = _Thread(tid, base_ns, objs.append, n_keys, flows, calls, pid, numbers)
+        th.backlogs = backlogs
         if buf.sampled is not None:   # a thread's Python-line samples: their own track
             folder = folder or linefold.Folder()
             folder.encode([ev for ev in buf.events[:n] if ev[T] >= base_ns], objs.append,

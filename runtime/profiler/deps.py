@@ -16,10 +16,13 @@ from operator import itemgetter
 import numpy as np
 
 from xprof.traces import latency as _latency
+from xprof.traces.depgraph import binding, occurrences
 
 from . import records, recorder as R
 
-OP_DEP, SUB, SYNC = records.OP_DEP, records.SUB_OPERATOR, records.SYNC
+OP_DEP, SUB, SYNC, CALL_SPAN = (records.OP_DEP, records.SUB_OPERATOR, records.SYNC,
+                                records.CALL_SPAN)
+_CALL_START, _CALL_DONE = (records.position(CALL_SPAN, f) for f in ("t_start", "t_done"))
 KIND, T = records.KIND, records.T
 SUB_T_PUSH = records.position(SUB, "t_push")
 SUB_T_READY, SUB_READS, SUB_WRITES = records.SUB_T_READY, records.SUB_READS, records.SUB_WRITES
@@ -279,3 +282,53 @@ def latency_section(values):
     """The ``Operator Latency`` section of :func:`latency_values`, computed as ``xprof
     stats`` computes it from the trace."""
     return _latency.section(*values)
+
+
+def call_backlogs(tables, calls):
+    """``{t_start: backlog ns}`` of the custom-op calls ``calls`` (``CALL_SPAN`` records,
+    keyed by when their Python began): the part of a call's wait for its inputs before
+    the op that made it ready (its *producer*: the engine's binding predecessor,
+    ``xprof.traces.depgraph``, replayed over the op records of ``tables``) began to
+    run. That part is earlier, already-queued work (a loop pushing steps ahead); the rest
+    of Inputs, while the producer ran, is Producer. A call whose producer is not in the
+    records (its writer was pushed before this profile began) waited for queued work
+    only: all Backlog.
+
+    Only the variables the calls read or write are replayed (their predecessors are
+    decided by those alone), so a dump of many ops and few calls costs little more."""
+    if not calls:
+        return {}
+    tabs = [t.with_vars() for t in tables if len(t)]
+    if not tabs:
+        return {}
+    t0 = np.concatenate([t.t0 for t in tabs])
+    t1 = np.concatenate([t.t1 for t in tabs])
+    push = t0 - np.concatenate([t.p for t in tabs])
+    ready = t0 - np.concatenate([t.q for t in tabs])
+    counts = np.concatenate([t.counts for t in tabs])
+    values = np.concatenate([t.ids * t.signs for t in tabs])
+    # the calls' own records: the op record whose run is the call's Python (same start)
+    by_start = np.argsort(t0, kind="stable")
+    starts = np.array([ev[_CALL_START] for ev in calls], dtype=np.int64)
+    k = np.minimum(np.searchsorted(t0[by_start], starts), len(t0) - 1)
+    rows = np.where(t0[by_start[k]] == starts, by_start[k], -1)
+    done = t1.copy()   # a call completes when its outputs are ready, after its Python
+    found = rows >= 0
+    done[rows[found]] = np.array([ev[_CALL_DONE] for ev in calls],
+                                 dtype=np.int64)[found]
+    # the variables the calls touch, and every use of them
+    rec = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    mine = np.isin(rec, rows[found])
+    keep = np.isin(np.abs(values), np.unique(np.abs(values[mine])))
+    values, rec = values[keep], rec[keep]
+    csr = np.r_[0, np.cumsum(np.bincount(rec, minlength=len(counts)))]
+    order = np.argsort(push, kind="stable")
+    pred = binding(occurrences(values, csr, order, push),
+                   done, ready)
+    out = {}
+    for ev, r in zip(calls, rows.tolist()):
+        _, inputs, *_ = records.call_split(ev)
+        t_push = ev[T]
+        p = int(pred[r]) if r >= 0 else -1
+        out[ev[_CALL_START]] = inputs if p < 0 else min(max(int(t0[p]) - t_push, 0), inputs)
+    return out

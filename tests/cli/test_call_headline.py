@@ -69,10 +69,14 @@ def test_the_report_says_it(dense_run):
     page = (tmp / "dense.html").read_text()
     sec = page.split('<section id="custom-ops">')[1].split("</section>")[0]
     assert "waits for its inputs to be written (by FullyConnected)" in sec
-    assert 'data-part="Inputs"' in sec and "<th>Latency/call</th>" in sec
+    assert 'data-part="Producer"' in sec and "<th>Latency/call</th>" in sec
     stats = json.loads(xprof("stats", "dense.json", "--format", "json", cwd=tmp).stdout)
     row = stats["Custom Operator Calls"]["Light"]
     assert row["Inputs"] + row["Pool"] == pytest.approx(row["Queued"], abs=2e-6)
+    # pushed right after the product it reads, with nothing queued before it: its wait
+    # for its inputs is the product running (Producer), not backlog
+    assert row["Backlog"] + row["Producer"] == pytest.approx(row["Inputs"], abs=2e-6)
+    assert row["Producer"] > 0.8 * row["Inputs"], row
 
 
 def test_the_run_summary_reads_its_trace_once(dense_run, monkeypatch, capsys):

@@ -111,6 +111,83 @@ def test_naive_engine_shape_everything_inline_on_the_main_thread():
     _contiguous(doc)
 
 
+def test_a_custom_calls_python_after_a_sync_inside_it_is_its_own_op_time():
+    """The call reads its (ready) input first, then runs 1 ms of Python: all of it is the
+    call's op time on the path, the read a ``blocked`` segment of its own (the issue's
+    repro, ThreadedEngine's shape: the call on the custom-op thread)."""
+    co = "Custom Operator"
+    ev = meta() + [
+        op("_plus_scalar", 1, 0, 0, 1, 11, writes=[1]),
+        op("Heavy::pure_python", 3, 5, 11.5, 12, 1112, reads=[1], writes=[2], cat=co),
+        sync(3, 13, 15, [1]),                       # asnumpy of its input, inside it
+        op("Heavy::_mul_scalar", 1, 1100, 1100, 1101, 1105, reads=[1], writes=[3],
+           pusher=3, cat=co),
+        op("consumer", 2, 20, 1113, 1114, 1120, reads=[2], writes=[4]),
+        sync(0, 30, 1121, "all"),
+    ]
+    doc = explain(ev)
+    assert doc["by_name"]["Heavy::pure_python"] == pytest.approx(1.098, abs=1e-3)
+    assert doc["composition"]["python_ms"] < 0.05
+    blocked = [s for s in doc["critical_path"] if s["kind"] == "blocked"]
+    assert len(blocked) == 1 and blocked[0]["dur"] == pytest.approx(2)
+    assert blocked[0]["name"] == "blocked inside Heavy.forward"
+    assert doc["composition"]["blocked_ms"] == pytest.approx(0.002)
+    _contiguous(doc)
+    assert doc["critical_path_ms"] == pytest.approx(doc["wall_ms"])
+
+
+def test_a_custom_call_blocked_on_its_own_sub_operator_waits_for_it_on_the_path():
+    """``forward`` pushes a 500 us product and reads it: the path runs through the
+    product, the wait is ``blocked inside MyOp.forward on MyOp::dot``, then the call's
+    Python before it; after the wait, the call's Python again."""
+    co = "Custom Operator"
+    ev = meta() + [
+        op("MyOp::pure_python", 3, 0, 0, 10, 800, writes=[2], cat=co),
+        op("MyOp::dot", 1, 100, 100, 101, 601, writes=[10], pusher=3, cat=co),
+        sync(3, 110, 602, [10]),
+        sync(0, 20, 801, "all"),
+    ]
+    doc = explain(ev)
+    path = [(s["kind"], s["name"]) for s in doc["critical_path"]]
+    assert ("op", "MyOp::dot") in path
+    blocked = [s for s in doc["critical_path"] if s["kind"] == "blocked"]
+    assert [b["name"] for b in blocked] == ["blocked inside MyOp.forward on MyOp::dot"]
+    # the call's Python: 10..100 (before the push), then 602..800 (after the wait)
+    assert doc["by_name"]["MyOp::pure_python"] == pytest.approx(0.090 + 0.198, abs=2e-3)
+    _contiguous(doc)
+
+
+def test_naive_engine_a_sync_inside_an_inline_call_keeps_the_call_on_the_path():
+    """NaiveEngine runs the call on the main thread; its read of the input is the last
+    sync point before the ``waitall``: the call's Python after it is still the call's."""
+    co = "Custom Operator"
+    ev = meta({0: "main thread"}) + [
+        op("a", 0, 10, 10, 10, 20, writes=[1]),
+        op("MyOp::pure_python", 0, 30, 30, 30, 1030, reads=[1], writes=[2], cat=co),
+        sync(0, 31, 33, [1]),
+        op("MyOp::_mul_scalar", 0, 1020, 1020, 1020, 1025, reads=[1], writes=[5], cat=co),
+        sync(0, 1040, 1041, "all"),
+    ]
+    doc = explain(ev)
+    assert doc["by_name"]["MyOp::pure_python"] == pytest.approx(0.993, abs=1e-3)
+    assert doc["composition"]["python_ms"] < 0.05
+    _contiguous(doc)
+
+
+def test_the_python_finding_names_the_thread_the_paths_python_is_on():
+    """A custom-op thread's own loop (no call slice around it: an older trace) is the
+    path's Python: the finding names that thread, not the first driver."""
+    ev = meta() + [
+        op("x", 1, 0, 0, 1, 2, writes=[1]),
+        slice_("busy", 3, 3, 4),
+        op("y", 1, 900, 900, 901, 905, reads=[1], writes=[2], pusher=3),
+        sync(0, 902, 906, [2]),
+    ]
+    doc = explain(ev)
+    texts = [f["text"] for f in doc["findings"]]
+    assert any("in Python on custom op worker 0" in t for t in texts), texts
+
+
 def test_wait_for_var_waits_for_the_last_writer_not_for_everything():
     ev = meta() + [
         op("slow_other", 1, 0, 0, 1, 900, writes=[7]),
@@ -133,4 +210,8 @@ def test_queue_wait_behind_a_busy_worker_is_reported():
     doc = explain(ev)
     q = [s for s in doc["critical_path"] if s["kind"] == "queue"]
     assert q and q[-1]["name"] == "queued" and q[-1]["dur"] == pytest.approx(498.5)
-    assert any("free engine worker" in f["text"] for f in doc["findings"])
+    texts = [f["text"] for f in doc["findings"]]
+    # the workers counted from the path's ops (a thread table's roles were once read at
+    # the wrong index: "0 workers ran ops" beside two busy workers)
+    assert any("free engine worker (1 engine worker ran ops on the path)" in t
+               for t in texts), texts

@@ -47,11 +47,12 @@ def test_json_document_has_exactly_the_issue_keys(tmp_path):
     assert doc["wall_ms"] == pytest.approx(0.219)
     for seg in doc["critical_path"]:
         assert set(seg) == {"name", "cat", "tid", "ts", "dur", "kind"}
-        assert seg["kind"] in ("op", "queue", "dependency", "python")
+        assert seg["kind"] in ("op", "queue", "dependency", "python", "blocked")
     for t in doc["threads"].values():
         assert set(t) == {"busy_ms", "blocked_ms", "idle_ms"}
         assert sum(t.values()) == pytest.approx(doc["wall_ms"], rel=1e-6)
-    assert set(doc["composition"]) == {"op_ms", "queue_ms", "handoff_ms", "python_ms"}
+    assert set(doc["composition"]) == {"op_ms", "queue_ms", "handoff_ms", "python_ms",
+                                       "blocked_ms"}
     assert sum(doc["composition"].values()) == pytest.approx(doc["critical_path_ms"], rel=1e-6)
     assert [o["name"] for o in doc["top_ops"]] == list(doc["by_name"])   # longest first
     for o in doc["top_ops"]:

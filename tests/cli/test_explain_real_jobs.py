@@ -101,7 +101,8 @@ def _consistent(r):
     """What every explain document must satisfy: the composition is the path, each
     thread's busy + blocked + idle is the wall time, the text shows the JSON's figures."""
     doc = r.doc
-    assert set(doc["composition"]) == {"op_ms", "queue_ms", "handoff_ms", "python_ms"}
+    assert set(doc["composition"]) == {"op_ms", "queue_ms", "handoff_ms", "python_ms",
+                                       "blocked_ms"}
     assert sum(doc["composition"].values()) == pytest.approx(doc["critical_path_ms"], rel=0.01)
     assert [o["path_ms"] for o in doc["top_ops"]] == sorted(
         (o["path_ms"] for o in doc["top_ops"]), reverse=True)

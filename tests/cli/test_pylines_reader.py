@@ -91,3 +91,23 @@ def test_lines_option_followed_by_the_trace_reads_that_trace(tmp_path):
     assert "MyOp: 100.000 ms Python" in res.stdout
     res = cli("stats", "--lines", "MyOp", path)
     assert res.exit_code == 0 and "MyOp: 100.000 ms Python" in res.stdout
+
+
+def test_an_op_whose_samples_all_waited_states_a_bound_from_its_waits(tmp_path):
+    """Every sample of the calls blocked (its Python shorter than a tick): the header's
+    error comes from the blocked samples, not "±100 points" from no Python samples; a
+    blocked row whose ticks weigh more than the op's Blocked time is 100%, never more."""
+    events = meta() + meta(tid=9, thread="python lines: custom op worker 0")[1:]
+    events += span("Waits", 0, 1 * MS, 20 * MS, 1) + span("Waits", 100_000, 1 * MS, 20 * MS, 2)
+    events.append(root("Waits", 1, [["NDArray.wait_to_read", "/x/ndarray.py", 5, 21 * MS, 21,
+                                     "wait_to_read"]]))
+    events.append(root("Waits", 2, [["NDArray.wait_to_read", "/x/ndarray.py", 5, 21 * MS, 21,
+                                     "wait_to_read"]], ts=100_000))
+    res = cli("stats", write_trace(tmp_path / "w.json", events), "--lines", "--format", "json")
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    row = doc["Python Lines"]["Waits"][0]
+    assert row["function"] == "(blocked in wait_to_read)"
+    assert row["%"] == 100.0 and row["self_ms"] == 40.0    # 42 ms of ticks, 40 blocked
+    assert doc["Python Lines Sampling"]["Waits"]["error_%"] == \
+        round(pylines.error_points(0.5, 42), 1) < 100

@@ -11,8 +11,8 @@ from cli_helpers import X, cli, meta, write_trace
 from xprof.traces import callstats as C
 
 LAT_KEYS = ["Total", "Min", "Max", "Avg", "P50", "P95"]
-ROW_KEYS = ["Count", "Latency", "Queued", "Inputs", "Pool", "Python", "Blocked", "Tail",
-            "Sub-operators", "Setup"]
+ROW_KEYS = ["Count", "Latency", "Queued", "Inputs", "Backlog", "Producer", "Pool", "Python",
+            "Blocked", "Tail", "Own", "Ahead", "Sub-operators", "Setup"]
 
 
 def call(name, cid, t0_ns, q, p, b, t, sub, tid=1, inputs=None, setup=0):
@@ -54,7 +54,7 @@ def calls_trace(tmp_path):
 def test_section_keys_values_and_exact_sum(calls_trace):
     obj = _json(calls_trace)
     sec = obj["Custom Operator Calls"]
-    assert list(sec) == ["Waiter", "_backward_Waiter"]      # by latency total
+    assert list(sec) == ["Waiter", "_backward_Waiter"]      # by own cost over the calls
     w = sec["Waiter"]
     assert list(w) == ROW_KEYS and list(w["Latency"]) == LAT_KEYS
     assert w["Count"] == 3
@@ -69,6 +69,11 @@ def test_section_keys_values_and_exact_sum(calls_trace):
     back = sec["_backward_Waiter"]
     assert back["Queued"] == 0.00001
     assert back["Inputs"] is back["Pool"] is back["Setup"] is None
+    # written before Inputs was split (no backlog_ns): Backlog and Producer unknown
+    assert w["Backlog"] is w["Producer"] is None
+    assert w["Own"] == pytest.approx(w["Python"] + w["Blocked"] + w["Tail"], abs=1e-9)
+    # pushed at 10, 20 and 30 us, done 1, 2 and 9 us later: none in flight at a push
+    assert w["Ahead"] == 0.0
     assert sum(w[k] for k in ("Queued", "Python", "Blocked", "Tail")) == pytest.approx(
         w["Latency"]["Avg"], abs=1e-9)
     # call spans are not Time rows; the other Custom Operator rows stay
@@ -87,12 +92,13 @@ def test_table_and_csv_show_the_section(calls_trace):
     cells = first.split()
     assert cells[0] == "Waiter" and cells[1] == "3"
     assert float(cells[2]) == 0.004                        # the average, not the 0.012 sum
-    shares = [float(cells[i]) for i in (7, 13, 15, 17)]    # Queued, Python, Blocked, Tail %
+    shares = [float(cells[i]) for i in (7, 17, 19, 21)]    # Queued, Python, Blocked, Tail %
     assert sum(shares) == pytest.approx(100.0, abs=0.2)
-    assert float(cells[9]) + float(cells[11]) == pytest.approx(float(cells[7]), abs=0.11)
+    assert float(cells[9]) + float(cells[15]) == pytest.approx(float(cells[7]), abs=0.11)
+    assert cells[10:14] == ["unknown"] * 4                 # Backlog, Producer: not written
     assert "per call (ms)" in block
     back = [line for line in block.splitlines() if line.startswith("_backward_Waiter")][0]
-    assert back.split()[8:12] == ["unknown"] * 4             # Inputs, Pool of an older trace
+    assert back.split()[8:16] == ["unknown"] * 8             # Inputs..Pool of an older trace
     rows = list(csv.DictReader(io.StringIO(cli("stats", str(calls_trace), "--format", "csv").stdout)))
     lat = [r for r in rows if r["section"] == "Custom Operator Calls" and r["name"] == "Latency"]
     assert [(r["domain"], r["count"], r["total"]) for r in lat] == [

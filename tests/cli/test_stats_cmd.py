@@ -120,9 +120,10 @@ def test_csv(tmp_path):
                                         "2.0", "6.0", "4.0", "kB"]
     assert by_name["queue.depth"][0] == "Counter" and by_name["queue.depth"][-1] == ""
     calls = [r for r in rows if r[0] == "Custom Operator Calls"]
-    assert [r[2] for r in calls] == ["Latency", "Queued", "Inputs", "Pool", "Python", "Blocked",
-                                     "Tail", "Sub-operators", "Setup"]
-    assert len(rows) == 1 + 2 + 2 + 2 + 1 + 2 + 9
+    assert [r[2] for r in calls] == ["Latency", "Queued", "Inputs", "Backlog", "Producer", "Pool",
+                                     "Python", "Blocked", "Tail", "Own", "Ahead",
+                                     "Sub-operators", "Setup"]
+    assert len(rows) == 1 + 2 + 2 + 2 + 1 + 2 + 13
 
 
 @pytest.mark.parametrize("args,fragment", [

@@ -61,7 +61,8 @@ def _call_rows(calls):
         yield op, "Latency", [row["Count"], _blank(lat["Total"]), "", "", _blank(lat["Min"]),
                               _blank(lat["Max"]), _blank(lat["Avg"]), "ms"]
         for part in callstats.ROW_PARTS:
-            yield op, part, [row["Count"], "", "", "", "", "", _blank(row.get(part)), "ms"]
+            unit = "calls" if part == callstats.AHEAD else "ms"
+            yield op, part, [row["Count"], "", "", "", "", "", _blank(row.get(part)), unit]
 
 
 def _flat_rows(rows):
