@@ -4,6 +4,16 @@ Usage::
 
     python benchmarks/mxnet_unittests.py /path/to/mxnet/tests/python/unittest \
         [--files test_ndarray,test_io] [--timeout 60] [--json out.json] [--failures]
+    python benchmarks/mxnet_unittests.py --mirror /work/.mirror/apache+mxnet/repo \
+        --suite numpy [--json out.json]
+
+``--mirror`` takes the test files from a git clone of apache/mxnet instead (``git
+archive`` of ``tests/python/{unittest,common,train}`` at the suite's tag): suite
+``legacy`` is MXNet 1.9.1's 20 files above, ``numpy`` MXNet 1.9.1's four NumPy files
+(``test_numpy_op``, ``test_numpy_ndarray``, ``test_numpy_gluon``,
+``test_numpy_interoperability``), ``numpy2`` MXNet 2.0's (the clone's HEAD)
+``test_numpy_ndarray`` and ``test_numpy_gluon``, each run with its own tag's
+``common.py``.
 
 The unit-test directory (and its siblings ``../common`` and ``../train``) is copied into a temporary
 directory next to a ``conftest.py`` that installs an import alias: ``import mxnet``,
@@ -36,6 +46,13 @@ FILES = ("test_ndarray", "test_autograd", "test_symbol", "test_executor", "test_
          "test_metric", "test_engine", "test_exc_handling", "test_thread_local",
          "test_operator", "test_profiler", "test_module", "test_io", "test_kvstore",
          "test_gluon_rnn")
+
+NUMPY_FILES = ("test_numpy_op", "test_numpy_ndarray", "test_numpy_gluon",
+               "test_numpy_interoperability")
+NUMPY2_FILES = ("test_numpy_ndarray", "test_numpy_gluon")
+# suite -> (git ref of apache/mxnet, files)
+SUITES = {"legacy": ("1.9.1", FILES), "numpy": ("1.9.1", NUMPY_FILES),
+          "numpy2": ("HEAD", NUMPY2_FILES)}
 
 # Directories beside unittest/ that MXNet's tests import from: common.py's helpers, and
 # train/test_bucketing.py (test_module imports train_model, prepare_bucketing_data).
@@ -171,6 +188,20 @@ def run_file(workdir, name, timeout, file_timeout):
     return res
 
 
+def extract(mirror, ref, dest):
+    """``tests/python/{unittest,common,train}`` of ``ref`` in the git clone ``mirror``,
+    written under ``dest`` (``git archive``: the files as committed, nothing changed);
+    returns the unittest directory."""
+    paths = [f"tests/python/{d}" for d in ("unittest",) + SIBLINGS]
+    have = subprocess.run(["git", "-C", mirror, "ls-tree", "--name-only", ref,
+                           "tests/python/"], capture_output=True, text=True, check=True)
+    paths = [p for p in paths if p in have.stdout.split()]
+    archive = subprocess.run(["git", "-C", mirror, "archive", ref] + paths,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    return os.path.join(dest, "tests", "python", "unittest")
+
+
 def rate(passed, collected, skipped):
     run = collected - skipped
     return 100.0 * passed / run if run else 0.0
@@ -178,19 +209,38 @@ def rate(passed, collected, skipped):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("unittest_dir", help="MXNet's tests/python/unittest (tag 1.9.1)")
-    ap.add_argument("--files", default=",".join(FILES),
-                    help="comma-separated test files (without .py); default: the 20 of issue 17")
+    ap.add_argument("unittest_dir", nargs="?",
+                    help="MXNet's tests/python/unittest (tag 1.9.1); or give --mirror")
+    ap.add_argument("--mirror", help="a git clone of apache/mxnet to take the tests from")
+    ap.add_argument("--suite", choices=sorted(SUITES), default="legacy",
+                    help="with --mirror: which files at which tag (default legacy)")
+    ap.add_argument("--files", default=None,
+                    help="comma-separated test files (without .py); default: the suite's "
+                         "(the 20 of issue 17 for a directory)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")
     ap.add_argument("--file-timeout", type=int, default=1500, help="seconds per file")
     ap.add_argument("--json", help="write the per-file results (with failures) here")
     ap.add_argument("--failures", action="store_true",
                     help="print each failing test's first error line")
     args = ap.parse_args(argv)
-    src = os.path.abspath(args.unittest_dir)
+    tmp = tempfile.mkdtemp(prefix="mxu-")
+    ref, files = SUITES[args.suite]
+    if args.files is None:
+        args.files = ",".join(files)
+    if args.mirror:
+        try:
+            src = extract(args.mirror, ref, tmp)
+        except (OSError, subprocess.CalledProcessError) as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            ap.error(f"cannot take the tests at {ref} from {args.mirror!r}: {e}")
+        tmp = os.path.join(tmp, "run")
+        os.mkdir(tmp)
+    elif args.unittest_dir:
+        src = os.path.abspath(args.unittest_dir)
+    else:
+        ap.error("give MXNet's unittest directory or --mirror")
     if not os.path.isfile(os.path.join(src, "common.py")):
         ap.error(f"{src!r} is not MXNet's tests/python/unittest (no common.py)")
-    tmp = tempfile.mkdtemp(prefix="mxu-")
     try:
         work = os.path.join(tmp, "unittest")
         shutil.copytree(src, work)
@@ -214,7 +264,7 @@ def main(argv=None):
                 for test, why in r["failures"].items():
                     print(f"    {test}: {why}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(os.path.dirname(tmp) if args.mirror else tmp, ignore_errors=True)
     tot = {k: sum(r[k] for r in results) for k in ("collected", "passed", "failed", "skipped")}
     print(f"{'TOTAL':22s} collected {tot['collected']:4d}  passed {tot['passed']:4d}  "
           f"failed {tot['failed']:4d}  skipped {tot['skipped']:3d}  "

@@ -28,12 +28,17 @@ _LAZY = {"sym": "symbol", "symbol": "symbol", "operator": "operator", "gluon": "
          "numpy": "numpy", "kv": "kvstore", "kvstore": "kvstore", "mod": "module",
          "module": "module", "model": "model", "rnn": "rnn", "callback": "callback",
          "visualization": "visualization", "viz": "visualization", "contrib": "contrib",
-         "recordio": "recordio", "image": "image", "npx": "numpy",
+         "recordio": "recordio", "image": "image", "npx": "numpy_extension",
+         "numpy_extension": "numpy_extension",
          "mon": "monitor", "monitor": "monitor"}
 # Names MXNet exposes at the top level, from the module that holds them.
 _LAZY_NAMES = {"AttrScope": ("attribute", "AttrScope"), "np_shape": ("util", "np_shape"),
                "use_np_shape": ("util", "use_np_shape"), "is_np_shape": ("util", "is_np_shape"),
                "set_np_shape": ("util", "set_np_shape"), "is_np_array": ("util", "is_np_array"),
+               "np_array": ("util", "np_array"), "use_np_array": ("util", "use_np_array"),
+               "use_np": ("util", "use_np"), "set_np": ("util", "set_np"),
+               "reset_np": ("util", "reset_np"), "current_device": ("device", "current_device"),
+               "Device": ("device", "Device"),
                "MXNetError": ("base", "MXNetError")}
 
 

@@ -9,10 +9,12 @@ import importlib
 
 
 def resolve(namespace, table, name, module_name):
-    """``name`` from ``table``, imported now and kept in ``namespace`` (a module's
+    """``name`` from ``table`` (an attribute, or the module itself when the attribute is
+    None), imported now and kept in ``namespace`` (a module's
     globals); AttributeError, as Python's own, when the table does not have it."""
     if name not in table:
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
     module, attr = table[name]
-    value = namespace[name] = getattr(importlib.import_module("xprof.runtime." + module), attr)
+    found = importlib.import_module("xprof.runtime." + module)
+    value = namespace[name] = found if attr is None else getattr(found, attr)
     return value

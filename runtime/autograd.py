@@ -25,9 +25,11 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 class _State(threading.local):
     recording = False
     training = False
+    tape = None      # a list collecting every recorded Node (gluon/_trace.py), or None
 
 
 state = _State()
+_thread_state = state    # (record_op's parameter ``state`` is a stateful op's state)
 _nd._autograd = __import__(__name__, fromlist=["_"])
 
 
@@ -166,6 +168,9 @@ def record_op(op, inputs, outputs, params, backward_fn=None, state=None):
                 state)
     for i, o in enumerate(outputs):
         o._ag = (node, i)
+    tape = _thread_state.tape
+    if tape is not None:
+        tape.append(node)
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):

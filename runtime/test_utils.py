@@ -605,12 +605,9 @@ def discard_stderr():
 
 
 def use_np(func):
-    """MXNet 2's NumPy-interface decorator: xprof has no ``mx.np``, so the decorated
-    test or block raises NotImplementedError when it runs."""
-    from .util import use_np_array
-    if isinstance(func, type):
-        return func
-    return use_np_array(func)
+    """MXNet's test decorator: NumPy shape and array semantics inside ``func``."""
+    from .util import use_np as _use_np
+    return _use_np(func)
 
 
 def list_gpus():
@@ -644,3 +641,10 @@ def get_cifar10(path="data"):
 
 def get_bz2_data(data_dir, data_name, url, data_origin_name):
     raise _no_download("get_bz2_data")
+
+
+from .test_utils_np import (check_gluon_hybridize_consistency,  # noqa: E402,F401
+                            collapse_sum_like, gen_buckets_probs_with_ppf, has_tvm_ops,
+                            is_op_runnable, new_matrix_with_real_eigvals_2d,
+                            new_matrix_with_real_eigvals_nd, new_orthonormal_matrix_2d,
+                            new_sym_matrix_with_real_eigvals_nd, retry, verify_generator)

@@ -5,15 +5,15 @@
 optimizer update op per parameter), ``gluon.rnn`` (recurrent layers and cells),
 ``gluon.data`` (datasets, ``DataLoader``, MNIST from local files),
 ``gluon.model_zoo.vision`` (ResNet, MobileNet, VGG, AlexNet; no download),
-``gluon.contrib`` and ``gluon.utils``.
+``gluon.contrib``, ``gluon.utils`` and ``gluon.metric`` (MXNet 2's name of ``mx.metric``).
 """
 from . import parameter  # noqa: F401
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
 from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
-from . import nn, loss, data, utils, rnn, model_zoo, contrib  # noqa: F401
+from . import nn, loss, data, utils, rnn, model_zoo, contrib, metric  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
            "DeferredInitializationError", "Trainer", "nn", "loss", "data", "utils", "rnn",
-           "model_zoo", "contrib"]
+           "model_zoo", "contrib", "metric"]

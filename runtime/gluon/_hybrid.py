@@ -35,6 +35,8 @@ from .. import name as _name
 from ..engine.base import ALWAYS_RUN, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
 from ..ops import registry as _registry
+from ._structure import (_LEAF, _NONE, _flatten, _regroup, flatten_inputs,  # noqa: F401
+                         regroup_inputs)
 
 __all__ = ["call_cached", "infer_param_shapes", "symbol_namespace", "export",
            "init_symbol_block"]
@@ -82,71 +84,8 @@ def symbol_namespace(block):
 
 
 # -- building the graph ----------------------------------------------------------------------
-def _flatten(out):
-    """(list of Symbols, format) of a hybrid_forward result."""
-    if isinstance(out, (list, tuple)):
-        flat, fmt = [], []
-        for o in out:
-            f, sub = _flatten(o)
-            flat.extend(f)
-            fmt.append(sub)
-        return flat, (type(out), fmt)
-    return [out], None
-
-
-def _regroup(items, fmt):
-    return _regroup_one(fmt, iter(items))
-
-
-def _regroup_one(f, it):
-    """(module-level recursion: see _walk)"""
-    if f is None:
-        return next(it)
-    kind, subs = f
-    return kind(_regroup_one(s, it) for s in subs) if kind is tuple else \
-        [_regroup_one(s, it) for s in subs]
-
-
 def _input_names(n):
     return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
-
-
-# -- inputs: NDArrays or Symbols, None, nested lists (MXNet's input formats) ----------------
-_NONE, _LEAF = "none", "leaf"
-
-
-def flatten_inputs(args):
-    """(leaves, format) of a block's arguments: ``None`` and (nested) lists/tuples are
-    kept in ``format``, everything else is a leaf."""
-    leaves = []
-    return leaves, tuple(_walk(a, leaves) for a in args)
-
-
-# Module-level recursion, not closures: a nested function that calls itself is a reference
-# cycle (function -> cell -> function) holding the arrays it captured until the cyclic
-# collector runs, which it rarely does (engine/__init__.py raises its threshold)
-def _walk(a, leaves):
-    if a is None:
-        return _NONE
-    if isinstance(a, (list, tuple)):
-        return (type(a), tuple(_walk(x, leaves) for x in a))
-    leaves.append(a)
-    return _LEAF
-
-
-def regroup_inputs(leaves, fmt):
-    """The arguments ``flatten_inputs`` took apart, with ``leaves`` in their places."""
-    it = iter(leaves)
-    return [_build(f, it) for f in fmt]
-
-
-def _build(f, it):
-    if f is _NONE or f == _NONE:
-        return None
-    if f == _LEAF:
-        return next(it)
-    kind, subs = f
-    return kind(_build(x, it) for x in subs)
 
 
 def input_kind(block, args):
@@ -293,12 +232,15 @@ class _Bound:
         args, grads, reqs, aux = {}, {}, {}, {}
         self.inputs = []
         for name, a, need in zip(graph.input_names, inputs, graph.need_grad):
-            buf = _nd.new_array(a.shape, a._dtype, a.context, "data")
+            buf = _nd.new_array(a.shape, a._dtype, a.context, "data", a.__class__)
             self.inputs.append(buf)
             args[name] = buf
             reqs[name] = "write" if need else "null"
             if need:
                 grads[name] = _zeros_like(a)
+        for name, value in graph.consts.items():
+            args[name] = value
+            reqs[name] = "null"
         aux_names = set(graph.symbol.list_auxiliary_states())
         self.params = []
         self.grads = []
@@ -345,11 +287,20 @@ def _zeros_like(a):
 
 
 class _Graph:
-    """The graph of one block for one input signature, and its bound executors."""
+    """The graph of one block for one input signature, and its bound executors.
+    ``traced``: the graph recorded from a call of a ``forward``-style block
+    (``_trace.trace_call``) rather than built from ``hybrid_forward``."""
 
-    def __init__(self, block, inputs, need_grad, in_fmt=None):
+    def __init__(self, block, inputs, need_grad, in_fmt=None, traced=None):
         # no reference back to the block: it holds this graph in its cache, and a cycle
         # would leave the executors' arrays to the (rarely run) cyclic collector
+        self.need_grad = need_grad
+        self.bound = []
+        if traced is not None:
+            self.symbol, self.input_names = traced.symbol, traced.input_names
+            self.fmt, self.params, self.consts = traced.fmt, traced.params, traced.consts
+            return
+        self.consts = {}
         self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs), in_fmt)
         if len(self.input_names) != len(inputs):
             raise ValueError(f"{block.name or type(block).__name__}: called with "
@@ -357,8 +308,6 @@ class _Graph:
                              f"{len(self.input_names)} ({', '.join(self.input_names)})")
         self.params = _graph_params(block, self.symbol, self.input_names)
         _infer_deferred(block, self.symbol, self.input_names, inputs, self.params)
-        self.need_grad = need_grad
-        self.bound = []
 
     def acquire(self, inputs, direct):
         """A free executor; ``direct`` True/False asks for one writing parameter
@@ -411,6 +360,38 @@ def _without_trailing_none(fmt):
     return fmt
 
 
+_IMPERATIVE = "imperative"   # a cache entry: this signature's forward has no graph
+
+
+def call_forward_style(block, *args):
+    """A hybridized ``forward``-style block's call (``HybridBlock.__call__``)."""
+    if input_kind(block, args) == "symbol":
+        raise ValueError(f"{block.name or type(block).__name__} defines forward() (MXNet "
+                         "2's style), which computes on arrays: it cannot be called on "
+                         "Symbols")
+    return call_cached(block, *args)
+
+
+def _record_graph(block, args, in_fmt, key, need):
+    """The first call of a signature whose graph is recorded (``_trace.py``): run it,
+    keep its graph, return its result."""
+    from . import _trace
+    from .parameter import DeferredInitializationError
+    names = _input_names(len(args))
+    try:
+        try:
+            traced = _trace.trace_call(block, args, in_fmt, names)
+        except DeferredInitializationError:
+            block._finish_deferred(regroup_inputs(args, in_fmt))
+            traced = _trace.trace_call(block, args, in_fmt, names)
+    except _trace.Untraceable as e:
+        block._cached[key] = _IMPERATIVE
+        _trace.warn_imperative(block, str(e))
+        return e.result
+    block._cached[key] = _Graph(block, args, need, in_fmt, traced)
+    return traced.result
+
+
 def call_cached(block, *args):
     """Run hybridized ``block`` on NDArrays ``args`` (see the module docstring)."""
     args, in_fmt = flatten_inputs(args)
@@ -421,7 +402,12 @@ def call_cached(block, *args):
     key = (tuple((a.shape, a._dtype) for a in args), need)
     graph = block._cached.get(key)
     if graph is None:
+        from . import _trace
+        if _trace.needs_trace(block):
+            return _record_graph(block, args, in_fmt, key, need)
         graph = block._cached[key] = _Graph(block, args, need, in_fmt)
+    elif graph is _IMPERATIVE:
+        return block.forward(*regroup_inputs(args, in_fmt))
     if recording:
         direct = _direct_free(graph.params.values())
     else:
@@ -433,8 +419,9 @@ def call_cached(block, *args):
         _push_share(a, buf)
     exe.forward(is_train=state.training)
     outs = []
+    cls = args[0].__class__ if args else _nd.NDArray   # np arrays in, np arrays out
     for o in exe.outputs:
-        r = _nd.new_array(o.shape, o._dtype, o.context, "output")
+        r = _nd.new_array(o.shape, o._dtype, o.context, "output", cls)
         _push_share(o, r)
         outs.append(r)
     if recording:
@@ -499,15 +486,17 @@ def init_symbol_block(block, outputs, inputs, params):
 def export(block, path, epoch=0):
     """``path-symbol.json`` (the graph) and ``path-%04d.params`` (numpy .npz with keys
     ``arg:<name>`` / ``aux:<name>``, as MXNet names them)."""
-    if not block._cached:
+    graphs = [g for g in block._cached.values() if g is not _IMPERATIVE]
+    if not graphs:
         raise RuntimeError(f"{block.name}: export needs hybridize() and one forward pass "
                            "first (the graph is built from the first input's shape)")
-    graph = next(iter(block._cached.values()))
+    graph = graphs[0]
     sym_file = f"{path}-symbol.json"
     graph.symbol.save(sym_file)
     aux = set(graph.symbol.list_auxiliary_states())
     arrays = {("aux:" if n in aux else "arg:") + n: p.data().asnumpy()
               for n, p in graph.params.items()}
+    arrays.update({"arg:" + n: c.asnumpy() for n, c in graph.consts.items()})
     params_file = f"{path}-{epoch:04d}.params"
     with open(params_file, "wb") as f:
         np.savez(f, **arrays)

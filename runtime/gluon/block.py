@@ -21,7 +21,7 @@ from .. import initializer as _init
 from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
-from .parameter import DeferredInitializationError, Parameter, ParameterDict
+from .parameter import DeferredInitializationError, Parameter, ParameterDict, _known
 from .summary import summarize
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -251,6 +251,16 @@ class Block:
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
+    def reset_device(self, device):
+        """Move every parameter to ``device`` (a Context or a list of them: one copy on
+        each), as MXNet 2's ``Block.reset_device``."""
+        for p in self.collect_params().values():
+            p.reset_ctx(device)
+
+    def reset_ctx(self, ctx):
+        """MXNet 2's deprecated name of :meth:`reset_device`."""
+        self.reset_device(ctx)
+
     def register_op_hook(self, callback, monitor_all=False):
         """``callback(node_name, operator_name, array)`` for every array an operator of a
         hybridized block computes (its inputs too with ``monitor_all``); names are bytes
@@ -288,12 +298,15 @@ class Block:
         _save_arrays(filename, arrays)
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
-                        cast_dtype=False, dtype_source="current"):
+                        cast_dtype=False, dtype_source="current", device=None):
         """Load values saved by ``save_parameters`` (structural names; a parameter
         shared under several names needs one of them, as ``deduplicate=True`` saves it)
-        or by full parameter name. ``cast_dtype=True, dtype_source='saved'`` gives the
-        parameters the saved dtypes."""
+        or by full parameter name, onto ``ctx`` (MXNet 2: ``device``).
+        ``cast_dtype=True, dtype_source='saved'`` gives the parameters the saved
+        dtypes."""
         from .parameter import _assign, _load_arrays
+        if device is not None:
+            ctx = device
         if dtype_source not in ("current", "saved"):
             raise ValueError(f"load_parameters: dtype_source={dtype_source!r} is not "
                              "allowed; use 'current' or 'saved'")
@@ -325,6 +338,11 @@ class Block:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        return self._run(self.forward, args, kwargs)
+
+    def _run(self, body, args, kwargs):
+        """``body(*args, **kwargs)`` as this block's call: its hooks around it, its
+        layer name on the operators pushed inside, its memory scope."""
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
         attrs = self._op_attrs
@@ -333,7 +351,7 @@ class Block:
         if mem is not None:
             mem.__enter__()
         try:
-            out = self.forward(*args, **kwargs)
+            out = body(*args, **kwargs)
         finally:
             if mem is not None:
                 mem.__exit__(None, None, None)
@@ -364,15 +382,42 @@ class _HookHandle:
 
 # -- HybridBlock ------------------------------------------------------------------------
 class HybridBlock(Block):
-    """A block written once for both ``mx.nd`` and ``mx.sym``:
-    ``hybrid_forward(F, x, *args, **params)`` receives its parameters' arrays (or
-    symbols) as keyword arguments named like the attributes holding them.
+    """A block whose computation can run as one graph. Two ways to write one:
 
-    After ``hybridize()``, calling the block with NDArrays builds the symbol graph once
-    per input signature (shapes, dtypes), binds it with the symbolic executor and runs
+    - MXNet 1.x's ``hybrid_forward(F, x, *args, **params)``, written once for ``mx.nd``
+      and ``mx.sym``: it receives its parameters' arrays (or symbols) as keyword
+      arguments named like the attributes holding them; its graph is built by calling
+      it with ``F = mx.sym``;
+    - MXNet 2's ``forward(self, x, *args)`` with ``mx.np``/``npx`` functions and
+      ``self.weight.data()``: its graph is recorded from its first hybridized call
+      (``_trace.py``). A parameter whose shape is unknown until the first call gets it
+      from ``infer_shape(self, *args)``, which such a block defines when it reads that
+      parameter itself (the built-in layers infer their own).
+
+    After ``hybridize()``, calling the block with arrays builds the graph once per input
+    signature (shapes, dtypes), binds it with the symbolic executor and runs
     ``Executor.forward``/``backward``; under ``autograd.record()`` the whole graph is
     one autograd node whose gradient is the executor's backward pass.
     """
+
+    _forward_style = False   # True for classes that define forward() (MXNet 2's style)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "forward" in cls.__dict__ and "_forward_style" not in cls.__dict__:
+            cls._forward_style = True
+
+    def __call__(self, *args, **kwargs):
+        if not self._forward_style:
+            return self._run(self.forward, args, kwargs)
+        from . import _hybrid, _trace
+        if self._active and not kwargs and not _trace.tracing():
+            return self._run(_hybrid.call_forward_style, (self,) + args, {})
+        try:
+            return self._run(self.forward, args, kwargs)
+        except DeferredInitializationError:
+            self._finish_deferred(args)
+            return self._run(self.forward, args, kwargs)
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix, params)
@@ -407,24 +452,37 @@ class HybridBlock(Block):
         """Fill in parameter shapes from the inputs (deferred initialization).
 
         Built-in layers override this with their own rule; the default infers the
-        shapes from the symbol graph of ``hybrid_forward``."""
+        shapes from the symbol graph of ``hybrid_forward``. A block written with
+        ``forward`` (MXNet 2's style) that reads a parameter of unknown shape itself
+        defines this method: its shapes cannot be read back from a recorded call."""
+        if self._forward_style:
+            missing = [p.name for p in self._reg_params.values()
+                       if p._data is None and not _known(p._shape)]
+            if missing:
+                raise DeferredInitializationError(
+                    f"{self.name or type(self).__name__}: the shape of parameter(s) "
+                    f"{', '.join(missing)} is unknown and forward() reads them; define "
+                    "infer_shape(self, *args) setting it from the inputs, or give the "
+                    "full shape")
+            return
         from . import _hybrid
         _hybrid.infer_param_shapes(self, args)
 
     def _finish_deferred(self, args):
         self.infer_shape(*args)
         for p in self.collect_params().values():
-            if p._data is None and p._deferred_init:
+            if p._data is None and p._deferred_init and \
+                    (not self._forward_style or _known(p._shape)):
                 p._finish_deferred_init()
 
     def forward(self, x, *args):
         """NDArray inputs (``None`` and nested lists of them allowed, as in MXNet): run
         imperatively, or through the cached graph once hybridized; Symbol inputs: build
         the graph."""
-        from . import _hybrid
+        from . import _hybrid, _trace
         kind = _hybrid.input_kind(self, (x,) + args)
         if kind == "ndarray":
-            if self._active:
+            if self._active and not _trace.tracing():
                 return _hybrid.call_cached(self, x, *args)
             reg = self._reg_params
             try:
@@ -455,24 +513,42 @@ def _nd_module():
 class SymbolBlock(HybridBlock):
     """A block running a given symbol graph: ``SymbolBlock(outputs, inputs, params)``."""
 
+    _forward_style = False   # its forward() runs its graph: not MXNet 2's user forward
+
     def __init__(self, outputs, inputs, params=None):
         super().__init__(prefix="", params=None)
         from . import _hybrid
         _hybrid.init_symbol_block(self, outputs, inputs, params)
 
     @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None):
-        """A SymbolBlock from ``export``'s files (``param_file``: MXNet's .params or .npz)."""
+    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
+                ignore_extra=False, device=None):
+        """A SymbolBlock from ``export``'s files (``param_file``: MXNet's .params or
+        .npz), its parameters on ``ctx`` (MXNet 2: ``device``; default: the current
+        device). A parameter the file lacks is an error unless ``allow_missing`` (it is
+        then left to ``initialize``), a value for no parameter unless
+        ``ignore_extra``."""
         from .. import symbol
+        if device is not None:
+            ctx = device
         if isinstance(input_names, str):
             input_names = [input_names]
         block = SymbolBlock(symbol.load(symbol_file), [symbol.var(n) for n in input_names])
         if param_file is not None:
             from .parameter import _load_arrays
             values = {k.split(":", 1)[-1]: v for k, v in _load_arrays(param_file).items()}
-            for name, p in block.collect_params().items():
+            params = block.collect_params()
+            extra = sorted(set(values) - set(params.keys()))
+            if extra and not ignore_extra:
+                raise ValueError(f"{param_file}: values for {', '.join(extra)}, which the "
+                                 f"graph of {symbol_file} does not use; pass "
+                                 "ignore_extra=True to skip them")
+            for name, p in params.items():
                 if name not in values:
-                    raise ValueError(f"{param_file}: no value for parameter {name!r}")
+                    if allow_missing:
+                        continue
+                    raise ValueError(f"{param_file}: no value for parameter {name!r}; pass "
+                                     "allow_missing=True to initialize it yourself")
                 p.shape = values[name].shape
                 p.initialize(ctx=ctx)
                 p.set_data(values[name])

@@ -15,6 +15,7 @@ in context order, and a Trainer sums the gradients and updates every copy (as in
 1.x). ``_data`` / ``_grad`` are the first context's.
 """
 import re
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -22,6 +23,8 @@ import numpy as np
 
 from .. import autograd
 from .. import initializer as _init
+from .. import util as _util
+from . import _arrays
 from ..context import Context, current_context
 from ..ndarray import ndarray as _nd
 from ..ndarray import serialization as _serialization
@@ -52,9 +55,11 @@ def _known(shape):
     return shape is not None and all(int(s) > 0 for s in shape)
 
 
-def _zeros(shape, dtype, ctx):
+def _zeros(shape, dtype, ctx, cls=None):
+    """Zeros of ``cls`` (default: the class Gluon makes now, ``_arrays.array_class``)."""
     return _nd.push_op(_nd._ops["_zeros"], (), {"shape": tuple(shape),
-                                                "dtype": np.dtype(dtype).name}, ctx=ctx)[0]
+                                                "dtype": np.dtype(dtype).name}, ctx=ctx,
+                       cls=cls or _arrays.array_class())[0]
 
 
 def _merge_shapes(known, asked):
@@ -121,15 +126,18 @@ class Parameter:
 
     @staticmethod
     def _check_shape(shape):
+        """The shape as kept: a tuple of ints, 0 for each unknown dimension (MXNet 1.x
+        writes unknown as 0, MXNet 2 as -1: both are accepted)."""
         if isinstance(shape, (int, np.integer)):
             shape = (int(shape),)
         try:
             shape = tuple(int(s) for s in shape)
         except TypeError:
             raise ValueError(f"shape {shape!r} is not an int or a tuple of ints") from None
-        if any(s < 0 for s in shape):
-            raise ValueError(f"shape {shape!r} has a negative dimension")
-        return shape
+        if any(s < -1 for s in shape):
+            raise ValueError(f"shape {shape!r} has a negative dimension (-1, or 0, marks "
+                             "one inferred at the first forward)")
+        return tuple(0 if s == -1 else s for s in shape)
 
     def __repr__(self):
         return (f"Parameter {self.name} (shape={self.shape}, "
@@ -138,7 +146,12 @@ class Parameter:
     # -- properties ---------------------------------------------------------------------
     @property
     def shape(self):
-        return self._shape
+        """The shape; unknown dimensions are 0, or -1 under NumPy shape semantics
+        (``npx.set_np()``), as MXNet 1.x and 2 show them."""
+        shape = self._shape
+        if shape is not None and 0 in shape and _util.is_np_shape():
+            return tuple(-1 if s == 0 else s for s in shape)
+        return shape
 
     @shape.setter
     def shape(self, new_shape):
@@ -184,6 +197,8 @@ class Parameter:
         if default_init is None:
             default_init = _init.Uniform()
         if self._data is not None and not force_reinit:
+            warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                          "force_reinit=True to re-initialize.", stacklevel=2)
             return
         self._data = self._grad = None
         ctxs = _ctx_list(ctx)
@@ -231,7 +246,7 @@ class Parameter:
             self._grad, self._copy_grads = None, []
             autograd.mark_variables(arrays, [None] * len(arrays), "null")
             return
-        grads = [_zeros(self._shape, self.dtype, a.context) for a in arrays]
+        grads = [_zeros(self._shape, self.dtype, a.context, a.__class__) for a in arrays]
         self._grad, self._copy_grads = grads[0], grads[1:]
         autograd.mark_variables(arrays, grads, self._grad_req)
 
@@ -290,9 +305,15 @@ class Parameter:
         raise RuntimeError(f"parameter {self.name!r}: no {what} on context {ctx}; it was "
                            "initialized on " + ", ".join(str(a.context) for a in arrays))
 
-    def data(self, ctx=None):
-        """The weight array on ``ctx`` (default: the first context; the same NDArray
-        every call)."""
+    def reset_device(self, device):
+        """MXNet 2's name of :meth:`reset_ctx`."""
+        self.reset_ctx(device)
+
+    def data(self, ctx=None, device=None):
+        """The weight array on ``ctx`` (MXNet 2: ``device``; default: the first
+        context; the same array every call)."""
+        if device is not None:
+            ctx = device
         if self._data is None:
             self._check_initialized()
         return self._pick([self._data] + self._copies, ctx, "data")
@@ -303,8 +324,10 @@ class Parameter:
             self._check_initialized()
         return [self._data] + self._copies
 
-    def grad(self, ctx=None):
-        """The gradient buffer that ``backward`` writes (on ``ctx``)."""
+    def grad(self, ctx=None, device=None):
+        """The gradient buffer that ``backward`` writes (on ``ctx``, or ``device``)."""
+        if device is not None:
+            ctx = device
         return self._pick(self.list_grad(), ctx, "gradient")
 
     def list_grad(self):
@@ -314,6 +337,10 @@ class Parameter:
             raise RuntimeError(f"cannot get the gradient of parameter {self.name!r}: its "
                                "grad_req is 'null'")
         return [self._grad] + self._copy_grads
+
+    def list_device(self):
+        """MXNet 2's name of :meth:`list_ctx`."""
+        return self.list_ctx()
 
     def list_ctx(self):
         if self._data is not None:
@@ -440,7 +467,7 @@ class ParameterDict:
             return param
         for k, v in kwargs.items():
             if k == "shape" and v is not None:
-                merged = _merge_shapes(param.shape, Parameter._check_shape(v))
+                merged = _merge_shapes(param._shape, Parameter._check_shape(v))
                 if merged is None:
                     raise ValueError(f"parameter {name!r} already exists with shape "
                                      f"{param.shape}, incompatible with {v}")

@@ -222,11 +222,35 @@ class Trainer:
                 kv.pushpull(i, p.list_grad(), priority=-i)
 
     def _update(self, ignore_stale_grad=False):
+        """Apply the updaters. A gradient ``backward`` has not written since the last
+        step is stale (MXNet's ``_fresh_grad``): an error naming the parameter, or with
+        ``ignore_stale_grad`` that copy is not updated (as in MXNet)."""
+        if not ignore_stale_grad:
+            for _, p in self._live():
+                for data in p.list_data():
+                    if not data._fresh_grad:
+                        raise UserWarning(
+                            f"Gradient of Parameter `{p.name}` on context {data.context} "
+                            "has not been updated by backward since last `step`. This "
+                            "could mean a bug in your model that made it only use a "
+                            "subset of the Parameters (Blocks) for this iteration. If you "
+                            "are intentionally only using a subset, call step with "
+                            "ignore_stale_grad=True to suppress this warning and skip "
+                            "updating of Parameters with stale gradient")
         if self._kvstore is not None and self._update_on_kvstore:
+            for _, p in self._live():
+                for data in p.list_data():
+                    data._fresh_grad = False
             return                             # the store updated the weights
         for updater_index, updater in enumerate(self._updaters):
             for i, p in self._live():
-                updater(i, p.list_grad()[updater_index], p.list_data()[updater_index])
+                data = p.list_data()[updater_index]
+                if ignore_stale_grad and not data._fresh_grad:
+                    continue
+                updater(i, p.list_grad()[updater_index], data)
+        for _, p in self._live():
+            for data in p.list_data():
+                data._fresh_grad = False
 
     # -- states ---------------------------------------------------------------------------
     def save_states(self, fname):

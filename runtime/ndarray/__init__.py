@@ -8,7 +8,7 @@ existing array.
 import builtins
 import numbers
 
-import numpy as np
+import numpy as _np
 
 from .. import _lazy
 from .. import ops as _ops_pkg  # noqa: F401 - registers every operator
@@ -22,7 +22,7 @@ from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-
 from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
                       rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
 
-_float32 = np.dtype(np.float32)
+_float32 = _np.dtype(_np.float32)
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -35,7 +35,7 @@ def array(source_array, ctx=None, dtype=None):
     elif dtype is None:
         dtype = _float32
     try:
-        values = np.asarray(source_array, dtype=dtype)
+        values = _np.asarray(source_array, dtype=dtype)
     except (TypeError, ValueError) as e:
         raise ValueError(f"array: cannot make an array of dtype {dtype} from "
                          f"{type(source_array).__name__}: {e}") from None
@@ -85,7 +85,7 @@ def empty(shape, ctx=None, dtype=None):
     t0 = perf_counter_ns() if flags.api else 0   # array creation: an API entry point
     shape, dtype = _shape(shape), _dtype(dtype)
     a = new_array(shape, dtype, _ctx(ctx), "empty")
-    a._data = np.empty(shape, dtype)
+    a._data = _np.empty(shape, dtype)
     if t0:
         observer.api("empty", t0)
     return a
@@ -136,7 +136,11 @@ _populate()
 
 # ``mx.nd`` names whose code lives above the NDArray layer (it must not import them):
 # name -> (module under xprof.runtime, attribute), resolved on first use.
-LAZY_NAMES = {"CachedOp": ("gluon.cached_op", "CachedOp")}
+LAZY_NAMES = {"CachedOp": ("gluon.cached_op", "CachedOp"),
+              # MXNet 1.x's mx.nd.np / mx.nd.npx: the NumPy interface on arrays (a
+              # block's ``F.np`` when F is mx.nd)
+              "np": ("numpy", None), "numpy": ("numpy", None),
+              "npx": ("numpy_extension", None), "numpy_extension": ("numpy_extension", None)}
 
 
 def __getattr__(name):

@@ -21,7 +21,7 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from .. import engine as _engine
+from .. import _lazy, engine as _engine
 from ..base import as_mxnet_error as _as_mxnet_error
 from ..context import Context, current_context
 from ..engine.base import MODE_IMPERATIVE, Var
@@ -80,6 +80,10 @@ _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
+# NDArray methods whose code lives in the layer above (``mx.np``): name -> (module,
+# attribute), resolved on first use into ``_ABOVE`` (see ``_lazy``)
+_ABOVE_NAMES = {"as_np_ndarray": ("numpy.multiarray", "as_np_ndarray")}
+_ABOVE = {}
 
 
 def _dtype(dtype):
@@ -235,7 +239,7 @@ class NDArray(Var):
             return invoke("CopyCPU2CPU", (self,), {}, out=other)
         if isinstance(other, Context):
             other.check_available()
-            out = new_array(self.shape, self._dtype, other, "CopyCPU2CPU")
+            out = new_array(self.shape, self._dtype, other, "CopyCPU2CPU", self.__class__)
             return invoke("CopyCPU2CPU", (self,), {}, out=out)
         raise ValueError(f"copyto: target {other!r} is not an NDArray or a Context")
 
@@ -248,6 +252,16 @@ class NDArray(Var):
 
     def to_device(self, device):
         return self.as_in_context(device)
+
+    def as_np_ndarray(self):
+        """The same values as an ``mx.np.ndarray``, without waiting (MXNet's zero-copy
+        conversion; the code is ``mx.np``'s, a layer above)."""
+        fn = _ABOVE.get("as_np_ndarray") or _lazy.resolve(_ABOVE, _ABOVE_NAMES,
+                                                          "as_np_ndarray", __name__)
+        return fn(self)
+
+    def as_nd_ndarray(self):
+        return self
 
     def astype(self, dtype, copy=True):
         dtype = _dtype(dtype)
@@ -491,10 +505,10 @@ def new_array(shape, dtype, ctx, role, cls=NDArray):
     return a
 
 
-def new_handle(src, data):
-    """A new array (own engine variable) on ``data``, shaped, typed and of the class of
-    ``src``."""
-    h = _new(src.__class__)
+def new_handle(src, data, cls=None):
+    """A new array (own engine variable) on ``data``, shaped and typed as ``src``, of
+    ``src``'s class unless ``cls`` is given."""
+    h = _new(cls or src.__class__)
     h.queue = None
     h.readers = 0
     h.writer = False

@@ -12,6 +12,8 @@ operators: :mod:`.elemwise`, :mod:`.reduce`, :mod:`.linalg`, :mod:`.shape`,
 :mod:`.spatial_transformer`, :mod:`.correlation`, :mod:`.amp`,
 :mod:`.roi_pooling`, :mod:`.image`,
 :mod:`.attention`, :mod:`.distributions`;
+:mod:`.np_elemwise`, :mod:`.np_reduce`, :mod:`.np_indexing`, :mod:`.np_creation`: MXNet 2's
+NumPy operators (``_npi_*``, ``_npx_*``), most made from the 1.x operators above;
 :mod:`.python_level` holds the functions MXNet writes in Python over these.
 """
 from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: F401
@@ -20,4 +22,5 @@ from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: 
                linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
                rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
                spatial_transformer, statistics, unary_math, upsampling)
+from . import np_elemwise, np_reduce, np_indexing, np_creation, np_fallback, np_matrix  # noqa: F401,E402
 from .registry import OpDef, defop, get  # noqa: F401

@@ -142,4 +142,4 @@ def _cast_grad(ograds, inputs, outputs, dtype="float32"):
 defop("Cast", _cast, grad=_cast_grad, cost=input_size,
       infer=lambda in_shapes, in_dtypes, dtype="float32", **_: (
           [tuple(in_shapes[0])], [_dtype(dtype)]),
-      params={"dtype": "float32"}, aliases=("cast",))
+      params={"dtype": "float32"}, aliases=("cast",), grad_name="_backward_cast")

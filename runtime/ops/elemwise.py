@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from .registry import alias, broadcast_shape, defop, same_shape
+from .registry import alias, broadcast_shape, defop, registry, same_shape
 from .relu_kernel import relu as _relu
 
 
@@ -184,6 +184,7 @@ _unary("cos", np.cos, lambda g, x, o: -g * np.sin(x))
 _unary("reciprocal", np.reciprocal, lambda g, x, o: -g * o * o)
 _unary("_copy", lambda x: x.copy(), lambda g, x, o: g)
 _unary("CopyCPU2CPU", lambda x: x.copy(), lambda g, x, o: g)
+registry["CopyCPU2CPU"].grad_name = "CopyCPU2CPU"    # MXNet's: the gradient is a copy
 
 
 def _add_n(*xs):

@@ -52,12 +52,13 @@ def _region_shape(shape, key, opname="slice"):
                          f"{tuple(shape)}: {e}") from None
 
 
-def _slice(data, key=None, begin=None, end=None, step=None):
+def _slice(data, key=None, begin=None, end=None, step=None, np_shape=False):
     out = data[_slice_key(key, begin, end, step)]
     return out if type(out) is np.ndarray else np.asarray(out).reshape(1)   # see infer
 
 
-def _slice_grad(ograds, inputs, outputs, key=None, begin=None, end=None, step=None):
+def _slice_grad(ograds, inputs, outputs, key=None, begin=None, end=None, step=None,
+                np_shape=False):
     x = inputs[0]
     g = np.zeros_like(x)
     key = _slice_key(key, begin, end, step)
@@ -73,19 +74,20 @@ def _is_advanced(key):
     return any(type(k) is np.ndarray for k in key)
 
 
-def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None, **_):
+def _slice_infer(in_shapes, in_dtypes, key=None, begin=None, end=None, step=None,
+                 np_shape=False, **_):
     # As in MXNet 1.x (no 0-d arrays): an all-integer key (``x[1]`` on a vector,
     # ``x[0, 1]`` on a matrix) gives shape (1,), not (); the kernel's scalar is stored
-    # reshaped.
+    # reshaped. ``np_shape=True`` (``mx.np`` arrays, NumPy's shapes): shape ().
     shape = _region_shape(in_shapes[0], _slice_key(key, begin, end, step))
-    return [shape or (1,)], [in_dtypes[0]]
+    return [shape or (() if np_shape else (1,))], [in_dtypes[0]]
 
 
 # (``key``, xprof's own: an index expression, last so that positional parameters are
 # MXNet's begin, end, step)
 _KEY_PARAMS = {"begin": None, "end": None, "step": None, "key": None}
 defop("slice", _slice, infer=_slice_infer, grad=_slice_grad, cost=_cheap,
-      params=dict(_KEY_PARAMS), aliases=("crop",))
+      params=dict(_KEY_PARAMS, np_shape=False), aliases=("crop",))
 
 
 def _slice_axis_key(ndim, axis, begin, end):

@@ -22,7 +22,8 @@ those arrays' data (MXNet's mutable inputs; see :meth:`OpDef.written`); ``cost(i
 floating-point work (default: output elements) for the engine's inline decision.
 
 Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
-(or None for "no gradient") per input. It runs as the engine op ``_backward_<name>``. With ``grad_needs=True`` the gradient also
+(or None for "no gradient") per input. It runs as the engine op ``grad_name``
+(:func:`backward_name` unless given: MXNet 2's NumPy operators name theirs otherwise). With ``grad_needs=True`` the gradient also
 receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
 nobody needs (a network's data input) and skip computing it.
 """
@@ -30,7 +31,7 @@ import math
 
 import numpy as np
 
-__all__ = ["OpDef", "defop", "alias", "get", "registry", "canonical", "same_shape",
+__all__ = ["OpDef", "defop", "derive", "alias", "get", "registry", "canonical", "same_shape",
            "broadcast_shape", "input_size"]
 
 registry = {}    # every name an operator answers to (aliases included) -> its OpDef
@@ -45,14 +46,15 @@ class OpDef:
     def __init__(self, name, kernel, arg_names=("data",), infer=None, grad=None,
                  num_outputs=1, cost=None, params=None, out_dtype=None, variadic=False,
                  doc=None, aux_names=(), train_kernel=None, output_names=None,
-                 infer_args=None, visible_outputs=None, grad_needs=False, mutate_aux=False):
+                 infer_args=None, visible_outputs=None, grad_needs=False, mutate_aux=False,
+                 grad_name=None):
         self.name = name
         self.kernel = kernel
         self.arg_names = tuple(arg_names)
         self.nin = len(self.arg_names)
         self.infer = infer or same_shape
         self.grad = grad
-        self.grad_name = "_backward_" + name
+        self.grad_name = grad_name or backward_name(name)
         self.num_outputs = num_outputs
         self.cost = cost
         self.params = dict(params or {})
@@ -186,6 +188,13 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
+def backward_name(name):
+    """MXNet's name of an operator's gradient op: ``_backward_<name>`` without doubling
+    an underscore (``_mul_scalar`` -> ``_backward_mul_scalar``, ``_npi_dot`` ->
+    ``_backward_npi_dot``)."""
+    return "_backward" + name if name.startswith("_") else "_backward_" + name
+
+
 def defop(name, kernel, aliases=(), **kwargs):
     """Register operator ``name`` (see :class:`OpDef` for the fields) and return it;
     ``aliases`` are other names of the same operator (see :func:`alias`)."""
@@ -195,6 +204,32 @@ def defop(name, kernel, aliases=(), **kwargs):
     registry[name] = op
     for other in aliases:
         alias(other, name)
+    return op
+
+
+def derive(name, base, grad_name=None, **changes):
+    """Register operator ``name`` made from registered ``base``'s definition: its kernel,
+    inference, gradient and cost unless ``changes`` replaces them (``OpDef`` fields).
+
+    MXNet 2's NumPy operators are this: ``_npi_add`` is ``broadcast_add``'s computation
+    with NumPy's dtype rules, profiled and differentiated under its own name
+    (``grad_name``: MXNet 2's name of its gradient op, ``_backward_<name>`` if not
+    given). An :func:`alias` would be profiled under ``base``'s name."""
+    if name in registry:
+        raise ValueError(f"operator {name!r} is already registered")
+    source = get(base)
+    op = OpDef.__new__(type(source))
+    for slot in OpDef.__slots__:
+        setattr(op, slot, getattr(source, slot))
+    op.name = name
+    op.grad_name = grad_name or backward_name(name)
+    op.params = dict(source.params)
+    for field, value in changes.items():
+        if field not in OpDef.__slots__:
+            raise ValueError(f"derive({name!r}): {field!r} is not an operator field")
+        setattr(op, field, value)
+    op.nin = len(op.arg_names)
+    registry[name] = op
     return op
 
 

@@ -155,6 +155,7 @@ def _expand_dims_infer(in_shapes, in_dtypes, axis=0, **_):
 
 
 defop("expand_dims", _expand_dims, infer=_expand_dims_infer, grad=_reshape_grad,
+      grad_name="_backward_reshape",
       cost=_cheap, params={"axis": 0})
 
 

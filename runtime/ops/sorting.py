@@ -46,6 +46,7 @@ def _flat_or_same(in_shapes, in_dtypes, axis=-1, **_):
 
 
 defop("sort", _sort, infer=_flat_or_same, grad=_sort_grad, cost=input_size,
+      grad_name="_backward_topk",
       params={"axis": -1, "is_ascend": True})
 
 

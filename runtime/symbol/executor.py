@@ -214,6 +214,10 @@ class Executor:
         dtypes = {n: a._dtype for n, a in by_name.items()}
         inf = infer_graph(order, shapes, dtypes)
         entry = {}
+        # results are arrays of the kind bound (mx.np arrays in, mx.np arrays out), as an
+        # imperative op's results take its first input's class
+        args = self.arg_arrays
+        cls = args[0].__class__ if args else _nd.NDArray
         for n in order:
             if n.op is None:
                 entry[(id(n), 0)] = by_name[n.name]
@@ -223,7 +227,7 @@ class Executor:
                 if key not in inf.shape:
                     raise ValueError(f"bind: cannot infer the output shapes of "
                                      f"{n.op.name} node {n.name!r}")
-                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name)
+                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name, cls)
                 entry[key] = a
         self._entry = entry
         self._shape = inf.shape

@@ -28,6 +28,10 @@ HEAVY = {   # job -> (argv per engine, the heavy layer's name in args.name)
     "imperative": ([str(JOBS / "gluon_mlp.py")], "mlp_heavy"),
     "hybridized": ([str(JOBS / "gluon_mlp.py"), "--hybridize"], "mlp_heavy"),
     "module_fit": ([str(JOBS / "module_mlp.py")], "heavy"),
+    # MXNet 2's style (np arrays, forward(), no prefixes): the heavy layer is the second
+    # Dense made in the process; hybridized, its graph is recorded from the first call
+    "np_imperative": ([str(JOBS / "gluon2_mlp.py")], "dense1"),
+    "np_hybridized": ([str(JOBS / "gluon2_mlp.py"), "--hybridize"], "dense1"),
 }
 # NaiveEngine runs the same arithmetic ~3x slower here (BLAS on the pushing thread
 # beside the interpreter): fewer steps keep each run near a second. A larger batch keeps
@@ -36,6 +40,7 @@ HEAVY = {   # job -> (argv per engine, the heavy layer's name in args.name)
 # 4 steps (page faults of the first steps) and topped the path once in Gluon, once in
 # Module.fit (CI, 24 updates 17.9 ms against 12 FullyConnected 6.0 ms)
 NAIVE_ARGS = {"gluon_mlp.py": ["--steps", "4", "--batch-size", "256"],
+              "gluon2_mlp.py": ["--steps", "4", "--batch-size", "256"],
               "module_mlp.py": ["--batches", "4", "--batch-size", "256"]}
 
 

@@ -3,7 +3,8 @@
 ``explain``'s critical path is only as right as the dependency records: an op without
 one is a hole the path crosses as an unexplained hand-off. So every sample script and
 the training jobs of ``tests/jobs`` (a Gluon MLP imperative and hybridized, with a
-custom operator, a Module.fit, the Gluon CNN) run under ``xprof run``, and at least 99%
+custom operator, in MXNet 1.x's style and in MXNet 2's on np arrays, a Module.fit, the
+Gluon CNN) run under ``xprof run``, and at least 99%
 of their ``cat: operator`` slices must carry ``args.dep`` (docs/dependencies.md). No op
 is exempt today: ``EXEMPT`` names any that may go without, and why.
 """
@@ -31,6 +32,9 @@ CASES = {
     "gluon_mlp_hybridized": [str(JOBS / "gluon_mlp.py"), "--hybridize"],
     "gluon_mlp_custom": [str(JOBS / "gluon_mlp.py"), "--custom"],
     "gluon_mlp_custom_hybridized": [str(JOBS / "gluon_mlp.py"), "--custom", "--hybridize"],
+    "gluon2_mlp": [str(JOBS / "gluon2_mlp.py")],
+    "gluon2_mlp_hybridized": [str(JOBS / "gluon2_mlp.py"), "--hybridize"],
+    "gluon2_mlp_custom_hybridized": [str(JOBS / "gluon2_mlp.py"), "--custom", "--hybridize"],
     "module_fit": [str(JOBS / "module_mlp.py")],
     "cnn_hybridized": [str(SAMPLES / "train_cnn_profile.py"), "--hybridize"],
 }

@@ -29,15 +29,18 @@ def test_attr_scope_nests_and_reaches_json():
         mx.AttrScope(x=1)
 
 
-def test_np_shape_flag_and_np_array_refused():
+def test_np_shape_and_np_array_flags():
     assert not mx.util.is_np_shape()
     with mx.np_shape(True):
         assert mx.util.is_np_shape()
     assert not mx.util.is_np_shape()
     assert mx.util.use_np_shape(mx.util.is_np_shape)() is True
     assert not mx.util.is_np_array()
-    with pytest.raises(NotImplementedError, match="mx.np"):
-        mx.np.zeros((2,))
+    with mx.util.np_array(True):
+        assert mx.util.is_np_array()
+    assert not mx.util.is_np_array()
+    assert mx.util.use_np(lambda: (mx.util.is_np_array(), mx.util.is_np_shape()))() == \
+        (True, True)
 
 
 # -- per-thread class attributes (MXNet 1.9.1): Context.default_ctx, NameManager.current,

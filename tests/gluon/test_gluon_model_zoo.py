@@ -74,7 +74,8 @@ def test_every_constructor_and_get_model_name():
         get_model("resnet7")
 
 
-def test_pretrained_raises_a_clear_error_or_loads_a_local_file(tmp_path):
+def test_pretrained_raises_a_clear_error_or_loads_a_local_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path / "home"))
     with pytest.raises(ValueError, match=r"cannot download weights.*load_parameters"):
         vision.resnet18_v1(pretrained=True)
     src = vision.alexnet(classes=3)
@@ -88,3 +89,10 @@ def test_pretrained_raises_a_clear_error_or_loads_a_local_file(tmp_path):
                                       src.output.weight.data().asnumpy())
     with pytest.raises(ValueError, match="looked for"):
         vision.vgg11(pretrained=True, root=str(tmp_path))
+    # MXNet's default root, $MXNET_HOME/models, with the name MXNet downloads it under
+    models = tmp_path / "home" / "models"
+    models.mkdir(parents=True)
+    src.save_parameters(str(models / "alexnet-44335d1f.params"))
+    net = vision.alexnet(classes=3, pretrained=True)
+    np.testing.assert_array_equal(net.output.weight.data().asnumpy(),
+                                  src.output.weight.data().asnumpy())

@@ -13,6 +13,7 @@ from time import perf_counter_ns
 import numpy as np
 
 from ...ndarray import ndarray as _nd
+from .. import _arrays
 from ...profiler.observer import flags as _flags, observer as _observer
 
 CATEGORY = "DataLoader"
@@ -21,8 +22,8 @@ __all__ = ["default_batchify_fn", "load_batch"]
 
 
 def _to_nd(array):
-    """One NDArray per batch field, keeping the samples' dtype (as MXNet does)."""
-    return _nd.from_numpy(np.asarray(array))
+    """One array per batch field, keeping the samples' dtype (as MXNet does)."""
+    return _arrays.from_numpy(np.asarray(array))
 
 
 def default_batchify_fn(data):
@@ -30,7 +31,7 @@ def default_batchify_fn(data):
     along a new first axis; tuples are batched field by field (a list of batches)."""
     first = data[0]
     if isinstance(first, _nd.NDArray):
-        return _nd.from_numpy(np.stack([d.asnumpy() for d in data]))
+        return _nd.from_numpy(np.stack([d.asnumpy() for d in data]), cls=first.__class__)
     if isinstance(first, tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data)]
     if isinstance(first, (np.ndarray, numbers.Number, np.generic)):

@@ -4,8 +4,10 @@ import weakref
 from time import perf_counter_ns
 
 from ... import context as _context
+from ...ndarray.ndarray import NDArray
+from ...util import is_np_array
 from ...profiler.observer import flags as _flags, observer as _observer
-from .batching import CATEGORY, as_in_context, default_batchify_fn, load_batch
+from .batching import CATEGORY, as_in_context, default_batchify_fn, load_batch, map_leaves
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker_pool import ProcessWorkers, ThreadWorkers
 
@@ -72,8 +74,18 @@ class DataLoader:
 
     def __iter__(self):
         if self._num_workers == 0:
-            return self._same_thread_iter()
-        return self._workers_iter(self._started_workers())
+            batches = self._same_thread_iter()
+        else:
+            batches = self._workers_iter(self._started_workers())
+        if is_np_array():    # asked here, on the loop's thread (see _arrays.py)
+            return self._as_np(batches)
+        return batches
+
+    @staticmethod
+    def _as_np(batches):
+        """The batches' arrays as np arrays (no copy, no wait: ``as_np_ndarray``)."""
+        for batch in batches:
+            yield map_leaves(_np_of, batch, NDArray)
 
     def _same_thread_iter(self):
         for indices in self._batch_sampler:
@@ -127,6 +139,10 @@ class DataLoader:
 
     def __len__(self):
         return len(self._batch_sampler)
+
+
+def _np_of(array):
+    return array.as_np_ndarray()
 
 
 def _as_int(name, value):

@@ -144,7 +144,7 @@ class ArrayDataset(Dataset):
                 raise ValueError(f"ArrayDataset: all arrays must have the same length; "
                                  f"array 0 has {self._length}, array {i} has {len(a)}")
             is_nd = isinstance(a, _nd.NDArray)
-            self._is_nd.append(is_nd)
+            self._is_nd.append(a.__class__ if is_nd else None)   # the samples' class
             if is_nd:
                 a = a.asnumpy()
             elif isinstance(a, list):
@@ -156,8 +156,9 @@ class ArrayDataset(Dataset):
 
     def _item(self, k, idx):
         v = self._data[k][idx]
-        if self._is_nd[k]:
-            return _nd.from_numpy(np.asarray(v))
+        cls = self._is_nd[k]
+        if cls is not None:
+            return _nd.from_numpy(np.asarray(v), cls=cls)
         return v
 
     def __getitem__(self, idx):

@@ -141,7 +141,7 @@ class _Conv(HybridBlock):
 
 
     def _in_channels_now(self):
-        c = self.weight.shape[-1 if self._last else 1]
+        c = self.weight._shape[-1 if self._last else 1]
         return c * self._groups if c else None
 
 
@@ -186,7 +186,7 @@ class _ConvTranspose(_Conv):
         return (in_channels, self._channels // self._groups) + self._kernel
 
     def _in_channels_now(self):
-        return self.weight.shape[0] or None
+        return self.weight._shape[0] or None
 
 
 class Conv1DTranspose(_ConvTranspose):

@@ -1,5 +1,11 @@
 """Vision datasets read from local files (there is no download: xprof runs offline).
 
+``ImageFolderDataset(root)`` reads a folder of class folders (``root/<class>/<image>``)
+as MXNet does: ``synsets`` the sorted class folder names, samples ``(image, label)``
+with the image an (H, W, 3) uint8 array read by ``mx.image.imread`` (``flag=0``: one
+grey channel) and the label the class index; files whose extension is not an image's
+are skipped with a warning.
+
 ``MNIST(root, train=True)`` reads the standard idx files from ``root``:
 ``train-images-idx3-ubyte`` / ``train-labels-idx1-ubyte`` (``train=True``) or
 ``t10k-images-idx3-ubyte`` / ``t10k-labels-idx1-ubyte``, each plain or gzipped
@@ -9,13 +15,15 @@ uint8, the label an int32 scalar, as in MXNet.
 import gzip
 import os
 import struct
+import warnings
 
 import numpy as np
 
-from ....ndarray import ndarray as _nd
+from .... import image as _image
+from ... import _arrays
 from ..dataset import Dataset
 
-__all__ = ["MNIST", "FashionMNIST", "DatasetNotFoundError", "read_idx"]
+__all__ = ["MNIST", "FashionMNIST", "ImageFolderDataset", "DatasetNotFoundError", "read_idx"]
 
 
 class DatasetNotFoundError(FileNotFoundError, ValueError):
@@ -104,7 +112,7 @@ class MNIST(Dataset):
         return len(self._label)
 
     def __getitem__(self, idx):
-        image = _nd.from_numpy(self._data[idx])
+        image = _arrays.from_numpy(self._data[idx])
         label = self._label[idx]
         if self._transform is not None:
             return self._transform(image, label)
@@ -125,3 +133,48 @@ class FashionMNIST(MNIST):
     def __init__(self, root=os.path.join("~", ".mxnet", "datasets", "fashion-mnist"),
                  train=True, transform=None):
         super().__init__(root, train, transform)
+
+
+class ImageFolderDataset(Dataset):
+    """Images in class folders: ``root/<class>/<image file>`` (see the module
+    docstring)."""
+
+    _exts = (".jpg", ".jpeg", ".png")
+
+    def __init__(self, root, flag=1, transform=None):
+        self._root = os.path.expanduser(str(root))
+        if not os.path.isdir(self._root):
+            raise DatasetNotFoundError(f"ImageFolderDataset: folder {self._root} does not "
+                                       "exist")
+        if flag not in (0, 1):
+            raise ValueError(f"ImageFolderDataset: flag={flag!r} is not allowed; use 1 "
+                             "(colour) or 0 (greyscale)")
+        self._flag = flag
+        self._transform = transform
+        self.synsets = []
+        self.items = []
+        for folder in sorted(os.listdir(self._root)):
+            path = os.path.join(self._root, folder)
+            if not os.path.isdir(path):
+                warnings.warn(f"ImageFolderDataset: ignoring {path}, which is not a "
+                              "folder", stacklevel=2)
+                continue
+            label = len(self.synsets)
+            self.synsets.append(folder)
+            for name in sorted(os.listdir(path)):
+                file = os.path.join(path, name)
+                if os.path.splitext(name)[1].lower() not in self._exts:
+                    warnings.warn(f"ImageFolderDataset: ignoring {file}: only "
+                                  f"{', '.join(self._exts)} files are read", stacklevel=2)
+                    continue
+                self.items.append((file, label))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, idx):
+        path, label = self.items[idx]
+        image = _image.imread(path, self._flag)
+        if self._transform is not None:
+            return self._transform(image, label)
+        return image, label

@@ -25,7 +25,7 @@ _MODELS.update({"alexnet": _alexnet.alexnet, "mobilenet1.0": _mobilenet.mobilene
 
 def get_model(name, **kwargs):
     """The model called ``name`` (case-insensitive), built with ``kwargs``
-    (``classes``, ``pretrained``, ``root``, ``ctx``...)."""
+    (``classes``, ``pretrained``, ``root``, ``ctx`` or MXNet 2's ``device``...)."""
     key = str(name).lower()
     if key not in _MODELS:
         raise ValueError(f"model {name!r} is not in xprof's model zoo; available: "

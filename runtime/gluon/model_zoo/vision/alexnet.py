@@ -33,6 +33,6 @@ class AlexNet(HybridBlock):
         return self.output(self.features(x))
 
 
-def alexnet(pretrained=False, ctx=None, root=None, **kwargs):
+def alexnet(pretrained=False, ctx=None, root=None, device=None, **kwargs):
     """AlexNet: ``(pretrained=False, ctx=None, root=None, classes=1000)``."""
-    return load_pretrained(AlexNet(**kwargs), "alexnet", pretrained, root, ctx)
+    return load_pretrained(AlexNet(**kwargs), "alexnet", pretrained, root, device or ctx)

@@ -43,10 +43,11 @@ class MobileNet(HybridBlock):
         return self.output(self.features(x))
 
 
-def get_mobilenet(multiplier, pretrained=False, ctx=None, root=None, **kwargs):
+def get_mobilenet(multiplier, pretrained=False, ctx=None, root=None, device=None,
+                  **kwargs):
     net = MobileNet(multiplier, **kwargs)
     name = f"mobilenet{multiplier:g}" if multiplier != 1.0 else "mobilenet1.0"
-    return load_pretrained(net, name, pretrained, root, ctx)
+    return load_pretrained(net, name, pretrained, root, device or ctx)
 
 
 def _constructor(multiplier, name):

@@ -189,7 +189,8 @@ _BLOCKS = {1: {"basic": BasicBlockV1, "bottleneck": BottleneckV1},
            2: {"basic": BasicBlockV2, "bottleneck": BottleneckV2}}
 
 
-def get_resnet(version, num_layers, pretrained=False, ctx=None, root=None, **kwargs):
+def get_resnet(version, num_layers, pretrained=False, ctx=None, root=None, device=None,
+               **kwargs):
     """ResNet ``version`` (1 or 2) with ``num_layers`` (18, 34, 50, 101 or 152)."""
     if num_layers not in _SPEC:
         raise ValueError(f"resnet: num_layers={num_layers} is not one of "
@@ -198,7 +199,8 @@ def get_resnet(version, num_layers, pretrained=False, ctx=None, root=None, **kwa
         raise ValueError(f"resnet: version={version} must be 1 or 2")
     kind, layers, channels = _SPEC[num_layers]
     net = _NETS[version](_BLOCKS[version][kind], layers, channels, **kwargs)
-    return load_pretrained(net, f"resnet{num_layers}_v{version}", pretrained, root, ctx)
+    return load_pretrained(net, f"resnet{num_layers}_v{version}", pretrained, root,
+                           device or ctx)
 
 
 def _constructor(version, num_layers):

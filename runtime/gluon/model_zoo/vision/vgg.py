@@ -49,13 +49,13 @@ class VGG(HybridBlock):
         return self.output(self.features(x))
 
 
-def get_vgg(num_layers, pretrained=False, ctx=None, root=None, **kwargs):
+def get_vgg(num_layers, pretrained=False, ctx=None, root=None, device=None, **kwargs):
     """VGG with ``num_layers`` (11, 13, 16 or 19); ``batch_norm=True`` for the _bn ones."""
     if num_layers not in _SPEC:
         raise ValueError(f"vgg: num_layers={num_layers} is not one of {sorted(_SPEC)}")
     net = VGG(*_SPEC[num_layers], **kwargs)
     name = f"vgg{num_layers}" + ("_bn" if kwargs.get("batch_norm") else "")
-    return load_pretrained(net, name, pretrained, root, ctx)
+    return load_pretrained(net, name, pretrained, root, device or ctx)
 
 
 def _constructor(num_layers, bn):

@@ -1,0 +1,34 @@
+"""``mx.np.linalg``: linear algebra on np arrays, through MXNet's operators (``_npi_norm``,
+``_linalg_det``, ``_linalg_inverse``...)."""
+from ..ndarray.ndarray import invoke as _invoke
+from .multiarray import to_np as _to_np
+
+__all__ = ["norm", "det", "inv", "slogdet"]
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """The Frobenius / 2-norm (``ord`` None or 2 on vectors, 'fro' on matrices) or the
+    1-norm of vectors: op ``_npi_norm``."""
+    x = _to_np(x)
+    return _invoke("_npi_norm", (x,), {"ord": ord, "axis": axis, "keepdims": bool(keepdims)})
+
+
+def det(a):
+    return _invoke("_linalg_det", (_to_np(a),), {})
+
+
+def inv(a):
+    return _invoke("_linalg_inverse", (_to_np(a),), {})
+
+
+def slogdet(a):
+    return tuple(_invoke("_linalg_slogdet", (_to_np(a),), {}))
+
+
+def _install():
+    import numpy.linalg as _la
+    from . import _fallback
+    _fallback.install(globals(), _la, _fallback.LINALG_FALLBACK, "linalg_")
+
+
+_install()
