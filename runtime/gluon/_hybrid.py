@@ -403,7 +403,11 @@ def call_cached(block, *args):
     graph = block._cached.get(key)
     if graph is None:
         from . import _trace
-        if _trace.needs_trace(block):
+        if _trace.needs_trace(block) or (args and args[0].__class__ is not _nd.NDArray
+                                         and not hasattr(block, "_sb_symbol")):
+            # mx.np arrays: the graph is recorded from the call, as MXNet 2 records
+            # every hybridized block (deferred compute), hybrid_forward ones too:
+            # their F is mx.nd, whose F.np/F.npx are mx.np/mx.npx
             return _record_graph(block, args, in_fmt, key, need)
         graph = block._cached[key] = _Graph(block, args, need, in_fmt)
     elif graph is _IMPERATIVE:
