@@ -296,9 +296,11 @@ class _Graph:
         # would leave the executors' arrays to the (rarely run) cyclic collector
         self.need_grad = need_grad
         self.bound = []
+        self.classes = None      # the outputs' array classes (None: the first input's)
         if traced is not None:
             self.symbol, self.input_names = traced.symbol, traced.input_names
             self.fmt, self.params, self.consts = traced.fmt, traced.params, traced.consts
+            self.classes = traced.classes
             return
         self.consts = {}
         self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs), in_fmt)
@@ -423,8 +425,10 @@ def call_cached(block, *args):
         _push_share(a, buf)
     exe.forward(is_train=state.training)
     outs = []
-    cls = args[0].__class__ if args else _nd.NDArray   # np arrays in, np arrays out
-    for o in exe.outputs:
+    classes = graph.classes
+    if classes is None:   # np arrays in, np arrays out
+        classes = [args[0].__class__ if args else _nd.NDArray] * len(exe.outputs)
+    for o, cls in zip(exe.outputs, classes):
         r = _nd.new_array(o.shape, o._dtype, o.context, "output", cls)
         _push_share(o, r)
         outs.append(r)

@@ -21,6 +21,7 @@ from .. import initializer as _init
 from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
+from ..util import is_np_array as _np_array_on
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, _known
 from .summary import summarize
 
@@ -359,10 +360,30 @@ class Block:
                 _nd.restore_op_attrs(saved)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if _np_array_on():
+            _check_np_outputs(out)
         return out
 
     def forward(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+
+def _check_np_outputs(out):
+    """Under the NumPy interface a block gives np arrays (or np symbols), as MXNet
+    checks: a legacy NDArray or Symbol among its outputs is a TypeError."""
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            _check_np_outputs(o)
+        return
+    if isinstance(out, _nd.NDArray):
+        legacy = out.__class__ is _nd.NDArray
+    else:
+        from ..symbol import Symbol
+        legacy = out.__class__ is Symbol
+    if legacy:
+        raise TypeError("Block's output ndarrays/symbols must be of type "
+                        "`mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while got "
+                        f"output type {type(out)}")
 
 
 class _HookHandle:

@@ -135,6 +135,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              device=None, ctx=None):
     if axis != 0:
         raise NotImplementedError("linspace: axis other than 0")
+    if not isinstance(num, numbers.Integral) or num < 0:
+        from ..base import as_mxnet_error
+        raise as_mxnet_error(ValueError(f"linspace: num={num!r} must be a non-negative "
+                                        "integer"))
     out = apply("_npi_linspace", (), {"start": float(start), "stop": float(stop),
                                       "num": int(num), "endpoint": bool(endpoint),
                                       "dtype": _dtype(dtype).name},

@@ -62,7 +62,9 @@ def squeeze(a, axis=None):
     a = to_np(a)
     if axis is not None:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-        for ax in axes:
+        if not a.ndim and all(ax in (0, -1) for ax in axes):
+            axis = None       # a 0-d array's only axis, as numpy allows
+        for ax in axes if a.ndim else ():
             if a.shape[ax] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
                                  "equal to one")
@@ -184,23 +186,11 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    a = to_np(a)
-    if axis is None:
-        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts = (shift,) if isinstance(shift, numbers.Integral) else tuple(shift)
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    if len(shifts) == 1:
-        shifts = shifts * len(axes)
-    out = a
-    for s, ax in zip(shifts, axes):
-        n = a.shape[ax]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            parts = _split(out, [n - s], ax, "roll", False)
-            out = concatenate([parts[1], parts[0]], axis=ax)
-    return out
+    """Op ``_npi_roll`` (MXNet 2's)."""
+    shift = int(shift) if isinstance(shift, numbers.Integral) else tuple(int(s) for s in shift)
+    if axis is not None:
+        axis = int(axis) if isinstance(axis, numbers.Integral) else tuple(int(x) for x in axis)
+    return invoke("_npi_roll", (to_np(a),), {"shift": shift, "axis": axis})
 
 
 def rot90(m, k=1, axes=(0, 1)):

@@ -244,9 +244,11 @@ def _matmul_grad(ograds, inputs, outputs):
     a2 = a if a.ndim >= 2 else a[None, :]
     b2 = b if b.ndim >= 2 else b[:, None]
     og = ograds[0]
-    if a.ndim < 2:
+    if a.ndim < 2 and b.ndim < 2:       # a 0-d result of two vectors
+        og = np.reshape(og, (1, 1))
+    elif a.ndim < 2:
         og = np.expand_dims(og, -2)
-    if b.ndim < 2:
+    elif b.ndim < 2:
         og = np.expand_dims(og, -1)
     ga = np.matmul(og, np.swapaxes(b2, -1, -2))
     gb = np.matmul(np.swapaxes(a2, -1, -2), og)

@@ -292,3 +292,25 @@ derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to",
            [np.broadcast_shapes(tuple(in_shapes[0]), parse_tuple(shape))], [in_dtypes[0]]),
        grad=lambda ograds, inputs, outputs, **_: [
            np.asarray(unbroadcast(ograds[0], inputs[0].shape), dtype=inputs[0].dtype)])
+
+
+# -- roll ---------------------------------------------------------------------------------
+def _roll_args(shift, axis):
+    if axis is None:
+        return (shift if isinstance(shift, int) else tuple(shift)), None
+    return tuple(shift) if not isinstance(shift, int) else shift, \
+        (axis if isinstance(axis, int) else tuple(axis))
+
+
+def _roll(data, shift=None, axis=None):
+    return np.roll(data, *_roll_args(shift, axis))
+
+
+def _roll_grad(ograds, inputs, outputs, shift=None, axis=None):
+    shift, axis = _roll_args(shift, axis)
+    back = -shift if isinstance(shift, int) else tuple(-s for s in shift)
+    return [np.roll(ograds[0], back, axis)]
+
+
+defop("_npi_roll", _roll, arg_names=("data",), grad=_roll_grad, cost=input_size,
+      params={"shift": None, "axis": None})

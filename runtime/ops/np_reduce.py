@@ -54,8 +54,20 @@ def _np_reduction(name, base, grad_name, nonempty=False):
     kernel0, grad0 = source.kernel, source.grad
 
     def kernel(x, axis=None, keepdims=False, dtype=None):
+        if dtype is not None and name == "_npi_mean" and np.dtype(dtype).kind in "iu":
+            axes = np_axes(axis, x.ndim)     # numpy's int mean: the sum in that dtype
+            return np.mean(x, axis=axes, dtype=dtype, keepdims=keepdims) \
+                if axes != () else x.astype(dtype)
         if dtype is not None and x.dtype != np.dtype(dtype):
-            x = x.astype(dtype)
+            # accumulated in the wider of the two, then given the asked dtype (MXNet's
+            # accumulation type: float32 in float16 out sums in float32)
+            out = np.dtype(dtype)
+            wide = np.promote_types(x.dtype, out) if out.kind == "f" and \
+                x.dtype.kind != "b" else out     # (an int result: accumulated as numpy)
+            x = x.astype(wide)
+            if np_axes(axis, x.ndim) == ():
+                return x.astype(out)
+            return np.asarray(kernel0(x, axis=axis, keepdims=keepdims)).astype(out)
         if np_axes(axis, x.ndim) == ():      # no axis reduced: the values themselves
             return x.copy()
         return kernel0(x, axis=axis, keepdims=keepdims)
@@ -138,16 +150,27 @@ defop("_npi_any", _bool_reduce(np.any), infer=_bool_infer, grad=_no_grad, cost=i
 
 def _arg_infer(in_shapes, in_dtypes, axis=None, keepdims=False, **_):
     shape = tuple(in_shapes[0])
-    if not math.prod(shape):
-        raise ValueError("attempt to get argmax of an empty sequence")
-    if axis is None:
+    if axis is None or not shape:
+        if not shape and axis is not None and int(axis) not in (0, -1):
+            raise ValueError(f"axis {axis} is out of range for a 0-d array")
+        if not math.prod(shape):
+            raise ValueError("attempt to get argmax of an empty sequence")
         return [(1,) * len(shape) if keepdims else ()], [_INT64]
+    if not shape[int(axis) % len(shape)] if -len(shape) <= int(axis) < len(shape) else False:
+        raise ValueError(f"attempt to get argmax of an empty sequence (axis {axis})")
     return [reduced_shape(shape, axis, keepdims)], [_INT64]
 
 
+def _arg(fn):
+    def kernel(x, axis=None, keepdims=False):
+        if axis is None or not x.ndim:     # a 0-d array's axis 0/-1: the whole array
+            return fn(x, axis=None, keepdims=bool(keepdims))
+        return fn(x, axis=int(axis), keepdims=bool(keepdims))
+    return kernel
+
+
 for _name, _fn in (("_npi_argmax", np.argmax), ("_npi_argmin", np.argmin)):
-    defop(_name, lambda x, axis=None, keepdims=False, _f=_fn: _f(
-              x, axis=None if axis is None else int(axis), keepdims=bool(keepdims)),
+    defop(_name, _arg(_fn),
           infer=_arg_infer, grad=_no_grad, cost=input_size,
           params={"axis": None, "keepdims": False})
 
