@@ -78,6 +78,10 @@ def ravel(x, order="C"):
 def broadcast_to(array, shape):
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     a = to_np(array)
+    if -2 in shape:      # MXNet's: -2 keeps the input's size there (aligned on the right)
+        lead = len(shape) - a.ndim
+        shape = tuple(a.shape[i - lead] if s == -2 and i >= lead else s
+                      for i, s in enumerate(shape))
     try:
         _np.broadcast_shapes(a.shape, shape)
     except ValueError:

@@ -49,6 +49,10 @@ def make_binary(name, array_op, scalar_op, rscalar_op):
     return fn
 
 
+_BOOL_RESULT = frozenset(("_npi_isnan", "_npi_isinf", "_npi_isfinite", "_npi_isposinf",
+                          "_npi_isneginf", "_npi_signbit", "_npi_logical_not"))
+
+
 def make_unary(name, op, **fixed):
     numpy_fn = getattr(_np, name, None)
 
@@ -56,6 +60,8 @@ def make_unary(name, op, **fixed):
         _no_numpy_only(name, kwargs)
         if _is_number(x) and numpy_fn is not None:
             return numpy_fn(x)
+        if out is not None and op in _BOOL_RESULT and out.dtype != _np.bool_:
+            raise TypeError(f"{name}: out has dtype {out.dtype}; the result is bool")
         return invoke(op, (to_np(x),), dict(fixed), out=out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"NumPy's ``{name}``: operator ``{op}``."

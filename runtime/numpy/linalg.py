@@ -14,7 +14,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def det(a):
-    return _invoke("_linalg_det", (_to_np(a),), {})
+    return _invoke("_linalg_det", (_to_np(a),), {"np_shape": True})
 
 
 def inv(a):
@@ -22,7 +22,7 @@ def inv(a):
 
 
 def slogdet(a):
-    return tuple(_invoke("_linalg_slogdet", (_to_np(a),), {}))
+    return tuple(_invoke("_linalg_slogdet", (_to_np(a),), {"np_shape": True}))
 
 
 def _install():

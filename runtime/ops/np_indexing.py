@@ -119,16 +119,8 @@ def npx_reshape_shape(src, spec, reverse=False):
 
 
 def _reverse(spec):
-    out, j = [], 0
-    spec = list(spec)
-    while j < len(spec):     # -6's two values travel with it
-        if spec[j] == -6:
-            out.append((spec[j], spec[j + 2], spec[j + 1]))
-            j += 3
-        else:
-            out.append((spec[j],))
-            j += 1
-    return tuple(v for group in out[::-1] for v in group)
+    """MXNet 2's ``reverse``: the spec read backwards (a -6 comes after its two values)."""
+    return tuple(spec)[::-1]
 
 
 def _reshape(data, newshape=(), reverse=False, order="C"):

@@ -333,7 +333,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
 
 
 def eye(N, M=None, k=0, dtype=None, device=None, ctx=None):
-    return apply("_npi_eye", (), {"N": int(N), "M": int(M or N), "k": int(k),
+    return apply("_npi_eye", (), {"N": int(N), "M": int(N if M is None else M), "k": int(k),
                                   "dtype": _float(dtype)})
 
 

@@ -9,7 +9,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def det(a):
-    return apply("_linalg_det", (a,))
+    return apply("_linalg_det", (a,), {"np_shape": True})
 
 
 def inv(a):
@@ -17,4 +17,4 @@ def inv(a):
 
 
 def slogdet(a):
-    return apply("_linalg_slogdet", (a,))
+    return apply("_linalg_slogdet", (a,), {"np_shape": True})
