@@ -15,6 +15,7 @@ How other modules make np arrays: see :mod:`.multiarray`'s docstring
 import numpy as _onp
 
 from . import _indexing, _operators  # noqa: F401 - complete the class
+from . import _internal  # noqa: F401 - mx.np._internal
 from . import linalg, random  # noqa: F401
 from ._creation import (arange, array, asarray, ascontiguousarray, copy,  # noqa: F401
                         empty, empty_like, eye, full, full_like, identity, linspace, ones,

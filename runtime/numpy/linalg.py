@@ -11,6 +11,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """The Frobenius / 2-norm (``ord`` None or 2 on vectors, 'fro' on matrices) or the
     1-norm of vectors: op ``_npi_norm``."""
     x = _to_np(x)
+    if ord in ("inf", "-inf"):      # MXNet takes them as strings too
+        ord = float(ord)
     return _invoke("_npi_norm", (x,), {"ord": ord, "axis": axis, "keepdims": bool(keepdims)})
 
 

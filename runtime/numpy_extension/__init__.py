@@ -104,3 +104,54 @@ def to_dlpack_for_write(data):
 def from_dlpack(dlpack):
     from ..ndarray import from_dlpack as _from
     return _from(dlpack).as_np_ndarray()
+
+
+def slice(data, begin, end, step=None):    # noqa: A001 - MXNet's name
+    """``data[begin:end:step]`` per axis (``None``: the axis's default): op ``slice``."""
+    begin, end = tuple(begin), tuple(end)
+    step = tuple(step) if step else ()
+    if not begin and not end:
+        return _invoke("_npi_copy", (_to_np(data),), {})
+    return _invoke("slice", (_to_np(data),), {"begin": begin, "end": end,
+                                              "step": step or None, "np_shape": True})
+
+
+def constraint_check(input, msg="Constraint violated!"):    # noqa: A002
+    """True when every element of the bool array ``input`` is; else ``ValueError(msg)``
+    at the next sync point: op ``_npx_constraint_check``."""
+    return _invoke("_npx_constraint_check", (_to_np(input),), {"msg": str(msg)})
+
+
+def index_update(a, ind, val):
+    """``a`` with the positions ``ind[:, i]`` set to ``val``: op ``_npx_index_update``."""
+    a = _to_np(a)
+    return _invoke("_npx_index_update", (a, _to_np(ind, a), _to_np(val, a)), {})
+
+
+def index_add(a, ind, val):
+    """``a`` with ``val`` added at the positions ``ind[:, i]``: op ``_npx_index_add``."""
+    a = _to_np(a)
+    return _invoke("_npx_index_add", (a, _to_np(ind, a), _to_np(val, a)), {})
+
+
+def round_ste(x):
+    """Rounds; its gradient passes through unchanged: op ``_contrib_round_ste``."""
+    return _invoke("_contrib_round_ste", (_to_np(x),), {})
+
+
+def sign_ste(x):
+    """Signs; its gradient passes through unchanged: op ``_contrib_sign_ste``."""
+    return _invoke("_contrib_sign_ste", (_to_np(x),), {})
+
+
+def _contrib_forward(opname):
+    def fn(*args, **kwargs):
+        return _invoke(opname, tuple(_to_np(a) for a in args), kwargs)
+    fn.__name__ = fn.__qualname__ = opname[len("_contrib_"):]
+    fn.__doc__ = f"Op ``{opname}`` (MXNet 2 profiles it under this name)."
+    return fn
+
+
+for _n in ("interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt",
+           "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt"):
+    globals()[_n] = _contrib_forward("_contrib_" + _n)

@@ -205,13 +205,13 @@ defop("_npi_boolean_mask", lambda data, mask, num_selected=0: data[mask.astype(b
 
 def _mask_assign(data, mask, value=0.0, start_axis=0):
     out = data.copy()
-    out[mask.astype(bool)] = value
+    out[_mask_index(mask, start_axis)] = value
     return out
 
 
 def _mask_assign_tensor(data, mask, value, start_axis=0):
     out = data.copy()
-    m = mask.astype(bool)
+    m = _mask_index(mask, start_axis)
     region = out[m].shape
     v = value
     while v.ndim > len(region) and v.shape[0] == 1:
@@ -220,15 +220,19 @@ def _mask_assign_tensor(data, mask, value, start_axis=0):
     return out
 
 
+def _mask_index(mask, start_axis):
+    return (slice(None),) * int(start_axis) + (mask.astype(bool),)
+
+
 def _mask_assign_grad(ograds, inputs, outputs, value=0.0, start_axis=0):
     g = ograds[0].copy()
-    g[inputs[1].astype(bool)] = 0
+    g[_mask_index(inputs[1], start_axis)] = 0
     return [g, None]
 
 
 def _mask_assign_tensor_grad(ograds, inputs, outputs, start_axis=0):
     data, mask, value = inputs
-    m = mask.astype(bool)
+    m = _mask_index(mask, start_axis)
     g = ograds[0].copy()
     gv = g[m]
     g[m] = 0

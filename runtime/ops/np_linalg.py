@@ -152,7 +152,8 @@ def _ts_prepare(a, b, axes):
                                           (axes,))]
         order = [i for i in range(a.ndim) if i not in axes] + axes
         a = np.transpose(a, order)
-    return a, b.size, a.shape[b.ndim:]
+    # MXNet's x shape: a's trailing a.ndim - b.ndim axes, all of a's when that is 0
+    return a, b.size, tuple(a.shape[-(a.ndim - b.ndim):])
 
 
 def _tensorsolve(a, b, axes=None):
@@ -182,7 +183,7 @@ def _tensorsolve_infer(in_shapes, in_dtypes, axes=None, **_):
         axes_l = [int(v) % len(sa) for v in (axes if isinstance(axes, (tuple, list)) else
                                              (axes,))]
         sa = [sa[i] for i in range(len(sa)) if i not in axes_l] + [sa[i] for i in axes_l]
-    return [tuple(sa[len(sb):])], [np.result_type(*in_dtypes)]
+    return [tuple(sa[-(len(sa) - len(sb)):])], [np.result_type(*in_dtypes)]
 
 
 defop("_npi_tensorsolve", _tensorsolve, arg_names=("a", "b"), infer=_tensorsolve_infer,

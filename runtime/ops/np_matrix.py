@@ -95,15 +95,8 @@ def _diag(v, k=0):
 
 
 def _diag_grad(ograds, inputs, outputs, k=0):
-    v = inputs[0]
-    og = ograds[0]
-    if v.ndim == 1:
-        return [np.diagonal(og, int(k)).astype(v.dtype)]
-    g = np.zeros_like(v)
-    view = np.diagonal(g, int(k))
-    view.setflags(write=True)
-    view[...] = og
-    return [g]
+    from .np_numeric import _moved_grad      # diag copies elements: the shared rule
+    return [_moved_grad(lambda a: np.diag(a, int(k)), inputs[0], ograds[0])]
 
 
 defop("_npi_diag", _diag, arg_names=("v",), grad=_diag_grad, grad_name="_backward_npi_diag",
