@@ -110,7 +110,7 @@ def input_kind(block, args):
     return "ndarray" if has_nd else "symbol"
 
 
-def _build_symbol(block, n_inputs, in_fmt=None):
+def _build_symbol(block, n_inputs, in_fmt=None, np_inputs=False):
     """(symbol, input names, output format) of ``block`` called on ``n_inputs`` vars
     (placed in the argument structure ``in_fmt``)."""
     if hasattr(block, "_sb_symbol"):
@@ -118,6 +118,8 @@ def _build_symbol(block, n_inputs, in_fmt=None):
     sym = _sym()
     names = _input_names(n_inputs)
     variables = [sym.var(n) for n in names]
+    if np_inputs:      # np symbols: F.np/F.npx and the np operators compose mx.sym.np
+        variables = [v.as_np_ndarray() for v in variables]
     out = block(*(variables if in_fmt is None else regroup_inputs(variables, in_fmt)))
     flat, fmt = _flatten(out)
     for o in flat:
@@ -156,7 +158,8 @@ def _infer_deferred(block, symbol, input_names, inputs, params):
     arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     inferred = dict(zip(symbol.list_arguments(), arg_shapes))
     inferred.update(zip(symbol.list_auxiliary_states(), aux_shapes))
-    if any(p._data is None and not inferred.get(n) for n, p in params.items()):
+    if any(p._data is None and not inferred.get(n) for n, p in params.items()) and \
+            not getattr(block, "_running_once", False):
         _run_once_imperatively(block, inputs)
     for name, p in params.items():
         if p._data is None:
@@ -180,10 +183,12 @@ def _run_once_imperatively(block, inputs):
         if getattr(b, "_active", False):
             b._active = False
             paused.append(b)
+    block._running_once = True      # (its own forward cannot infer them again)
     try:
         with autograd.pause():
             block(*inputs)
     finally:
+        block._running_once = False
         for b in paused:
             b._active = True
 
@@ -195,7 +200,8 @@ def infer_param_shapes(block, args):
         if not isinstance(a, _nd.NDArray):
             raise ValueError(f"{block.name}: cannot infer parameter shapes from a "
                              f"{type(a).__name__} input")
-    symbol, names, _ = _build_symbol(block, len(args), in_fmt)
+    np_inputs = bool(args) and args[0].__class__ is not _nd.NDArray
+    symbol, names, _ = _build_symbol(block, len(args), in_fmt, np_inputs)
     params = _graph_params(block, symbol, names)
     _infer_deferred(block, symbol, names, args, params)
 

@@ -147,6 +147,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def vsplit(ary, indices_or_sections):
+    if to_np(ary).ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return split(ary, indices_or_sections, 0)
 
 
@@ -155,6 +157,8 @@ def hsplit(ary, indices_or_sections):
 
 
 def dsplit(ary, indices_or_sections):
+    if to_np(ary).ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, 2)
 
 
