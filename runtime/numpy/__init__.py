@@ -30,8 +30,8 @@ from ._shape import (append, array_split, atleast_1d, atleast_2d,  # noqa: F401
                      roll, rot90, row_stack, shape, size, split, squeeze, stack, swapaxes,
                      take, tile, transpose, vsplit, vstack, where, sort, argsort, around,
                      round, round_, tril, triu, diagonal, trace, diag)
-from ._numeric import (diagflat, diff, ediff1d, einsum, nan_to_num, pad,  # noqa: F401
-                       polyval)
+from ._numeric import (diagflat, diff, ediff1d, einsum, may_share_memory,  # noqa: F401
+                       nan_to_num, pad, polyval, shares_memory)
 from ._ufuncs import install as _install_ufuncs
 from .multiarray import ndarray
 

@@ -31,8 +31,8 @@ FALLBACK = (
     "setdiff1d", "setxor1d", "sort", "spacing", "take_along_axis", "trace", "trapz", "tri",
     "tril", "tril_indices", "tril_indices_from", "trim_zeros", "triu", "triu_indices",
     "triu_indices_from", "union1d", "unique", "unpackbits", "unravel_index", "unwrap",
-    "vander", "sometrue", "product", "round", "round_", "may_share_memory",
-    "shares_memory", "unique_all", "unique_inverse", "unique_values")
+    "vander", "sometrue", "product", "round", "round_", "unique_all", "unique_inverse",
+    "unique_values")
 LINALG_FALLBACK = ("cholesky", "cond", "eig", "eigh", "eigvals", "eigvalsh", "lstsq",
                    "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr", "solve",
                    "svd", "tensorinv", "tensorsolve", "svdvals", "matrix_norm",

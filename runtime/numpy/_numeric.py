@@ -8,7 +8,8 @@ import numpy as _np
 from ..ndarray.ndarray import NDArray, invoke
 from .multiarray import to_np
 
-__all__ = ["einsum", "pad", "diff", "ediff1d", "nan_to_num", "diagflat", "polyval"]
+__all__ = ["einsum", "pad", "diff", "ediff1d", "nan_to_num", "diagflat", "polyval",
+           "shares_memory", "may_share_memory"]
 
 
 def einsum(*operands, out=None, optimize=False, **kwargs):
@@ -107,3 +108,22 @@ def polyval(p, x):
     if not isinstance(x, NDArray):
         x = to_np(_np.asarray(x), p if isinstance(p, NDArray) else None)
     return invoke("_npi_polyval", (to_np(p, x), x), {})
+
+
+def _buffer(a):
+    """The memory ``a`` reads: an mx array's buffer once written (a sync point), a numpy
+    array itself."""
+    if isinstance(a, NDArray):
+        a.wait_to_read()
+        return a._data
+    return _np.asarray(a)
+
+
+def shares_memory(a, b, max_work=None):
+    """Whether ``a`` and ``b`` (mx or numpy arrays) use the same memory: an mx array made
+    by ``npx.from_numpy`` shares its numpy array's (waits for both)."""
+    return _np.bool_(_np.shares_memory(_buffer(a), _buffer(b)))
+
+
+def may_share_memory(a, b, max_work=None):
+    return _np.bool_(_np.may_share_memory(_buffer(a), _buffer(b)))

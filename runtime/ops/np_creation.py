@@ -329,6 +329,9 @@ defop("_npi_choice", _choice, arg_names=("p",), variadic=True,
 
 
 def _multinomial(pvals, n=1, size=(), rng=None):
+    shape = tuple(parse_tuple(size)) + pvals.shape
+    if not math.prod(shape):     # no draws (an empty pvals or size): nothing to sample
+        return np.zeros(shape, np.int64)
     p = pvals.astype(np.float64)
     return _generator(rng).multinomial(int(n), p / p.sum(), size=parse_tuple(size) or None)
 
