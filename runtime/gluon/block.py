@@ -360,7 +360,7 @@ class Block:
                 _nd.restore_op_attrs(saved)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
-        if _np_array_on():
+        if _np_array_on() and _any_np(args):
             _check_np_outputs(out)
         return out
 
@@ -368,9 +368,17 @@ class Block:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
 
+def _any_np(args):
+    from ._structure import flatten_inputs
+    leaves, _ = flatten_inputs(args)
+    return any(isinstance(a, _nd.NDArray) and a.__class__ is not _nd.NDArray or
+               a.__class__.__name__ == "_Symbol" for a in leaves)
+
+
 def _check_np_outputs(out):
-    """Under the NumPy interface a block gives np arrays (or np symbols), as MXNet
-    checks: a legacy NDArray or Symbol among its outputs is a TypeError."""
+    """Under the NumPy interface a block called on np arrays gives np arrays (or np
+    symbols), as MXNet checks: a legacy NDArray or Symbol among its outputs is a
+    TypeError. (A block given legacy arrays, a transform say, gives what it was given.)"""
     if isinstance(out, (list, tuple)):
         for o in out:
             _check_np_outputs(o)

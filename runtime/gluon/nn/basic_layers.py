@@ -104,7 +104,7 @@ class Concatenate(Sequential):
 
     def forward(self, x):
         from ... import ndarray as F
-        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+        return _concat(F, [block(x) for block in self._children.values()], self.axis)
 
 
 class HybridConcatenate(HybridSequential):
@@ -115,7 +115,20 @@ class HybridConcatenate(HybridSequential):
         self.axis = axis
 
     def hybrid_forward(self, F, x):
-        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+        return _concat(F, [block(x) for block in self._children.values()], self.axis)
+
+
+def _concat(F, outs, axis):
+    """np arrays (and np symbols) by ``np.concatenate``, legacy ones by ``concat``."""
+    from ...numpy import ndarray as np_ndarray
+    from ...symbol.numpy import _Symbol
+    if isinstance(outs[0], np_ndarray):
+        from ...numpy import concatenate
+        return concatenate(outs, axis=axis)
+    if isinstance(outs[0], _Symbol):
+        from ...symbol.numpy import concatenate
+        return concatenate(outs, axis=axis)
+    return F.concat(*outs, dim=axis)
 
 
 def weight_bias_act(block, weight_shape, units, use_bias, activation, weight_initializer,
