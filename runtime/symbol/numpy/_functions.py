@@ -7,7 +7,7 @@ import numpy as _onp
 
 from ...numpy._ufuncs import ARRAY_ONLY, BINARY_FUNCTIONS, UNARY_FUNCTIONS
 from ..symbol import Symbol
-from . import _Symbol, apply
+from ._symbol import _Symbol, apply
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "all", "any",
            "argmax", "argmin", "cumsum", "dot", "matmul", "tensordot", "vdot", "outer",

@@ -1,5 +1,5 @@
 """``mx.sym.np.linalg``: the operators ``mx.np.linalg`` runs, composed on np symbols."""
-from . import apply
+from ._symbol import apply
 
 __all__ = ["norm", "det", "inv", "slogdet"]
 

@@ -1,14 +1,14 @@
 """``mx.sym.np.random``: draws as graph nodes of the operators ``mx.np.random`` pushes
 (``_npi_uniform``, ``_npi_normal``); the executor draws them from the shared, seeded
 generator."""
-from . import apply
+from ._symbol import apply
 
 __all__ = ["uniform", "normal"]
 
 
 def _draw(opname, a, b, size, dtype):
     from ...ndarray.ndarray import _shape
-    from . import _functions
+    from . import _functions  # noqa: F401 - (a sibling, not the package)
     inputs, params = [], {"a": 0.0, "b": 1.0, "size": () if size is None else _shape(size),
                           "dtype": _functions._float(dtype)}
     slots = []
