@@ -250,6 +250,11 @@ class _RunCommand(click.Command):
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None, metavar="A.json",
               help="At the end, print xprof diff of this earlier profile against this run's.")
+@click.option("--slow", "slow_specs", multiple=True, metavar="SPEC",
+              help="Really slow the matching ops, to check an xprof explain --what-if "
+                   "prediction: OP=2x, OP=+2ms, layer:NAME=2x, custom:TYPE=2x (factors "
+                   ">= 1; repeatable). Each slowed event is marked (args.slowed_ns); a "
+                   "SPEC that slows nothing ends the run with exit 2.")
 @click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
               default=None, metavar="SECONDS",
               help="With --nproc: stop the job (every rank) after this long; exit 124.")
@@ -262,7 +267,8 @@ class _RunCommand(click.Command):
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
-        write_html, open_view, quiet, baseline, job_timeout, nproc, hostfile, script_and_args):
+        write_html, open_view, quiet, baseline, slow_specs, job_timeout, nproc, hostfile,
+        script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -272,8 +278,17 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
       xprof run -m mypackage.train
       xprof run --nproc 4 train.py
       xprof run --baseline before.json train.py   # then the diff against it
+      xprof run --slow 'FullyConnected=2x' -o slow.json train.py
     """
+    from xprof.traces import whatif as _grammar
+
     from .errors import fail
+
+    for text in slow_specs:   # checked before anything runs
+        try:
+            _grammar.parse_slow(text)
+        except ValueError as e:
+            fail(str(e))
 
     if module is None:
         if not script_and_args:
@@ -340,6 +355,8 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
 
         from xprof.runtime.profiler import ranks
         output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
+        from xprof.runtime import slow
+        slow.install(slow_specs)
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
@@ -351,6 +368,11 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
             _trace_written()
     finally:
         _restore_process_state(saved)
+    unmatched = []
+    if slow_specs:
+        from xprof.runtime import slow
+        unmatched = slow.unmatched()
+        slow.install(())
     if not quiet:
         if session.script_configured():
             click.echo("xprof: the script configured the profiler itself; recording "
@@ -365,6 +387,9 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         session.set_config(**saved_config)
         session.clear_script_configured()
     del mx
+    if unmatched and code == 0:
+        fail(f"--slow {unmatched[0]!r} slowed no op of this run (the trace names its ops: "
+             f"xprof stats {output}; a custom op is custom:TYPE)")
     sys.exit(code)
 
 

@@ -54,6 +54,7 @@ class Analysis:
     """Everything ``explain`` derives from one timeline (plain data)."""
 
     stragglers = ()   # per step, the last rank at its collectives (analyze() sets it)
+    layers = None     # per dependency record, its layer name (analyze(layers=True))
 
     def __init__(self, tl, graph, path, threads, serial):
         self.tl, self.graph, self.path, self.threads, self.serial = tl, graph, path, threads, serial
@@ -330,12 +331,19 @@ def timeline_of(source):
     return _timeline.from_events(source)
 
 
-def analyze(source):
+def analyze(source, layers=False):
     """The :class:`Analysis` of a trace (path, Timeline or events), with the straggler
-    of each step when the trace has collectives (:mod:`.stragglers`)."""
+    of each step when the trace has collectives (:mod:`.stragglers`); ``layers``: also
+    each dependency record's layer name (``analysis.layers``, for ``layer:`` what-ifs)."""
     late = StragglerCollector()
+    keys = None
     if isinstance(source, (str, os.PathLike)):
-        tl = _timeline.load(source, collectors=[late])[0]
+        collectors = [late]
+        if layers:
+            from ..readers.rowkeys import RowKeys
+            keys = RowKeys()
+            collectors.append(keys)
+        tl = _timeline.load(source, collectors=collectors)[0]
     else:
         if not isinstance(source, _timeline.Timeline):
             late.feed(source)
@@ -350,6 +358,9 @@ def analyze(source):
         serial = True
     analysis = Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
     analysis.stragglers = steps(late.collectives)
+    if keys is not None and graph is not None:
+        ids, _ = keys.of_slices(tl.ordinal[graph.slice])
+        analysis.layers = [keys.layers[i] if i >= 0 else None for i in ids.tolist()]
     return analysis
 
 

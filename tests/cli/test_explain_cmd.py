@@ -9,7 +9,9 @@ from xprof.mxcli.readers.checker import Checker
 from xprof.traces.tracefile import TraceReader
 
 KEYS = {"wall_ms", "critical_path_ms", "composition", "critical_path", "by_name", "top_ops",
-        "threads", "findings"}
+        "threads", "findings",
+        # with dependency records: the replay's "what would help" (issue #41)
+        "what_would_help", "replay"}
 
 
 def _chain_trace(tmp_path):
