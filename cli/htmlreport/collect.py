@@ -231,6 +231,10 @@ def explain_doc(timeline):
     doc = analysis.to_dict(segments=False, top=MAX_OPERATOR_ROWS)
     doc["composition_ms"] = {kind: round(ns / 1e6, 6) for kind, ns in analysis.by_kind.items()}
     doc["dependencies"] = not analysis.serial
+    from ..analysis import whatif
+    key, answer, replayed = whatif.answer(analysis, [])   # "what would help" (the replay)
+    if key is not None:
+        doc[key], doc["replay"] = answer, replayed
     return doc
 
 

@@ -337,6 +337,27 @@ def critical_path(doc):
                    '<code>asnumpy</code>, <code>asscalar</code>), on the main thread or '
                    'inside a custom op\'s <code>forward</code>; idle: nothing to run. '
                    'As <code>xprof explain</code> reports them.</p>')
+    helps = ex.get("what_would_help") or []
+    if helps:
+        replay = ex.get("replay") or {}
+        head = ("<thead><tr><th class='text'>Op</th><th>On the path</th>"
+                "<th>Gain if 2x faster</th><th>Gain if free</th><th>Slack</th></tr></thead>")
+        body = "".join(
+            f"<tr>{_name_cell(r['name'])}{_num_cell(r['path_ms'])}"
+            f"{_num_cell(r['gain_2x_ms'])}{_num_cell(r['gain_free_ms'])}"
+            f"{_num_cell(r['slack_ms']) if r.get('slack_ms') is not None else '<td></td>'}"
+            "</tr>" for r in helps)
+        out.append("<h3>What would help</h3>"
+                   f'<table data-sortable id="what-would-help">{head}<tbody>{body}</tbody>'
+                   "</table>"
+                   '<p class="note">The run replayed from its dependency records with '
+                   'each op 2x faster, and taking no time (the ceiling): the wall time '
+                   'gained (ms). An op with slack gains nothing. Any change: '
+                   "<code>xprof explain --what-if 'OP=0.5x'</code>; check one with "
+                   "<code>xprof run --slow 'OP=2x'</code>."
+                   + (f' The unchanged replay: {replay["replayed_ms"]:,.3f} ms against '
+                      f'{replay["recorded_ms"]:,.3f} ms recorded.' if replay else "")
+                   + "</p>")
     findings = ex.get("findings") or []
     if findings:
         out.append('<h3>Findings</h3><ul class="findings">' + "".join(

@@ -132,3 +132,12 @@ def test_explain_what_if_document_and_errors(tmp_path):
         res = cli("explain", path, "--what-if", spec)
         assert res.exit_code == 2 and words in res.stderr
         assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_the_report_shows_what_would_help(tmp_path):
+    path = write_trace(tmp_path / "t.json", two_chains())
+    res = cli("report", path, "-o", tmp_path / "r.html")
+    assert res.exit_code == 0, res.stderr
+    page = (tmp_path / "r.html").read_text()
+    table = page.split('id="what-would-help"')[1].split("</table>")[0]
+    assert ">a1<" in table and ">a2<" in table
