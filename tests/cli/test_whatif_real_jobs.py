@@ -97,7 +97,8 @@ def _spec_of(name):
 
 
 def _off_path(tmp, engine, argv):
-    """An op with time of its own of which none is on the critical path, or None."""
+    """The op with most time of its own of which at most a tenth is on the critical
+    path (a parameter's update beside the next step's work), or None."""
     import numpy as np
     from xprof.mxcli.analysis import explain as ex
 
@@ -107,7 +108,8 @@ def _off_path(tmp, engine, argv):
     recorded = set(np.unique(a.graph.name).tolist())
     for i in np.argsort(-totals).tolist():
         n = tl.names[i]
-        if i in recorded and a.by_name.get(n, 0) == 0 and not n.endswith("::pure_python"):
+        if i in recorded and a.by_name.get(n, 0) <= 0.1 * totals[i] \
+                and not n.endswith("::pure_python") and totals[i] > 0:
             return n
     return None
 
@@ -128,11 +130,19 @@ def _pairs(tmp, engine, argv, spec, n=2):
 def _agree(pairs):
     """Predicted against measured: the pairs' medians within max(15% of the measured
     change, 3% of wall), plus the spread of the measured changes themselves (a loaded
-    machine moves even runs side by side apart)."""
+    machine moves even runs side by side apart). When the runs themselves spread too
+    far for any comparison (their walls a quarter apart, or their measured changes
+    half of the change apart), the check says so and skips: inconclusive, not passed."""
     predicted = statistics.median(p for p, _, _ in pairs)
     measured = statistics.median(m for _, m, _ in pairs)
-    wall = statistics.median(w for _, _, w in pairs)
+    walls = [w for _, _, w in pairs]
+    wall = statistics.median(walls)
     spread = (max(m for _, m, _ in pairs) - min(m for _, m, _ in pairs)) / 2
+    if (max(walls) - min(walls)) / 2 > 0.25 * wall or spread > 0.5 * max(abs(measured),
+                                                                        0.03 * wall):
+        pytest.skip(f"the runs differ too much among themselves to check a prediction "
+                    f"(walls {[round(w) for w in walls]} ms, measured changes "
+                    f"{[round(m) for _, m, _ in pairs]} ms): a loaded machine")
     bound = max(0.15 * abs(measured), 0.03 * wall) + spread
     return abs(predicted - measured) <= bound, (predicted, measured, bound, pairs)
 
@@ -154,17 +164,19 @@ def test_a_prediction_agrees_with_the_run_really_slowed(tmp_path, job, engine):
     argv = STEADY[job]
     (tmp_path / "a").mkdir()
     top = _explain(_run(tmp_path / "a", engine, argv))["top_ops"][0]["name"]
-    ok, detail = _agree(_pairs(tmp_path, engine, argv, _spec_of(top)))
+    ok, detail = _agree(_pairs(tmp_path, engine, argv, _spec_of(top), n=3))
     assert ok, (top, detail)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_an_op_off_the_path_predicts_and_measures_no_change(tmp_path, engine):
+def test_an_op_off_the_path_predicts_and_measures_no_change(tmp_path):
+    """ThreadedEngine (under NaiveEngine every op runs one after another: all on the
+    path): an op with little of its time on the path made 2x slower changes little."""
+    engine = "ThreadedEngine"
     argv = STEADY["mlp"]
     (tmp_path / "a").mkdir()
     off = _off_path(tmp_path / "a", engine, argv)
     assert off is not None
-    pairs = _pairs(tmp_path, engine, argv, off)
+    pairs = _pairs(tmp_path, engine, argv, off, n=3)
     ok, detail = _agree(pairs)
     assert ok, (off, detail)
     wall = statistics.median(w for _, _, w in pairs)
