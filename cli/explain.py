@@ -79,9 +79,11 @@ def render_text(a, doc_findings, top=10):
 
 @click.command("explain")
 @click.argument("trace", default="profile.json", metavar="[TRACE]")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: wall_ms, critical_path_ms, composition, "
-                                      "critical_path, by_name, top_ops, threads, findings.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True,
+              help="json: wall_ms, critical_path_ms, composition, critical_path, by_name, "
+                   "top_ops, threads, findings; markdown: the verdict, then "
+                   "GitHub-flavoured tables.")
 @click.option("--mark-trace", "mark_out", metavar="OUT.json", default=None,
               help="Also write a copy of TRACE with the critical path flagged in args and "
                    "linked by flow arrows (for Perfetto).")
@@ -150,14 +152,18 @@ def explain(trace, fmt, mark_out, top, what_if):
         fail(str(exc))
     if key is None and specs:
         fail(f"{trace}: cannot predict {', '.join(s.text for s in specs)}: {answer}")
-    if fmt == "json":
-        doc = analysis.to_dict()
+    if fmt in ("json", "markdown"):
+        doc = analysis.to_dict(segments=fmt == "json")
         if key is not None:
             doc[key] = answer
             doc["replay"] = replayed
         if analysis.serial:
             click.echo(f"xprof: note: {ex.FALLBACK_NOTE}", err=True)
-        click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        if fmt == "markdown":
+            from .markdown import explain as explain_md
+            click.echo(explain_md(doc, trace), nl=False)
+        else:
+            click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
         from .analysis.findings import findings
 

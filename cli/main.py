@@ -25,6 +25,14 @@ _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class _Group(click.Group):
+    def format_help(self, ctx, formatter):
+        super().format_help(ctx, formatter)
+        from .coexist import help_line   # openxla's xprof beside: how to reach each
+        line = help_line()
+        if line:   # (one line, unwrapped: a user greps for it)
+            formatter.write_paragraph()
+            formatter.write(line + "\n")
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
             rv = super().main(args, prog_name or "xprof", complete_var,

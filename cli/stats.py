@@ -13,7 +13,7 @@ import click
 from xprof.traces.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
 # Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "text", "json", "csv", "markdown", "collapsed", "speedscope")
 # Same as readers/grouping.GROUP_BY.
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 
@@ -28,7 +28,11 @@ GROUP_BY = ("name", "layer", "op,layer", "shape")
 @click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
               help="At most N rows per domain.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-              show_default=True, help="json: the profiler.dumps() schema; csv: one row per entry.")
+              show_default=True, help="json: the profiler.dumps() schema; csv: one row per "
+                                      "entry; markdown: GitHub-flavoured tables, the top "
+                                      "operator first (text: table's other name); with "
+                                      "--lines, collapsed (flamegraph.pl) or speedscope: "
+                                      "the sampled stacks.")
 @click.option("--flat", is_flag=True,
               help="One table of all time rows ranked by --sort-by, the domain as a column "
                    "(--top N: the first N rows).")
@@ -79,13 +83,16 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     from . import stats_pipeline
 
     gc.disable()  # see validate: no cycles among the decoded events
-    if include_waits and not flat:
-        from .errors import fail
+    from .errors import fail
 
+    if include_waits and not flat:
         fail("--include-waits only applies to --flat")
     source = click.get_current_context().get_parameter_source("profile")
     if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
         profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
+    if fmt in ("collapsed", "speedscope") and lines is None:
+        fail(f"--format {fmt} is the sampled Python stacks: it goes with --lines "
+             f"(xprof stats {profile} --lines --format {fmt})")
     options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
                                      include_waits, group_by, by_process, lines)
     stats_pipeline.run(profile, options, fmt, sys.stdout)

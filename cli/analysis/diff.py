@@ -570,7 +570,14 @@ MATERIAL = 0.02
 
 
 def gate(doc, specs):
-    """The reasons (texts) the diff fails the gate ``specs`` (parsed), [] when it passes.
+    """The reasons (texts) the diff fails the gate ``specs`` (parsed), [] when it passes
+    (:func:`gate_rows`: with the rows that failed it)."""
+    return [reason for reason, _ in gate_rows(doc, specs)]
+
+
+def gate_rows(doc, specs):
+    """``[(reason, row or None)]``: why the diff fails the gate ``specs`` (parsed), each
+    with the row that failed it (None for the wall or step time); [] when it passes.
 
     * a row: significant, its median ratio above ``1 + P``, and (for ``P%``) material;
       ``op:NAME:P%`` the rows of that op or layer name only;
@@ -602,7 +609,7 @@ def gate(doc, specs):
                 continue
             if kind == "any" and not material(row, wall["a_ms"], on_path):
                 continue
-            reasons.append(f"{label(row)} median {row['a']['median_ms']:.3f} -> "
-                           f"{row['b']['median_ms']:.3f} ms (x{row['ratio']:.2f}, "
-                           f"significant; over {pct})")
-    return reasons + wall_reasons   # the rows first: they say where
+            reasons.append((f"{label(row)} median {row['a']['median_ms']:.3f} -> "
+                            f"{row['b']['median_ms']:.3f} ms (x{row['ratio']:.2f}, "
+                            f"significant; over {pct})", row))
+    return reasons + [(r, None) for r in wall_reasons]   # the rows first: they say where

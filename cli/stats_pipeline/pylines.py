@@ -74,6 +74,28 @@ def render(doc, fmt, out):
     click.echo(pylines.text(shown, summary, interval), file=out, nl=False)
 
 
+STACK_FORMATS = ("collapsed", "speedscope")
+
+
 def run(path, options, fmt, out):
+    if fmt in STACK_FORMATS:
+        return run_stacks(path, options, fmt, out)
     report = read_report(path, options)
     render(document(report, options.lines), fmt, out)
+
+
+def run_stacks(path, options, fmt, out):
+    """``--lines --format collapsed|speedscope``: the sampled stacks, rooted at each
+    custom op and its call (``readers/pystacks.py``)."""
+    from ..readers.pystacks import PythonStacksCollector, collapsed, speedscope
+
+    collector = PythonStacksCollector()
+    read_report(path, options, [collector])
+    stacks = collector.stacks(options.lines or None)
+    if options.lines and not stacks:
+        fail(f"--lines {options.lines!r}: no Python-line samples of that op type")
+    if fmt == "collapsed":
+        click.echo(collapsed(stacks), file=out, nl=False)
+    else:
+        name = os.path.basename(path)
+        click.echo(orjson.dumps(speedscope(stacks, name)).decode(), file=out)

@@ -8,9 +8,10 @@ one entry in the ``SECTIONS`` table of every module.
 """
 from __future__ import annotations
 
-from . import csv, json, table
+from . import csv, json, markdown, table
 
-RENDERERS = {"table": table, "json": json, "csv": csv}
+# "text" is "table"'s name in the other commands' vocabulary (text|json|csv|markdown)
+RENDERERS = {"table": table, "text": table, "json": json, "csv": csv, "markdown": markdown}
 
 
 def render(fmt, report, out):
