@@ -359,6 +359,7 @@ def analyze(source, layers=False):
     analysis = Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
     analysis.stragglers = steps(late.collectives)
     if keys is not None and graph is not None:
+        keys.finish()
         ids, _ = keys.of_slices(tl.ordinal[graph.slice])
         analysis.layers = [keys.layers[i] if i >= 0 else None for i in ids.tolist()]
     return analysis
