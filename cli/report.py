@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .htmlreport.output import default_output, write_report
+from xprof.mxcli.render.html.output import default_output, write_report
 
 
 @click.command("report")
@@ -34,7 +34,7 @@ def report(trace, output, memory_csv):
     """
     import gc
 
-    from .errors import refuse_overwrite
+    from xprof.mxcli.errors import refuse_overwrite
 
     gc.disable()  # as in xprof stats: no cycles among the decoded events
     output = output or default_output(trace)

@@ -80,10 +80,10 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     """
     import gc
 
-    from . import stats_pipeline
+    from xprof.mxcli.render import stats as stats_pipeline
 
     gc.disable()  # see validate: no cycles among the decoded events
-    from .errors import fail
+    from xprof.mxcli.errors import fail
 
     if include_waits and not flat:
         fail("--include-waits only applies to --flat")

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..readers.rowkeys import RowKeys
-from ..readers.timeline import TimelineCollector
-from . import critical_path as cp, linediff
+from xprof.mxcli.analysis.rowkeys import RowKeys
+from xprof.mxcli.analysis.timeline import TimelineCollector
+from xprof.mxcli.analysis import critical_path as cp, linediff
 
 FLOOR = 0.10          # the between-run drift a change must exceed
 CONFIDENCE = 0.99
@@ -178,7 +178,7 @@ def load_pair(a, b):
         sb = load_summary(b)
         kind, value = future.result()
     if kind == "error":
-        from ..errors import fail
+        from xprof.mxcli.errors import fail
         fail(value)
     return value, sb
 
@@ -196,10 +196,10 @@ def _load_or_error(path):
 def load_run(path):
     """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
     keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
-    from ..errors import fail
-    from ..stats_pipeline import sources
-    from ..stats_pipeline.latency import LatencyCollector
-    from .explain import analyze
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.streaming import sources
+    from xprof.mxcli.analysis.latency import LatencyCollector
+    from xprof.mxcli.analysis.explain import analyze
 
     keys = RowKeys()
     report = sources.read_report(

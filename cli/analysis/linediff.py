@@ -19,7 +19,7 @@ MIN_POINTS = 2.0   # a share's change smaller than this is never called signific
 
 def sections(run_tl):
     """``(rows, summary)`` of one run's timeline (empty without samples)."""
-    from ..readers.pylines import section
+    from xprof.mxcli.analysis.pylines import section
 
     return section(getattr(run_tl, "python_lines", None), getattr(run_tl, "call_stats", None))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ints import unique
+from xprof.mxcli.analysis.ints import unique
 
 DRIVER, WORKER, CUSTOM, OTHER = "driver", "worker", "custom", "other"
 

@@ -3,8 +3,7 @@ events: HTA's overlap per rank, the communication table, steps and their straggl
 from __future__ import annotations
 
 from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
-from xprof.mxcli.stats_pipeline.communication import (Communication, communication_rows,
-                                                    overlap_rows)
+from xprof.mxcli.analysis.communication import Communication, communication_rows, overlap_rows
 
 
 def _coll(pid, ts, dur, size=4000, name="KVStoreDistDefaultPush", **args):

@@ -11,7 +11,7 @@ import time
 
 from cli_helpers import cli_subprocess
 
-from xprof.mxcli.launch import copy_arguments
+from xprof.mxcli.runner.launch import copy_arguments
 from xprof.mxcli.run import run
 
 

@@ -6,7 +6,7 @@ import json
 
 from cli_helpers import X, cli, meta, write_trace
 
-from xprof.mxcli.readers import pylines
+from xprof.mxcli.analysis import pylines
 
 MS = 1_000_000
 

@@ -9,7 +9,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.readers.chrome import StatsCollector
+from xprof.mxcli.analysis.stats_collector import StatsCollector
 from xprof.traces.tracefile import TraceReader
 
 _TIMES = st.one_of(

@@ -10,7 +10,7 @@ import json
 
 from cli_helpers import cli
 
-from xprof.mxcli.htmlreport.collect import read_trace
+from xprof.mxcli.render.html.collect import read_trace
 
 
 def _x(name, ts, dur, tid=1, cat="operator"):

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.mxcli.readers import stats_module
+from xprof.mxcli.analysis import stats_module
 from xprof.traces import callstats
 
 S = stats_module()

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.readers import stats_module
+from xprof.mxcli.analysis import stats_module
 
 S = stats_module()
 

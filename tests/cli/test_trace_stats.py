@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from xprof.mxcli.readers.chrome import StatsCollector
-from xprof.mxcli.readers.timeline import Builder
-from xprof.mxcli.readers.trace_stats import TraceStats
+from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.timeline import Builder
+from xprof.mxcli.analysis.trace_stats import TraceStats
 from xprof.traces.batch import Batch
 from xprof.traces.stats import to_json_obj
 
