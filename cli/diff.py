@@ -17,7 +17,8 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
     """Compare, print, write the page, apply the gate; return the exit code (0 or 1)."""
     import orjson
 
-    from xprof.mxcli.analysis.diff import diff, gate_rows, load_pair, parse_gate
+    from xprof.mxcli.analysis.diff import diff, gate_rows, parse_gate
+    from xprof.mxcli.streaming.pair import load_pair
     from xprof.mxcli.errors import fail
 
     specs = []

@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from xprof.mxcli.analysis import BadInput
 from xprof.mxcli import diff as _diff
 from xprof.mxcli import explain as _explain
 from xprof.mxcli import stats as _stats
@@ -44,6 +45,9 @@ class _Group(click.Group):
             message = " ".join(exc.format_message().split())
             click.echo(f"xprof: error: {message}", err=True)
             rv = exc.exit_code
+        except BadInput as exc:   # an analysis's (analysis/__init__.py): the same line
+            click.echo(f"xprof: error: {' '.join(str(exc).split())}", err=True)
+            rv = 2
         except click.exceptions.Abort:
             click.echo("xprof: aborted", err=True)
             rv = 1

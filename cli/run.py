@@ -416,7 +416,8 @@ def _trace_written():
 def _diff_against(baseline, output):
     """``--baseline``: the diff of the earlier profile against this run's, on stderr
     (the run's stdout is the script's)."""
-    from xprof.mxcli.analysis.diff import diff, load_pair
+    from xprof.mxcli.analysis.diff import diff
+    from xprof.mxcli.streaming.pair import load_pair
     from xprof.mxcli.errors import XprofError
     from xprof.mxcli.render import diff_table
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xprof.mxcli.errors import fail
 from xprof.traces import stats as shared_stats
 from xprof.traces.callstats import CATEGORY as CUSTOM_OPERATOR, SECTION as CALLS
 
 from xprof.mxcli.analysis.pylines import CATEGORY as PYTHON_LINE
 from xprof.mxcli.analysis.flat import flatten
-from xprof.mxcli.analysis import by_process, communication, latency
+from xprof.mxcli.analysis import BadInput, by_process, communication, latency
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,8 @@ def check_domains(report, options):
     available = sorted(set(st.time) | set(st.memory) | set(st.counter))
     for d in options.domains:
         if d not in available:
-            fail(f"unknown domain {d!r}; available: {', '.join(map(repr, available)) or 'none'}")
+            raise BadInput(f"unknown domain {d!r}; available: "
+                           f"{', '.join(map(repr, available)) or 'none'}")
     return report
 
 

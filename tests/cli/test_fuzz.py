@@ -97,5 +97,5 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
 
 
 def _run(path):
-    from xprof.mxcli.analysis.diff import load_run
+    from xprof.mxcli.streaming.pair import load_run
     return load_run(path)

@@ -9,10 +9,9 @@ import json
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.mxcli.analysis import stats_module
+from xprof.traces import stats as S
 from xprof.traces import callstats
 
-S = stats_module()
 
 
 def _trace(tmp_path):
