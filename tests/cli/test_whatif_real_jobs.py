@@ -97,20 +97,33 @@ def _spec_of(name):
 
 
 def _off_path(tmp, engine, argv):
-    """The op with most time of its own of which at most a tenth is on the critical
-    path (a parameter's update beside the next step's work), or None."""
-    import numpy as np
-    from xprof.mxcli.analysis import explain as ex
+    """A what-if target with time of its own of which at most a tenth is on the critical
+    path: an op name, else an op's layer (``layer:NAME``: a parameter's update beside the
+    next step's work), the one with most time; or None."""
+    import collections
 
-    a = ex.analyze(str(_run(tmp, engine, argv)))
-    tl = a.tl
-    totals = np.bincount(tl.name, weights=tl.end - tl.start, minlength=len(tl.names))
-    recorded = set(np.unique(a.graph.name).tolist())
-    for i in np.argsort(-totals).tolist():
-        n = tl.names[i]
-        if i in recorded and a.by_name.get(n, 0) <= 0.1 * totals[i] \
-                and not n.endswith("::pure_python") and totals[i] > 0:
-            return n
+    import numpy as np
+    from xprof.mxcli.analysis import critical_path as cp, explain as ex
+
+    a = ex.analyze(str(_run(tmp, engine, argv)), layers=True)
+    tl, g = a.tl, a.graph
+    on_path = np.zeros(len(tl.start))
+    for kind, row, t0, t1 in zip(a.path.kind, a.path.row, a.path.t0, a.path.t1):
+        if kind == cp.OP and row >= 0:
+            on_path[row] += t1 - t0
+    total, on = collections.Counter(), collections.Counter()
+    for i in range(len(g)):
+        row = int(g.slice[i])
+        name = tl.names[tl.name[row]]
+        if name.endswith("::pure_python"):
+            continue
+        for key in (name, f"layer:{a.layers[i]}" if a.layers[i] else None):
+            if key:
+                total[key] += int(tl.end[row] - tl.start[row])
+                on[key] += on_path[row]
+    for key, ns in total.most_common():
+        if on[key] <= 0.1 * ns:
+            return key
     return None
 
 
