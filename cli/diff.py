@@ -9,7 +9,7 @@ import sys
 
 import click
 
-FORMATS = ("text", "json", "markdown", "table")   # table: text's older spelling
+FORMATS = ("text", "json", "markdown", "table")   # table: text's older spelling (errors)
 
 
 def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annotate=None,
@@ -27,6 +27,9 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
             specs.append(parse_gate(spec))
         except ValueError as exc:
             fail(str(exc))
+    from xprof.mxcli.errors import format_of
+
+    fmt = format_of(fmt)
     out = out or sys.stdout
     doc = diff(*load_pair(a, b))
     failed = gate_rows(doc, specs) if specs else []

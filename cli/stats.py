@@ -13,7 +13,8 @@ import click
 from xprof.traces.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
 # Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
-FORMATS = ("table", "text", "json", "csv", "markdown", "collapsed", "speedscope")
+FORMATS = ("text", "json", "csv", "markdown", "collapsed", "speedscope",
+           "table")   # table: text's older spelling (errors.FORMAT_ALIASES)
 # Same as readers/grouping.GROUP_BY.
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 
@@ -27,12 +28,12 @@ GROUP_BY = ("name", "layer", "op,layer", "shape")
               help="Only this domain (category); repeatable.")
 @click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
               help="At most N rows per domain.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
               show_default=True, help="json: the profiler.dumps() schema; csv: one row per "
                                       "entry; markdown: GitHub-flavoured tables, the top "
-                                      "operator first (text: table's other name); with "
-                                      "--lines, collapsed (flamegraph.pl) or speedscope: "
-                                      "the sampled stacks.")
+                                      "operator first; with --lines, collapsed "
+                                      "(flamegraph.pl) or speedscope: the sampled stacks "
+                                      "(table: text's older spelling).")
 @click.option("--flat", is_flag=True,
               help="One table of all time rows ranked by --sort-by, the domain as a column "
                    "(--top N: the first N rows).")
@@ -90,6 +91,9 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     source = click.get_current_context().get_parameter_source("profile")
     if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
         profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
+    from xprof.mxcli.errors import format_of
+
+    fmt = format_of(fmt)
     if fmt in ("collapsed", "speedscope") and lines is None:
         fail(f"--format {fmt} is the sampled Python stacks: it goes with --lines "
              f"(xprof stats {profile} --lines --format {fmt})")

@@ -128,7 +128,7 @@ def test_csv(tmp_path):
 @pytest.mark.parametrize("args,fragment", [
     (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'self', 'avg', 'min', "
                               "'max', 'count'."),
-    (["--format", "xml"], "'xml' is not one of 'table', 'text', 'json', 'csv', 'markdown'"),
+    (["--format", "xml"], "'xml' is not one of 'text', 'json', 'csv', 'markdown'"),
     (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),
     (["--top", "many"], "'many' is not a valid integer"),
     (["--domain", "nope"], "unknown domain 'nope'; available: 'Custom Operator', 'Device Storage', "
