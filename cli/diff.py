@@ -1,7 +1,7 @@
 """``xprof diff A B``: what changed between two runs, and a regression gate for CI.
 
 Only the options and the output live here; the comparison is ``analysis/diff.py``,
-the table ``render.diff_table``, the page ``htmlreport/diffpage.py``.
+the table ``render.diff_table``, the page ``render/html/diffpage.py``.
 """
 from __future__ import annotations
 

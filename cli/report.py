@@ -1,8 +1,8 @@
 """``xprof report``: one self-contained HTML page of a trace's summaries.
 
-The command only parses options; ``htmlreport.collect`` reads the trace (the same
+The command only parses options; ``render.html.collect`` reads the trace (the same
 statistics ``xprof stats --format json`` prints and the document of ``xprof explain
---format json``), ``htmlreport.render`` turns them into the page, ``htmlreport.output``
+--format json``), ``render.html.render`` turns them into the page, ``render.html.output``
 writes it atomically (``xprof run --report`` writes through it too).
 """
 from __future__ import annotations

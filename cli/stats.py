@@ -1,6 +1,6 @@
 """``xprof stats``: per-domain aggregate tables from a trace or a oneDNN verbose log.
 
-Only the options live here; the work is the pipeline in ``stats_pipeline/``
+Only the options live here; the work is the pipeline in ``render/stats.py ``
 (sources -> processors -> renderers).
 """
 from __future__ import annotations
@@ -12,10 +12,11 @@ import click
 
 from xprof.traces.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
-# Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
+# render/stats.py RENDERERS' keys (and --lines' stack formats); spelled out so `--help`
+# needs no import.
 FORMATS = ("text", "json", "csv", "markdown", "collapsed", "speedscope",
            "table")   # table: text's older spelling (errors.FORMAT_ALIASES)
-# Same as readers/grouping.GROUP_BY.
+# Same as analysis/grouping.GROUP_BY.
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 
 
@@ -81,7 +82,7 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     """
     import gc
 
-    from xprof.mxcli.render import stats as stats_pipeline
+    from xprof.mxcli.render import stats as stats_doc
 
     gc.disable()  # see validate: no cycles among the decoded events
     from xprof.mxcli.errors import fail
@@ -97,6 +98,6 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     if fmt in ("collapsed", "speedscope") and lines is None:
         fail(f"--format {fmt} is the sampled Python stacks: it goes with --lines "
              f"(xprof stats {profile} --lines --format {fmt})")
-    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
+    options = stats_doc.Options(sort_by, ascending, frozenset(domains), top, flat,
                                      include_waits, group_by, by_process, lines)
-    stats_pipeline.run(profile, options, fmt, sys.stdout)
+    stats_doc.run(profile, options, fmt, sys.stdout)

@@ -1,7 +1,7 @@
 """``xprof trace``: write a normalized, validated copy of a Chrome trace, streaming.
 
 One pass reads the input into the normalizer's compact columns (bounded
-memory, see ``readers/normalize.py``); the output is then written to a temp
+memory, see ``streaming/normalize.py``); the output is then written to a temp
 file chunk by chunk while the same checker as ``xprof validate`` reads each
 chunk back, and the temp file replaces OUT only if the output is valid (or
 ``--force``).
@@ -44,7 +44,7 @@ def _decode_chunk(raw, huge_ints):
 
 
 def _source(profiles, align):
-    """The input: one trace file, or the merge of several (cli/readers/merge.py)."""
+    """The input: one trace file, or the merge of several (cli/streaming/merge.py)."""
     from xprof.mxcli.errors import fail
     from xprof.mxcli.streaming.merge import MergedTrace
     from xprof.traces.tracefile import TraceReader

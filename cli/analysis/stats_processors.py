@@ -29,7 +29,7 @@ class Options:
     top: int | None = None
     flat: bool = False             # one ranking across domains (flat.py)
     include_waits: bool = False    # keep the API domain's sync waits in --flat
-    group_by: str = "name"         # row of an operator event (readers/grouping.py)
+    group_by: str = "name"         # row of an operator event (analysis/grouping.py)
     by_process: bool = False       # per-process tables and rank spread (by_process.py)
     lines: str | None = None       # --lines [OP_TYPE]: "" for every op type (pylines.py)
 

@@ -5,7 +5,7 @@ commands read beside its slices: the Python-line samples (``--lines``, docs/line
 pairs.)
 
 Why a module here and not in ``xprof.traces``: that collector is the CLI's
-(``readers/pylines.py``); the model knows nothing of it and feeds it the batches it
+(``analysis/pylines.py``); the model knows nothing of it and feeds it the batches it
 decodes (``Builder(collectors=...)``).
 """
 from __future__ import annotations

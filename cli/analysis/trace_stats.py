@@ -24,7 +24,7 @@ leaves out or rounds differently, so the figures are those of the streaming read
   it every slice is streamed (the reader's own path).
 
 The ``Trace`` must be finished before :meth:`finish` (the pass finishes its
-``TimelineCollector`` first, ``stats_pipeline/sources.py``) and given by
+``TimelineCollector`` first, ``streaming/sources.py``) and given by
 :meth:`use_trace`.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import orjson
 
 
-# The stats renderers live in stats_pipeline/renderers/ (one module per format);
+# The stats renderers live in render/stats_*.py  (one module per format);
 # this one takes a to_json_obj document, for callers that have no Report (run's summary).
 def stats_rich(obj, console):
     """One rich table per domain and section, numbers right-aligned, units in headers."""

@@ -1,7 +1,7 @@
 """``xprof stats --lines [OP_TYPE]``: the ``Python Lines`` section alone, in each format.
 
 The trace is read by the same pass as every ``xprof stats`` (its collectors, with
-``readers/pylines.py``'s among them); the shares need the ``Custom Operator Calls``
+``analysis/pylines.py``'s among them); the shares need the ``Custom Operator Calls``
 Python time, so the report's call statistics come along. Only the lines are printed:
 ``--lines`` asks "which line?", the other tables answer other questions.
 """
@@ -86,7 +86,7 @@ def run(path, options, fmt, out):
 
 def run_stacks(path, options, fmt, out):
     """``--lines --format collapsed|speedscope``: the sampled stacks, rooted at each
-    custom op and its call (``readers/pystacks.py``)."""
+    custom op and its call (``analysis/pystacks.py``)."""
     from xprof.mxcli.analysis.pystacks import PythonStacksCollector, collapsed, speedscope
 
     collector = PythonStacksCollector()

@@ -49,7 +49,7 @@ def call_lines(calls, top, writers=None):
           97% of its latency waits at sync points in its Python code (...)
 
     (the first on one line), the second :func:`callstats.headline`; ``writers``: the op
-    each type's calls waited for (``cli/readers/callinputs.py``), named when inputs
+    each type's calls waited for (``cli/analysis/callinputs.py``), named when inputs
     dominate. Queued stands for inputs + pool in traces that do not split it."""
     from xprof.traces import callstats
 

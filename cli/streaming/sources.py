@@ -43,7 +43,7 @@ def _is_json(head):
 
 class StatsTotals:
     """The aggregate tables (Time, Memory, Counter): the collector every trace feeds. Its
-    slices are counted from the pass's ``Trace`` (``readers/trace_stats.py``); the
+    slices are counted from the pass's ``Trace`` (``analysis/trace_stats.py``); the
     streaming part keeps what the ``Trace`` leaves out (counters, async pairs, ...)."""
 
     needs_trace = True

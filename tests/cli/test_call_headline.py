@@ -3,7 +3,7 @@
 A real run (``xprof run``): a heavy ``FullyConnected`` writes the input of a light custom
 op, pushed right after it, so the call's latency is mostly waiting for its inputs, and
 the trace's dependency records say who wrote them. The run summary, ``xprof report``'s
-custom-op section and ``cli/readers/callinputs.py`` must all name ``FullyConnected``.
+custom-op section and ``cli/analysis/callinputs.py`` must all name ``FullyConnected``.
 """
 from __future__ import annotations
 

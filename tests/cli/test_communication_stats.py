@@ -1,4 +1,4 @@
-"""cli/stats_pipeline/communication.py and cli/analysis/stragglers.py on hand-made
+"""cli/analysis/communication.py and cli/analysis/stragglers.py on hand-made
 events: HTA's overlap per rank, the communication table, steps and their straggler."""
 from __future__ import annotations
 

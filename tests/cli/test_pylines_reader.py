@@ -1,4 +1,4 @@
-"""``Python Lines`` from hand-made traces (cli/readers/pylines.py): sums over calls,
+"""``Python Lines`` from hand-made traces (cli/analysis/pylines.py): sums over calls,
 shares of the op's Python time from its call spans, blocked rows, the stated error."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""readers/chrome.py's two paths agree: a batch's ``X`` events taken as columns (numpy)
+"""analysis/stats_collector.py's two paths agree: a batch's ``X`` events taken as columns (numpy)
 give exactly the statistics of the event-by-event path (``feed_events``), whatever the
 batch holds: well-formed xprof events, MXNet's B/E pairs, malformed values, integer
 times near the float64 limits, unhashable ids."""

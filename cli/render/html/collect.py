@@ -199,7 +199,7 @@ MAX_LINES = 5   # the report's rows per custom op type (xprof stats --lines has 
 
 def python_lines(report):
     """``{"rows": {op: top rows}, "summary": {op: ...}}`` of the trace's Python-line
-    samples (``readers/pylines.py``, as ``xprof stats --lines``), or None without any."""
+    samples (``analysis/pylines.py``, as ``xprof stats --lines``), or None without any."""
     from xprof.mxcli.analysis import pylines
 
     collector = report.extra.get(pylines.SECTION)

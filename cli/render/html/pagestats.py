@@ -41,7 +41,7 @@ class PageStatsTotals:
     Stats rows only when :func:`candidates` keeps them, so a trace of a million names
     never holds a million rows; then :func:`page_stats`. ``report.extra["operator
     rows"]``: how many operator rows the whole statistics hold. The slices are counted
-    from the pass's ``Trace`` (``readers/trace_stats.py``: one copy of the slice
+    from the pass's ``Trace`` (``analysis/trace_stats.py``: one copy of the slice
     columns), so the pass's ``TimelineCollector`` comes before this collector."""
 
     def __init__(self, limit):
