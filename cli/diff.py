@@ -1,7 +1,7 @@
 """``xprof diff A B``: what changed between two runs, and a regression gate for CI.
 
 Only the options and the output live here; the comparison is ``analysis/diff.py``,
-the table ``render.diff_table``, the page ``htmlreport/diffpage.py``.
+the table ``render.diff_table``, the page ``render/html/diffpage.py``.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import click
 
-FORMATS = ("text", "json", "markdown", "table")   # table: text's older spelling
+FORMATS = ("text", "json", "markdown", "table")   # table: text's older spelling (errors)
 
 
 def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annotate=None,
@@ -17,8 +17,9 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
     """Compare, print, write the page, apply the gate; return the exit code (0 or 1)."""
     import orjson
 
-    from .analysis.diff import diff, gate_rows, load_pair, parse_gate
-    from .errors import fail
+    from xprof.mxcli.analysis.diff import diff, gate_rows, parse_gate
+    from xprof.mxcli.streaming.pair import load_pair
+    from xprof.mxcli.errors import fail
 
     specs = []
     for spec in fail_on:
@@ -26,6 +27,9 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
             specs.append(parse_gate(spec))
         except ValueError as exc:
             fail(str(exc))
+    from xprof.mxcli.errors import format_of
+
+    fmt = format_of(fmt)
     out = out or sys.stdout
     doc = diff(*load_pair(a, b))
     failed = gate_rows(doc, specs) if specs else []
@@ -33,13 +37,13 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
     if fmt == "json":
         out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
     elif fmt == "markdown":
-        from .markdown import diff as diff_md
+        from xprof.mxcli.render.markdown import diff as diff_md
         out.write(diff_md(doc, reasons, top))
     else:
-        from .render import diff_table
+        from xprof.mxcli.render import diff_table
         diff_table(doc, out, top)
     if annotate == "github":   # workflow commands: GitHub reads them from stdout
-        from .annotate import github
+        from xprof.mxcli.render.annotate import github
         names = {row["name"] for _, row in failed if row} | \
             {row["name"].split("::")[0] for _, row in failed if row}
         for line in github(doc, names):
@@ -47,7 +51,7 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
     if lines_diff_out is not None:
         write_lines_diff(a, b, lines_diff_out)
     if summary_to is not None:
-        from .markdown import diff as diff_md
+        from xprof.mxcli.render.markdown import diff as diff_md
         try:
             with open(summary_to, "a", encoding="utf-8") as f:
                 f.write(diff_md(doc, reasons, top) + "\n")
@@ -69,9 +73,9 @@ def write_lines_diff(a, b, path):
     difffolded input), written whole or not at all."""
     from xprof.traces.atomic import write_atomic
 
-    from .errors import fail
-    from .readers.pystacks import PythonStacksCollector, collapsed_diff
-    from .stats_pipeline.sources import read_report
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.analysis.pystacks import PythonStacksCollector, collapsed_diff
+    from xprof.mxcli.streaming.sources import read_report
 
     stacks = []
     for path_in in (a, b):
@@ -89,8 +93,8 @@ def write_page(doc, path):
 
     from xprof.traces.atomic import write_atomic
 
-    from .errors import fail
-    from .htmlreport.diffpage import render
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.render.html.diffpage import render
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -144,7 +148,7 @@ def diff_cmd(a, b, fmt, annotate, lines_diff_out, summary_to, report, fail_on, t
     """
     import gc
 
-    from .errors import refuse_overwrite
+    from xprof.mxcli.errors import refuse_overwrite
 
     if report is not None:
         refuse_overwrite("--report", report, [a, b])

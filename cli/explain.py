@@ -14,7 +14,7 @@ def _ms(ns):
 
 def render_text(a, doc_findings, top=10):
     """The human summary of an Analysis (plain text, one block per question)."""
-    from .analysis.explain import FALLBACK_NOTE
+    from xprof.mxcli.analysis.explain import FALLBACK_NOTE
 
     wall = a.wall
     lines = []
@@ -113,8 +113,8 @@ def explain(trace, fmt, mark_out, top, what_if):
 
     import orjson
 
-    from .analysis import explain as ex
-    from .errors import fail, refuse_overwrite
+    from xprof.mxcli.analysis import explain as ex
+    from xprof.mxcli.errors import fail, refuse_overwrite
     from xprof.traces.tracefile import TraceError
 
     from xprof.traces import whatif as grammar
@@ -135,7 +135,7 @@ def explain(trace, fmt, mark_out, top, what_if):
     if not len(analysis.tl.start):
         fail(f"{trace}: no slices (complete events or B/E pairs) to explain")
     if mark_out is not None:
-        from .analysis.mark import chunks
+        from xprof.mxcli.analysis.mark import chunks
         from xprof.traces.atomic import write_atomic
 
         try:   # fsynced, as xprof trace writes: a crash never leaves half a trace
@@ -143,7 +143,7 @@ def explain(trace, fmt, mark_out, top, what_if):
                          durable=True)
         except OSError as exc:
             fail(f"--mark-trace {mark_out}: cannot write: {exc.strerror or exc}")
-    from .analysis import whatif
+    from xprof.mxcli.analysis import whatif
 
     gc.enable()
     try:
@@ -160,12 +160,12 @@ def explain(trace, fmt, mark_out, top, what_if):
         if analysis.serial:
             click.echo(f"xprof: note: {ex.FALLBACK_NOTE}", err=True)
         if fmt == "markdown":
-            from .markdown import explain as explain_md
+            from xprof.mxcli.render.markdown import explain as explain_md
             click.echo(explain_md(doc, trace), nl=False)
         else:
             click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
-        from .analysis.findings import findings
+        from xprof.mxcli.analysis.findings import findings
 
         text = render_text(analysis, findings(analysis.facts()), top)
         if key == "what_if":

@@ -73,7 +73,7 @@ def parse(line):
 def profile_cell(run_cell, args):
     """Run ``run_cell()`` (the cell) with profiling as ``xprof run`` does; the path of
     the profile written and {file: what it holds}."""
-    from . import run as _run
+    from xprof.mxcli import run as _run
 
     _run._configure_env(False, args.sample_interval)
     import xprof.runtime  # noqa: F401 - boots the engine
@@ -130,9 +130,9 @@ def summary_html(path, args, report_path=None):
     """The HTML the cell shows for the profile at ``path``."""
     from xprof.traces import callstats, names, stats as S
 
-    from .analysis import explain as ex, whatif
-    from .stats_pipeline.flat import flat_rows
-    from .summary import _read_once
+    from xprof.mxcli.analysis import explain as ex, whatif
+    from xprof.mxcli.analysis.flat import flat_rows
+    from xprof.mxcli.render.summary import _read_once
 
     n_events, st, _ = _read_once(path)
     parts = [f"<div class='xprof-output'><p><b>xprof</b>: {n_events:,} events written to "
@@ -180,8 +180,8 @@ def summary_html(path, args, report_path=None):
                     [(w["spec"], _ms(w["wall_ms"]), f"{w['delta_ms']:+,.3f}",
                       _ms(w["step_ms"])) for w in answer]))
     if args.lines:
-        from .readers import pylines
-        from .readers.timeline import load
+        from xprof.mxcli.analysis import pylines
+        from xprof.mxcli.analysis.timeline import load
         tl, _ = load(path)
         rows_out, summary = pylines.section(tl.python_lines, tl.call_stats, top=args.top)
         for op, lines in rows_out.items():
@@ -218,7 +218,7 @@ def load_ipython_extension(ip):
             path, _ = profile_cell(lambda: self.shell.run_cell(cell), args)
             report = None
             if args.report:
-                from .htmlreport.output import default_output, write_report
+                from xprof.mxcli.render.html.output import default_output, write_report
                 report = default_output(path)
                 write_report(path, report)
             display(HTML(summary_html(path, args, report)))
@@ -242,8 +242,8 @@ def _line_magic(line):
         return None
     import threading
 
-    from .errors import XprofError
-    from .perfetto import INSTALL_HINT, check_trace, perfetto_ui_dir, serve
+    from xprof.mxcli.errors import XprofError
+    from xprof.mxcli.serve.perfetto import INSTALL_HINT, check_trace, perfetto_ui_dir, serve
 
     try:   # what `xprof view` refuses, refused here in one line (not in the thread)
         if perfetto_ui_dir() is None:

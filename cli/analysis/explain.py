@@ -34,13 +34,13 @@ import numpy as np
 
 from xprof.traces.names import PURE_PYTHON
 
-from ..readers import timeline as _timeline
-from . import critical_path as cp
-from .depgraph import Graph
-from .stragglers import StragglerCollector, steps
-from .findings import THRESHOLDS, findings
-from .ints import unique
-from .threads import CUSTOM, WORKER, busy_blocked_idle
+from xprof.mxcli.analysis import timeline as _timeline
+from xprof.mxcli.analysis import critical_path as cp
+from xprof.mxcli.analysis.depgraph import Graph
+from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
+from xprof.mxcli.analysis.findings import THRESHOLDS, findings
+from xprof.mxcli.analysis.ints import unique
+from xprof.mxcli.analysis.threads import CUSTOM, WORKER, busy_blocked_idle
 
 FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
                  "assuming each thread's ops ran one after another (per-thread serial)")
@@ -239,7 +239,7 @@ class Analysis:
     def python_lines(self):
         """``{op: rows}`` of the trace's Python-line samples (``xprof stats --lines``'s
         rows)."""
-        from ..readers.pylines import section
+        from xprof.mxcli.analysis.pylines import section
 
         return section(getattr(self.tl, "python_lines", None),
                        getattr(self.tl, "call_stats", None))[0]
@@ -340,7 +340,7 @@ def analyze(source, layers=False):
     if isinstance(source, (str, os.PathLike)):
         collectors = [late]
         if layers:
-            from ..readers.rowkeys import RowKeys
+            from xprof.mxcli.analysis.rowkeys import RowKeys
             keys = RowKeys()
             collectors.append(keys)
         tl = _timeline.load(source, collectors=collectors)[0]

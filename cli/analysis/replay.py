@@ -41,7 +41,7 @@ import numpy as np
 
 from xprof.traces.names import PURE_PYTHON
 
-from .depgraph import Graph
+from xprof.mxcli.analysis.depgraph import Graph
 
 INLINE, WORKER, CALL = 0, 1, 2
 PUSH, RUN, SYNC = 0, 1, 2     # a program's actions
@@ -160,7 +160,7 @@ def model_of(tl, graph=None, layers=None):
 
 
 def _window(tl):
-    from .critical_path import window
+    from xprof.mxcli.analysis.critical_path import window
     return window(tl)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from xprof.traces import whatif as grammar
 from xprof.traces.names import PURE_PYTHON
 
-from . import replay as rp
+from xprof.mxcli.analysis import replay as rp
 
 _MS = 1e6
 HELP_TOP = 5            # ops of "what would help"
@@ -149,7 +149,7 @@ def replayed_events(model, result):
 
 def top_ops_of(model, result, top=5):
     """``[{"name", "path_ms"}]``: the replayed run's critical path, its top ops."""
-    from .explain import analyze
+    from xprof.mxcli.analysis.explain import analyze
 
     a = analyze(replayed_events(model, result))
     return [{"name": n, "path_ms": round(ns / _MS, 6)} for n, ns in a.top_ops(top)]

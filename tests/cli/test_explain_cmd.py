@@ -5,7 +5,7 @@ import pytest
 from cli_helpers import cli, cli_subprocess, write_trace
 from deptrace import meta, op, sync
 
-from xprof.mxcli.readers.checker import Checker
+from xprof.mxcli.streaming.checker import Checker
 from xprof.traces.tracefile import TraceReader
 
 KEYS = {"wall_ms", "critical_path_ms", "composition", "critical_path", "by_name", "top_ops",
