@@ -14,6 +14,7 @@ the spread of the runs themselves (a loaded machine moves two runs of one job ap
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -52,7 +53,11 @@ def _explain(path, *args):
 def test_the_unchanged_replay_reproduces_the_recorded_wall(tmp_path, job, engine):
     doc = _explain(_run(tmp_path, engine, JOBS[job]))
     replay = doc["replay"]
-    assert abs(replay["error_%"]) <= 3, replay
+    # within 3% when the job has the machine; an overloaded one (more runnable threads
+    # than twice the cores) stretches the recorded hand-offs and wake-ups the replay
+    # keeps as medians: 5% there
+    bound = 3 if os.getloadavg()[0] <= 2 * (os.cpu_count() or 1) else 5
+    assert abs(replay["error_%"]) <= bound, replay
     assert doc["what_would_help"], doc.get("what_would_help")
 
 
