@@ -23,4 +23,5 @@ from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: 
                rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
                spatial_transformer, statistics, unary_math, upsampling)
 from . import np_elemwise, np_reduce, np_indexing, np_creation, np_fallback, np_matrix  # noqa: F401,E402
+from . import np_linalg, np_numeric, npx_ops  # noqa: F401,E402
 from .registry import OpDef, defop, get  # noqa: F401

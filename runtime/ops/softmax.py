@@ -9,6 +9,8 @@ from .registry import defop, input_size
 
 # -- softmax family ------------------------------------------------------------------
 def _softmax_fwd(x, axis):
+    if not x.size:                   # nothing to normalize (a zero-size axis included)
+        return x.copy()
     shifted = x - x.max(axis=axis, keepdims=True)
     e = np.exp(shifted)
     e /= e.sum(axis=axis, keepdims=True)
@@ -16,6 +18,8 @@ def _softmax_fwd(x, axis):
 
 
 def _log_softmax_fwd(x, axis):
+    if not x.size:
+        return x.copy()
     shifted = x - x.max(axis=axis, keepdims=True)
     shifted -= np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
     return shifted

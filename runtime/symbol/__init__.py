@@ -52,6 +52,8 @@ _python_level.install(globals(), _FRONTEND)
 _python_level.attach_fluent(Symbol, globals())
 
 from . import contrib, image, linalg, random  # noqa: E402,F401 - mx.sym.contrib...
+from . import numpy, numpy_extension  # noqa: E402,F401 - mx.sym.np, mx.sym.npx (MXNet 1.x)
+np, npx = numpy, numpy_extension
 
 
 def __getattr__(name):
