@@ -172,9 +172,20 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def _finish(profiler_session, engine, stop):
+def failed_name(path):
+    """Where a failed run's profile goes when ``path`` already holds one:
+    ``good.json`` -> ``good.failed.json`` (``a.json.gz`` -> ``a.failed.json.gz``)."""
+    folder, name = os.path.split(path)
+    stem, ext = os.path.splitext(name)
+    if ext == ".gz" and stem.endswith(".json"):
+        stem, ext = stem[:-len(".json")], ".json.gz"
+    return os.path.join(folder, f"{stem}.failed{ext}")
+
+
+def _finish(profiler_session, engine, stop, output):
     """Drain the engine, then write what is left: the script's own session (as its exit
-    would) and the run's complete profile. Returns {path: what it holds}. The drain is
+    would) and the run's complete profile, to ``output``. Returns {path: what it holds}.
+    The drain is
     bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
     what was recorded and the message names what was still running."""
     report = engine.drain(stop=stop)
@@ -192,11 +203,11 @@ def _finish(profiler_session, engine, stop):
     label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
     try:
         with delayed_status(label):
-            return profiler_session.finish_cli_run()
+            return profiler_session.finish_cli_run(output)
     except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
         from xprof.mxcli.errors import fail
 
-        target = profiler_session.get_config().get("filename")
+        target = e.filename if e.filename else output
         fail(f"could not write the profile {target!r}: {e.strerror or e}; "
              f"the previous file (if any) is unchanged")
 
@@ -361,10 +372,13 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
         code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
+        kept = None
         if code != 0:
             _tell_other_ranks(code)
+            if os.path.exists(output):   # a failed run never replaces a profile
+                kept, output = output, failed_name(output)
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
-            files = _finish(session, engine, stop)
+            files = _finish(session, engine, stop, output)
             _trace_written()
     finally:
         _restore_process_state(saved)
@@ -373,6 +387,9 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         from xprof.runtime import slow
         unmatched = slow.unmatched()
         slow.install(())
+    if kept is not None:
+        click.echo(f"xprof: the script failed (exit code {code}): its profile is "
+                   f"{_shown(output)}; {_shown(kept)} is unchanged", err=True)
     if not quiet:
         if session.script_configured():
             click.echo("xprof: the script configured the profiler itself; recording "

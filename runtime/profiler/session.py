@@ -244,14 +244,15 @@ def encode(snap, base_ns, start_wall=None, after=None):
     return chrome.encode(snap, base_ns, _process_name(), _other_data(start_wall), after)
 
 
-def _write_trace():
-    """Write the session so far. When a finished session was written to the same file
-    before, its events are written again first and this session's follow on the file's
-    time base (:mod:`.written`: a dump never removes events it wrote)."""
+def _write_trace(path=None):
+    """Write the session so far (to the configured file, or ``path``). When a finished
+    session was written to the same file before, its events are written again first
+    and this session's follow on the file's time base (:mod:`.written`: a dump never
+    removes events it wrote)."""
     if _st.mode & config.MODE_MEMORY:   # not from a past session's arrays when memory is off
         memory.sample_all()
     snap = R.snapshot()
-    path = ranks.filename_for_rank(_st.cfg["filename"], ranks.rank())
+    path = path or ranks.filename_for_rank(_st.cfg["filename"], ranks.rank())
     written = _st.written
     after = written.continued(path)
     if after is None:
@@ -312,9 +313,9 @@ def event_count():
     return R.count(R.snapshot())
 
 
-def _write_and_finish():
+def _write_and_finish(path=None):
     _st.notify("finishing")
-    _write_trace()
+    _write_trace(path)
     _finish()
 
 
@@ -364,14 +365,15 @@ def start_for_cli(filename, **kwargs):
         handover.start(_st, filename)
 
 
-def finish_cli_run():
+def finish_cli_run(output=None):
     """``xprof run``, after the script: write what the script's own session left (as its
-    exit would under ``python``), then the run's complete profile to the ``-o`` file.
+    exit would under ``python``), then the run's complete profile to the ``-o`` file
+    (or to ``output``: a failed run's, beside a profile it must not replace).
     Returns ``{path: what it holds}`` for every file written during the run."""
     with _st.lock:
-        output = handover.output
-        if output is None:
+        if handover.output is None:
             return {}
+        output = output or handover.output
         try:
             if handover.took_over:
                 if _st.ever_ran and (_st.state == "run" or undumped_events()):
@@ -385,7 +387,7 @@ def finish_cli_run():
                                  "script's, marked where it took over")
             else:
                 if _st.state == "run" or undumped_events():
-                    _write_and_finish()
+                    _write_and_finish(output)
                 files = {output: "the whole run"}
         finally:
             handover.end()
