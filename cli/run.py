@@ -269,6 +269,10 @@ class _RunCommand(click.Command):
 @click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
               default=None, metavar="SECONDS",
               help="With --nproc: stop the job (every rank) after this long; exit 124.")
+@click.option("--end-grace", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS",
+              help="With --nproc: once one rank has ended well, how long the others may "
+                   "still run before the job stops them (a failed rank: 3 s).")
 @click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
                    "each writes its own file, e.g. profile.rank0.json.")
@@ -278,7 +282,8 @@ class _RunCommand(click.Command):
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
-        write_html, open_view, quiet, baseline, slow_specs, job_timeout, nproc, hostfile,
+        write_html, open_view, quiet, baseline, slow_specs, job_timeout, end_grace, nproc,
+        hostfile,
         script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
@@ -339,14 +344,16 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
     if nproc is not None:
         from xprof.mxcli.runner.launch import copy_arguments, mpiexec, run_copies, run_mpi
         ctx = click.get_current_context()
-        argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile"})
+        argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile",
+                                    "end_grace"})
         exe = mpiexec()
         if exe is not None:
-            sys.exit(run_mpi(exe, nproc, argv, output, quiet, job_timeout, hostfile))
+            sys.exit(run_mpi(exe, nproc, argv, output, quiet, job_timeout, hostfile,
+                             end_grace))
         if hostfile is not None:
             fail("--hostfile starts the ranks through mpiexec, which is not installed: "
                  "pip install 'xprof-mx[dist]'")
-        sys.exit(run_copies(nproc, argv, output, quiet, job_timeout))
+        sys.exit(run_copies(nproc, argv, output, quiet, job_timeout, end_grace))
     if hostfile is not None:
         fail("--hostfile places the ranks of a job; it goes with --nproc")
     if job_timeout is not None:
@@ -411,14 +418,22 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
 
 
 def _tell_other_ranks(code):
-    """A rank of an MPI job whose script failed: tell the other ranks now, so they stop
-    within seconds instead of waiting for it in a collective (``runtime/dist/faults``)."""
+    """A rank whose script failed: tell the launcher (the job folder: this rank is
+    where the failure started, unless another rank's failure stopped it) and, in an MPI
+    job, the other ranks, so they stop within seconds instead of waiting for it in a
+    collective (``runtime/dist/faults``)."""
+    from xprof.runtime.engine import signals
+    from xprof.runtime.profiler import ranks
+    from xprof.traces import jobdir
+
     faults = sys.modules.get("xprof.runtime.dist.faults")
+    how = f"exit code {code}"
+    if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
+        how = f"stopped by SIGTERM, {how}"
+    folder = jobdir.current()
+    if folder and ranks.rank() is not None and (faults is None or faults.healthy()):
+        jobdir.failed(folder, ranks.rank(), how)
     if faults is not None:
-        from xprof.runtime.engine import signals
-        how = f"exit code {code}"
-        if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
-            how = f"stopped by SIGTERM, {how}"
         faults.announce(how)
 
 

@@ -135,6 +135,7 @@ SETTINGS = {
     "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key
     "GPU_AS_LABEL": _bool,   # mx.gpu(i) arrays in host memory, as mx.cpu(i) ones
     "RUN_MPIEXEC": _any,   # xprof run --nproc: the mpiexec to start ranks with; none: own
+    "RUN_JOB_DIR": _any,   # set by xprof run --nproc: its job folder (xprof.traces.jobdir)
 }
 
 

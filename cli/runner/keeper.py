@@ -5,9 +5,12 @@ it ended.
 process forks first thing (:func:`keep_rank`): the child runs the script and is the MPI
 rank (it inherits PMI's environment and socket); the parent, the keeper, only waits for
 it. Why: a rank killed by SIGKILL (or crashed by SIGSEGV) cannot tell anyone, and only
-its parent learns which signal ended it. The keeper then prints one line naming the rank
-and the signal (``xprof: rank 1 failed (killed by SIGKILL)``) and exits with 128 + the
-signal's number. Hydra (MPICH's ``mpiexec``, started with ``-disable-auto-cleanup`` by
+its parent learns which signal ended it. The keeper tells the launcher (``xprof run
+--nproc``) the rank's process id and, at its end, its exit code through the job folder
+(``xprof.traces.jobdir``); the launcher names a failed rank and stops the others. Under
+an ``mpiexec`` started by hand (no job folder) the keeper prints one line naming the
+rank and the signal that ended it (``xprof: rank 1 failed (killed by SIGKILL)``). It
+exits with the rank's code (128 + the signal's number for a signal). Hydra (MPICH's ``mpiexec``, started with ``-disable-auto-cleanup`` by
 ``xprof run --nproc``) sees the rank leave unfinalized and sends the other ranks SIGUSR1;
 they stop and write their traces (``runtime/dist/faults.py``).
 
@@ -58,6 +61,9 @@ def keep_rank():
         print(f"xprof: rank {rank} runs without a keeper (threads started before it)",
               file=sys.stderr, flush=True)
         return
+    from xprof.traces import jobdir
+
+    folder = jobdir.current()
     sys.stdout.flush()
     sys.stderr.flush()
     saved = {s: signal.signal(s, signal.SIG_IGN) for s in _IGNORED}   # none lost at fork
@@ -67,6 +73,8 @@ def keep_rank():
             signal.signal(s, handler)
         _die_with(os.getppid())
         return
+    if folder:
+        jobdir.started(folder, rank, child)
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -74,11 +82,12 @@ def keep_rank():
         except ChildProcessError:     # reaped elsewhere: nothing to report
             os._exit(1)
     code = os.waitstatus_to_exitcode(status)
-    if code < 0:
+    if folder:   # the launcher names the rank (cli/launch.py)
+        jobdir.ended(folder, rank, code)
+    elif code < 0:
         print(f"xprof: rank {rank} failed ({how_it_ended(code)})", file=sys.stderr,
               flush=True)
-        code = 128 - code
-    os._exit(code)
+    os._exit(128 - code if code < 0 else code)
 
 
 def _die_with(keeper):

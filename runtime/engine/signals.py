@@ -43,9 +43,10 @@ _LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in
 # The runtime's blocking waits (function names): exception-safe places to stop waiting.
 # A thread blocked in one calls _kick/_kick_locked every 10 ms; their bodies are C calls
 # with nothing popped yet, so they are safe too. ``throttle`` is the custom-op
-# backpressure wait, ``shutdown`` the bounded drain at exit.
+# backpressure wait, ``shutdown`` the bounded drain at exit, ``wait_for_mpi`` a rank
+# waiting for the other ranks to start MPI (dist/mpi.py).
 SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked",
-                        "wait_idle", "throttle", "shutdown"))
+                        "wait_idle", "throttle", "shutdown", "wait_for_mpi"))
 
 
 def _where(code):
