@@ -172,16 +172,6 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def failed_name(path):
-    """Where a failed run's profile goes when ``path`` already holds one:
-    ``good.json`` -> ``good.failed.json`` (``a.json.gz`` -> ``a.failed.json.gz``)."""
-    folder, name = os.path.split(path)
-    stem, ext = os.path.splitext(name)
-    if ext == ".gz" and stem.endswith(".json"):
-        stem, ext = stem[:-len(".json")], ".json.gz"
-    return os.path.join(folder, f"{stem}.failed{ext}")
-
-
 def _finish(profiler_session, engine, stop, output):
     """Drain the engine, then write what is left: the script's own session (as its exit
     would) and the run's complete profile, to ``output``. Returns {path: what it holds}.
@@ -383,7 +373,7 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         if code != 0:
             _tell_other_ranks(code)
             if os.path.exists(output):   # a failed run never replaces a profile
-                kept, output = output, failed_name(output)
+                kept, output = output, ranks.failed_filename(output)
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
             files = _finish(session, engine, stop, output)
             _trace_written()

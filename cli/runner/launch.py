@@ -391,15 +391,13 @@ def _session_alive(sid):
 
 def _summary(nproc, output, quiet, started):
     """One line: the profiles the ranks wrote (a failed rank's beside an earlier one,
-    ``cli/run.failed_name``), which ranks wrote none, and how to merge them."""
+    ``ranks.failed_filename``), which ranks wrote none, and how to merge them."""
     from xprof.runtime.profiler import ranks
-
-    from .run import failed_name
 
     present, missing = [], []
     for r in range(nproc):
         name = ranks.filename_for_rank(output, r)
-        written = [f for f in (name, failed_name(name))
+        written = [f for f in (name, ranks.failed_filename(name))
                    if os.path.exists(f) and os.path.getmtime(f) >= started - 1]
         if written:
             present.append(max(written, key=os.path.getmtime))

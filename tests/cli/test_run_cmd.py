@@ -387,7 +387,7 @@ def test_a_failed_run_never_replaces_a_profile(tmp_path, body, code):
 
 
 def test_the_failed_profiles_name():
-    from xprof.mxcli.run import failed_name
+    from xprof.runtime.profiler.ranks import failed_filename as failed_name
 
     assert failed_name("/a/good.json") == "/a/good.failed.json"
     assert failed_name("p.rank1.json") == "p.rank1.failed.json"
