@@ -102,13 +102,17 @@ def raise_at_safe_point(frame, make_exc):
     sys.settrace(_no_trace)
 
 
-# Set when the process was asked to stop by SIGTERM (profiler/exits.py): the exit drain
-# then waits at most TERM_DRAIN seconds for pending ops, not XPROF_ENGINE_EXIT_TIMEOUT.
+# Set when the process was asked to stop by SIGTERM (profiler/exits.py), or interrupted
+# by Ctrl-C: the exit drain then waits at most TERM_DRAIN seconds for pending ops, not
+# XPROF_ENGINE_EXIT_TIMEOUT (one signal ends a run within seconds, its trace written).
 terminated = False
+interrupted = False
 TERM_DRAIN = 1.0
 
 
 def _on_sigint(signum, frame):
+    global interrupted
+    interrupted = True
     raise_at_safe_point(frame, KeyboardInterrupt)
 
 
