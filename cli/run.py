@@ -87,6 +87,8 @@ def _run_target(module, target, args):
         return 1
     except KeyboardInterrupt as e:
         _trimmed_traceback(e)
+        from xprof.runtime.engine import signals
+        signals.ended_by_interrupt()   # the exit drain: a second, not 30
         return 130
     except BaseException as e:  # noqa: BLE001 - reported like Python does
         _trimmed_traceback(e)
