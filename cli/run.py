@@ -199,7 +199,8 @@ def _finish(profiler_session, engine, stop, output):
     except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
         from xprof.mxcli.errors import fail
 
-        target = e.filename if e.filename else output
+        profiler_session.abandon()   # (nothing left for the exit to try again)
+        target = e.filename if e.filename else output   # (write_atomic names its file)
         fail(f"could not write the profile {target!r}: {e.strerror or e}; "
              f"the previous file (if any) is unchanged")
 

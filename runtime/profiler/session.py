@@ -394,6 +394,15 @@ def finish_cli_run(output=None):
     return files
 
 
+def abandon():
+    """Stop and drop what is recorded, unwritten: ``xprof run`` could not write the
+    profile and said so; the exit must not try (and fail, and say so) again."""
+    with _st.lock:
+        _st.notify("finishing")
+        end_session(R.snapshot(), keep_stats=False)
+        handover.end()
+
+
 def _sessions(n):
     return "1 session" if n == 1 else f"{n} sessions"
 

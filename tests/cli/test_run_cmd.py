@@ -393,3 +393,34 @@ def test_the_failed_profiles_name():
     assert failed_name("p.rank1.json") == "p.rank1.failed.json"
     assert failed_name("t.json.gz") == "t.failed.json.gz"
     assert failed_name("trace") == "trace.failed"
+
+
+def _file_size_limit(limit):
+    def apply():   # in the child: writes past `limit` bytes fail (EFBIG), as a full disk's
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE, SIGXFSZ")
+@pytest.mark.parametrize("own", [False, True])
+def test_a_profile_that_cannot_be_written_is_named_once(tmp_path, own):
+    """#40.13: on a full disk the error named the script's file when the -o file failed,
+    and the exit tried again with a second message."""
+    body = ("import xprof.runtime as mx\n"
+            + ("mx.profiler.set_config(filename='own.json')\nmx.profiler.set_state('run')\n"
+               if own else "")
+            + "x = mx.nd.ones((3, 3))\nfor _ in range(30):\n    x = x + 1\nx.wait_to_read()\n")
+    write(tmp_path, "s.py", body)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    res = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-o", "out.json", "s.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+                         preexec_fn=_file_size_limit(1000))
+    assert res.returncode == 2, res.stderr
+    line, = [ln for ln in res.stderr.splitlines() if ln.startswith("xprof:")]
+    failed = "own.json" if own else str(tmp_path / "out.json")
+    assert line.startswith(f"xprof: error: could not write the profile {failed!r}: "
+                           f"File too large"), line
+    assert "Traceback" not in res.stderr
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
