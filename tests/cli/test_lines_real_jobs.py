@@ -81,13 +81,16 @@ def test_diff_of_two_runs_names_the_lines_that_moved(tmp_path):
     for r in entries["Split"]["lines"]:   # (sorted by change: each function's largest)
         lines.setdefault(r["function"], r)
     loop, np_line = lines["python_loop"], lines["numpy_section"]
-    moved = truth[1]["loop_pct"] - truth[0]["loop_pct"]   # about -50 points
-    assert moved < -30, truth
+    moved = truth[1]["loop_pct"] - truth[0]["loop_pct"]   # about -50 points when quiet
+    assert moved < -15, truth   # by the job's own clock, the split did turn around
+    # each run's sampling error (share_tolerance), the two combined
+    tolerance = sum(share_tolerance(lines_json(t)["Python Lines Sampling"]["Split"]) ** 2
+                    for t in traces) ** 0.5
     by_fn = {}   # a function's change: the sum over its lines
     for r in entries["Split"]["lines"]:
         by_fn[r["function"]] = by_fn.get(r["function"], 0.0) + r["change_points"]
-    assert abs(by_fn["python_loop"] - moved) <= 10, (by_fn, truth)
-    assert abs(by_fn["numpy_section"] + moved) <= 10, (by_fn, truth)
+    assert abs(by_fn["python_loop"] - moved) <= tolerance, (by_fn, truth, tolerance)
+    assert abs(by_fn["numpy_section"] + moved) <= tolerance, (by_fn, truth, tolerance)
     assert loop["significant"] and np_line["significant"]
     assert loop["change_per_call_ms"] < 0 < np_line["change_per_call_ms"]
     src = JOB.read_text().splitlines()
