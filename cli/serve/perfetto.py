@@ -116,7 +116,7 @@ class Loaded:
     for the trace processor still ends it :data:`GIVE_UP` seconds after its last
     request."""
 
-    QUIET = 2.0      # s with nothing asked after the page has what it needs
+    QUIET = 3.0      # s with nothing asked after the page has what it needs
     GIVE_UP = 30.0   # s with nothing asked after the trace, whatever else is missing
 
     def __init__(self, needs_engine):
