@@ -174,9 +174,10 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def _finish(profiler_session, engine, stop, output):
+def _finish(profiler_session, engine, stop, output=None):
     """Drain the engine, then write what is left: the script's own session (as its exit
-    would) and the run's complete profile, to ``output``. Returns {path: what it holds}.
+    would) and the run's complete profile, to ``output`` (default: the one
+    ``start_for_cli`` was given). Returns {path: what it holds}.
     The drain is
     bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
     what was recorded and the message names what was still running."""
@@ -200,7 +201,7 @@ def _finish(profiler_session, engine, stop, output):
         from xprof.mxcli.errors import fail
 
         profiler_session.abandon()   # (nothing left for the exit to try again)
-        target = e.filename if e.filename else output   # (write_atomic names its file)
+        target = e.filename or output or profiler_session.get_config().get("filename")
         fail(f"could not write the profile {target!r}: {e.strerror or e}; "
              f"the previous file (if any) is unchanged")
 
