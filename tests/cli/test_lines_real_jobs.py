@@ -97,7 +97,13 @@ def test_diff_of_two_runs_names_the_lines_that_moved(tmp_path):
     assert loop["file"] == "custom_lines.py" and "s += i * i" in src[loop["line"] - 1]
     back = [r for r in entries["_backward_Split"]["lines"]
             if r["function"] == "backward_loop"][0]
-    assert not back["significant"] and abs(back["change_points"]) <= 10, back
+    # the backward's loop: its share moved only as much as the job's own clock says
+    # (about 0 when quiet; a busy machine makes the push after it a larger part)
+    back_moved = truth[1]["back_loop_pct"] - truth[0]["back_loop_pct"]
+    back_tolerance = sum(share_tolerance(
+        lines_json(t)["Python Lines Sampling"]["_backward_Split"]) ** 2 for t in traces) ** 0.5
+    assert abs(back["change_points"] - back_moved) <= back_tolerance, \
+        (back, truth, back_tolerance)
     text = cli("diff", *traces).stdout
     assert "python line Split: python_loop custom_lines.py:" in text
     page = tmp_path / "diff.html"
