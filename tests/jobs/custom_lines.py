@@ -12,8 +12,7 @@ backward and update per batch). ``Split.forward`` runs a pure-Python loop
 ``CUSTOM_LINES_MS=LOOP,NUMPY`` sets the two sections' milliseconds (default ``6,2``;
 ``xprof diff``'s known answer compares 6,2 with 2,6). The script
 times both sections of each ``forward`` with ``perf_counter`` inside the op and prints
-the ground truth as one JSON line: ``{"loop_pct": ..., "numpy_pct": ..., "calls": ...,
-"back_loop_pct": ...}`` (the last: ``backward_loop``'s part of each ``backward``).
+the truth as one JSON line: ``loop_pct``, ``numpy_pct``, ``calls``, ``back_loop_pct``.
 """
 import argparse
 import json
