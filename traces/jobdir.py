@@ -4,7 +4,7 @@ end, on this machine.
 Under ``mpiexec`` the launcher sees only ``mpiexec``, which says nothing of which rank
 failed, and a rank still starting MPI cannot hear anything over MPI. So the launcher
 makes a folder for the job and names it in ``XPROF_RUN_JOB_DIR``; every rank's keeper
-(``cli/keeper.py``) and every rank write small files there, each whole when it appears
+(``cli/runner/keeper.py``) and every rank write small files there, each whole when it appears
 (written, then renamed):
 
 - ``rank<R>.pid``: the rank's process id (its keeper writes it when it starts the rank),
@@ -16,7 +16,7 @@ makes a folder for the job and names it in ``XPROF_RUN_JOB_DIR``; every rank's k
   signal), written by its keeper.
 
 The launcher reads them to name the failed rank and stop the others
-(``cli/launch.py``); a rank about to start MPI reads them to learn that a rank has
+(``cli/runner/launch.py``); a rank about to start MPI reads them to learn that a rank has
 already ended, so MPI can never start (``runtime/dist/mpi.py``). Standard library only:
 the keeper writes before anything else is imported.
 """

@@ -82,7 +82,7 @@ def keep_rank():
         except ChildProcessError:     # reaped elsewhere: nothing to report
             os._exit(1)
     code = os.waitstatus_to_exitcode(status)
-    if folder:   # the launcher names the rank (cli/launch.py)
+    if folder:   # the launcher names the rank (cli/runner/launch.py)
         jobdir.ended(folder, rank, code)
     elif code < 0:
         print(f"xprof: rank {rank} failed ({how_it_ended(code)})", file=sys.stderr,
