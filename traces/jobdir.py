@@ -7,6 +7,8 @@ makes a folder for the job and names it in ``XPROF_RUN_JOB_DIR``; every rank's k
 (``cli/runner/keeper.py``) and every rank write small files there, each whole when it appears
 (written, then renamed):
 
+- ``launcher.pid``: the launcher's process id: a keeper whose launcher is gone (killed
+  by SIGKILL: it could tell no one) stops its rank;
 - ``rank<R>.pid``: the rank's process id (its keeper writes it when it starts the rank),
   so the launcher can stop the rank itself;
 - ``rank<R>.failed``: the rank's script failed (written by the rank itself before it
@@ -40,6 +42,20 @@ def _write(folder, name, text):
         pass
 
 
+def launching(folder, pid):
+    """The launcher's process id, for the keepers: a rank whose launcher is gone stops."""
+    _write(folder, "launcher.pid", str(pid))
+
+
+def launcher(folder):
+    """The launcher's process id, or None (no such file: another machine's folder)."""
+    try:
+        with open(os.path.join(folder, "launcher.pid")) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
 def started(folder, rank, pid):
     _write(folder, f"rank{rank}.pid", str(pid))
 
@@ -53,8 +69,9 @@ def ended(folder, rank, code):
 
 
 def read(folder):
-    """``{"pid": {rank: pid}, "failed": {rank: how}, "end": {rank: code}}``."""
-    out = {"pid": {}, "failed": {}, "end": {}}
+    """``{"pid": {rank: pid}, "failed": {rank: how}, "end": {rank: code}, "at": {(kind,
+    rank): ns}}``: ``at``, when each file was written (which failure came first)."""
+    out = {"pid": {}, "failed": {}, "end": {}, "at": {}}
     try:
         names = os.listdir(folder)
     except OSError:
@@ -67,7 +84,9 @@ def read(folder):
         try:
             with open(os.path.join(folder, name)) as f:
                 text = f.read()
+                at = os.fstat(f.fileno()).st_mtime_ns
             out[kind][int(stem[4:])] = text if kind == "failed" else int(text)
+            out["at"][(kind, int(stem[4:]))] = at
         except (OSError, ValueError):
             continue
     return out

@@ -155,6 +155,7 @@ def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None,
     import tempfile
 
     folder = tempfile.mkdtemp(prefix="xprof-job-")
+    jobdir.launching(folder, os.getpid())
     cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.mxcli",
                                                      "run", *argv]
     env = {k: v for k, v in os.environ.items() if k not in _RANK_ENV + (LAUNCHER_ENV,)}
@@ -193,6 +194,9 @@ class _MpiRanks:
     def notes(self):
         return self.state["failed"]
 
+    def times(self):
+        return self.state["at"]
+
     def signal(self, signum):
         """A signal of the user's: to ``mpiexec``, which passes it to every rank."""
         if self.proc.poll() is None:
@@ -226,6 +230,9 @@ class _Copies:
         return {r: p.returncode for r, p in enumerate(self.procs) if p.returncode is not None}
 
     def notes(self):
+        return {}
+
+    def times(self):
         return {}
 
     def signal(self, signum):
@@ -267,7 +274,7 @@ def _watch(ranks, timeout, end_grace):
             now = time.monotonic()
             ended = ranks.ended()
             if verdict is None and not signalled:
-                failed = _first_failure(ranks.notes(), ended)
+                failed = _first_failure(ranks.notes(), ended, ranks.times())
                 if failed is not None:
                     verdict = ("failed", *failed)
                     click.echo(f"xprof: rank {failed[0]} failed ({failed[1]}); stopping the "
@@ -298,24 +305,27 @@ def _watch(ranks, timeout, end_grace):
         for s, handler in previous.items():
             signal.signal(s, handler)
     if verdict is None and not signalled:   # ended before a look found it failing
-        failed = _first_failure(ranks.notes(), ranks.ended())
+        failed = _first_failure(ranks.notes(), ranks.ended(), ranks.times())
         if failed is not None:
             verdict = ("failed", *failed)
             click.echo(f"xprof: rank {failed[0]} failed ({failed[1]})", err=True)
     return verdict
 
 
-def _first_failure(notes, ended):
-    """``(rank, how)`` of the rank a failure started from: one that said it failed
-    (``notes``; the lowest if several), else one that ended badly."""
-    if notes:
-        rank = min(notes)
-        return rank, notes[rank]
-    bad = {r: c for r, c in ended.items() if c != 0}
-    if bad:
-        rank = min(bad)
-        return rank, _how(bad[rank])
-    return None
+def _first_failure(notes, ended, at=None):
+    """``(rank, how)`` of the rank a failure started from: of those that said they failed
+    (``notes``) or ended badly, the first (``at``: when each was written, the job
+    folder's; a rank stopped by another's end writes after it), the lowest rank among
+    equals; a rank's own word says best how."""
+    at = at or {}
+    failed = {r: (at.get(("failed", r), 0), notes[r]) for r in notes}
+    for r, c in ended.items():
+        if c != 0 and r not in failed:
+            failed[r] = (at.get(("end", r), 0), _how(c))
+    if not failed:
+        return None
+    rank = min(failed, key=lambda r: (failed[r][0], r))
+    return rank, failed[rank][1]
 
 
 def _job_code(verdict, codes, fallback):

@@ -59,6 +59,13 @@ def healthy():
     return _state["failed"] is None and not _state["said"]
 
 
+def stopped_by_another(exc):
+    """This rank stops because another failed, told some other way than a notice (the
+    job folder, before MPI started): it is no failure to announce or to name."""
+    if _state["failed"] is None:
+        _state["failed"] = exc
+
+
 def on_failure(callback):
     """Call ``callback(exc)`` when another rank fails (or at once if one did)."""
     _listeners.append(callback)

@@ -118,8 +118,11 @@ def wait_for_mpi(MPI, what):
             ended = jobdir.read(folder)["end"]
             if ended:
                 rank, code = min(ended.items())
-                raise MXNetError(f"{what}: rank {rank} ended ({_how(code)}) before the "
+                exc = MXNetError(f"{what}: rank {rank} ended ({_how(code)}) before the "
                                  f"job's MPI started, so it never will; rank {me} stops")
+                from . import faults
+                faults.stopped_by_another(exc)   # (not where the failure started)
+                raise exc
     if result[0] != 0:
         raise MXNetError(f"{what}: MPI_Init_thread failed (error {result[0]})")
 
