@@ -32,6 +32,7 @@ def run_diff(a, b, fmt="text", out=None, report=None, fail_on=(), top=25, annota
     fmt = format_of(fmt)
     out = out or sys.stdout
     doc = diff(*load_pair(a, b))
+    _check_gate_names(doc, specs, fail_on)
     failed = gate_rows(doc, specs) if specs else []
     reasons = [r for r, _ in failed]
     if fmt == "json":
@@ -86,6 +87,23 @@ def write_lines_diff(a, b, path):
         write_atomic(path, collapsed_diff(*stacks).encode("utf-8"))
     except OSError as exc:
         fail(f"--lines-diff-out {str(path)!r}: cannot write ({exc.strerror or exc})")
+
+
+def _check_gate_names(doc, specs, fail_on):
+    """``--fail-on op:NAME:P%`` naming no op or layer of either trace would pass the gate
+    unseen (a typo in CI): one line, exit 2, naming it and a few names there are."""
+    from .errors import fail
+
+    names = set()
+    for row in (*doc["rows"], *doc.get("added", ()), *doc.get("removed", ())):
+        names.update(n for n in (row.get("name"), row.get("layer")) if n)
+    for spec, (kind, name, _) in zip(fail_on, specs):
+        if kind == "op" and name not in names:
+            import difflib
+            close = difflib.get_close_matches(name, sorted(map(str, names)), n=3)
+            hint = f"; close: {', '.join(close)}" if close else ""
+            fail(f"--fail-on {spec!r}: no op or layer named {name!r} in A or B, so it "
+                 f"could never fail{hint}")
 
 
 def write_page(doc, path):

@@ -23,6 +23,17 @@ from xprof.mxcli import view as _view
 
 # click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
+try:
+    from concurrent.futures.process import BrokenProcessPool as _BrokenPool
+except ImportError:   # pragma: no cover - (no multiprocessing on the platform)
+    _BrokenPool = ()
+
+
+def _running(args):
+    """`` in xprof COMMAND`` for a message, from the command line."""
+    argv = sys.argv[1:] if args is None else list(args)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    return f" in xprof {command}" if command else ""
 
 
 class _Group(click.Group):
@@ -54,6 +65,14 @@ class _Group(click.Group):
         except BrokenPipeError:  # e.g. `xprof stats | head`: stop quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             rv = 1
+        except MemoryError:   # (the stack is gone: there is memory to say so)
+            click.echo(f"xprof: error: out of memory{_running(args)}: the input needs "
+                       f"more memory than this process may use", err=True)
+            rv = 2
+        except _BrokenPool:   # a reader process killed (the OOM killer, a signal)
+            click.echo(f"xprof: error: a reader process{_running(args)} ended before it "
+                       f"finished (killed, or out of memory)", err=True)
+            rv = 2   # never 1: that is xprof diff's "regression"
         if not standalone_mode:
             return rv
         sys.exit(rv if isinstance(rv, int) else 0)

@@ -87,6 +87,8 @@ def _run_target(module, target, args):
         return 1
     except KeyboardInterrupt as e:
         _trimmed_traceback(e)
+        from xprof.runtime.engine import signals
+        signals.ended_by_interrupt()   # the exit drain: a second, not 30
         return 130
     except BaseException as e:  # noqa: BLE001 - reported like Python does
         _trimmed_traceback(e)
@@ -172,9 +174,11 @@ def _check_writable(output, out_dir):
         fail(f"--output {output!r}: cannot write in {out_dir!r} ({e.strerror or e})")
 
 
-def _finish(profiler_session, engine, stop):
+def _finish(profiler_session, engine, stop, output=None):
     """Drain the engine, then write what is left: the script's own session (as its exit
-    would) and the run's complete profile. Returns {path: what it holds}. The drain is
+    would) and the run's complete profile, to ``output`` (default: the one
+    ``start_for_cli`` was given). Returns {path: what it holds}.
+    The drain is
     bounded (``XPROF_ENGINE_EXIT_TIMEOUT``, or a signal: ``stop``): then the trace holds
     what was recorded and the message names what was still running."""
     report = engine.drain(stop=stop)
@@ -192,11 +196,12 @@ def _finish(profiler_session, engine, stop):
     label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
     try:
         with delayed_status(label):
-            return profiler_session.finish_cli_run()
+            return profiler_session.finish_cli_run(output)
     except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
         from xprof.mxcli.errors import fail
 
-        target = profiler_session.get_config().get("filename")
+        profiler_session.abandon()   # (nothing left for the exit to try again)
+        target = e.filename or output or profiler_session.get_config().get("filename")
         fail(f"could not write the profile {target!r}: {e.strerror or e}; "
              f"the previous file (if any) is unchanged")
 
@@ -258,6 +263,10 @@ class _RunCommand(click.Command):
 @click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
               default=None, metavar="SECONDS",
               help="With --nproc: stop the job (every rank) after this long; exit 124.")
+@click.option("--end-grace", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS",
+              help="With --nproc: once one rank has ended well, how long the others may "
+                   "still run before the job stops them (a failed rank: 3 s).")
 @click.option("--nproc", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start N copies as one job (RANK, WORLD_SIZE, LOCAL_RANK set); "
                    "each writes its own file, e.g. profile.rank0.json.")
@@ -267,7 +276,8 @@ class _RunCommand(click.Command):
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
-        write_html, open_view, quiet, baseline, slow_specs, job_timeout, nproc, hostfile,
+        write_html, open_view, quiet, baseline, slow_specs, job_timeout, end_grace, nproc,
+        hostfile,
         script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
@@ -328,14 +338,16 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
     if nproc is not None:
         from xprof.mxcli.runner.launch import copy_arguments, mpiexec, run_copies, run_mpi
         ctx = click.get_current_context()
-        argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile"})
+        argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile",
+                                    "end_grace"})
         exe = mpiexec()
         if exe is not None:
-            sys.exit(run_mpi(exe, nproc, argv, output, quiet, job_timeout, hostfile))
+            sys.exit(run_mpi(exe, nproc, argv, output, quiet, job_timeout, hostfile,
+                             end_grace))
         if hostfile is not None:
             fail("--hostfile starts the ranks through mpiexec, which is not installed: "
                  "pip install 'xprof-mx[dist]'")
-        sys.exit(run_copies(nproc, argv, output, quiet, job_timeout))
+        sys.exit(run_copies(nproc, argv, output, quiet, job_timeout, end_grace))
     if hostfile is not None:
         fail("--hostfile places the ranks of a job; it goes with --nproc")
     if job_timeout is not None:
@@ -361,10 +373,13 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
         code = _run_target(module, target, args)   # Ctrl-C in it: KeyboardInterrupt
+        kept = None
         if code != 0:
             _tell_other_ranks(code)
+            if os.path.exists(output):   # a failed run never replaces a profile
+                kept, output = output, ranks.failed_filename(output)
         with engine.signals.stop_on_signal() as stop:   # now a signal ends the drain
-            files = _finish(session, engine, stop)
+            files = _finish(session, engine, stop, output)
             _trace_written()
     finally:
         _restore_process_state(saved)
@@ -373,6 +388,9 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         from xprof.runtime import slow
         unmatched = slow.unmatched()
         slow.install(())
+    if kept is not None:
+        click.echo(f"xprof: the script failed (exit code {code}): its profile is "
+                   f"{_shown(output)}; {_shown(kept)} is unchanged", err=True)
     if not quiet:
         if session.script_configured():
             click.echo("xprof: the script configured the profiler itself; recording "
@@ -394,14 +412,22 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
 
 
 def _tell_other_ranks(code):
-    """A rank of an MPI job whose script failed: tell the other ranks now, so they stop
-    within seconds instead of waiting for it in a collective (``runtime/dist/faults``)."""
+    """A rank whose script failed: tell the launcher (the job folder: this rank is
+    where the failure started, unless another rank's failure stopped it) and, in an MPI
+    job, the other ranks, so they stop within seconds instead of waiting for it in a
+    collective (``runtime/dist/faults``)."""
+    from xprof.runtime.engine import signals
+    from xprof.runtime.profiler import ranks
+    from xprof.traces import jobdir
+
     faults = sys.modules.get("xprof.runtime.dist.faults")
+    how = f"exit code {code}"
+    if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
+        how = f"stopped by SIGTERM, {how}"
+    folder = jobdir.current()
+    if folder and ranks.rank() is not None and (faults is None or faults.healthy()):
+        jobdir.failed(folder, ranks.rank(), how)
     if faults is not None:
-        from xprof.runtime.engine import signals
-        how = f"exit code {code}"
-        if signals.terminated:   # SIGTERM became SystemExit(128 + 15)
-            how = f"stopped by SIGTERM, {how}"
         faults.announce(how)
 
 

@@ -15,7 +15,8 @@ from xprof.mxcli.serve.perfetto import INSTALL_HINT, perfetto_ui_dir, serve
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
               help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the URL, do not open a browser.")
-@click.option("--once", is_flag=True, help="Exit once the UI has fetched the trace.")
+@click.option("--once", is_flag=True,
+              help="Exit once the page has loaded the trace and the UI's trace processor.")
 @click.option("--idle-timeout", type=click.FloatRange(min=0.1), default=30.0,
               show_default=True, metavar="SECONDS",
               help="Close a connection that sends nothing for this long.")

@@ -13,7 +13,7 @@ __version__ = _version()
 
 from . import _env  # noqa: E402
 
-_env.check_all()   # every XPROF_*/MXNET_* setting, before any of them is used
+_env.check_at_import()   # every XPROF_*/MXNET_* setting, before any of them is used
 from . import engine, context, profiler  # noqa: E402
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: E402
 from . import ndarray, autograd, random, device  # noqa: E402

@@ -5,7 +5,8 @@ unchanged, while ``XPROF_*`` wins when both are set.
 """
 import os
 
-__all__ = ["get", "get_int", "get_bool", "SETTINGS", "SettingError", "check_all"]
+__all__ = ["get", "get_int", "get_bool", "SETTINGS", "SettingError", "check_all",
+           "check_at_import", "unknown"]
 
 
 class SettingError(ValueError):
@@ -135,7 +136,56 @@ SETTINGS = {
     "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key
     "GPU_AS_LABEL": _bool,   # mx.gpu(i) arrays in host memory, as mx.cpu(i) ones
     "RUN_MPIEXEC": _any,   # xprof run --nproc: the mpiexec to start ranks with; none: own
+    "RUN_JOB_DIR": _any,   # set by xprof run --nproc: its job folder (xprof.traces.jobdir)
 }
+
+
+# XPROF_* variables read by xprof's own test suite and CI (tests/*/conftest.py, .ci/run),
+# never by the runtime: known, so not warned about.
+TOOLING = ("REQUIRE_DIST", "REQUIRE_BROWSER", "REQUIRE_NATIVE", "TEST_ARTIFACTS", "CHROMIUM",
+           "TEST_EXAMPLES", "TEST_HANG_LIMIT")
+
+
+def unknown(environ=None):
+    """One line per set ``XPROF_*`` variable that is no setting, naming the closest
+    known one (a misspelled setting is otherwise ignored without a word). ``MXNET_*``
+    names are MXNet's: many mean nothing here, none is warned about."""
+    import difflib
+
+    environ = os.environ if environ is None else environ
+    known = ["XPROF_" + n for n in list(SETTINGS) + list(TOOLING)]
+    lines = []
+    for var in sorted(environ):
+        if var.startswith("XPROF_") and var not in known:
+            closest = difflib.get_close_matches(var, known, n=1, cutoff=0.0)[0]
+            lines.append(f"xprof: warning: {var} is not an xprof setting and is ignored; "
+                         f"the closest one is {closest} (docs/settings.md lists them)")
+    return lines
+
+
+def check_at_import():
+    """``import xprof.runtime``: warn once about unknown ``XPROF_*`` variables (not in
+    the ranks ``xprof run --nproc`` starts: their launcher did), then check every
+    setting (:func:`check_all`). A malformed value not caught by the importing code
+    ends a plain ``python`` run with that one line, not a traceback through the
+    import machinery (the exception stays catchable, a ``ValueError``)."""
+    import sys
+
+    if not (os.environ.get("XPROF_RUN_LAUNCHER_PID") or os.environ.get("XPROF_RUN_JOB_DIR")):
+        for line in unknown():
+            print(line, file=sys.stderr)
+    try:
+        check_all()
+    except SettingError as e:
+        previous, bad = sys.excepthook, e
+
+        def one_line(kind, value, tb):
+            if value is bad:
+                print(f"xprof: error: {bad}", file=sys.stderr)
+            else:
+                previous(kind, value, tb)
+        sys.excepthook = one_line
+        raise
 
 
 def check_all(environ=None):

@@ -242,6 +242,13 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
         pushed = _observer.pushed_by() if pusher is None else (perf_counter_ns(), pusher)
 
     def dispatch(on_complete, stamps):
+        # (pushed ALWAYS_RUN, so the pool's counts stay right:) an input a failed op
+        # wrote carries its error on, as every other op's does, to the outputs, and so to
+        # whatever reads them next: a Module's metric, the next forward (#40.1)
+        for r in reads:
+            if r.exc is not None:
+                on_complete(r.exc)
+                return
         call = Call(name, mode) if setup is None else setup
         # The call's dependency record (profiling only; set here: a method call costs
         # ~400 instructions): pushed at t_push by the thread with track `pusher`, ready

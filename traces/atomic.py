@@ -90,9 +90,13 @@ def write_atomic(path, data, compress=False, durable=False, keep=None):
             return False
         os.replace(tmp, path)
         return True
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):
+            # a full disk while writing names no file, a failed rename the temp one:
+            # the error names the file that was being written
+            raise OSError(exc.errno, exc.strerror, path) from exc
         raise

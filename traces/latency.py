@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .names import bounded
+
 SECTION = "Operator Latency"
 PARTS = ("Dependency", "Queue", "Run")
 _NS_PER_MS = 1e6
@@ -71,7 +73,8 @@ def render_text(rows):
         return ""
     headers = ["Name", "Count", "Dep Avg (ms)", "Dep P95 (ms)", "Queue Avg (ms)",
                "Queue P95 (ms)", "Run Avg (ms)", "Run P95 (ms)"]
-    body = [[name, str(r["Count"]), *(f"{r[p][k]:.4f}" for p in PARTS for k in ("Avg", "P95"))]
+    body = [[bounded(name), str(r["Count"]),
+             *(f"{r[p][k]:.4f}" for p in PARTS for k in ("Avg", "P95"))]
             for name, r in rows.items()]
     widths = [max(len(h), *(len(line[i]) for line in body)) for i, h in enumerate(headers)]
 

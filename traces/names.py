@@ -31,3 +31,14 @@ OPERATOR_CATEGORIES = (OPERATOR, CUSTOM_OPERATOR)
 # The args key of an operator slice's input shapes (PyTorch's name for it, so
 # ``xprof stats --group-by shape`` reads both): a list of shapes, each a list of ints.
 INPUT_DIMS = "Input Dims"
+
+# Characters of a name any output shows (tables, pages): a 10 MB event name costs 1 kB,
+# not a column padded to its width on every row (a 1 MB name once made `xprof stats`
+# print 527 MB). JSON and CSV outputs keep names whole: they grow with them, no more.
+NAME_LIMIT = 1000
+
+
+def bounded(name, n=NAME_LIMIT):
+    """``name`` cut to ``n`` characters (with an ellipsis)."""
+    name = str(name)
+    return name if len(name) <= n else name[:n - 1] + "\u2026"

@@ -23,6 +23,8 @@ Ordering rules, shared by the JSON and the text table:
 """
 from __future__ import annotations
 
+from .names import bounded
+
 SORT_KEYS = ("total", "self", "avg", "min", "max", "count")
 
 _MS_DIGITS = 6  # 1 ns resolution in ms
@@ -302,7 +304,7 @@ def _fmt_counter(value):
 
 def _table_lines(domain, rows, headers, cells):
     """Left-aligned name column sized to the longest name; numbers right-aligned."""
-    body = [cells(name, entry) for name, entry in rows]
+    body = [cells(bounded(name), entry) for name, entry in rows]
     widths = [len(h) for h in headers]
     for line in body:
         for i, cell in enumerate(line):

@@ -342,9 +342,11 @@ def steps_ns(run):
     step), or PyTorch's ``ProfilerStep#N`` slices; None without at least
     :data:`MIN_CALLS` of them."""
     tl = run.tl
-    names = np.array(tl.names, dtype=object)
     if len(tl.start):
-        step_rows = np.flatnonzero(np.char.startswith(names.astype(str), "ProfilerStep#")[tl.name])
+        # one test per name (not ``astype(str)``: a fixed-width copy of every name as
+        # long as the longest, gigabytes for one 10 MB name)
+        is_step = np.array([n.startswith("ProfilerStep#") for n in tl.names], dtype=bool)
+        step_rows = np.flatnonzero(is_step[tl.name])
         if len(step_rows) >= MIN_CALLS:
             return (tl.end - tl.start)[step_rows]
     if len(tl.sync_slice):

@@ -13,6 +13,7 @@ keeps the first N rows of the list.
 from __future__ import annotations
 
 from xprof.traces import stats as S
+from xprof.traces.names import bounded
 
 SECTION = "Flat"
 # The API domains' names for calls that block until work is done: xprof's, MXNet 1.x's.
@@ -65,8 +66,9 @@ def table_cells(rows):
 
 
 def text(rows):
-    """The plain-text flat table, aligned like ``render_text``'s."""
+    """The plain-text flat table, aligned like ``render_text``'s (names bounded)."""
     headers, body = table_cells(rows)
+    body = [[bounded(c[0]), *c[1:]] for c in body]
     if not body:
         return "No profiling records.\n"
     widths = [max(len(h), *(len(c[i]) for c in body)) for i, h in enumerate(headers)]

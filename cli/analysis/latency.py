@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from xprof.traces import latency as shared_latency
+from xprof.traces.names import bounded
 
 from xprof.traces.batch import view
 
@@ -114,6 +115,6 @@ def rich_table(rows):
         for stat in ("Avg", "P95"):
             table.add_column(f"{part[:5]} {stat} (ms)", justify="right")
     for name, r in rows.items():
-        table.add_row(name, str(r["Count"]),
+        table.add_row(bounded(name), str(r["Count"]),
                       *(f"{r[p][s]:.4f}" for p in parts for s in ("Avg", "P95")))
     return table

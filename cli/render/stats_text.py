@@ -12,6 +12,7 @@ import click
 from xprof.traces import callstats
 from xprof.traces import latency as shared_latency
 from xprof.traces import stats as shared_stats
+from xprof.traces.names import bounded
 
 from xprof.mxcli.analysis import flat, latency
 
@@ -52,7 +53,7 @@ def rich_tables(doc_sections, console):
             for header, _, _ in columns:
                 table.add_column(header, justify="right")
             for name, row in rows.items():
-                table.add_row(name, *_cells(row, columns))
+                table.add_row(bounded(name), *_cells(row, columns))
             console.print(table)
             shown = True
     if not shown:
@@ -125,11 +126,11 @@ def plain_text(report):
         columns = SECTIONS[section]
         lines = [f"\n{section}", "=" * len(section)]
         for domain, rows in domains.items():
-            width = max([len(n) for n in rows] + [4])
+            width = max([len(bounded(n)) for n in rows] + [4])
             lines.append(f"\n{domain}")
             lines.append(f"{'Name':<{width}}  " + "  ".join(f"{h:>12}" for h, _, _ in columns))
             for name, row in rows.items():
-                lines.append(f"{name:<{width}}  " +
+                lines.append(f"{bounded(name):<{width}}  " +
                              "  ".join(f"{c:>12}" for c in _cells(row, columns)))
         text += "\n".join(lines) + "\n"
     return text

@@ -5,9 +5,15 @@ it ended.
 process forks first thing (:func:`keep_rank`): the child runs the script and is the MPI
 rank (it inherits PMI's environment and socket); the parent, the keeper, only waits for
 it. Why: a rank killed by SIGKILL (or crashed by SIGSEGV) cannot tell anyone, and only
-its parent learns which signal ended it. The keeper then prints one line naming the rank
-and the signal (``xprof: rank 1 failed (killed by SIGKILL)``) and exits with 128 + the
-signal's number. Hydra (MPICH's ``mpiexec``, started with ``-disable-auto-cleanup`` by
+its parent learns which signal ended it. The keeper tells the launcher (``xprof run
+--nproc``) the rank's process id and, at its end, its exit code through the job folder
+(``xprof.traces.jobdir``); the launcher names a failed rank and stops the others. Under
+an ``mpiexec`` started by hand (no job folder) the keeper prints one line naming the
+rank and the signal that ended it (``xprof: rank 1 failed (killed by SIGKILL)``). It
+exits with the rank's code (128 + the signal's number for a signal). On the launcher's
+machine it also watches the launcher (its pid, from the job folder): a launcher killed
+by SIGKILL tells no one, and ``mpiexec`` may leave ranks behind, so the keeper stops its
+rank itself. Hydra (MPICH's ``mpiexec``, started with ``-disable-auto-cleanup`` by
 ``xprof run --nproc``) sees the rank leave unfinalized and sends the other ranks SIGUSR1;
 they stop and write their traces (``runtime/dist/faults.py``).
 
@@ -58,6 +64,9 @@ def keep_rank():
         print(f"xprof: rank {rank} runs without a keeper (threads started before it)",
               file=sys.stderr, flush=True)
         return
+    from xprof.traces import jobdir
+
+    folder = jobdir.current()
     sys.stdout.flush()
     sys.stderr.flush()
     saved = {s: signal.signal(s, signal.SIG_IGN) for s in _IGNORED}   # none lost at fork
@@ -67,18 +76,61 @@ def keep_rank():
             signal.signal(s, handler)
         _die_with(os.getppid())
         return
-    while True:
-        try:
-            _, status = os.waitpid(child, 0)
-            break
-        except ChildProcessError:     # reaped elsewhere: nothing to report
-            os._exit(1)
+    launcher = None
+    if folder:
+        jobdir.started(folder, rank, child)
+        launcher = jobdir.launcher(folder)   # (None on another machine: no folder there)
+    status = _wait(child, launcher)
     code = os.waitstatus_to_exitcode(status)
-    if code < 0:
+    if folder:   # the launcher names the rank (cli/runner/launch.py)
+        jobdir.ended(folder, rank, code)
+    elif code < 0:
         print(f"xprof: rank {rank} failed ({how_it_ended(code)})", file=sys.stderr,
               flush=True)
-        code = 128 - code
-    os._exit(code)
+    os._exit(128 - code if code < 0 else code)
+
+
+STOP_GRACE = 5.0   # s between SIGTERM and SIGKILL for a rank whose launcher is gone
+
+
+def _wait(child, launcher):
+    """The child's wait status. With the launcher's pid (the job folder, this machine):
+    looked at every 0.2 s, and when the launcher is gone (killed by SIGKILL, so it could
+    tell no one) the rank is stopped, SIGTERM then SIGKILL after :data:`STOP_GRACE`:
+    no rank outlives its launcher, even one whose ``mpiexec`` left it behind."""
+    import time
+
+    kill_at = None
+    while True:
+        try:
+            pid, status = os.waitpid(child, os.WNOHANG if launcher else 0)
+        except ChildProcessError:     # reaped elsewhere: nothing to report
+            os._exit(1)
+        if pid:
+            return status
+        if kill_at is None and not _alive(launcher):
+            _signal(child, signal.SIGTERM)   # it writes its trace
+            kill_at = time.monotonic() + STOP_GRACE
+        elif kill_at is not None and time.monotonic() >= kill_at:
+            _signal(child, signal.SIGKILL)
+        time.sleep(0.2)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _signal(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except OSError:
+        pass
 
 
 def _die_with(keeper):

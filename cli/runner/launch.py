@@ -20,8 +20,11 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import click
+
+from xprof.traces import jobdir
 
 _RANK_ENV = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE")
 
@@ -59,6 +62,7 @@ def copy_arguments(ctx, leave_out):
 
 FAIL_GRACE = 3.0   # s the other ranks may finish on their own after one failed
 KILL_GRACE = 5.0   # s between SIGTERM and SIGKILL when the job is stopped
+END_GRACE = 60.0   # s the others may still run after one ended well (--end-grace)
 LAUNCHER_ENV = "XPROF_RUN_LAUNCHER_PID"   # a copy dies with the launcher of this pid
 
 
@@ -132,59 +136,217 @@ def _mpiexec_command(exe, nproc, hostfile):
     return cmd + (["-f", hostfile] if hostfile else [])
 
 
-def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None):
+def run_mpi(exe, nproc, argv, output, quiet, timeout=None, hostfile=None,
+            end_grace=END_GRACE):
     """Run ``xprof run ARGV`` as ``nproc`` MPI ranks through ``mpiexec``; its exit code.
 
     ``mpiexec`` runs in a session of its own: SIGINT and SIGTERM are passed on to it
-    (Hydra passes them to every rank, which writes its profile), ``timeout`` stops it
-    the same way (exit code 124), and :data:`KILL_GRACE` seconds after a stop whatever
-    is left of the session on this machine is killed; it gets SIGTERM if the launcher
-    dies. A rank's failure is the ranks'
-    own business (they stop each other, ``runtime/dist/faults.py``); ``mpiexec`` exits
-    with the failed rank's code."""
-    import time
+    (Hydra passes them to every rank, which writes its profile), and it gets SIGTERM if
+    the launcher dies. The ranks' keepers tell the launcher each rank's process id and
+    how it ended, and a failing rank says so first (the job folder,
+    ``xprof.traces.jobdir``), so the job ends as :func:`run_copies`' does, with or
+    without a kvstore: one line names the failed rank, the others get
+    :data:`FAIL_GRACE` seconds (with a kvstore they stop each other,
+    ``runtime/dist/faults.py``), then SIGTERM, each writing its profile; ``timeout`` and
+    ``end_grace`` bound the job the same way; :data:`KILL_GRACE` seconds after a stop
+    whatever is left of the session on this machine is killed. The exit code is the
+    failed rank's."""
+    import shutil
+    import tempfile
 
+    folder = tempfile.mkdtemp(prefix="xprof-job-")
+    jobdir.launching(folder, os.getpid())
     cmd = _mpiexec_command(exe, nproc, hostfile) + [sys.executable, "-m", "xprof.mxcli",
                                                      "run", *argv]
     env = {k: v for k, v in os.environ.items() if k not in _RANK_ENV + (LAUNCHER_ENV,)}
+    env[jobdir.ENV] = folder
+    started = time.time()
     proc = subprocess.Popen(cmd, env=env, start_new_session=True,
                             preexec_fn=_term_with_parent)
+    ranks = _MpiRanks(proc, folder, nproc)
+    try:
+        verdict = _watch(ranks, timeout, end_grace)
+    finally:
+        _kill_session(proc, KILL_GRACE if ranks.kill_at is None else
+                      max(0.0, ranks.kill_at - time.monotonic()))
+        codes = jobdir.read(folder)["end"]
+        shutil.rmtree(folder, ignore_errors=True)
+    _summary(nproc, output, quiet, started)
+    return _job_code(verdict, codes, proc.returncode)
 
-    start = time.monotonic()
-    timed_out = False
-    kill_at = None
+
+class _MpiRanks:
+    """The ranks of an ``mpiexec`` job as the launcher sees them: through the job
+    folder (how each ended, which failed first, their process ids) and ``mpiexec``."""
+
+    def __init__(self, proc, folder, nproc):
+        self.proc, self.folder, self.nproc = proc, folder, nproc
+        self.kill_at = None
+        self.state = jobdir.read(folder)
+
+    def running(self):
+        self.state = jobdir.read(self.folder)
+        return self.proc.poll() is None
+
+    def ended(self):
+        return self.state["end"]
+
+    def notes(self):
+        return self.state["failed"]
+
+    def times(self):
+        return self.state["at"]
+
+    def signal(self, signum):
+        """A signal of the user's: to ``mpiexec``, which passes it to every rank."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signum)
+
+    def stop(self):
+        """SIGTERM to each rank still running (its own process: its keeper ignores it),
+        and to ``mpiexec`` for ranks this machine does not see."""
+        ended = self.state["end"]
+        for rank, pid in self.state["pid"].items():
+            if rank not in ended:
+                _kill(pid, signal.SIGTERM)
+        if len(self.state["pid"]) < self.nproc:
+            self.signal(signal.SIGTERM)
+
+    def kill(self):
+        _killpg(self.proc.pid)
+
+
+class _Copies:
+    """The ranks of :func:`run_copies`: child processes of the launcher."""
+
+    def __init__(self, procs):
+        self.procs = procs
+        self.kill_at = None
+
+    def running(self):
+        return [p.poll() for p in self.procs].count(None) > 0   # every rank polled
+
+    def ended(self):
+        return {r: p.returncode for r, p in enumerate(self.procs) if p.returncode is not None}
+
+    def notes(self):
+        return {}
+
+    def times(self):
+        return {}
+
+    def signal(self, signum):
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signum)
+
+    def stop(self):
+        self.signal(signal.SIGTERM)
+
+    def kill(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def _watch(ranks, timeout, end_grace):
+    """Wait for the job's end, stopping it when one rank failed (after
+    :data:`FAIL_GRACE`), when it ran past ``timeout``, or when the others still run
+    ``end_grace`` seconds after a rank ended well: SIGTERM, then SIGKILL after
+    :data:`KILL_GRACE`. SIGINT and SIGTERM are passed on. Returns ``("failed", rank,
+    how)``, ``("stopped", why)`` or None (the job ended by itself)."""
+    verdict = None
+    stop_at = None
+    first_end = None
+    signalled = []
 
     def forward(signum, frame):
-        """Pass the signal on; ranks still running :data:`KILL_GRACE` s later are
-        killed (a rank stuck where no signal is handled must not keep the job)."""
-        nonlocal kill_at
-        if proc.poll() is None:
-            proc.send_signal(signum)
-        if kill_at is None:
-            kill_at = time.monotonic() + KILL_GRACE
+        signalled.append(signum)
+        ranks.signal(signum)
+        if ranks.kill_at is None:
+            ranks.kill_at = time.monotonic() + KILL_GRACE
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    start = time.monotonic()
+    stopped = False
     try:
-        while proc.poll() is None:
+        while ranks.running():
             now = time.monotonic()
-            if timeout is not None and not timed_out and now - start > timeout:
-                timed_out = True
-                click.echo(f"xprof: the job ran past --timeout {timeout:g} s; stopping "
-                           f"its ranks", err=True)
-                forward(signal.SIGTERM, None)
-            if kill_at is not None and now >= kill_at:
-                _killpg(proc.pid)
+            ended = ranks.ended()
+            if verdict is None and not signalled:
+                failed = _first_failure(ranks.notes(), ended, ranks.times())
+                if failed is not None:
+                    verdict = ("failed", *failed)
+                    click.echo(f"xprof: rank {failed[0]} failed ({failed[1]}); stopping the "
+                               f"other ranks", err=True)
+                    stop_at = now + FAIL_GRACE
+                elif timeout is not None and now - start > timeout:
+                    verdict = ("stopped", "timeout")
+                    click.echo(f"xprof: the job ran past --timeout {timeout:g} s; stopping "
+                               f"its ranks", err=True)
+                    stop_at = now
+                elif ended and first_end is None:
+                    first_end = now
+                elif first_end is not None and now - first_end > end_grace:
+                    verdict = ("stopped", "end grace")
+                    done = ", ".join(map(str, sorted(ended)))
+                    click.echo(f"xprof: rank{'s' if len(ended) > 1 else ''} {done} ended "
+                               f"{end_grace:g} s ago and the others still run; stopping "
+                               f"them (--end-grace)", err=True)
+                    stop_at = now
+            if stop_at is not None and now >= stop_at and not stopped:
+                stopped = True
+                ranks.stop()
+                ranks.kill_at = ranks.kill_at or now + KILL_GRACE
+            if ranks.kill_at is not None and now >= ranks.kill_at:
+                ranks.kill()
             time.sleep(0.05)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _kill_session(proc, KILL_GRACE if kill_at is None else
-                      max(0.0, kill_at - time.monotonic()))
-    _summary(nproc, output, quiet)
-    if timed_out:
+    if verdict is None and not signalled:   # ended before a look found it failing
+        failed = _first_failure(ranks.notes(), ranks.ended(), ranks.times())
+        if failed is not None:
+            verdict = ("failed", *failed)
+            click.echo(f"xprof: rank {failed[0]} failed ({failed[1]})", err=True)
+    return verdict
+
+
+def _first_failure(notes, ended, at=None):
+    """``(rank, how)`` of the rank a failure started from: of those that said they failed
+    (``notes``) or ended badly, the first (``at``: when each was written, the job
+    folder's; a rank stopped by another's end writes after it), the lowest rank among
+    equals; a rank's own word says best how."""
+    at = at or {}
+    failed = {r: (at.get(("failed", r), 0), notes[r]) for r in notes}
+    for r, c in ended.items():
+        if c != 0 and r not in failed:
+            failed[r] = (at.get(("end", r), 0), _how(c))
+    if not failed:
+        return None
+    rank = min(failed, key=lambda r: (failed[r][0], r))
+    return rank, failed[rank][1]
+
+
+def _job_code(verdict, codes, fallback):
+    """The job's exit code: 124 when stopped (timeout or end grace), the failed rank's
+    (128 + N for signal N), else the first non-zero one."""
+    if verdict is not None and verdict[0] == "stopped":
         return 124
-    code = proc.returncode
+    if verdict is not None and verdict[1] in codes:
+        code = codes[verdict[1]]
+    else:
+        code = next((c for c in codes.values() if c != 0), fallback or 0)
+    if code == 0 and verdict is not None:
+        code = 1
     return 128 - code if code < 0 else code
+
+
+def _kill(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _term_with_parent():
@@ -201,8 +363,6 @@ def _kill_session(proc, grace=0.0):
     machine) once it is gone, after up to ``grace`` seconds for the ranks to end on
     their own: Hydra may exit before the ranks it signalled have written their
     traces."""
-    import time
-
     if proc.poll() is None:   # the launcher itself is ending (an exception): now
         _killpg(proc.pid)
     proc.wait()
@@ -239,78 +399,55 @@ def _session_alive(sid):
     return False
 
 
-def _summary(nproc, output, quiet):
-    """One line: the profiles the ranks wrote and how to merge them."""
+def _summary(nproc, output, quiet, started):
+    """One line: the profiles the ranks wrote (a failed rank's beside an earlier one,
+    ``ranks.failed_filename``), which ranks wrote none, and how to merge them."""
     from xprof.runtime.profiler import ranks
 
-    files = [ranks.filename_for_rank(output, r) for r in range(nproc)]
-    present = [f for f in files if os.path.exists(f)]
-    if not quiet:
-        click.echo(f"xprof: {nproc} processes ran; profiles: {', '.join(present) or 'none'}"
-                   + (f"; one timeline: xprof trace {' '.join(present)} -o merged.json"
-                      if len(present) > 1 else ""), err=True)
+    present, missing = [], []
+    for r in range(nproc):
+        name = ranks.filename_for_rank(output, r)
+        written = [f for f in (name, ranks.failed_filename(name))
+                   if os.path.exists(f) and os.path.getmtime(f) >= started - 1]
+        if written:
+            present.append(max(written, key=os.path.getmtime))
+        else:
+            missing.append(r)
+    if not quiet or missing:
+        line = f"xprof: {nproc} processes ran; profiles: {', '.join(present) or 'none'}"
+        if missing:
+            line += f"; no profile from rank{'s' if len(missing) > 1 else ''} " + \
+                ", ".join(map(str, missing))
+        if len(present) > 1 and not quiet:
+            line += f"; one timeline: xprof trace {' '.join(present)} -o merged.json"
+        click.echo(line, err=True)
 
 
-def run_copies(nproc, argv, output, quiet, timeout=None):
+def run_copies(nproc, argv, output, quiet, timeout=None, end_grace=END_GRACE):
     """Run ``xprof run ARGV`` ``nproc`` times at once, ranked; return the exit code.
 
     A rank that fails ends the job: the others get :data:`FAIL_GRACE` seconds to end on
     their own, then SIGTERM (each writes its profile), then SIGKILL after
     :data:`KILL_GRACE`; the exit code is the failed rank's (128 + the signal's number
     for a signal) and one line says which rank failed and how. ``timeout``: the job's
-    whole time, after which it is stopped the same way (exit code 124). SIGINT and
-    SIGTERM are passed on to every rank. Each rank dies with the launcher."""
-    import time
-
+    whole time, after which it is stopped the same way (exit code 124); ``end_grace``:
+    how long the others may still run once one rank has ended well (then the same).
+    SIGINT and SIGTERM are passed on to every rank. Each rank dies with the launcher."""
     procs = []
+    started = time.time()
     for r in range(nproc):
         env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(nproc),
                    LOCAL_WORLD_SIZE=str(nproc), **{LAUNCHER_ENV: str(os.getpid())})
         procs.append(subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", *argv],
                                       env=env))
-
-    def forward(signum, frame):
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signum)
-
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
-    start = time.monotonic()
-    failed = timed_out = None
-    stop_at = kill_at = None
+    ranks = _Copies(procs)
     try:
-        while [p.poll() for p in procs].count(None):   # every rank polled, each round
-            now = time.monotonic()
-            if failed is None:
-                for r, p in enumerate(procs):
-                    if p.returncode not in (None, 0):
-                        failed = (r, p.returncode)
-                        click.echo(f"xprof: rank {r} failed ({_how(p.returncode)}); "
-                                   f"stopping the other ranks", err=True)
-                        stop_at = min(stop_at or now + FAIL_GRACE, now + FAIL_GRACE)
-                        break
-            if timeout is not None and timed_out is None and now - start > timeout:
-                timed_out = True
-                click.echo(f"xprof: the job ran past --timeout {timeout:g} s; stopping "
-                           f"its ranks", err=True)
-                stop_at = now
-            if stop_at is not None and now >= stop_at and kill_at is None:
-                forward(signal.SIGTERM, None)
-            if kill_at is not None and now >= kill_at:
-                for p in procs:
-                    if p.poll() is None:
-                        p.kill()
-            time.sleep(0.05)
-        codes = [p.wait() for p in procs]
+        verdict = _watch(ranks, timeout, end_grace)
+        codes = {r: p.wait() for r, p in enumerate(procs)}
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
         for p in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    _summary(nproc, output, quiet)
-    if timed_out:
-        return 124
-    code = failed[1] if failed is not None else next((c for c in codes if c != 0), 0)
-    return 128 - code if code < 0 else code
+    _summary(nproc, output, quiet, started)
+    return _job_code(verdict, codes, 0)

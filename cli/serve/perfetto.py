@@ -25,6 +25,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import click
@@ -107,7 +108,53 @@ _PRIVATE = ("/vizviewer_info", "/localtrace", "/file_info")   # what only this U
 _GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
-def _handler(ui_dir, trace_path, fetched, token, port, idle_timeout):
+class Loaded:
+    """What the page has loaded, for ``--once``: the trace and the UI's trace processor
+    (its ``.wasm``, which the UI asks for to read the trace: a server gone before it
+    answers leaves the page saying "Oops, something went wrong"), then a moment with no
+    request in flight or arriving (fonts, the rest of the build). A page that never asks
+    for the trace processor still ends it :data:`GIVE_UP` seconds after its last
+    request."""
+
+    QUIET = 3.0      # s with nothing asked after the page has what it needs
+    GIVE_UP = 30.0   # s with nothing asked after the trace, whatever else is missing
+
+    def __init__(self, needs_engine):
+        self.lock = threading.Lock()
+        self.trace = threading.Event()
+        self.engine = not needs_engine   # the trace processor served (none in the build)
+        self.in_flight = 0
+        self.last = 0.0
+
+    def begin(self):
+        with self.lock:
+            self.in_flight += 1
+            self.last = time.monotonic()
+
+    def end(self, route, whole):
+        with self.lock:
+            self.in_flight -= 1
+            self.last = time.monotonic()
+            if whole and _is_engine(route):
+                self.engine = True
+
+    def complete(self):
+        """Has the page everything it loads (``--once`` may stop serving)?"""
+        if not self.trace.is_set():
+            return False
+        with self.lock:
+            if self.in_flight:
+                return False
+            quiet = time.monotonic() - self.last
+        return quiet >= (self.QUIET if self.engine else self.GIVE_UP)
+
+
+def _is_engine(route):
+    name = route.rsplit("/", 1)[-1]
+    return name.startswith("trace_processor") and name.endswith(".wasm")
+
+
+def _handler(ui_dir, trace_path, fetched, token, port, idle_timeout, loaded=None):
     hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
 
     class Handler(http.server.SimpleHTTPRequestHandler):
@@ -141,22 +188,38 @@ def _handler(ui_dir, trace_path, fetched, token, port, idle_timeout):
                 super().do_HEAD()
 
         def do_GET(self):
+            if loaded is not None:
+                loaded.begin()
+            whole = False
+            route = self.path.partition("?")[0]
+            try:
+                whole = self._get()
+            finally:
+                if loaded is not None:
+                    loaded.end(route, whole)
+
+        def _get(self):
+            """Answer a GET; True when a whole 200 answer went out."""
             if not self._allowed():
-                return
+                return False
             route, _, query = self.path.partition("?")
             if route in _PRIVATE and not self._has_token():
                 self.send_error(403, "this trace is served to the page xprof view opened")
-                return
+                return False
             if route == "/vizviewer_info":
                 self._send(b"{}", "application/json")
             elif route == "/localtrace":
-                if self._send_trace():
-                    fetched.set()   # --once: this run's UI has the whole trace
+                if not self._send_trace():
+                    return False
+                fetched.set()   # this run's UI has the whole trace
             elif route == "/file_info":
                 self._send(b"{}", "application/json")
             else:
                 self._cookie = _query_token(query) == token
+                self._status = None
                 super().do_GET()
+                return self._status == 200
+            return True
 
         def _allowed(self):
             """Refuse (403/400) a foreign Host or a NUL in the path; True to serve."""
@@ -180,6 +243,7 @@ def _handler(ui_dir, trace_path, fetched, token, port, idle_timeout):
             return morsel is not None and _same(morsel.value, token)
 
         def send_response(self, code, message=None):
+            self._status = code
             super().send_response(code, message)
             if getattr(self, "_cookie", False):
                 self.send_header("Set-Cookie", f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; "
@@ -269,7 +333,9 @@ def _serve_file(path, port, open_browser, once, echo, idle_timeout):
 
     from xprof.mxcli.errors import fail
 
-    fetched = threading.Event()
+    ui_dir = perfetto_ui_dir()
+    loaded = Loaded(any(_is_engine(p.name) for p in ui_dir.rglob("*.wasm")))
+    fetched = loaded.trace
     token = secrets.token_urlsafe(24)
     try:
         served, temp = _plain_copy(path)
@@ -281,23 +347,22 @@ def _serve_file(path, port, open_browser, once, echo, idle_timeout):
         except OSError as exc:
             fail(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})")
         bound = httpd.server_address[1]
-        httpd.RequestHandlerClass = _handler(perfetto_ui_dir(), served, fetched, token, bound,
-                                             idle_timeout)
+        httpd.RequestHandlerClass = _handler(ui_dir, served, fetched, token, bound,
+                                             idle_timeout, loaded)
         url = f"http://127.0.0.1:{bound}/?{TOKEN_PARAM}={token}"
         worker = threading.Thread(target=httpd.serve_forever, name="xprof view", daemon=True)
         try:
             worker.start()
             echo(f"xprof: serving {path} in the Perfetto UI at {url}")
-            echo("xprof: " + ("exits once the trace was fetched" if once
-                              else "press Ctrl-C to stop"))
+            echo("xprof: " + ("exits once the page has loaded the trace and the UI"
+                              if once else "press Ctrl-C to stop"))
             sys.stdout.flush()
             if open_browser:
                 import webbrowser
 
                 webbrowser.open(url)
-            done = fetched if once else threading.Event()   # without --once: Ctrl-C
-            while not done.wait(0.5):
-                pass
+            while not (once and loaded.complete()):   # without --once: Ctrl-C
+                time.sleep(0.1)
         except KeyboardInterrupt:
             pass
         finally:

@@ -24,7 +24,8 @@ def load_pair(a, b):
         return load_summary(a), load_summary(b)
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                             initializer=_end_with_parent) as pool:
         future = pool.submit(_load_or_error, a)
         sb = load_summary(b)
         kind, value = future.result()
@@ -32,6 +33,19 @@ def load_pair(a, b):
         from xprof.mxcli.errors import fail
         fail(value)
     return value, sb
+
+
+def _end_with_parent():
+    """In the reader: SIGKILL when the diff's process dies (Linux ``PR_SET_PDEATHSIG``):
+    a diff killed (or crashed) mid-read leaves no reader behind, waiting for ever."""
+    import ctypes
+    import signal
+    import sys
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+        except (OSError, AttributeError):
+            pass
 
 
 def _load_or_error(path):

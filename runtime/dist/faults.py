@@ -17,8 +17,12 @@ a collective of its may be in flight). So after writing its trace every rank of 
 failed job says it is done (:func:`finished`), and a rank that failed waits for the
 others' word (at most :data:`DONE_BOUND` seconds) before it exits.
 
+A failing rank also tells ``xprof run --nproc``'s launcher, through the job folder
+(``xprof.traces.jobdir``), and the launcher stops whatever still runs 3 s later: a job
+with no kvstore, whose ranks never hear each other, ends the same way.
+
 A rank killed by SIGKILL (or crashed) cannot announce anything. Its keeper (its parent
-process, ``cli/runner/keeper.py``) prints how it ended and exits; Hydra, started with
+process, ``cli/runner/keeper.py``) tells the launcher how it ended and exits; Hydra, started with
 ``-disable-auto-cleanup`` by ``xprof run --nproc``, then sends every other rank SIGUSR1
 (without that flag it SIGKILLs them: traces lost). The handler installed here (the
 default action of SIGUSR1 would kill the rank) only sets a flag, and the listener, seeing
@@ -53,6 +57,13 @@ _done = threading.Condition()
 def healthy():
     """No rank failed as far as this one knows (it did not announce, nor was told)."""
     return _state["failed"] is None and not _state["said"]
+
+
+def stopped_by_another(exc):
+    """This rank stops because another failed, told some other way than a notice (the
+    job folder, before MPI started): it is no failure to announce or to name."""
+    if _state["failed"] is None:
+        _state["failed"] = exc
 
 
 def on_failure(callback):

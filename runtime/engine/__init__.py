@@ -157,7 +157,10 @@ def _drain_before_fork():
     if st.on_block is not None or (st.tag is not None and st.tag.in_call) \
             or threading.get_ident() in getattr(_engine, "worker_idents", ()):
         return
-    if not _engine.quiesce(FORK_DRAIN_S):
+    # a drain that gave up on stuck work (or a SIGTERM: stop now) is not waited for again
+    # here: one signal ends ``xprof run --baseline`` at once, its diff's fork included
+    bound = 0 if _gave_up or signals.terminated or signals.interrupted else FORK_DRAIN_S
+    if not _engine.quiesce(bound) and bound:
         sys.stderr.write(f"xprof: fork after waiting {FORK_DRAIN_S:g} s for the engine: "
                          "ops still pending; the child cannot read their outputs\n")
 
@@ -194,13 +197,15 @@ def drain(timeout=None, stop=None):
         with signals.stop_on_signal() as stop:
             return drain(timeout, stop)
     timeout = exit_timeout() if timeout is None else timeout
-    if signals.terminated:   # SIGTERM: stop now, after a second's grace at most
+    if signals.terminated or signals.interrupted:   # one signal: stop now, a second's grace
         timeout = min(timeout, signals.TERM_DRAIN)
     if _engine.wait_idle(0 if _gave_up else timeout, stop):
         return None
     _gave_up = True
     if stop.signum is None and signals.terminated:   # stopped in the script: 1 s's grace
         why = "on SIGTERM"
+    elif stop.signum is None and signals.interrupted:
+        why = "on Ctrl-C"
     elif stop.signum is None:
         why = f"after {timeout} s (XPROF_ENGINE_EXIT_TIMEOUT)"
     else:

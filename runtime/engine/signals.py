@@ -43,9 +43,10 @@ _LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in
 # The runtime's blocking waits (function names): exception-safe places to stop waiting.
 # A thread blocked in one calls _kick/_kick_locked every 10 ms; their bodies are C calls
 # with nothing popped yet, so they are safe too. ``throttle`` is the custom-op
-# backpressure wait, ``shutdown`` the bounded drain at exit.
+# backpressure wait, ``shutdown`` the bounded drain at exit, ``wait_for_mpi`` a rank
+# waiting for the other ranks to start MPI (dist/mpi.py).
 SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked",
-                        "wait_idle", "throttle", "shutdown"))
+                        "wait_idle", "throttle", "shutdown", "wait_for_mpi"))
 
 
 def _where(code):
@@ -101,14 +102,31 @@ def raise_at_safe_point(frame, make_exc):
     sys.settrace(_no_trace)
 
 
-# Set when the process was asked to stop by SIGTERM (profiler/exits.py): the exit drain
-# then waits at most TERM_DRAIN seconds for pending ops, not XPROF_ENGINE_EXIT_TIMEOUT.
+# Set when the process was asked to stop by SIGTERM (profiler/exits.py), or when a
+# Ctrl-C's KeyboardInterrupt ended the program (``interrupted``: not one it caught and
+# went on from): the exit drain then waits at most TERM_DRAIN seconds for pending ops,
+# not XPROF_ENGINE_EXIT_TIMEOUT (one signal ends a run within seconds, its trace written).
 terminated = False
+interrupted = False
 TERM_DRAIN = 1.0
 
 
 def _on_sigint(signum, frame):
     raise_at_safe_point(frame, KeyboardInterrupt)
+
+
+def ended_by_interrupt():
+    """The program ends with a KeyboardInterrupt (``xprof run``: its script did)."""
+    global interrupted
+    interrupted = True
+
+
+def _excepthook(previous):
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            ended_by_interrupt()
+        previous(kind, value, tb)
+    return hook
 
 
 def install_sigint():
@@ -119,6 +137,7 @@ def install_sigint():
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _on_sigint)
+            sys.excepthook = _excepthook(sys.excepthook)   # (an uncaught interrupt: python)
     except (ValueError, OSError):
         pass
 

@@ -19,7 +19,7 @@ from .observer import observer as _observer
 PID = 0
 
 
-def encode(snapshot, base_ns, process_name, other_data):
+def encode(snapshot, base_ns, process_name, other_data, after=None):
     """The trace document (JSON bytes) for the events in ``snapshot``
     ([(buffer, events count, slices length)]).
 
@@ -27,9 +27,41 @@ def encode(snapshot, base_ns, process_name, other_data):
     Python work per event (see :func:`_slice_records`), each thread's in time order;
     everything else is built as dicts and serialized by orjson. The cyclic garbage
     collector is paused meanwhile (:func:`.columns.gc_paused`).
+
+    ``after``: a :class:`Continued` trace whose events come first; this document's go
+    on from them (ids, variable numbers and track groups numbered past theirs, no
+    track named twice) and ``after`` is advanced past them.
     """
     with columns.gc_paused():
-        return _encode(snapshot, base_ns, process_name, other_data)
+        return _encode(snapshot, base_ns, process_name, other_data, after or Continued())
+
+
+_NO_KEYS = np.zeros(0, dtype=np.int64)
+_PROCESS = (1 << 32) - 1   # the tid part of a process's own name in Continued.named
+
+
+class Continued:
+    """A trace written in parts (a file that finished sessions were dumped to, written
+    again with a later session's events after theirs): the earlier parts' events as
+    bytes (``events``: ``{...},{...}``, no brackets), and how far they numbered flow
+    arrows, custom-op call spans, variables and other processes' track groups, and
+    which tracks they named (``named``: ``pid << 32 | tid`` keys, sorted; a thread's
+    track has ``tid`` below 2^32 - 1, a process's own name ``tid`` 2^32 - 1). Once it has been encoded, ``span`` is where the events of
+    the whole document stand in it (start, end): the ``events`` of the next part."""
+
+    __slots__ = ("events", "span", "flows", "calls", "vars", "processes", "named")
+
+    def __init__(self, events=b""):
+        self.events = events
+        self.span = None
+        self.flows = self.calls = self.vars = self.processes = 0
+        self.named = _NO_KEYS
+
+    def copy(self, events=None):
+        c = Continued(self.events if events is None else events)
+        c.flows, c.calls, c.vars, c.processes = self.flows, self.calls, self.vars, self.processes
+        c.named = self.named
+        return c
 
 
 _TS = b'"ts":'
@@ -351,13 +383,17 @@ def _process_meta(process, pid):
     return meta
 
 
-def _encode(snapshot, base_ns, process_name, other_data):
-    meta = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
-             "args": {"name": process_name}}]
+def _encode(snapshot, base_ns, process_name, other_data, after):
+    named = set(after.named.tolist())   # (a set for this dump only: no memory kept per key)
+    meta = []
+    if PID << 32 | _PROCESS not in named:
+        named.add(PID << 32 | _PROCESS)
+        meta.append({"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
+                     "args": {"name": process_name}})
     objs = []
     records_ = []        # per thread, a matrix of slices each beginning with a comma
-    flows = calls = 0
-    dep_cols, numbers = deps.collect(snapshot, base_ns)   # (gives op records' keys out)
+    flows, calls = after.flows, after.calls
+    dep_cols, numbers, after.vars = deps.collect(snapshot, base_ns, after.vars)
     slowed = _observer.slowed
     # each custom-op call's Backlog: the op that made it ready, from every thread's ops
     backlogs = deps.call_backlogs(
@@ -377,9 +413,11 @@ def _encode(snapshot, base_ns, process_name, other_data):
         tid = buf.tid
         pid = pids.get(buf.process)
         if pid is None:
-            pid = pids[buf.process] = len(pids)
+            after.processes += 1
+            pid = pids[buf.process] = after.processes
             meta += _process_meta(buf.process, pid)
-        if buf.track:
+        if buf.track and pid << 32 | tid not in named:
+            named.add(pid << 32 | tid)
             meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
                          "args": {"name": buf.name}})
             meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
@@ -430,8 +468,18 @@ def _encode(snapshot, base_ns, process_name, other_data):
         other_data = dict(other_data, python_lines=dict(
             sampler.sampler.info(), detail_slices=folder.detail,
             detail_dropped=folder.dropped))
-    # '[{...},...' : the metadata comes first
-    pieces = [b'{"traceEvents":', orjson.dumps(meta + objs)[:-1]]
+    after.flows, after.calls = flows, calls
+    after.named = np.array(sorted(named), dtype=np.int64)
+    # '{...},...' : the earlier parts' events, then the metadata, then the rest
+    first = orjson.dumps(meta + objs)[1:-1]
+    pieces = [b'{"traceEvents":[', after.events]
+    if first:
+        pieces += [b"," if after.events else b"", first]
+    if records_ and not (after.events or first):
+        # each begins with a comma: the first needs none
+        records_[0] = memoryview(np.ascontiguousarray(records_[0])).cast("B")[1:]
     pieces += records_    # bytes.join reads the matrices' buffers: no copy
+    events_end = sum(memoryview(p).nbytes for p in pieces)
     pieces.append(b'],"displayTimeUnit":"ms","otherData":' + orjson.dumps(other_data) + b"}")
+    after.events, after.span = b"", (len(pieces[0]), events_end)
     return b"".join(pieces)

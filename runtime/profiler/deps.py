@@ -202,12 +202,12 @@ def table(buf, n):
     return done
 
 
-def collect(snapshot, base_ns):
-    """``({buffer: (OpTable, other records, variables)}, {id(): number})``: each
-    buffer's op records of the snapshot begun at or after ``base_ns``, its other
-    records and the op records' variables numbered from 1 for the whole trace (signed
-    as ``ids``: negative when written), and
-    the numbers of the variables other records name (sub-operators, sync points). An
+def collect(snapshot, base_ns, numbered=0):
+    """``({buffer: (OpTable, other records, variables)}, {id(): number}, last number)``:
+    each buffer's op records of the snapshot begun at or after ``base_ns``, its other
+    records and the op records' variables numbered from ``numbered + 1`` for the whole
+    trace (signed as ``ids``: negative when written), the numbers of the variables
+    other records name (sub-operators, sync points), and the last number given. An
     ``id()`` is unique among live objects only, so two variables that never lived at
     the same time may share a number; their ops never overlapped either, so the edge a
     reader draws between them is never the one an op waited for."""
@@ -226,13 +226,13 @@ def collect(snapshot, base_ns):
     every = [c.ids for c, _ in per_buf.values()] + [np.array(others, dtype=np.int64)]
     all_ids = np.concatenate(every)
     uniq, inverse = np.unique(all_ids, return_inverse=True)
-    inverse = inverse.reshape(-1) + 1
+    inverse = inverse.reshape(-1) + 1 + numbered
     at = 0
     for buf, (c, rest) in per_buf.items():
         per_buf[buf] = (c, rest, inverse[at:at + len(c.ids)] * c.signs)
         at += len(c.ids)
     numbers = dict(zip(others, inverse[at:].tolist())) if others else {}
-    return per_buf, numbers
+    return per_buf, numbers, numbered + len(uniq)
 
 
 def dep_args(t0, t_push, t_ready, pusher, tid, reads, writes, numbers):
@@ -276,6 +276,21 @@ def latency_values(parts, base_ns):
         table[k] = name
     cols = np.concatenate(chunks, axis=1) if chunks else np.zeros((4, 0), dtype=np.int64)
     return (table, *cols)
+
+
+def join_latency_values(parts):
+    """Several :func:`latency_values` as one (their name tables joined)."""
+    names, chunks = {}, []
+    for table, ids, *cols in parts:
+        if len(ids):
+            lut = np.array([names.setdefault(name, len(names)) for name in table],
+                           dtype=np.int64)
+            chunks.append(np.stack([lut[ids], *cols]))
+    joined = [None] * len(names)
+    for name, k in names.items():
+        joined[k] = name
+    cols = np.concatenate(chunks, axis=1) if chunks else np.zeros((4, 0), dtype=np.int64)
+    return (joined, *cols)
 
 
 def latency_section(values):

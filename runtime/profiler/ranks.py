@@ -61,3 +61,14 @@ def filename_for_rank(filename, r):
 def process_label(r):
     """The prefix of a ranked process's name in its trace (``rank 1``)."""
     return f"rank {r}"
+
+
+def failed_filename(path):
+    """Where a failed run's profile goes when ``path`` already holds one (``xprof run``
+    never replaces a profile with a failed run's): ``good.json`` -> ``good.failed.json``
+    (``a.json.gz`` -> ``a.failed.json.gz``, ``p.rank1.json`` -> ``p.rank1.failed.json``)."""
+    folder, name = os.path.split(path)
+    stem, ext = os.path.splitext(name)
+    if ext == ".gz" and stem.endswith(".json"):
+        stem, ext = stem[:-len(".json")], ".json.gz"
+    return os.path.join(folder, f"{stem}.failed{ext}")

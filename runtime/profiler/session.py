@@ -50,8 +50,9 @@ def set_config(**kwargs):
     cfg = config.parse(kwargs)
     with _st.lock:
         _script_call()
-        if _st.state != "run":
-            _st.retained = None   # a new profile: the finished one's statistics are done
+        if not cfg["aggregate_stats"]:   # as MXNet's SetConfig: kept only when asked for
+            _st.retained = []
+        _st.written.forget()   # a new profile (MXNet removes the file; its next dump replaces it)
         _st.cfg = cfg
         _st.mode = config.mode_of(cfg)
         _st.notify("config")
@@ -78,7 +79,6 @@ def set_state(state="stop", profile_process="worker"):
         _st.paused = False
         if state == "run":
             _st.ever_ran = True
-            _st.retained = None   # a new session: the finished one's statistics are done
         _st.notify(state)
 
 
@@ -127,8 +127,10 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     """Aggregate statistics of the events recorded since the last reset, as a string.
 
     No side effect on the trace file; ``reset=True`` restarts the statistics only.
-    As in MXNet, statistics outlive ``dump(finished=True)``: ``dump()`` then ``dumps()``
-    reports the session just written, until the next ``set_config`` or ``set_state('run')``.
+    As in MXNet, statistics outlive ``dump(finished=True)`` and the sessions that
+    follow: they are kept until ``dumps(reset=True)`` (or a ``set_config`` without
+    ``aggregate_stats=True``), so ``dump()``, ``set_state('run')``,
+    ``set_state('stop')``, ``dumps()`` still reports the finished session.
     """
     if format not in ("table", "json"):
         raise ValueError(f"dumps: format={format!r} is not allowed; use 'table' or 'json'")
@@ -140,23 +142,17 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
         snap = R.snapshot()
         parts = _agg.since(snap, _st.stats_mark)
         st = _agg.aggregate_lists(parts, _st.base_ns)
-        if _st.retained is not None:
-            if not isinstance(_st.retained, _stats.Stats):   # aggregated on first use
-                # percentiles need every value: the finished session's section is
-                # computed once and kept (its size is per op name, not per op)
-                _st.retained_latency = deps.latency_section(
-                    deps.latency_values(*_st.retained))
-                _st.retained = _agg.aggregate_lists(*_st.retained)
-            st = _stats.Stats().merge(_st.retained).merge(st)
-            section = _st.retained_latency
-        else:
-            section = deps.latency_section(deps.latency_values(parts, _st.base_ns))
+        values = deps.latency_values(parts, _st.base_ns)
+        if _st.retained:
+            kept, kept_values = _retained()
+            st = _stats.Stats().merge(kept).merge(st)
+            values = deps.join_latency_values([kept_values, values])
+        section = deps.latency_section(values)
         if reset:   # (rebuilt: no mark keeps a released buffer alive)
             _st.stats_mark.clear()
             for buf, n, m in snap:
                 _st.stats_mark[buf] = (n, m)
-            _st.retained = None
-            _st.retained_latency = {}
+            _st.retained = []
     if format == "json":
         doc = _stats.to_json_obj(st, sort_by, ascending)
         if section:   # the Operator Latency section, before Unit (as xprof stats puts it)
@@ -169,6 +165,24 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
 
 
 # -- internals ------------------------------------------------------------------------
+def _retained():
+    """``(Stats, latency values)`` of the finished sessions kept for ``dumps()``,
+    aggregated on first use (most programs never call ``dumps()`` after ``dump()``) and
+    kept as one entry: the statistics per name, the latency values per op (percentiles
+    need every value)."""
+    if len(_st.retained) > 1 or not isinstance(_st.retained[0][0], _stats.Stats):
+        st, values = _stats.Stats(), []
+        for entry in _st.retained:
+            if isinstance(entry[0], _stats.Stats):
+                st.merge(entry[0])
+                values.append(entry[1])
+            else:
+                st.merge(_agg.aggregate_lists(*entry))
+                values.append(deps.latency_values(*entry))
+        _st.retained = [(st, deps.join_latency_values(values))]
+    return _st.retained[0]
+
+
 def _check_flag(func, key, value):
     if not isinstance(value, bool) and not (type(value) is int and value in (0, 1)):
         raise ValueError(f"{func}: {key}={value!r} is not allowed; use True or False")
@@ -179,10 +193,11 @@ def aggregate(snap, marks=None):
     return _agg.aggregate(snap, marks, _st.base_ns)
 
 
-def _other_data():
+def _other_data(start_wall=None):
     data = {"xprof_version": _version(), "command": " ".join(sys.argv),
             "start_time": datetime.datetime.fromtimestamp(
-                _st.start_wall, datetime.timezone.utc).isoformat(),
+                _st.start_wall if start_wall is None else start_wall,
+                datetime.timezone.utc).isoformat(),
             "clock": "perf_counter_ns", "os_pid": os.getpid(),
             "engine": _engine_mod.engine_type(), "settings": _settings()}
     rank = ranks.rank()
@@ -223,40 +238,59 @@ def _process_name():
     return name if rank is None else f"{ranks.process_label(rank)}: {name}"
 
 
-def encode(snap, base_ns):
-    """The trace document of ``snap`` with this process's name and metadata."""
-    return chrome.encode(snap, base_ns, _process_name(), _other_data())
+def encode(snap, base_ns, start_wall=None, after=None):
+    """The trace document of ``snap`` with this process's name and metadata (after the
+    events of ``after``, a :class:`.chrome.Continued`, when given)."""
+    return chrome.encode(snap, base_ns, _process_name(), _other_data(start_wall), after)
 
 
-def _write_trace():
+def _write_trace(path=None):
+    """Write the session so far (to the configured file, or ``path``). When a finished
+    session was written to the same file before, its events are written again first
+    and this session's follow on the file's time base (:mod:`.written`: a dump never
+    removes events it wrote)."""
     if _st.mode & config.MODE_MEMORY:   # not from a past session's arrays when memory is off
         memory.sample_all()
     snap = R.snapshot()
-    path = ranks.filename_for_rank(_st.cfg["filename"], ranks.rank())
-    write_atomic(path, encode(snap, _st.base_ns))
+    path = path or ranks.filename_for_rank(_st.cfg["filename"], ranks.rank())
+    written = _st.written
+    after = written.continued(path)
+    if after is None:
+        after = chrome.Continued()
+        write_atomic(path, encode(snap, _st.base_ns, after=after))
+    else:
+        write_atomic(path, encode(snap, written.base_ns, written.start_wall, after))
+        written.wrote(path)
     prefix = _st.memory_prefix()
     if prefix and memory.rows:
         memory.write_csv(prefix, os.getpid())
     _st.dumped_upto = {buf: (n, m) for buf, n, m in snap}
+    _st.dumped = (path, after)
     _st.notify("dumped", path=path)
     return path
 
 
 def _finish():
-    """End the session after a finished dump: what the dump wrote is released."""
+    """End the session after a finished dump: what the dump wrote is released (the next
+    dump to the same file writes it again, :mod:`.written`)."""
+    path, after = _st.dumped
+    _st.written.finished(path, after, _st.base_ns, _st.start_wall)
     end_session([(buf, n, m) for buf, (n, m) in (_st.dumped_upto or {}).items()])
 
 
-def end_session(snap):
+def end_session(snap, keep_stats=True):
     """Stop and release the records in ``snap`` (listeners see them first, change
-    ``"finish"``); their statistics are kept for ``dumps``. Called with the lock held."""
+    ``"finish"``); their statistics are kept for ``dumps`` unless ``keep_stats`` is
+    False (``xprof run``'s own session, ended when the script takes over: the script
+    sees the statistics it would under ``python``). Called with the lock held."""
     _st.state = "stop"
     _st.paused = False
     _st.notify("finish", snap=snap)
     # Keep the finished session's events (not their statistics: most programs never
     # call dumps() after dump(), so aggregating here would be wasted time), folded into
     # one part: no list and table per thread (10,000 short-lived threads).
-    _st.retained = (_agg.folded(_agg.since(snap, _st.stats_mark)), _st.base_ns)
+    if keep_stats:
+        _st.retained.append((_agg.folded(_agg.since(snap, _st.stats_mark)), _st.base_ns))
     R.clear(snap)
     _st.stats_mark.clear()
     memory.reset()
@@ -279,13 +313,13 @@ def event_count():
     return R.count(R.snapshot())
 
 
-def _write_and_finish():
+def _write_and_finish(path=None):
     _st.notify("finishing")
-    _write_trace()
+    _write_trace(path)
     _finish()
 
 
-handover = Handover(end_session)
+handover = Handover(lambda snap: end_session(snap, keep_stats=False))
 _st.subscribe(ContinuousDump(_write_trace))
 _st.subscribe(handover)
 exits.install(_st, _write_and_finish, undumped_events)
@@ -331,14 +365,15 @@ def start_for_cli(filename, **kwargs):
         handover.start(_st, filename)
 
 
-def finish_cli_run():
+def finish_cli_run(output=None):
     """``xprof run``, after the script: write what the script's own session left (as its
-    exit would under ``python``), then the run's complete profile to the ``-o`` file.
+    exit would under ``python``), then the run's complete profile to the ``-o`` file
+    (or to ``output``: a failed run's, beside a profile it must not replace).
     Returns ``{path: what it holds}`` for every file written during the run."""
     with _st.lock:
-        output = handover.output
-        if output is None:
+        if handover.output is None:
             return {}
+        output = output or handover.output
         try:
             if handover.took_over:
                 if _st.ever_ran and (_st.state == "run" or undumped_events()):
@@ -352,11 +387,20 @@ def finish_cli_run():
                                  "script's, marked where it took over")
             else:
                 if _st.state == "run" or undumped_events():
-                    _write_and_finish()
+                    _write_and_finish(output)
                 files = {output: "the whole run"}
         finally:
             handover.end()
     return files
+
+
+def abandon():
+    """Stop and drop what is recorded, unwritten: ``xprof run`` could not write the
+    profile and said so; the exit must not try (and fail, and say so) again."""
+    with _st.lock:
+        _st.notify("finishing")
+        end_session(R.snapshot(), keep_stats=False)
+        handover.end()
 
 
 def _sessions(n):

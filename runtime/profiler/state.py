@@ -24,6 +24,7 @@ from time import perf_counter_ns
 
 from .. import engine as _engine_mod
 from . import config
+from .written import WrittenFile
 from .observer import flags, observer
 from .sampler import follow as _sampler_follow
 
@@ -41,10 +42,12 @@ class ProfilerState:
         self.base_ns = perf_counter_ns()   # the session's time zero
         self.start_wall = time.time()
         self.stats_mark = {}     # buffer -> (events, slices) indices where statistics start
-        self.retained = None     # the session ended by dump(finished=True): ([(events,
-                                 # slices)], base) until dumps() aggregates it, then a Stats
-        self.retained_latency = {}   # the retained session's Operator Latency section
+        self.retained = []       # the sessions ended by dump(finished=True), for dumps():
+                                 # ([Part], base) each, until dumps() aggregates them
+                                 # into one (Stats, latency values)
         self.dumped_upto = None  # buffer -> (events, slices) lengths written by the last dump
+        self.dumped = None       # (path, chrome.Continued) of the last dump
+        self.written = WrittenFile()   # the file the last finished session was dumped to
         self.ever_ran = False
         self.script_configured = False   # set_config/set_state called by user code
         self._listeners = []

@@ -96,9 +96,10 @@ def test_every_sample_script_trace_loads_cleanly(page, sample_traces, artifacts)
         finally:
             proc.terminate()
             proc.wait(30)
-            if label == "custom_add_one/custom_add_one.json":
-                # the timeline drawn: its thread tracks are listed by name
-                page.wait_for("document.body.innerText.includes('custom op worker')", 60)
+            if label.startswith("custom_add_one/"):
+                # the timeline drawn: the process's track is listed by name
+                page.wait_for("document.body.innerText.includes('xprof: custom_add_one.py')",
+                              60)
                 page.screenshot(artifacts / "view-custom_add_one.png")
 
 
@@ -133,3 +134,38 @@ def test_an_mxnet_trace_loads_and_its_xprof_trace_copy_loads_cleanly(page, tmp_p
                    check=True, capture_output=True, timeout=300)
     assert _load_and_count(page, clean) == ([], expected_counts(clean))
     assert expected_counts(clean)[0] > slices
+
+
+def test_view_once_ends_after_the_page_has_drawn_the_trace(page, sample_traces, artifacts):
+    """#40.5: ``xprof view --once`` used to exit as soon as the trace was fetched; the UI
+    then asked for its trace processor, got nothing and showed "Oops, something went
+    wrong". Now it serves until the page has everything it loads: the trace is drawn,
+    no request of the page's to the server failed, and the server ends by itself."""
+    trace = next(t for label, t in sample_traces.items()
+                 if label.startswith("custom_add_one/"))
+    proc, url = start_view(trace, "--once")
+    try:
+        since = len(page.events)
+        open_in_ui(page, url)
+        # the timeline drawn: the process's track, named, on it
+        page.wait_for("document.body.innerText.includes('xprof: custom_add_one.py')", 90)
+        page.screenshot(artifacts / "view-once-custom_add_one.png")
+        assert proc.wait(90) == 0, proc.stderr.read()
+        served = "http://127.0.0.1:"
+        sent = {e["params"]["requestId"]: e["params"]["request"]["url"]
+                for e in page.events[since:] if e["method"] == "Network.requestWillBeSent"
+                and e["params"]["request"]["url"].startswith(served)}
+        # (the trace processor's .wasm is its worker's request; /live_reload is the UI's
+        # development-server hook, which xprof view never serves: 404 all along)
+        failed = [(sent[e["params"]["requestId"]], e["params"].get("errorText"))
+                  for e in page.events[since:] if e["method"] == "Network.loadingFailed"
+                  and e["params"]["requestId"] in sent and not e["params"].get("canceled")
+                  and not sent[e["params"]["requestId"]].split("?")[0].endswith("/live_reload")]
+        assert not failed, failed
+        text = page.evaluate("document.body.innerText")
+        assert "Oops" not in text and "something went wrong" not in text
+        assert rows(page, STATS_ERRORS, ["name", "value"]) == []
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(30)

@@ -357,3 +357,70 @@ def test_run_that_cannot_write_its_profile_is_one_line_exit_2(tmp_path):
     assert res.returncode == 2, res.stderr
     (line,) = [ln for ln in res.stderr.splitlines() if ln.startswith("xprof: error:")]
     assert "could not write the profile" in line and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("body, code", [
+    ("import sys\nimport xprof.runtime as mx\nraise SystemExit('bad arguments: %r' % sys.argv[1:])\n", 1),
+    ("import sys\nimport xprof.runtime as mx\nmx.nd.ones((3,)).wait_to_read()\nsys.exit(3)\n", 3),
+    ("import xprof.runtime as mx\nmx.profiler.set_config(filename='own.json')\n"
+     "mx.profiler.set_state('run')\nmx.nd.ones((3,)).wait_to_read()\nraise KeyError('k')\n", 1),
+])
+def test_a_failed_run_never_replaces_a_profile(tmp_path, body, code):
+    """#40.4: ``xprof run -o good.json fails.py`` over a good profile writes the failed
+    run's profile beside it, ``good.failed.json``, and says so in one line."""
+    write(tmp_path, "good.py", OPS_SCRIPT)
+    write(tmp_path, "fails.py", body)
+    assert xprof("run", "-q", "-o", "good.json", "good.py", cwd=tmp_path).returncode == 0
+    good = (tmp_path / "good.json").read_bytes()
+    res = xprof("run", "-o", "good.json", "fails.py", "--x", cwd=tmp_path)
+    assert res.returncode == code, res.stderr
+    assert (tmp_path / "good.json").read_bytes() == good
+    failed = load(tmp_path / "good.failed.json")
+    assert any(e["ph"] == "M" for e in failed)
+    lines = [ln for ln in res.stderr.splitlines() if "good.failed.json" in ln
+             and "good.json is unchanged" in ln]
+    assert len(lines) == 1 and f"exit code {code}" in lines[0], res.stderr
+    # a failed run with no profile to protect writes where it was told
+    res = xprof("run", "-q", "-o", "new.json", "fails.py", cwd=tmp_path)
+    assert res.returncode == code and (tmp_path / "new.json").exists()
+    assert not (tmp_path / "new.failed.json").exists()
+
+
+def test_the_failed_profiles_name():
+    from xprof.runtime.profiler.ranks import failed_filename as failed_name
+
+    assert failed_name("/a/good.json") == "/a/good.failed.json"
+    assert failed_name("p.rank1.json") == "p.rank1.failed.json"
+    assert failed_name("t.json.gz") == "t.failed.json.gz"
+    assert failed_name("trace") == "trace.failed"
+
+
+def _file_size_limit(limit):
+    def apply():   # in the child: writes past `limit` bytes fail (EFBIG), as a full disk's
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE, SIGXFSZ")
+@pytest.mark.parametrize("own", [False, True])
+def test_a_profile_that_cannot_be_written_is_named_once(tmp_path, own):
+    """#40.13: on a full disk the error named the script's file when the -o file failed,
+    and the exit tried again with a second message."""
+    body = ("import xprof.runtime as mx\n"
+            + ("mx.profiler.set_config(filename='own.json')\nmx.profiler.set_state('run')\n"
+               if own else "")
+            + "x = mx.nd.ones((3, 3))\nfor _ in range(30):\n    x = x + 1\nx.wait_to_read()\n")
+    write(tmp_path, "s.py", body)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    res = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-o", "out.json", "s.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+                         preexec_fn=_file_size_limit(1000))
+    assert res.returncode == 2, res.stderr
+    line, = [ln for ln in res.stderr.splitlines() if ln.startswith("xprof:")]
+    failed = "own.json" if own else str(tmp_path / "out.json")
+    assert line.startswith(f"xprof: error: could not write the profile {failed!r}: "
+                           f"File too large"), line
+    assert "Traceback" not in res.stderr
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]

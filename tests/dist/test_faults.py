@@ -42,38 +42,59 @@ def _left_behind(tmp_path):
     return left
 
 
-@pytest.mark.parametrize("how,named", [("raise", "exit code 1"), ("exit", "exit code 5"),
-                                       ("SIGTERM", "stopped by SIGTERM, exit code 143")])
-def test_a_failing_rank_stops_the_others_who_write_their_traces(tmp_path, how, named):
-    t0 = time.monotonic()
-    res = run_job(tmp_path, "faulty.py", 2, how, timeout=120)
-    took = time.monotonic() - t0
-    assert res.returncode != 0
-    assert f"xprof: rank 1 failed ({named}" in res.stderr, res.stderr
-    assert "rank 0 stops" in res.stderr          # rank 0's own error names rank 1
-    assert took < 60, took                        # (300 s of steps otherwise)
-    for r in (0, 1):
-        assert (tmp_path / f"p.rank{r}.json").stat().st_size > 0
-    assert not [p for p in _pids(tmp_path, 2) if _alive(p)]
+NAMED = {"raise": "exit code 1", "exit": "exit code 3", "SIGTERM": "stopped by SIGTERM, exit code 143",
+         "SIGKILL": "killed by SIGKILL"}
+CODE = {"raise": 1, "exit": 3, "SIGTERM": 143, "SIGKILL": 137}
 
 
 @pytest.mark.parametrize("nproc", [2, 3])
-def test_a_rank_killed_by_sigkill_ends_the_job_and_the_others_write_their_traces(
-        tmp_path, nproc):
-    res = run_job(tmp_path, "faulty.py", nproc, "SIGKILL", timeout=120)
-    assert res.returncode != 0, res.stderr   # Hydra ORs the ranks' codes: 137 | 1 here
-    # its keeper's line, once; each other rank's own error names it
-    assert res.stderr.count("xprof: rank 1 failed (killed by SIGKILL)\n") == 1, res.stderr
-    survivors = [r for r in range(nproc) if r != 1]
-    for r in survivors:
-        assert f"rank 1 failed (gone without a word: killed by a signal, or it left " \
-               f"without MPI_Finalize); rank {r} stops" in res.stderr, res.stderr
-        trace = tmp_path / f"p.rank{r}.json"
-        check = cli_subprocess("validate", trace)
-        assert check.returncode == 0, check.stdout + check.stderr
-    assert not (tmp_path / "p.rank1.json").exists()
+@pytest.mark.parametrize("where", ["kv", "nokv", "before"])
+@pytest.mark.parametrize("how", ["raise", "exit", "SIGKILL"])
+def test_a_failing_rank_ends_the_job_named_and_the_others_write_their_traces(
+        tmp_path, how, where, nproc):
+    """#40.3, .8, .10: rank 1 raises, calls ``sys.exit(3)`` or is killed, in a job with a
+    kvstore (at its third step), without one, or before its kvstore while the others
+    start MPI: one line names it, the job ends within seconds with its code, every
+    other rank writes its trace, and nothing is left running."""
+    t0 = time.monotonic()
+    res = run_job(tmp_path, "faulty.py", nproc, how, where, timeout=120)
+    took = time.monotonic() - t0
+    assert res.returncode == CODE[how], res.stderr
+    line = f"xprof: rank 1 failed ({NAMED[how]}); stopping the other ranks\n"
+    assert res.stderr.count(line) == 1, res.stderr
+    assert took < 60, took                        # (300 s of steps otherwise)
+    for r in range(nproc):
+        if r != 1:
+            check = cli_subprocess("validate", tmp_path / f"p.rank{r}.json")
+            assert check.returncode == 0, check.stdout + check.stderr
+            if where != "nokv":   # its own error names rank 1 (over MPI, or the job folder)
+                assert f"rank {r} stops" in res.stderr, res.stderr
+    assert (tmp_path / "p.rank1.json").exists() == (how != "SIGKILL")
+    if how == "SIGKILL":
+        assert "no profile from rank 1" in res.stderr
     assert not [p for p in _pids(tmp_path, nproc) if _alive(p)]
     assert not _left_behind(tmp_path)
+
+
+def test_a_rank_stopped_by_sigterm_is_named(tmp_path):
+    res = run_job(tmp_path, "faulty.py", 2, "SIGTERM", timeout=120)
+    assert res.returncode == 143, res.stderr
+    assert f"xprof: rank 1 failed ({NAMED['SIGTERM']}); stopping the other ranks" in res.stderr
+    assert "rank 0 stops" in res.stderr          # rank 0's own error names rank 1
+    for r in (0, 1):
+        assert (tmp_path / f"p.rank{r}.json").stat().st_size > 0
+
+
+def test_the_others_are_stopped_once_a_rank_ended_well_and_they_run_past_end_grace(
+        tmp_path):
+    """A default bound: rank 1 ends at once (exit 0), rank 0 would run 300 s."""
+    res = run_job(tmp_path, "faulty.py", 2, "done", "nokv", timeout=120,
+                  options=("--end-grace", "2"))
+    assert res.returncode == 124, res.stderr
+    assert "xprof: rank 1 ended 2 s ago and the others still run; stopping them " \
+           "(--end-grace)" in res.stderr, res.stderr
+    for r in (0, 1):
+        assert (tmp_path / f"p.rank{r}.json").stat().st_size > 0
 
 
 def test_timeout_stops_the_job_and_every_rank_writes_its_trace(tmp_path):
@@ -86,7 +107,10 @@ def test_timeout_stops_the_job_and_every_rank_writes_its_trace(tmp_path):
     assert not [p for p in _pids(tmp_path, 2) if _alive(p)]
 
 
-def test_ranks_die_with_a_killed_launcher(tmp_path):
+@pytest.mark.parametrize("how,where", [("none", "kv"), ("hang", "before")])
+def test_ranks_die_with_a_killed_launcher(tmp_path, how, where):
+    """Also while rank 0 waits in MPI's start for rank 1, which hangs before its
+    kvstore (#40.8): every rank ends, writing its trace."""
     import signal
     import subprocess
     import sys
@@ -96,7 +120,7 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     job = subprocess.Popen([sys.executable, "-m", "xprof.mxcli", "run", "--nproc", "2", "-q",
                             "-o", str(tmp_path / "p.json"), str(JOBS / "faulty.py"),
-                            str(tmp_path), "none"], env=env,
+                            str(tmp_path), how, where], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -112,6 +136,8 @@ def test_ranks_die_with_a_killed_launcher(tmp_path):
             alive = [p for p in pids if _alive(p)]
             time.sleep(0.1)                   # polling for the ranks to end, bounded
         assert not alive, f"orphan ranks {alive}"
+        for r in (0, 1):
+            assert (tmp_path / f"p.rank{r}.json").stat().st_size > 0
     finally:
         if job.poll() is None:
             job.kill()

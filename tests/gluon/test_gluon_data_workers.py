@@ -290,3 +290,24 @@ def test_worker_processes_push_to_their_own_engine():
     loader = gluon.data.DataLoader(EngineSeen(), batch_size=2, num_workers=2, timeout=30)
     got = [b.asnumpy().tolist() for b in loader]
     assert got == [[200.0, 800.0], [1800.0, 3200.0]]
+
+
+class _Unpicklable(gluon.data.Dataset):
+    """Samples holding a function: they batch (an object array) but cannot be pickled."""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return np.array([lambda: i], dtype=object)
+
+
+def test_a_sample_that_does_not_pickle_is_named_as_such():
+    """#40.13: a worker's batch that cannot be pickled used to surface as an unrelated
+    error; it says what is wrong and what to do."""
+    loader = gluon.data.DataLoader(_Unpicklable(), batch_size=4, num_workers=2)
+    with pytest.raises(TypeError, match=r"DataLoader: a batch cannot leave its worker "
+                                        r"process: its samples do not pickle") as info:
+        list(loader)
+    assert "num_workers=0" in str(info.value)
+    assert len(list(gluon.data.DataLoader(_Unpicklable(), batch_size=4))) == 2   # in-process

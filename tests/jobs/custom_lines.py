@@ -12,7 +12,7 @@ backward and update per batch). ``Split.forward`` runs a pure-Python loop
 ``CUSTOM_LINES_MS=LOOP,NUMPY`` sets the two sections' milliseconds (default ``6,2``;
 ``xprof diff``'s known answer compares 6,2 with 2,6). The script
 times both sections of each ``forward`` with ``perf_counter`` inside the op and prints
-the ground truth as one JSON line: ``{"loop_pct": ..., "numpy_pct": ..., "calls": ...}``.
+the truth as one JSON line: ``loop_pct``, ``numpy_pct``, ``calls``, ``back_loop_pct``.
 """
 import argparse
 import json
@@ -24,7 +24,7 @@ import xprof.runtime as mx
 from xprof.runtime import autograd, gluon
 from xprof.runtime.gluon import nn
 
-truth = {"loop": 0.0, "numpy": 0.0, "calls": 0}
+truth = {"loop": 0.0, "numpy": 0.0, "calls": 0, "back_loop": 0.0, "back": 0.0}
 A = np.random.default_rng(1).random(20000)
 
 
@@ -81,8 +81,12 @@ class Split(mx.operator.CustomOp):
         self.assign(out_data[0], req[0], in_data[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        t0 = time.perf_counter()
         backward_loop(N_BACKWARD)
+        t1 = time.perf_counter()
         self.assign(in_grad[0], req[0], out_grad[0])
+        truth["back_loop"] += t1 - t0
+        truth["back"] += time.perf_counter() - t0
 
 
 @mx.operator.register("Split")
@@ -152,7 +156,8 @@ def main():
         gluon_loop(x, y, args.steps, args.api == "hybrid")
     total = truth["loop"] + truth["numpy"]
     print(json.dumps({"loop_pct": 100 * truth["loop"] / total,
-                      "numpy_pct": 100 * truth["numpy"] / total, "calls": truth["calls"]}))
+                      "numpy_pct": 100 * truth["numpy"] / total, "calls": truth["calls"],
+                      "back_loop_pct": 100 * truth["back_loop"] / truth["back"]}))
 
 
 if __name__ == "__main__":

@@ -69,13 +69,7 @@ def _clip(label, n=38):
     return label if len(label) <= n else label[:n - 1] + "\u2026"
 
 
-NAME_LIMIT = 1000   # characters of a name kept anywhere in a page (a 10 MB name stays 1 kB)
-
-
-def bounded(name, n=NAME_LIMIT):
-    """``name`` cut to ``n`` characters (with an ellipsis): what a page may hold of it."""
-    name = str(name)
-    return name if len(name) <= n else name[:n - 1] + "\u2026"
+from xprof.traces.names import NAME_LIMIT, bounded  # noqa: E402,F401 - what a page may hold of a name
 
 
 def step_line(series, title, x_label="time (ms)", y_unit=lambda v: f"{v / 1024:.4g} kB",

@@ -32,7 +32,13 @@ def encode_batch(tag, batch, events=None):
     """``(tag, True, batch, events)`` as bytes, the batch's NDArrays as numpy data;
     ``events``: the worker's profile flush (:mod:`...profiler.process_tracks`) or None."""
     payload = map_leaves(lambda a: Array(a.asnumpy()), batch, _nd.NDArray)
-    return pickle.dumps((tag, True, payload, events), _PROTOCOL)
+    try:
+        return pickle.dumps((tag, True, payload, events), _PROTOCOL)
+    except Exception as e:  # noqa: BLE001 - pickling raises what the object raises
+        raise TypeError(f"DataLoader: a batch cannot leave its worker process: its samples "
+                        f"do not pickle ({type(e).__name__}: {e}); have the dataset return "
+                        f"arrays and numbers, or load in this process (num_workers=0, or "
+                        f"thread_pool=True)") from e
 
 
 def encode_error(tag, exc, events=None):
