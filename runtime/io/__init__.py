@@ -7,8 +7,11 @@ earlier ones to fill the batch); ``DataIter`` is the protocol (``reset``, ``next
 arrays with MXNet's ``last_batch_handle``: ``'pad'`` fills the last batch by wrapping
 around to the first samples, ``'discard'`` drops it, ``'roll_over'`` carries its samples
 into the first batch of the next epoch. ``CSVIter`` and ``MNISTIter`` read local files
-(nothing is downloaded). RecordIO image iterators need MXNet's C++ decoder and raise
-``NotImplementedError``.
+(nothing is downloaded); ``MNISTIter`` as MXNet's C++ one: shuffled once at load unless
+``shuffle=False``, pixels / 256, the last partial batch dropped. ``PrefetchingIter``
+(:mod:`.prefetching`) reads iterators ahead on threads. ``ImageRecordIter`` and
+``LibSVMIter`` (MXNet's C++ decoders) raise ``NotImplementedError``; ``mx.image.ImageIter``
+reads RecordIO image files.
 """
 import gzip
 import os
@@ -24,7 +27,8 @@ from ..ndarray.ndarray import new_array as _new_array
 from ..profiler.observer import flags as _flags, observer as _observer
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "CSVIter",
-           "MNISTIter", "ImageRecordIter", "LibSVMIter", "ImageRecordUInt8Iter"]
+           "MNISTIter", "ImageRecordIter", "LibSVMIter", "ImageRecordUInt8Iter",
+           "PrefetchingIter"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -335,12 +339,13 @@ def _read_idx(path):
 
 
 class MNISTIter(_SingleArrayIter):
-    """MNIST from local idx files (``image``, ``label``), scaled to [0, 1]; ``flat``
-    gives (N, 784), else (N, 1, 28, 28)."""
+    """MNIST from local idx files (``image``, ``label``; gzipped or not): pixels / 256 as
+    MXNet's, (N, 784) with ``flat`` else (N, 1, 28, 28); shuffled once when loaded
+    (``shuffle``, default True as MXNet's; ``seed``); the last partial batch dropped."""
 
-    def __init__(self, image, label, batch_size=128, shuffle=False, flat=False, silent=True,
+    def __init__(self, image, label, batch_size=128, shuffle=True, flat=False, silent=False,
                  seed=0, num_parts=1, part_index=0, **_):
-        images = _read_idx(image).astype(np.float32) / 255.0
+        images = _read_idx(image).astype(np.float32) * np.float32(1.0 / 256.0)
         labels = _read_idx(label).astype(np.float32)
         if images.shape[0] != labels.shape[0]:
             raise ValueError(f"MNISTIter: {image!r} has {images.shape[0]} images, {label!r} "
@@ -353,7 +358,7 @@ class MNISTIter(_SingleArrayIter):
         if shuffle:
             order = np.random.default_rng(seed).permutation(len(images))
             images, labels = images[order], labels[order]
-        super().__init__(images, labels, batch_size, last_batch_handle="pad")
+        super().__init__(images, labels, batch_size, last_batch_handle="discard")
 
 
 def _no_recordio(name):
@@ -368,3 +373,6 @@ def _no_recordio(name):
 ImageRecordIter = _no_recordio("ImageRecordIter")
 ImageRecordUInt8Iter = _no_recordio("ImageRecordUInt8Iter")
 LibSVMIter = _no_recordio("LibSVMIter")
+
+
+from .prefetching import PrefetchingIter  # noqa: E402 - it subclasses DataIter

@@ -56,10 +56,17 @@ def test_csv_and_mnist_iters_read_local_files(tmp_path):
     with open(tmp_path / "lab", "wb") as f:
         f.write(struct.pack(">BBBBI", 0, 0, 8, 1, 2) + bytes([3, 7]))
     mn = mx.io.MNISTIter(image=str(tmp_path / "img.gz"), label=str(tmp_path / "lab"),
-                         batch_size=2, flat=True)
+                         batch_size=2, flat=True, shuffle=False)
     b = mn.next()
     assert b.data[0].shape == (2, 784) and b.label[0].asnumpy().tolist() == [3, 7]
-    np.testing.assert_allclose(b.data[0].asnumpy()[1], images[1].ravel() / 255.0, rtol=1e-6)
+    # MXNet's C++ iterator scales by 1/256
+    np.testing.assert_allclose(b.data[0].asnumpy()[1], images[1].ravel() / 256.0, rtol=1e-6)
+    # shuffled once by default (as MXNet's); a partial last batch is dropped
+    one = mx.io.MNISTIter(image=str(tmp_path / "img.gz"), label=str(tmp_path / "lab"),
+                          batch_size=1, seed=3)
+    assert sorted(int(x.label[0].asscalar()) for x in one) == [3, 7]
+    assert list(mx.io.MNISTIter(image=str(tmp_path / "img.gz"),
+                                label=str(tmp_path / "lab"), batch_size=3)) == []
     with pytest.raises(ValueError, match="not an idx file"):
         mx.io.MNISTIter(image=str(csv), label=str(tmp_path / "lab"))
     with pytest.raises(NotImplementedError, match="RecordIO"):
