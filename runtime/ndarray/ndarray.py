@@ -415,9 +415,11 @@ class NDArray(Var):
 
     # -- arithmetic: the operators of ops.python_level.OPERATORS, attached below ------------
     def _binary(self, other, names, out=None):
+        # MXNet 1.x's NDArray arithmetic is the broadcasting operator whatever the
+        # shapes (``x + y`` records ``broadcast_add``); its sparse arrays use the
+        # elementwise one on equal shapes (``BaseSparseNDArray._binary``)
         if isinstance(other, NDArray):
-            name = names[0] if other.shape == self.shape else names[1]
-            return invoke(name, (self, other), {}, out=out)
+            return invoke(names[1], (self, other), {}, out=out)
         if isinstance(other, numbers.Number):
             return invoke(names[2], (self,), {"scalar": other}, out=out)
         if isinstance(other, np.ndarray):

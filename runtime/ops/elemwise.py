@@ -1,8 +1,8 @@
 """Elementwise operators: arithmetic with arrays and scalars, comparisons, unary math.
 
-Names follow MXNet 1.x: ``x + 1`` is ``_plus_scalar``, ``x + y`` on equal shapes is
-``elemwise_add`` and on different shapes ``broadcast_add``, ``1 - x`` is
-``_rminus_scalar``. Each gradient sits next to its kernel.
+Names follow MXNet 1.x: ``x + 1`` is ``_plus_scalar``, ``x + y`` of two NDArrays is
+``broadcast_add`` whatever their shapes (``elemwise_add`` for Symbols, and for sparse
+arrays of equal shapes), ``1 - x`` is ``_rminus_scalar``. Each gradient sits next to its kernel.
 """
 import operator
 

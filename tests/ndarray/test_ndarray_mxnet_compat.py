@@ -123,13 +123,13 @@ def test_unknown_keyword_is_an_error_at_the_call(engine):
 
 def test_full_slice_is_the_array_itself(engine, profile):
     """MXNet: ``x[:]`` is ``x`` (no op), so ``dst[:] += src`` (CustomOp.assign's 'add'
-    in MXNet) updates dst with one elemwise_add."""
+    in MXNet) updates dst with one broadcast_add (NDArray.__iadd__ in MXNet 1.x)."""
     x = mx.nd.ones((3,))
     src = mx.nd.ones((3,))
     assert x[:] is x
     with profile() as box:
         x[:] += src
-    assert box.trace.names() == ["elemwise_add"]
+    assert box.trace.names() == ["broadcast_add"]
     np.testing.assert_array_equal(x.asnumpy(), [2, 2, 2])
 
 
