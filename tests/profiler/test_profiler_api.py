@@ -13,9 +13,10 @@ P = mx.profiler
 
 
 # -- set_config ----------------------------------------------------------------------------
-def test_defaults_mode_is_symbolic_api_memory(prof):
+def test_defaults_mode_is_every_kind_as_mxnet_1_9(prof):
     P.set_config()
-    assert P.get_mode() == P.MODE_SYMBOLIC | P.MODE_API | P.MODE_MEMORY == 13
+    assert P.get_mode() == P.MODE_SYMBOLIC | P.MODE_IMPERATIVE | P.MODE_API | P.MODE_MEMORY \
+        == 15
     assert P.get_config()["filename"] == "profile.json"
     assert (P.MODE_SYMBOLIC, P.MODE_IMPERATIVE, P.MODE_API, P.MODE_MEMORY) == (1, 2, 4, 8)
 
