@@ -243,11 +243,14 @@ class Trainer:
                     data._fresh_grad = False
             return                             # the store updated the weights
         for updater_index, updater in enumerate(self._updaters):
+            batch = []       # MXNet 1.9.1: one updater call per device with every weight
             for i, p in self._live():
                 data = p.list_data()[updater_index]
                 if ignore_stale_grad and not data._fresh_grad:
                     continue
-                updater(i, p.list_grad()[updater_index], data)
+                batch.append((i, p.list_grad()[updater_index], data))
+            if batch:
+                updater(*[list(x) for x in zip(*batch)])
         for _, p in self._live():
             for data in p.list_data():
                 data._fresh_grad = False

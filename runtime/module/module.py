@@ -414,6 +414,7 @@ class Module(BaseModule):
         group = self._exec_group
         kv = self._kvstore
         ndev = len(self._context)
+        per_device = [[] for _ in range(ndev)]   # MXNet 1.9.1's model._update_params
         for idx, (name, weights, grads) in enumerate(zip(group.param_names,
                                                          group.param_arrays,
                                                          group.grad_arrays)):
@@ -427,7 +428,10 @@ class Module(BaseModule):
                 kv.push(name, grads, priority=-idx)
                 kv.pull(name, grads, priority=-idx)
             for k, (w, g) in enumerate(zip(weights, grads)):
-                self._updater(idx * ndev + k, g, w)
+                per_device[k].append((idx * ndev + k, g, w))
+        for updates in per_device:      # one updater call per device: aggregated updates
+            if updates:
+                self._updater(*[list(x) for x in zip(*updates)])
 
     def get_outputs(self, merge_multi_context=True):
         self._check_ready("get_outputs")

@@ -21,6 +21,8 @@ from .functions import _FRONTEND, _ctx, _make_function
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
 from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
                       rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
+from ._update import (multi_mp_sgd_mom_update, multi_mp_sgd_update,  # noqa: F401
+                      multi_sgd_mom_update, multi_sgd_update)
 
 _float32 = _np.dtype(_np.float32)
 
