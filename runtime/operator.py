@@ -572,11 +572,13 @@ class CustomOpDef(_ops.OpDef):
 
     @staticmethod
     def push_backward(state, params, ograds, inputs, outputs, in_grads=None,
-                      mode=MODE_IMPERATIVE):
+                      mode=MODE_IMPERATIVE, reqs=None):
         """Push the backward call; return the arguments' gradients (``inputs``: the
-        arguments, then the auxiliary states)."""
+        arguments, then the auxiliary states). ``reqs``: each argument's, 'write'
+        unless given ('null' for a gradient nobody reads, as the executor passes)."""
         n_args = len(state.prop.list_arguments())
-        reqs = None if in_grads is None else ["write"] * len(in_grads)
+        if reqs is None and in_grads is not None:
+            reqs = ["write"] * len(in_grads)
         return custom_backward(state.op_type, state.op, state.prop, ograds,
                                list(inputs[:n_args]), list(outputs), list(inputs[n_args:]),
                                mode, in_grads=in_grads, reqs=reqs)

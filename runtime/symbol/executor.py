@@ -445,6 +445,9 @@ class Executor:
             args = ins[:n.n_args]
             bufs = []
             needs = [id(c) in need for c, _ in n.inputs[:n.n_args]]
+            # a custom op is told 'null' for the inputs whose gradient nobody reads (a
+            # Module's label), as MXNet's executor tells it
+            grad_reqs = ["write" if needed else "null" for needed in needs]
             # a stateful op's backward writes every input gradient; a monitor sees them all
             stateful = n.op.stateful
             every = stateful or self._monitor is not None
@@ -468,7 +471,7 @@ class Executor:
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
             if stateful:
                 steps.append(self._stateful_backward_step(n, ograds, args, ins[n.n_args:],
-                                                          outs, bufs))
+                                                          outs, bufs, grad_reqs))
                 steps[-1].watch = watched
                 continue
             op = n.op
@@ -495,12 +498,13 @@ class Executor:
         self._bwd_steps = steps
         return steps
 
-    def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs):
+    def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs, reqs):
         op, params = n.op, n.full_params()
         state = self._state(n, args + aux)
 
         def push():
-            op.push_backward(state, params, ograds, args + aux, outs, bufs, MODE_SYMBOLIC)
+            op.push_backward(state, params, ograds, args + aux, outs, bufs, MODE_SYMBOLIC,
+                             reqs=reqs)
         return _Step(op.grad_name, n.name, None, None, ograds + args, bufs, 0, push)
 
     # -- monitoring ----------------------------------------------------------------------
