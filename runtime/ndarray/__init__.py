@@ -175,22 +175,40 @@ def choose_element_0index(lhs, rhs, out=None):
     return invoke("pick", (lhs, rhs), {"axis": 1, "keepdims": False, "mode": "clip"}, out=out)
 
 
+def _fill_rows(lhs, mhs, rhs):
+    out = lhs.copy()
+    out[_np.arange(lhs.shape[0]), rhs.astype(_np.int64)] = mhs.reshape(-1)
+    return out
+
+
+def _one_hot_rows(indices, out_shape=(), out_dtype="float32"):
+    out = _np.zeros(out_shape, out_dtype)
+    out[_np.arange(out_shape[0]), indices.astype(_np.int64)] = 1
+    return out
+
+
+# MXNet 1.x's legacy NDArray functions: engine ops of their own, named by their arity
+# (src/ndarray/ndarray.cc pushes "TernaryOp"/"BinaryOp"), not recorded by autograd
+_TERNARY = _registry.OpDef("TernaryOp", _fill_rows, arg_names=("lhs", "mhs", "rhs"),
+                           infer=lambda shapes, dtypes, **_: ([tuple(shapes[0])], [dtypes[0]]))
+_BINARY = _registry.OpDef("BinaryOp", _one_hot_rows, arg_names=("indices",),
+                          infer=lambda shapes, dtypes, out_shape=(), out_dtype="float32":
+                          ([tuple(out_shape)], [_np.dtype(out_dtype)]))
+
+
 def fill_element_0index(lhs, mhs, rhs, out=None):
-    """MXNet's legacy name: ``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row."""
-    hot = invoke("one_hot", (rhs,), {"depth": lhs.shape[1], "on_value": 1.0,
-                                     "off_value": 0.0, "dtype": lhs.dtype.__name__})
-    result = lhs * (1 - hot) + mhs.reshape((-1, 1)) * hot
-    if out is not None:
-        result.copyto(out)
-        return out
-    return result
+    """MXNet's legacy function: ``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row."""
+    outs = None if out is None else [out]
+    res = push_op(_TERNARY, (lhs, mhs, rhs), {}, outs)[0]
+    return res
 
 
 def onehot_encode(indices, out):
-    """MXNet's legacy name: write ``one_hot(indices, depth=out.shape[1])`` into ``out``."""
-    return invoke("one_hot", (indices,), {"depth": out.shape[1], "on_value": 1.0,
-                                          "off_value": 0.0, "dtype": out.dtype.__name__},
-                  out=out)
+    """MXNet's legacy function: write ``one_hot(indices, depth=out.shape[1])`` into
+    ``out``."""
+    push_op(_BINARY, (indices,), {"out_shape": out.shape, "out_dtype": out.dtype.__name__},
+            [out])
+    return out
 
 
 def save(fname, data):

@@ -264,10 +264,16 @@ class NDArray(Var):
         return self
 
     def astype(self, dtype, copy=True):
+        """A copy of another dtype. MXNet 1.x copies into a new array of that dtype
+        (``copyto``: the ``CopyCPU2CPU`` op); under ``autograd.record`` it is ``Cast``,
+        whose gradient flows back."""
         dtype = _dtype(dtype)
         if not copy and dtype == self._dtype:
             return self
-        return invoke("Cast", (self,), {"dtype": dtype.name})
+        if _autograd.state.recording or self.__class__ is not NDArray:
+            return invoke("Cast", (self,), {"dtype": dtype.name})
+        out = new_array(self.shape, dtype, self.context, "astype", NDArray)
+        return invoke("CopyCPU2CPU", (self,), {}, out=out)
 
     # -- shape ops ------------------------------------------------------------------------
     def reshape(self, *shape, **kwargs):
