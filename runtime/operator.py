@@ -361,9 +361,17 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         from .context import current_context
         ctx = current_context()
     if outputs is None:
-        # of the callers' kind: mx.np arrays in, mx.np arrays out (and as handles)
+        # of the callers' kind: mx.np arrays in, mx.np arrays out (and as handles);
+        # with sparse inputs, the storage types the prop infers (MXNet's
+        # infer_storage_type)
         cls = inputs[0].__class__ if inputs else _nd.NDArray
-        outputs = [_nd.new_array(s, d, ctx, op_type, cls) for s, d in zip(oshapes, odtypes)]
+        classes = [cls] * len(oshapes)
+        if any(x.stype != "default" for x in inputs):
+            from .ndarray.sparse import class_of
+            stypes = prop.infer_storage_type([x.stype for x in inputs])[1]
+            classes = [class_of(t) for t in stypes]
+        outputs = [_nd.new_array(s, d, ctx, op_type, c)
+                   for s, d, c in zip(oshapes, odtypes, classes)]
     if aux is None:
         aux = [_nd.new_array(s, d, ctx, op_type + "_aux") for s, d in zip(ashapes, adtypes)]
         for a in aux:

@@ -31,6 +31,9 @@ def array(source_array, ctx=None, dtype=None):
     """An NDArray from a list, numpy array or NDArray. As in MXNet 1.x the dtype is the
     source's when the source is an NDArray, float32 otherwise (numpy arrays included),
     unless ``dtype`` is given."""
+    if isinstance(source_array, sparse.BaseSparseNDArray) or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dtype = dtype or source_array.dtype
         source_array = source_array.asnumpy()
@@ -65,7 +68,9 @@ def _creation(opname, shape, ctx, dtype, out=None, **params):
     return invoke(opname, (), params, out=out, ctx=_ctx(ctx))
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    if stype not in (None, "default"):
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     return _creation("_zeros", shape, ctx, dtype, out)
 
 
@@ -231,6 +236,7 @@ def load_frombuffer(buf, ctx=None):
     return [array(v, ctx=ctx, dtype=v.dtype) for v in loaded]
 
 
+cast_storage = sparse.cast_storage   # the result's class is the parameter's
 methods.attach(globals())
 _helpers.attach_methods(NDArray)
 _internal = _helpers.internal_namespace(globals())

@@ -12,7 +12,6 @@ written by MXNet loads here.
 from ..ops.python_level import FLUENT, attach_fluent
 from . import serialization as _ser
 from .ndarray import NDArray, from_numpy
-from .sparse import unsupported
 
 # MXNet's fluent methods (shared with Symbol), and logical_not
 _METHODS = FLUENT + ("logical_not",)
@@ -25,10 +24,9 @@ def _slice(self, begin, end, step=None):
 
 
 def _tostype(self, stype):
-    """A dense copy for ``'default'``; sparse storage types are refused."""
-    if stype != "default":
-        raise unsupported(f"tostype({stype!r})")
-    return self.copy()
+    """This array as storage type ``stype`` (``cast_storage``; see :mod:`.sparse`)."""
+    from .sparse import cast_storage
+    return cast_storage(self, stype)
 
 
 def _getstate(self):

@@ -80,6 +80,9 @@ _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
+# True once a sparse array exists (sparse_rules.activate): from then on ``invoke`` asks
+# sparse_rules for the class of each result (one global read per call until then)
+_sparse_live = False
 # NDArray methods whose code lives in the layer above (``mx.np``): name -> (module,
 # attribute), resolved on first use into ``_ABOVE`` (see ``_lazy``)
 _ABOVE_NAMES = {"as_np_ndarray": ("numpy.multiarray", "as_np_ndarray")}
@@ -365,7 +368,13 @@ class NDArray(Var):
 
     # -- autograd ---------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
-        _autograd.attach_grad(self, grad_req)
+        """Mark for gradients; the gradient array is of storage type ``stype`` (default:
+        this array's)."""
+        cls = None
+        if stype is not None:
+            from .sparse import class_of
+            cls = class_of(stype)
+        _autograd.attach_grad(self, grad_req, cls)
 
     @property
     def grad(self):
@@ -641,6 +650,8 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=(), cls=None):
     is_train = ag.training
     if outs is not None and ag.recording:
         _autograd.check_inplace(op, inputs, outs)
+    if _sparse_live and outs is None and cls is None:   # a sparse array exists
+        cls = _sparse_rules.result_class(op, inputs, params)
     outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE,
                    op_scope.attrs if op_scopes_set else None, extra_vars, is_train, cls)
     if ag.recording:
@@ -701,3 +712,6 @@ def waitall():
         _waited(t0)
         if _flags.api:
             _api_event("waitall", t0)
+
+
+from . import sparse_rules as _sparse_rules  # noqa: E402 - reads this module's classes

@@ -51,7 +51,7 @@ def test_sync_batchnorm_is_batchnorm_on_one_device():
 
 
 def test_sparse_embedding_is_refused():
-    with pytest.raises(NotImplementedError, match="SparseEmbedding: sparse storage"):
+    with pytest.raises(NotImplementedError, match="SparseEmbedding: not supported"):
         cnn.SparseEmbedding(10, 4)
 
 

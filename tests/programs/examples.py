@@ -65,7 +65,7 @@ PROGRAMS = {
                         ["--iter_num", "20", "--begin_profiling_iter", "5",
                          "--end_profiling_iter", "15"], None),
     "profiler_ndarray": ("profiler/profiler_ndarray.py", [], None),
-    "gluon_mnist": ("gluon/mnist/mnist.py", ["--epochs", "2", "--log-interval", "10"],
+    "gluon_mnist": ("gluon/mnist/mnist.py", ["--epochs", "1", "--log-interval", "10"],
                     lambda d: _mnist(os.path.join(d, "data"), 2000, 1000, gz=True)),
     "super_resolution": ("gluon/super_resolution/super_resolution.py",
                          ["--epochs", "2", "--test_batch_size", "4"], _bsds),

@@ -1,0 +1,118 @@
+"""The storage type of an operator's result when a sparse array is among its inputs:
+MXNet 1.9.1's ``FInferStorageType`` rules, as far as xprof's operators have them.
+
+Values are computed densely whatever the storage type (see :mod:`.sparse`); this only
+decides whether the result is reported as ``csr``, ``row_sparse`` or dense. Nothing here
+runs until the first sparse array exists (:func:`activate`): ``invoke`` reads one flag.
+
+- zero-preserving unary operators (MXNet's ``..._WITH_RSP_CSR`` list: ``abs``,
+  ``sqrt``, ``square``, ``relu``, ``sin``...) and ``Cast``/``copy``/``zeros_like``
+  keep the input's type; other unary operators give dense results;
+- scalar operators keep it when they map 0 to 0 (``x * 2``, ``x == 1``), else dense;
+- ``elemwise_add``/``_sub``: two arrays of one sparse type keep it; ``elemwise_mul``,
+  ``broadcast_mul``/``_div``: a sparse left side (or either side of ``elemwise_mul``)
+  keeps it; ``add_n`` of one sparse type keeps it;
+- ``dot``: ``dot(csr.T, dns|rsp)`` row_sparse, ``dot(dns, csr)`` csr, otherwise dense
+  (``forward_stype`` overrides);
+- ``slice`` of csr rows, ``concat`` of csr along axis 0, ``_sparse_retain`` and
+  ``cast_storage`` as MXNet's; everything else falls back to dense.
+"""
+import numpy as np
+
+__all__ = ["activate", "result_class", "stype_of"]
+
+ZERO_PRESERVING = frozenset((
+    "abs", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "ceil", "degrees", "expm1",
+    "fix", "floor", "log1p", "negative", "radians", "relu", "rint", "round", "sign", "sin",
+    "sinh", "sqrt", "square", "tan", "tanh", "trunc", "Cast", "CopyCPU2CPU", "_copy",
+    "identity", "BlockGrad", "zeros_like", "_sparse_retain"))
+_SAME_SPARSE = frozenset(("elemwise_add", "elemwise_sub", "_grad_add"))
+_LEFT_SPARSE = frozenset(("broadcast_mul", "broadcast_div", "elemwise_div"))
+
+
+def activate():
+    """Switch the rules on: called when the first sparse array is made."""
+    from . import ndarray
+    ndarray._sparse_live = True
+
+
+def stype_of(x):
+    return getattr(x, "_STYPE", None) or "default"
+
+
+def _scalar_keeps_zero(op, x, params):
+    """Whether ``op`` (a ``*_scalar`` operator) maps 0 to 0 with these parameters."""
+    try:
+        with np.errstate(all="ignore"):
+            zero = np.asarray(op.kernel(np.zeros(1, x._dtype), **params))
+    except Exception:  # noqa: BLE001 - a kernel that cannot say keeps the dense rule
+        return False
+    return bool(np.all(zero == 0))
+
+
+def _dot(stypes, params):
+    lhs, rhs = stypes[0], stypes[1]
+    ta, tb = bool(params.get("transpose_a")), bool(params.get("transpose_b"))
+    hint = params.get("forward_stype")
+    if lhs == "default" and rhs == "default":
+        return hint or "default"
+    if lhs == "csr" and ta and not tb and rhs in ("row_sparse", "default"):
+        return hint or "row_sparse"
+    if lhs == "csr" and rhs in ("row_sparse", "default") and not ta and not tb:
+        return hint or "default"
+    if lhs == "default" and rhs == "csr" and not ta:
+        return hint or "csr"
+    return hint or "default"
+
+
+def result_stype(op, inputs, params):
+    stypes = [stype_of(x) for x in inputs]
+    sparse = [s for s in stypes if s != "default"]
+    if not sparse:
+        return None
+    name = op.name
+    if name == "cast_storage":
+        return params.get("stype", "default")
+    if name == "dot":
+        return _dot(stypes, params)
+    if name == "_sparse_retain":
+        return stypes[0]
+    if len(inputs) == 1:
+        if name in ZERO_PRESERVING:
+            return stypes[0]
+        if name.endswith("_scalar") and _scalar_keeps_zero(op, inputs[0], params):
+            return stypes[0]
+        if name == "slice" and stypes[0] == "csr" and len(params.get("begin", ())) <= 1 \
+                and params.get("step") in (None, (), (1,), (None,)):
+            return "csr"
+        if name == "_square_sum" and stypes[0] == "row_sparse" and \
+                params.get("axis") in (1, (1,), -1, (-1,)) and params.get("keepdims"):
+            return "row_sparse"
+        if name == "clip" and stypes[0] != "default" and \
+                float(params.get("a_min", 0)) <= 0 <= float(params.get("a_max", 0)):
+            return stypes[0]
+        return "default"
+    if name in _SAME_SPARSE and len(set(stypes)) == 1:
+        return stypes[0]
+    if name == "elemwise_mul":
+        if len(set(stypes)) == 1:
+            return stypes[0]
+        return sparse[0] if len(sparse) == 1 else "default"
+    if name in _LEFT_SPARSE and stypes[0] != "default" and stypes[1] == "default":
+        return stypes[0]
+    if name in ("add_n", "ElementWiseSum") and len(set(stypes)) == 1:
+        return stypes[0]
+    if name in ("concat", "Concat") and set(stypes) == {"csr"} and \
+            int(params.get("dim", 1)) == 0:
+        return "csr"
+    return "default"
+
+
+def result_class(op, inputs, params):
+    """The class of ``op``'s results on ``inputs`` (None: no sparse input, the usual
+    rule)."""
+    stype = result_stype(op, inputs, params)
+    if stype is None:
+        return None
+    from . import sparse
+    return sparse.class_of(stype)
