@@ -120,8 +120,8 @@ def _reshape_infer(in_shapes, in_dtypes, shape=(), reverse=False, **_):
     return [reshape_shape(in_shapes[0], shape, reverse)], [in_dtypes[0]]
 
 
-defop("reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
-      params={"shape": (), "reverse": False}, aliases=("Reshape",))
+defop("Reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
+      params={"shape": (), "reverse": False}, aliases=("reshape",))   # MXNet's name, alias
 
 
 def _flatten_shape(shape):
