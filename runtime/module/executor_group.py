@@ -338,7 +338,10 @@ class DataParallelExecutorGroup:
             for src, targets, axis in zip(label, self.label_arrays, self.label_layouts):
                 _load(_as_nd(src), targets, self._slices, axis)
         for e in self.execs:
+            e._releasing = True      # its passes' arrays go after their last reader
             e.forward(is_train=is_train)
+            if not is_train:      # nothing reads its intermediates: released when done
+                e.release_temporaries(after_backward=False)
 
     def backward(self, out_grads=None):
         if not self.for_training:
@@ -348,13 +351,17 @@ class DataParallelExecutorGroup:
         for i, e in enumerate(self.execs):
             if out_grads is None:
                 e.backward()
-                continue
-            parts = []
-            for g, axis in zip(out_grads, self.output_layouts):
-                g = _as_nd(g)
-                parts.append(_take(g, axis, self._slices[i], g.shape[axis])
-                             if axis >= 0 and len(self.execs) > 1 else g)
-            e.backward(out_grads=parts)
+            else:
+                parts = []
+                for g, axis in zip(out_grads, self.output_layouts):
+                    g = _as_nd(g)
+                    parts.append(_take(g, axis, self._slices[i], g.shape[axis])
+                                 if axis >= 0 and len(self.execs) > 1 else g)
+                e.backward(out_grads=parts)
+            # a Module's pass is done with its intermediates and backward's buffers:
+            # released as soon as the ops reading them are (MXNet shares one pass's
+            # memory between its executors; a bucketing module keeps one bucket's)
+            e.release_temporaries(after_backward=True)
 
     def get_outputs(self, merge_multi_context=True, begin=0, end=None):
         end = len(self.output_names) if end is None else end

@@ -522,6 +522,37 @@ def new_array(shape, dtype, ctx, role, cls=NDArray):
     return a
 
 
+def drop_data(a):
+    """Engine function releasing an array's values, pushed as a write of the array so
+    it runs once every op pushed before it that reads the array is done (MXNet's
+    engine frees memory the same way: ``DeleteVariable`` after the last reader). A
+    memory-profiled array's release is logged now (its ``_Release`` goes)."""
+    a._data = None
+    a._released = None
+
+
+def drop_values(a):
+    """Engine function: like :func:`drop_data`, keeping a placeholder of the array's
+    shape and dtype that takes no memory (a zero broadcast), for the gradient ops that
+    read only those of it (``OpDef.grad_reads``)."""
+    a._data = np.broadcast_to(np.zeros((), a._dtype), a.shape)
+    a._released = None
+
+
+def retake(arrays):
+    """Log the allocation of arrays whose values were dropped (:func:`drop_data`) as
+    the pass that rewrites them is pushed (while memory is profiled)."""
+    if not _flags.mem:
+        return
+    now = perf_counter_ns()
+    for a in arrays:
+        if a._released is None:
+            n = math.prod(a.shape) * a._dtype.itemsize
+            dev = a.context.dev_num
+            a._released = _Release((dev, -n, -1))
+            _mem_log((dev, n, now))
+
+
 def new_handle(src, data, cls=None):
     """A new array (own engine variable) on ``data``, shaped and typed as ``src``, of
     ``src``'s class unless ``cls`` is given."""

@@ -62,5 +62,6 @@ def _embedding_infer_args(in_shapes, input_dim=None, output_dim=None, sparse_gra
 
 defop("Embedding", _embedding, arg_names=("data", "weight"), infer=_embedding_infer,
       infer_args=_embedding_infer_args, grad=_embedding_grad,
+      grad_reads=lambda p: ((0,), False),        # the indices; the weight's shape only
       params={"input_dim": None, "output_dim": None, "dtype": "float32",
               "sparse_grad": False})

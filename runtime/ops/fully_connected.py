@@ -66,6 +66,7 @@ def _fc_cost(in_shapes, num_hidden=None, flatten=True, **_):
 
 
 defop("FullyConnected", _fc, arg_names=("data", "weight", "bias"), infer=_fc_infer,
+      grad_reads=lambda p: ((0, 1), False),
       infer_args=_fc_infer_args, grad=_fc_grad, cost=_fc_cost,
       params={"num_hidden": None, "no_bias": False, "flatten": True})
 _ACTIVE["FullyConnected"] = _without_bias

@@ -9,8 +9,8 @@ from .registry import defop, input_size
 
 # -- softmax family ------------------------------------------------------------------
 def _softmax_fwd(x, axis):
-    shifted = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(shifted)
+    e = x - x.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)           # in place: one array of the input's size, not two
     e /= e.sum(axis=axis, keepdims=True)
     return e
 
@@ -208,7 +208,8 @@ def _softmax_output_infer_args(in_shapes, multi_output=False, preserve_shape=Fal
 
 defop("SoftmaxOutput", _softmax_output, arg_names=("data", "label"),
       infer=_softmax_output_infer, infer_args=_softmax_output_infer_args,
-      grad=_softmax_output_grad, cost=input_size, params=dict(_SO_PARAMS))
+      grad=_softmax_output_grad, cost=input_size, params=dict(_SO_PARAMS),
+      grad_reads=lambda p: ((1,), True))       # the label and the output, as MXNet's
 
 
 def _sce_check(dshape, lshape):

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .. import _env
 from ..context import Context, current_context
 from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
@@ -117,6 +118,17 @@ def _add_n(*xs):
 
 def _copy(x):
     return x.copy()
+
+
+def _fill_ones(head):
+    """A head gradient of ones: one value broadcast to the output's shape (read-only, as
+    every kernel's input; a loss's output, often the largest array, costs nothing)."""
+    head._data = np.broadcast_to(np.ones((), head._dtype), head.shape)
+
+
+def _grad_add(total, part):
+    return np.add(total, part)
+
 
 
 class Executor:
@@ -296,6 +308,117 @@ class Executor:
         _watch(step, n, ins, outs)
         return step
 
+    # -- memory: the passes' own arrays released after their last reader ---------------
+    def _temporaries(self):
+        """(forward intermediates, backward's own buffers): the arrays of this executor
+        that nobody reads once its passes are done (not its outputs, arguments,
+        auxiliary states, gradients or head gradients)."""
+        temps = getattr(self, "_temps", None)
+        if temps is None:
+            keep = {id(a) for a in (self.outputs + self.arg_arrays + self.aux_arrays
+                                    + [g for g in self.grad_arrays if g is not None]
+                                    + self._head_buffers())}
+            fwd, seen = [], set(keep)
+            for n in self._order:
+                if n.op is not None:
+                    for i in range(n.num_outputs()):
+                        a = self._entry[(id(n), i)]
+                        if id(a) not in seen:
+                            seen.add(id(a))
+                            fwd.append(a)
+            bwd = []
+            for step in self._backward_steps():
+                for a in step.writes:
+                    if isinstance(a, _nd.NDArray) and id(a) not in seen:
+                        seen.add(id(a))
+                        bwd.append(a)
+            temps = self._temps = (fwd, bwd)
+        return temps
+
+    def release_temporaries(self, after_backward):
+        """Push the release of the arrays the last pass left behind: after ``backward``
+        the forward intermediates and backward's buffers, after an inference
+        ``forward`` its intermediates. Each goes when the last op reading it is done
+        (the engine orders a release after them), so a Module holds one pass's memory
+        at a time, as MXNet's executors do; the next pass allocates them again. Not
+        with a monitor (it reads every array)."""
+        if self._monitor is not None:
+            return
+        fwd, bwd = self._temporaries() if after_backward else (self._inference_temps(), [])
+        if after_backward and self._head_state == "ones":
+            bwd = bwd + self._head_buffers()       # ones again at the next backward
+            self._head_state = "dropped"
+        push = _nd.engine_push
+        for a in fwd + bwd:
+            push(_nd.drop_data, (a,), [], [a], "DeleteVariable", 0, MODE_INTERNAL, 0, None)
+        self._dropped = fwd
+        self._dropped_bwd = bwd
+
+    def release_outputs(self):
+        """Push the release of the outputs (and head gradients) too: a bucketing
+        module's bucket left behind (MXNet's buckets share one memory pool)."""
+        if self._monitor is not None:
+            return
+        push = _nd.engine_push
+        outs = [a for a in self.outputs if not any(a is x for x in self.arg_arrays)]
+        for a in outs:
+            push(_nd.drop_data, (a,), [], [a], "DeleteVariable", 0, MODE_INTERNAL, 0, None)
+        self._dropped = (getattr(self, "_dropped", None) or []) + outs
+        if self._head_state == "ones":
+            heads = self._head_buffers()
+            for a in heads:
+                push(_nd.drop_data, (a,), [], [a], "DeleteVariable", 0, MODE_INTERNAL, 0,
+                     None)
+            self._dropped_bwd = (getattr(self, "_dropped_bwd", None) or []) + heads
+            self._head_state = "dropped"
+
+    def _unread_by_backward(self):
+        """The forward intermediates no gradient op reads the values of (their ops'
+        ``grad_reads``: a FullyConnected's output, a SliceChannel's input...): after a
+        training forward they go at once, leaving a shape-only placeholder."""
+        early = getattr(self, "_early", None)
+        if early is not None:
+            return early
+        reqs = self._grad_req
+        need = set()
+        for n in self._order:
+            if n.op is None:
+                if reqs.get(n.name, "null") != "null" and n.name in self.arg_dict:
+                    need.add(id(n))
+            elif any(id(c) in need for c, _ in n.inputs[:n.n_args]):
+                need.add(id(n))
+        read = set()
+        for n in self._order:
+            if n.op is None or id(n) not in need:
+                continue
+            rule = None if n.op.stateful else n.op.grad_reads
+            reads = rule(n.full_params()) if rule is not None else None
+            if reads is None:
+                read.update((id(c), i) for c, i in n.inputs)
+                read.update((id(n), i) for i in range(n.num_outputs()))
+                continue
+            inputs, outputs = reads
+            read.update((id(n.inputs[k][0]), n.inputs[k][1]) for k in inputs
+                        if k < len(n.inputs))
+            if outputs:
+                read.update((id(n), i) for i in range(n.num_outputs()))
+        keep = {id(a) for a in self.outputs + self.arg_arrays + self.aux_arrays}
+        early = self._early = [a for key, a in self._entry.items()
+                               if key not in read and id(a) not in keep]
+        return early
+
+    def _inference_temps(self):
+        keep = {id(a) for a in self.outputs + self.arg_arrays + self.aux_arrays}
+        return [a for a in self._entry.values() if id(a) not in keep]
+
+    def _retake(self, attr="_dropped"):
+        """Before a pass: its dropped arrays are written again (memory log): the
+        forward's at ``forward``, backward's (``_dropped_bwd``) at ``backward``."""
+        dropped = getattr(self, attr, None)
+        if dropped:
+            _nd.retake(dropped)
+            setattr(self, attr, None)
+
     # -- forward ------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
         """Run the graph; keyword arguments first copy new values into ``arg_dict``."""
@@ -317,6 +440,8 @@ class Executor:
                                      f"argument has shape {dst.shape}")
                 dst[:] = arr
         is_train = bool(is_train)
+        self._retake()
+        self._forward_pass = is_train
         if self._monitor is not None:
             self._run_monitored(self._forward_steps(is_train))
             return self.outputs
@@ -330,18 +455,27 @@ class Executor:
             self._plans[key] = plan
         for push in plan:
             push()
+        if is_train and getattr(self, "_releasing", False):
+            push = _nd.engine_push
+            for a in self._unread_by_backward():
+                push(_nd.drop_values, (a,), [], [a], "DeleteVariable", 0, MODE_INTERNAL, 0,
+                     None)
         return self.outputs
 
     # -- backward -----------------------------------------------------------------------
     def backward(self, out_grads=None, is_train=True):
         """Push the gradient ops; gradients land in ``grad_arrays`` per ``grad_req``."""
+        if getattr(self, "_dropped", None):
+            # a second backward after its temporaries went (release_temporaries): the
+            # forward pass is pushed again to remake what the gradients read
+            self.forward(is_train=True)
+        self._retake("_dropped_bwd")
         heads = self._head_buffers()
         if out_grads is None:
             if self._head_state != "ones":
                 for h in heads:
-                    _nd.push_op(_registry.get("_ones"), (),
-                                {"shape": h.shape, "dtype": h._dtype.name}, outs=[h],
-                                ctx=self._ctx, mode=MODE_INTERNAL)
+                    _nd.engine_push(_fill_ones, (h,), [], [h], "_ones", 0, MODE_INTERNAL,
+                                    0, None)
                 self._head_state = "ones"
         else:
             if isinstance(out_grads, (_nd.NDArray, np.ndarray)):
@@ -380,7 +514,7 @@ class Executor:
             bufs = self._heads = []
             for o in self.outputs:
                 b = _nd.new_array(o.shape, o._dtype, self._ctx, "head_grad")
-                b._data = np.ones(o.shape, o._dtype)
+                _fill_ones(b)
                 bufs.append(b)
         return bufs
 
@@ -410,6 +544,13 @@ class Executor:
                         count[(id(c), i)] = count.get((id(c), i), 0) + 1
         steps, direct = [], set()
         zeros = {}
+        # MXNet's MXNET_EXEC_INPLACE_GRAD_SUM_CAP (8): a variable with that many gradient
+        # contributions or more (an unrolled RNN's weights) sums them as they come, a
+        # chain of _grad_add into one array; every part after the first is written into
+        # one buffer (the engine orders each write after the previous add read it),
+        # instead of one buffer per part and an add_n of them all at the end
+        cap = _env.get_int("EXEC_INPLACE_GRAD_SUM_CAP", 8)
+        chains = {}
 
         def zeros_like(a):
             key = (a.shape, a._dtype)
@@ -454,25 +595,41 @@ class Executor:
             if every:
                 needs = [True] * len(needs)
             watched = []
+            added = []          # (running sum, this part) of chained variables
             for (c, i), x, needed in zip(n.inputs[:n.n_args], args, needs):
                 if not needed and not every:
                     continue      # nobody reads this gradient: never computed
                 key = (id(c), i)
-                if c.op is None and reqs.get(c.name) == "write" and count.get(key) == 1 \
+                req = reqs.get(c.name)
+                chained = c.op is None and id(c) in need and count.get(key, 0) >= cap \
+                    and req in ("write", "add") and self._monitor is None
+                if c.op is None and req == "write" and count.get(key) == 1 \
                         and key not in direct:
                     buf = self.grad_dict[c.name]
                     direct.add(key)
+                elif chained and key not in chains:     # the first part: the sum
+                    buf = self.grad_dict[c.name] if req == "write" else _nd.new_array(
+                        x.shape, x._dtype, ctx, "_backward_" + n.op.name)
+                    chains[key] = [buf, None]
+                elif chained:
+                    chain = chains[key]
+                    if chain[1] is None:
+                        chain[1] = _nd.new_array(x.shape, x._dtype, ctx,
+                                                 "_backward_" + n.op.name)
+                    buf = chain[1]
+                    added.append((chain[0], buf))
                 else:
                     buf = _nd.new_array(x.shape, x._dtype, ctx, "_backward_" + n.op.name)
                 bufs.append(buf)
                 watched.append((f"{n.name}_backward_{len(watched)}".encode(), buf))
-                if id(c) in need:
+                if id(c) in need and not chained:
                     contrib.setdefault(key, []).append(buf)
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
             if stateful:
                 steps.append(self._stateful_backward_step(n, ograds, args, ins[n.n_args:],
                                                           outs, bufs, grad_reqs))
                 steps[-1].watch = watched
+                self._chain_steps(steps, added, n.name)
                 continue
             op = n.op
             if op.grad is None:
@@ -485,10 +642,15 @@ class Executor:
             steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
                                all_in, bufs, cost))
             steps[-1].watch = watched
+            self._chain_steps(steps, added, n.name)
         for n in self._order:
             if n.op is not None or id(n) not in need:
                 continue
             key = (id(n), 0)
+            if key in chains:
+                if reqs[n.name] == "add":
+                    accumulate([chains[key][0]], self.grad_dict[n.name], n.name, add_to=True)
+                continue
             parts = contrib.get(key)
             if not parts or key in direct:
                 continue
@@ -497,6 +659,15 @@ class Executor:
             contrib.pop(key)
         self._bwd_steps = steps
         return steps
+
+    @staticmethod
+    def _chain_steps(steps, added, label):
+        """After a node's gradient step: each chained part added into its variable's
+        running sum (``_grad_add``, MXNet's name)."""
+        for total, part in added:
+            steps.append(_Step("_grad_add", label, _run, (_grad_add, [total, part], [total],
+                                                          {}),
+                               [total, part], [total], total.size))
 
     def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs, reqs):
         op, params = n.op, n.full_params()
