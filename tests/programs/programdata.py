@@ -246,20 +246,24 @@ def write_bsds(root, n_train, n_test, size=(270, 300), seed=0):
 
 def write_sentences(folder, n_train, n_test, vocab=40, seed=0):
     """``sherlockholmes.{train,test}.txt``: sentences of 5-55 words drawn from a small
-    Markov chain (each word has 3 likely successors), so an LSTM's perplexity falls."""
+    Markov chain (each word has 3 likely successors), so an LSTM's perplexity falls; the
+    test file uses only words the training file has (the vocabulary comes from it)."""
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(vocab)]
     succ = rng.integers(0, vocab, (vocab, 3))
     os.makedirs(folder, exist_ok=True)
+    seen = set()
     for split, n in (("train", n_train), ("test", n_test)):
         lines = []
         for _ in range(n):
             k, w = int(rng.integers(5, 56)), int(rng.integers(vocab))
             out = []
             for _ in range(k):
-                out.append(words[w])
+                if split == "train" or words[w] in seen:
+                    out.append(words[w])
                 w = int(succ[w, rng.integers(3)]) if rng.random() < 0.9 else int(
                     rng.integers(vocab))
+            seen.update(out)
             lines.append(" " + " ".join(out) + " \n")
         with open(os.path.join(folder, f"sherlockholmes.{split}.txt"), "w") as f:
             f.writelines(lines)

@@ -242,7 +242,12 @@ def test_lstm_bucketing(tmp_path):
     ppl = r.floats(r"Validation-perplexity=([\d.]+)")
     assert len(ppl) == 2 and all(30 < p < 60 for p in ppl), ppl   # ~ the vocabulary size
     names = ops(r.trace())
-    for name in ("Embedding", "FullyConnected", "SliceChannel", "Activation",
-                 "SoftmaxOutput", "_backward_FullyConnected", "multi_sgd_update"):
+    # MXNet 1.9.1's LSTMCell step and unroll: FullyConnected i2h/h2h, SliceChannel for
+    # the gates (and to split the sequence), Activation, elemwise add/mul; the outputs
+    # merged by expand_dims + Concat; SGD (momentum 0) aggregated
+    for name in ("Embedding", "FullyConnected", "SliceChannel", "Activation", "elemwise_add",
+                 "elemwise_mul", "expand_dims", "Concat", "Reshape", "SoftmaxOutput",
+                 "_backward_FullyConnected", "multi_sgd_update"):
         assert names[name] > 0, (name, names)
+    assert names["Activation"] == 5 * names["elemwise_mul"] // 3    # 5 per step, 3 muls
     assert "sgd_update" not in names
