@@ -6,16 +6,15 @@ atol 1e-3). ``check_symbolic_forward``/``check_symbolic_backward`` bind a symbol
 compare its outputs/gradients with expected values; ``check_numeric_gradient`` compares
 the executor's gradients with central differences of a random projection of the
 outputs. Random inputs come from numpy's global generator, so ``np.random.seed`` makes
-a test reproducible. Sparse storage is not supported (``rand_ndarray(stype='csr')``
-raises).
+a test reproducible. Arrays of a storage type come from :mod:`.test_utils_sparse`
+(``rand_ndarray(shape, 'csr', density)``...), the data-set helpers (local files only)
+from :mod:`.test_utils_data`.
 """
 import contextlib
-import gzip
 import json  # noqa: F401 - exported by the star import, as in MXNet
 import numbers
 import os
 import random  # noqa: F401
-import struct
 import sys
 import time  # noqa: F401
 from functools import reduce  # noqa: F401
@@ -232,18 +231,6 @@ def random_sample(population, k):
     population = list(population)
     idx = np.random.permutation(len(population))[:k]
     return [population[i] for i in idx]
-
-
-def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
-                 shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A dense NDArray of uniform values in [0, 1) (sparse storage is refused)."""
-    if stype != "default":
-        from .ndarray.sparse import unsupported
-        raise unsupported(f"rand_ndarray(stype={stype!r})")
-    values = np.random.uniform(0, 1, size=shape)
-    if modifier_func is not None:
-        values = np.vectorize(modifier_func)(values)
-    return _nd.array(values, ctx=ctx or default_context(), dtype=dtype or default_dtype())
 
 
 def create_vector(size, dtype=np.int64):
@@ -520,9 +507,16 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default",
                       rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
     """Two optimizers make the same update (and states) from the same weight and gradient."""
-    if w_stype != "default" or g_stype != "default":
-        from .ndarray.sparse import unsupported
-        raise unsupported(f"compare_optimizer(w_stype={w_stype!r}, g_stype={g_stype!r})")
+    if w_stype != "default" or g_stype != "default":    # weights/grads of those types
+        w1 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+        g1 = rand_ndarray(shape, g_stype, dtype=dtype)
+        w2, g2 = w1.copyto(default_context()), g1.copyto(default_context())
+        s1 = opt1.create_state_multi_precision(0, w1)
+        s2 = opt2.create_state_multi_precision(0, w2)
+        opt1.update_multi_precision(0, w1, g1, s1)
+        opt2.update_multi_precision(0, w2, g2, s2)
+        assert_almost_equal(w1.asnumpy(), w2.asnumpy(), rtol=rtol, atol=atol)
+        return
     if isinstance(shape, list):      # multi-tensor: opt2 gets every tensor in one call
         w1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
         g1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
@@ -616,91 +610,10 @@ def list_gpus():
     return []
 
 
-def _no_download(what):
-    return RuntimeError(f"{what}: xprof does not download data sets; put the files in "
-                        "place yourself and read them with mx.io or gluon.data")
-
-
-def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    """MXNet's ``download``, which returns a file already there (``fname``, default the
-    URL's last part, under ``dirname``) without downloading: xprof never downloads, so a
-    missing file (or ``overwrite=True``) is an error naming it."""
-    if retries < 0:
-        raise ValueError(f"download: retries={retries} must be at least 0")
-    if fname is None:
-        fname = url.split("/")[-1]
-    if dirname is None:
-        dirname = os.path.dirname(fname)
-    else:
-        fname = os.path.join(dirname, fname)
-    if dirname and not os.path.exists(dirname):
-        os.makedirs(dirname, exist_ok=True)
-    if not overwrite and os.path.exists(fname):
-        return fname
-    raise _no_download(f"download({url!r}) to {fname!r}")
-
-
-def get_mnist():
-    """MNIST's four gzipped idx files (``download``: they must be in the current folder)
-    as a dict: ``train_data``/``test_data`` (N, 1, 28, 28) float32 in [0, 1],
-    ``train_label``/``test_label`` int8, as MXNet's."""
-    def read_data(label_url, image_url):
-        with gzip.open(download(label_url)) as flbl:
-            struct.unpack(">II", flbl.read(8))
-            label = np.frombuffer(flbl.read(), dtype=np.int8)
-        with gzip.open(download(image_url), "rb") as fimg:
-            _, _, rows, cols = struct.unpack(">IIII", fimg.read(16))
-            image = np.frombuffer(fimg.read(), dtype=np.uint8).reshape(len(label), rows, cols)
-            image = image.reshape(image.shape[0], 1, 28, 28).astype(np.float32) / 255
-        return label, image
-
-    path = "http://data.mxnet.io/data/mnist/"
-    train_lbl, train_img = read_data(path + "train-labels-idx1-ubyte.gz",
-                                     path + "train-images-idx3-ubyte.gz")
-    test_lbl, test_img = read_data(path + "t10k-labels-idx1-ubyte.gz",
-                                   path + "t10k-images-idx3-ubyte.gz")
-    return {"train_data": train_img, "train_label": train_lbl,
-            "test_data": test_img, "test_label": test_lbl}
-
-
-_MNIST_UBYTE = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-
-
-def get_mnist_ubyte():
-    """MNIST's four idx files in ``data/`` (MXNet downloads and unzips them there;
-    xprof needs them in place)."""
-    os.makedirs("data", exist_ok=True)
-    missing = [n for n in _MNIST_UBYTE if not os.path.exists(os.path.join("data", n))]
-    if missing:
-        raise _no_download(f"get_mnist_ubyte (missing data/{missing[0]})")
-
-
-def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
-    """(train, val) ``MNISTIter``s over ``data/``'s idx files, flat unless
-    ``input_shape`` has 3 dimensions; the training one shuffled (as MXNet's)."""
-    from . import io as _io
-    get_mnist_ubyte()
-    flat = len(input_shape) != 3
-    train = _io.MNISTIter(image="data/train-images-idx3-ubyte",
-                          label="data/train-labels-idx1-ubyte", input_shape=input_shape,
-                          batch_size=batch_size, shuffle=True, flat=flat,
-                          num_parts=num_parts, part_index=part_index)
-    val = _io.MNISTIter(image="data/t10k-images-idx3-ubyte",
-                        label="data/t10k-labels-idx1-ubyte", input_shape=input_shape,
-                        batch_size=batch_size, flat=flat, num_parts=num_parts,
-                        part_index=part_index)
-    return train, val
-
-
-def get_cifar10(path="data"):
-    raise _no_download("get_cifar10")
-
-
-def get_bz2_data(data_dir, data_name, url, data_origin_name):
-    raise _no_download("get_bz2_data")
-
-
+from .test_utils_data import (download, get_bz2_data, get_cifar10,  # noqa: E402,F401
+                              get_mnist, get_mnist_iterator, get_mnist_ubyte)
+from .test_utils_sparse import (create_sparse_array, create_sparse_array_zd,  # noqa: E402,F401
+                                rand_ndarray, rand_sparse_ndarray, shuffle_csr_column_indices)
 from .test_utils_np import (check_gluon_hybridize_consistency,  # noqa: E402,F401
                             collapse_sum_like, gen_buckets_probs_with_ppf, has_tvm_ops,
                             is_op_runnable, new_matrix_with_real_eigvals_2d,

@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from . import image as _image
+
 __all__ = ["Augmenter", "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
            "RandomSizedCropAug", "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug",
            "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
@@ -25,14 +27,13 @@ def _nd():
 
 
 def _img():
-    from .. import image
-    return image
+    return _image
 
 
 def _const(values, like=None):
     """A constant array of the image's class (``mx.np`` under set_np)."""
     from ..ndarray.ndarray import from_numpy
-    cls = like.__class__ if like is not None else _img()._array_class()
+    cls = like.__class__ if like is not None else _image._array_class()
     return from_numpy(np.asarray(values, np.float32), cls=cls)
 
 

@@ -14,6 +14,8 @@ from numbers import Number
 
 from .. import io as _io
 from .. import recordio
+from .augment import CreateAugmenter
+from .image import imdecode
 
 __all__ = ["ImageIter"]
 
@@ -114,7 +116,6 @@ class ImageIter(_io.DataIter):
                                  f"{num_parts})")
             c = len(self.seq) // num_parts
             self.seq = self.seq[part_index * c:(part_index + 1) * c]
-        from . import CreateAugmenter
         self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
         self.cur = 0
         self._allow_read = True
@@ -225,7 +226,6 @@ class ImageIter(_io.DataIter):
 
     def imdecode(self, s):
         """The decoded image; a broken one raises naming its file or index."""
-        from . import imdecode
         try:
             return imdecode(s)
         except Exception as e:  # noqa: BLE001 - any decoder failure names the image

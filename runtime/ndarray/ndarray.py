@@ -31,6 +31,8 @@ from . import indexing as _indexing
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
+from . import sparse_rules as _sparse_rules
+from .sparse_rules import _STORAGE_TYPE_STR_TO_ID  # noqa: F401 - MXNet's tests import it
 from .opscope import (op_scope, op_scopes_set,  # noqa: F401 - set_op_attrs: API here
                       restore_op_attrs, set_op_attrs)
 from xprof.traces.names import INPUT_DIMS
@@ -75,14 +77,9 @@ _engine.on_engine_change(_bind_engine)
 
 py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
 # Storage types as MXNet numbers them; xprof stores only 'default' (dense).
-_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
-_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
-# True once a sparse array exists (sparse_rules.activate): from then on ``invoke`` asks
-# sparse_rules for the class of each result (one global read per call until then)
-_sparse_live = False
 # NDArray methods whose code lives in the layer above (``mx.np``): name -> (module,
 # attribute), resolved on first use into ``_ABOVE`` (see ``_lazy``)
 _ABOVE_NAMES = {"as_np_ndarray": ("numpy.multiarray", "as_np_ndarray")}
@@ -267,16 +264,13 @@ class NDArray(Var):
         return self
 
     def astype(self, dtype, copy=True):
-        """A copy of another dtype. MXNet 1.x copies into a new array of that dtype
-        (``copyto``: the ``CopyCPU2CPU`` op); under ``autograd.record`` it is ``Cast``,
-        whose gradient flows back."""
         dtype = _dtype(dtype)
         if not copy and dtype == self._dtype:
             return self
-        if _autograd.state.recording or self.__class__ is not NDArray:
+        if _autograd.state.recording or self.__class__ is not NDArray:   # MXNet: copyto
             return invoke("Cast", (self,), {"dtype": dtype.name})
-        out = new_array(self.shape, dtype, self.context, "astype", NDArray)
-        return invoke("CopyCPU2CPU", (self,), {}, out=out)
+        return invoke("CopyCPU2CPU", (self,), {}, out=new_array(self.shape, dtype,
+                                                               self.context, "astype"))
 
     # -- shape ops ------------------------------------------------------------------------
     def reshape(self, *shape, **kwargs):
@@ -368,13 +362,7 @@ class NDArray(Var):
 
     # -- autograd ---------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
-        """Mark for gradients; the gradient array is of storage type ``stype`` (default:
-        this array's)."""
-        cls = None
-        if stype is not None:
-            from .sparse import class_of
-            cls = class_of(stype)
-        _autograd.attach_grad(self, grad_req, cls)
+        _autograd.attach_grad(self, grad_req, stype and _sparse_rules.class_of(stype))
 
     @property
     def grad(self):
@@ -430,9 +418,7 @@ class NDArray(Var):
 
     # -- arithmetic: the operators of ops.python_level.OPERATORS, attached below ------------
     def _binary(self, other, names, out=None):
-        # MXNet 1.x's NDArray arithmetic is the broadcasting operator whatever the
-        # shapes (``x + y`` records ``broadcast_add``); its sparse arrays use the
-        # elementwise one on equal shapes (``BaseSparseNDArray._binary``)
+        # MXNet 1.x: broadcast_* whatever the shapes (Symbols, sparse arrays: elemwise_*)
         if isinstance(other, NDArray):
             return invoke(names[1], (self, other), {}, out=out)
         if isinstance(other, numbers.Number):
@@ -522,37 +508,6 @@ def new_array(shape, dtype, ctx, role, cls=NDArray):
     return a
 
 
-def drop_data(a):
-    """Engine function releasing an array's values, pushed as a write of the array so
-    it runs once every op pushed before it that reads the array is done (MXNet's
-    engine frees memory the same way: ``DeleteVariable`` after the last reader). A
-    memory-profiled array's release is logged now (its ``_Release`` goes)."""
-    a._data = None
-    a._released = None
-
-
-def drop_values(a):
-    """Engine function: like :func:`drop_data`, keeping a placeholder of the array's
-    shape and dtype that takes no memory (a zero broadcast), for the gradient ops that
-    read only those of it (``OpDef.grad_reads``)."""
-    a._data = np.broadcast_to(np.zeros((), a._dtype), a.shape)
-    a._released = None
-
-
-def retake(arrays):
-    """Log the allocation of arrays whose values were dropped (:func:`drop_data`) as
-    the pass that rewrites them is pushed (while memory is profiled)."""
-    if not _flags.mem:
-        return
-    now = perf_counter_ns()
-    for a in arrays:
-        if a._released is None:
-            n = math.prod(a.shape) * a._dtype.itemsize
-            dev = a.context.dev_num
-            a._released = _Release((dev, -n, -1))
-            _mem_log((dev, n, now))
-
-
 def new_handle(src, data, cls=None):
     """A new array (own engine variable) on ``data``, shaped and typed as ``src``, of
     ``src``'s class unless ``cls`` is given."""
@@ -635,8 +590,9 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
         if ctx is None:
             ctx = inputs[0].context if inputs else current_context()
         name = op.name
-        if cls is None:
-            cls = inputs[0].__class__ if inputs else NDArray
+        if cls is None:   # (sparse inputs: the storage type MXNet's rules give)
+            cls = _sparse_rules.live and _sparse_rules.result_class(op, inputs, params) or (
+                inputs[0].__class__ if inputs else NDArray)
         outs = [new_array(tuple(s), d, ctx, name, cls) for s, d in zip(out_shapes, out_dtypes)]
     else:
         for o, s in zip(outs, out_shapes):
@@ -681,8 +637,6 @@ def invoke(name, inputs, params, out=None, ctx=None, extra_vars=(), cls=None):
     is_train = ag.training
     if outs is not None and ag.recording:
         _autograd.check_inplace(op, inputs, outs)
-    if _sparse_live and outs is None and cls is None:   # a sparse array exists
-        cls = _sparse_rules.result_class(op, inputs, params)
     outs = push_op(op, inputs, params, outs, ctx, MODE_IMPERATIVE,
                    op_scope.attrs if op_scopes_set else None, extra_vars, is_train, cls)
     if ag.recording:
@@ -744,5 +698,3 @@ def waitall():
         if _flags.api:
             _api_event("waitall", t0)
 
-
-from . import sparse_rules as _sparse_rules  # noqa: E402 - reads this module's classes

@@ -192,24 +192,14 @@ class RowSparseNDArray(BaseSparseNDArray):
             return self
         raise ValueError("RowSparseNDArray supports only x[:]")
 
-    def retain(self, *args, **kwargs):
+    def retain(self, indices):
         """The rows whose indices are given; the others zero."""
-        from . import _sparse_retain
-        return _sparse_retain(self, *args, **kwargs)
+        return invoke("_sparse_retain", (self, indices), {})
 
 
 _CLASSES = {"csr": CSRNDArray, "row_sparse": RowSparseNDArray}
-
-
-def class_of(stype):
-    """The array class of storage type ``stype`` (``'default'``: NDArray)."""
-    if stype == "default":
-        return NDArray
-    try:
-        return _CLASSES[stype]
-    except KeyError:
-        raise ValueError(f"storage type {stype!r} is not allowed; use 'default', 'csr' or "
-                         "'row_sparse'") from None
+sparse_rules.CLASSES.update(_CLASSES, default=NDArray)
+class_of = sparse_rules.class_of
 
 
 def _made(stype, dense, ctx, aux=None):
@@ -335,9 +325,11 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
 
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     """Zeros of storage type ``stype``."""
-    from . import zeros as dense_zeros
     if stype == "default":
-        return dense_zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
+        from ..context import current_context
+        return invoke("_zeros", (), {"shape": tuple(np.atleast_1d(shape).tolist()),
+                                     "dtype": np.dtype(dtype or np.float32).name},
+                      ctx=ctx or current_context())
     class_of(stype)
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
@@ -400,11 +392,13 @@ def __getattr__(name):
     type follows MXNet's rules."""
     if name.startswith("__"):
         raise AttributeError(name)
-    from .. import ndarray as nd
+    from ..ops import registry
+    from .functions import _make_function
     target = {"retain": "_sparse_retain"}.get(name, name)
-    fn = getattr(nd, target, None)
-    if fn is None or not callable(fn):
+    op = registry.registry.get(target)
+    if op is None:
         raise AttributeError(f"module 'mx.nd.sparse' has no attribute {name!r}")
+    fn = globals()[name] = _make_function(op, target)
     return fn
 
 

@@ -19,7 +19,14 @@ runs until the first sparse array exists (:func:`activate`): ``invoke`` reads on
 """
 import numpy as np
 
-__all__ = ["activate", "result_class", "stype_of"]
+__all__ = ["activate", "result_class", "stype_of", "class_of", "CLASSES"]
+
+# stype -> array class, filled by ``sparse`` (which imports this module, never the
+# reverse); ``live``: True once a sparse array exists (``ndarray.invoke`` reads it)
+CLASSES = {}
+live = False
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 ZERO_PRESERVING = frozenset((
     "abs", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "ceil", "degrees", "expm1",
@@ -32,8 +39,17 @@ _LEFT_SPARSE = frozenset(("broadcast_mul", "broadcast_div", "elemwise_div"))
 
 def activate():
     """Switch the rules on: called when the first sparse array is made."""
-    from . import ndarray
-    ndarray._sparse_live = True
+    global live
+    live = True
+
+
+def class_of(stype):
+    """The array class of storage type ``stype`` (``'default'``: the dense NDArray)."""
+    try:
+        return CLASSES[stype]
+    except KeyError:
+        raise ValueError(f"storage type {stype!r} is not allowed; use 'default', 'csr' or "
+                         "'row_sparse'") from None
 
 
 def stype_of(x):
@@ -112,7 +128,4 @@ def result_class(op, inputs, params):
     """The class of ``op``'s results on ``inputs`` (None: no sparse input, the usual
     rule)."""
     stype = result_stype(op, inputs, params)
-    if stype is None:
-        return None
-    from . import sparse
-    return sparse.class_of(stype)
+    return None if stype is None else class_of(stype)
