@@ -419,6 +419,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     initial = {k: np.random.normal(size=np.shape(_np(v))) for k, v in expected.items()}
     args_grad = {k: _as_nd(v, ctx, np.asarray(_np(expected[k])).dtype if dtype == "asnumpy"
                            else dtype) for k, v in initial.items()}
+    for k, stype in (grad_stypes or {}).items():     # gradients of a storage type
+        if k in args_grad and stype != "default":
+            args_grad[k] = args_grad[k].tostype(stype)
     req = {k: grad_req.get(k, "null") if k in args_grad else "null"
            for k in sym.list_arguments()}
     executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad, aux_states=aux,

@@ -84,8 +84,10 @@ def full(shape, val, ctx=None, dtype=None, out=None, **kwargs):
     return _creation("_full", shape, ctx, dtype, out, value=val)
 
 
-def empty(shape, ctx=None, dtype=None):
+def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array: memory only, no engine op (as in MXNet)."""
+    if stype not in (None, "default"):
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
     from .ndarray import _shape, _dtype
     from ..profiler.observer import flags, observer
     from time import perf_counter_ns

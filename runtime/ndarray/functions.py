@@ -37,8 +37,10 @@ def _make_function(op, fname=None):
         if allowed is not None:
             for key in kwargs:
                 if key not in allowed:
-                    raise ValueError(f"{op.name}: unknown argument {key!r}; arguments: "
-                                     + (", ".join(list(names) + list(op.params)) or "none"))
+                    from ..base import as_mxnet_error
+                    raise as_mxnet_error(ValueError(
+                        f"{op.name}: unknown argument {key!r}; arguments: "
+                        + (", ".join(list(names) + list(op.params)) or "none")))
         inputs = list(args)
         if op.variadic:
             inputs = [a for a in args]

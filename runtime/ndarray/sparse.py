@@ -238,6 +238,11 @@ def _check(stype, shape, aux, full_check):
             raise MXNetError("row_sparse: indices are out of range or not increasing")
 
 
+def _same_shape(who, given, shape):
+    if shape is not None and tuple(int(d) for d in shape) != tuple(int(d) for d in given):
+        raise ValueError(f"{who}: shape {tuple(shape)} does not match {tuple(given)}")
+
+
 def _values(x, dtype=None):
     if isinstance(x, NDArray):
         return x.asnumpy()
@@ -247,7 +252,7 @@ def _values(x, dtype=None):
 def _dtype_of(src, dtype):
     if dtype is not None:
         return np.dtype(dtype)
-    if isinstance(src, (NDArray, np.ndarray)):
+    if isinstance(src, (NDArray, np.ndarray)) or _is_scipy(src):
         return np.dtype(src.dtype)
     return np.dtype(np.float32)
 
@@ -266,7 +271,10 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         indices = _values(indices).astype(np.int64).ravel()
         indptr = _values(indptr).astype(np.int64).ravel()
         if shape is None:
-            shape = (len(indptr) - 1, int(indices.max()) + 1 if indices.size else 0)
+            if not indices.size:
+                raise ValueError("csr_matrix: cannot infer the shape of an array with no "
+                                 "stored values; give shape")
+            shape = (len(indptr) - 1, int(indices.max()) + 1)
         shape = tuple(int(s) for s in shape)
         dense = np.zeros(shape, dt)
         ok = (len(indptr) == shape[0] + 1 and len(data) == len(indices)
@@ -280,9 +288,11 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         import scipy.sparse as spsp
         return csr_matrix(spsp.coo_matrix(arg1, shape=shape).tocsr(), ctx=ctx, dtype=dtype)
     if isinstance(arg1, tuple) and all(isinstance(d, numbers.Integral) for d in arg1):
+        _same_shape("csr_matrix", arg1, shape)
         return zeros("csr", arg1, ctx=ctx, dtype=dtype)
     if _is_scipy(arg1):
-        m = arg1.tocsr()
+        m = arg1.tocsr(copy=True)
+        m.sum_duplicates()           # canonical, as MXNet makes it
         m.sort_indices()
         dt = _dtype_of(m, dtype)
         return csr_matrix((m.data.astype(dt), m.indices, m.indptr), shape=m.shape, ctx=ctx,
@@ -306,7 +316,10 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
         data = _values(data, dt).astype(dt, copy=False)
         indices = _values(indices).astype(np.int64).ravel()
         if shape is None:
-            shape = (int(indices.max()) + 1 if indices.size else 0,) + data.shape[1:]
+            if not indices.size:
+                raise ValueError("row_sparse_array: cannot infer the shape of an array with "
+                                 "no stored rows; give shape")
+            shape = (int(indices.max()) + 1,) + data.shape[1:]
         shape = tuple(int(s) for s in shape)
         data = data.reshape((len(indices),) + shape[1:])
         dense = np.zeros(shape, dt)
@@ -314,6 +327,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
             dense[indices] = data
         return _made("row_sparse", dense, ctx, (data, indices))
     if isinstance(arg1, tuple):
+        _same_shape("row_sparse_array", arg1, shape)
         return zeros("row_sparse", arg1, ctx=ctx, dtype=dtype)
     dt = _dtype_of(arg1, dtype)
     dense = _values(arg1, dt).astype(dt, copy=False)

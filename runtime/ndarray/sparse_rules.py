@@ -33,8 +33,8 @@ ZERO_PRESERVING = frozenset((
     "fix", "floor", "log1p", "negative", "radians", "relu", "rint", "round", "sign", "sin",
     "sinh", "sqrt", "square", "tan", "tanh", "trunc", "Cast", "CopyCPU2CPU", "_copy",
     "identity", "BlockGrad", "zeros_like", "_sparse_retain"))
-_SAME_SPARSE = frozenset(("elemwise_add", "elemwise_sub", "_grad_add"))
-_LEFT_SPARSE = frozenset(("broadcast_mul", "broadcast_div", "elemwise_div"))
+_SAME_SPARSE = frozenset(("elemwise_add", "elemwise_sub", "elemwise_div", "_grad_add"))
+_LEFT_SPARSE = frozenset(("broadcast_mul", "broadcast_div"))
 
 
 def activate():
@@ -66,6 +66,13 @@ def _scalar_keeps_zero(op, x, params):
     return bool(np.all(zero == 0))
 
 
+def _row_slice(params):
+    """A slice of rows with step 1 (MXNet's csr slice; a column range too)."""
+    step = params.get("step")
+    steps = () if step is None else (step if isinstance(step, (tuple, list)) else (step,))
+    return all(s in (None, 1) for s in steps)
+
+
 def _dot(stypes, params):
     lhs, rhs = stypes[0], stypes[1]
     ta, tb = bool(params.get("transpose_a")), bool(params.get("transpose_b"))
@@ -91,16 +98,17 @@ def result_stype(op, inputs, params):
         return params.get("stype", "default")
     if name == "dot":
         return _dot(stypes, params)
-    if name == "_sparse_retain":
+    if name == "_sparse_retain" or name.startswith("_scatter_"):
         return stypes[0]
     if len(inputs) == 1:
         if name in ZERO_PRESERVING:
             return stypes[0]
         if name.endswith("_scalar") and _scalar_keeps_zero(op, inputs[0], params):
             return stypes[0]
-        if name == "slice" and stypes[0] == "csr" and len(params.get("begin", ())) <= 1 \
-                and params.get("step") in (None, (), (1,), (None,)):
+        if name == "slice" and stypes[0] == "csr" and _row_slice(params):
             return "csr"
+        if name == "_contrib_quadratic" and not float(params.get("c", 0.0)):
+            return stypes[0]
         if name == "_square_sum" and stypes[0] == "row_sparse" and \
                 params.get("axis") in (1, (1,), -1, (-1,)) and params.get("keepdims"):
             return "row_sparse"
@@ -116,12 +124,23 @@ def result_stype(op, inputs, params):
         return sparse[0] if len(sparse) == 1 else "default"
     if name in _LEFT_SPARSE and stypes[0] != "default" and stypes[1] == "default":
         return stypes[0]
+    if name == "take" and stypes[0] == "csr" and int(params.get("axis", 0)) == 0:
+        return "csr"
     if name in ("add_n", "ElementWiseSum") and len(set(stypes)) == 1:
         return stypes[0]
     if name in ("concat", "Concat") and set(stypes) == {"csr"} and \
             int(params.get("dim", 1)) == 0:
         return "csr"
     return "default"
+
+
+def node_class(node, entry):
+    """The class of a graph node's results from its inputs' arrays (``entry``: (node id,
+    output) -> array, filled in graph order): an executor's storage type inference."""
+    if node.op.stateful:
+        return None
+    return result_class(node.op, [entry[(id(c), i)] for c, i in node.inputs],
+                        node.full_params())
 
 
 def result_class(op, inputs, params):

@@ -28,7 +28,7 @@ from ..ndarray import random as _ndrandom
 from ..ops import registry as _registry
 from .graph import _topo
 from .inference import infer_graph
-from ..ndarray import release as _release
+from ..ndarray import release as _release, sparse_rules as _sparse_rules
 from .memory import ExecutorMemory, _push_drop, fill_ones as _fill_ones
 from .segments import _Step, _bulk_settings, _segments, _single, _watch
 
@@ -222,6 +222,7 @@ class Executor(ExecutorMemory):
         # imperative op's results take its first input's class
         args = self.arg_arrays
         cls = args[0].__class__ if args else _nd.NDArray
+        sparse = _sparse_rules.live and any(a.stype != "default" for a in by_name.values())
         for n in order:
             if n.op is None:
                 entry[(id(n), 0)] = by_name[n.name]
@@ -231,7 +232,9 @@ class Executor(ExecutorMemory):
                 if key not in inf.shape:
                     raise ValueError(f"bind: cannot infer the output shapes of "
                                      f"{n.op.name} node {n.name!r}")
-                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name, cls)
+                kind = _sparse_rules.node_class(n, entry) if sparse else None  # MXNet's
+                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name,
+                                  kind or cls)                 # storage type inference
                 entry[key] = a
         self._entry = entry
         self._shape = inf.shape

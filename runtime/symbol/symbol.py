@@ -630,7 +630,7 @@ def make_function(op, fname=None):
     (``fname``: the name it is called by, an alias or the op's own name)."""
     hint = fname or op.name
 
-    def fn(*args, name=None, attr=None, **kwargs):
+    def fn(*args, name=None, attr=None, out=None, **kwargs):   # out: ignored, as MXNet's
         return _compose(op, args, kwargs, name, attr, hint)
 
     fn.__name__ = fn.__qualname__ = hint
