@@ -10,7 +10,8 @@ replaces the stored value; ``pull`` copies the stored value into every ``out`` a
 Every copy and sum is an engine op (``CopyCPU2CPU``, ``add_n``), pushed and not waited
 for, so a store is profiled like any other array code. Keys are ints or strings, one
 kind per store, as in MXNet; bad input raises a ValueError that is an ``MXNetError``
-too. Sparse arrays (``row_sparse_pull``) and ``horovod``/``byteps`` are refused with an
+too. ``row_sparse_pull`` copies the rows asked for (sparse arrays keep dense values);
+``horovod``/``byteps`` are refused with an
 error naming them; the distributed stores (``dist_sync``, ``dist_device_sync``,
 ``dist_async``) are in :mod:`.dist`, on MPI (the ``xprof-mx[dist]`` extra).
 
@@ -246,8 +247,21 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetError("row_sparse_pull: sparse storage (row_sparse) is not supported by "
-                         "xprof; only dense arrays (use pull)")
+        """Copy the rows ``row_ids`` of each key's stored value into its ``out`` (the other
+        rows zero): a row_sparse pull, values kept dense (see ``ndarray/sparse.py``)."""
+        if row_ids is None:
+            raise MXNetError("row_sparse_pull: row_ids is required")
+        from .ndarray.ndarray import invoke
+        pulls = list(self._pulls(key, out))
+        per_key = row_ids if isinstance(key, (list, tuple)) else [row_ids]   # per key
+        for (_, group, stored), ids in zip(pulls, per_key):
+            ids = ids if isinstance(ids, (list, tuple)) else [ids] * len(group)
+            if len(ids) != len(group):
+                raise MXNetError(f"row_sparse_pull: {len(ids)} row_ids for {len(group)} "
+                                 "outputs")
+            for o, r in zip(group, ids):
+                invoke("_sparse_retain", (stored, r.as_in_context(stored.context)), {},
+                       out=o)
 
     # -- updates ---------------------------------------------------------------------------
     def set_optimizer(self, optimizer):

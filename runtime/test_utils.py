@@ -510,10 +510,10 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default",
                       rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
     """Two optimizers make the same update (and states) from the same weight and gradient."""
-    if w_stype != "default" or g_stype != "default":    # weights/grads of those types
-        w1 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
-        g1 = rand_ndarray(shape, g_stype, dtype=dtype)
-        w2, g2 = w1.copyto(default_context()), g1.copyto(default_context())
+    if w_stype != "default" or g_stype != "default":    # opt2's of those types, opt1 dense
+        w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+        g2 = rand_ndarray(shape, g_stype, dtype=dtype)
+        w1, g1 = w2.tostype("default"), g2.tostype("default")
         s1 = opt1.create_state_multi_precision(0, w1)
         s2 = opt2.create_state_multi_precision(0, w2)
         opt1.update_multi_precision(0, w1, g1, s1)

@@ -294,7 +294,7 @@ class Block:
             if deduplicate and id(p) in seen:
                 continue
             seen[id(p)] = key
-            arrays[key] = p.data().asnumpy()
+            arrays[key] = p._arrays()[0].asnumpy()
         _save_arrays(filename, arrays)
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,

@@ -153,7 +153,7 @@ class Trainer:
                 pending.append(p)
                 continue
             if self._kvstore is not None:
-                arrays = p.list_data()
+                arrays = p._arrays()
                 self._kvstore.broadcast(self._param2idx[p.name], arrays[0], arrays)
         self._params_to_init = pending
 
@@ -217,7 +217,7 @@ class Trainer:
             return
         for i, p in self._live():
             if self._update_on_kvstore:
-                kv.pushpull(i, p.list_grad(), out=p.list_data(), priority=-i)
+                kv.pushpull(i, p.list_grad(), out=p._arrays(), priority=-i)
             else:
                 kv.pushpull(i, p.list_grad(), priority=-i)
 
@@ -227,7 +227,7 @@ class Trainer:
         ``ignore_stale_grad`` that copy is not updated (as in MXNet)."""
         if not ignore_stale_grad:
             for _, p in self._live():
-                for data in p.list_data():
+                for data in p._arrays():
                     if not data._fresh_grad:
                         raise UserWarning(
                             f"Gradient of Parameter `{p.name}` on context {data.context} "
@@ -239,20 +239,20 @@ class Trainer:
                             "updating of Parameters with stale gradient")
         if self._kvstore is not None and self._update_on_kvstore:
             for _, p in self._live():
-                for data in p.list_data():
+                for data in p._arrays():
                     data._fresh_grad = False
             return                             # the store updated the weights
         for updater_index, updater in enumerate(self._updaters):
             batch = []       # MXNet 1.9.1: one updater call per device with every weight
             for i, p in self._live():
-                data = p.list_data()[updater_index]
+                data = p._arrays()[updater_index]
                 if ignore_stale_grad and not data._fresh_grad:
                     continue
                 batch.append((i, p.list_grad()[updater_index], data))
             if batch:
                 updater(*[list(x) for x in zip(*batch)])
         for _, p in self._live():
-            for data in p.list_data():
+            for data in p._arrays():
                 data._fresh_grad = False
 
     # -- states ---------------------------------------------------------------------------

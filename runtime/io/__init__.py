@@ -121,13 +121,15 @@ class DataIter:
         return 0
 
 
-def _as_named(data, default_name, allow_empty):
-    """``[(name, numpy array)]`` sorted by name, from an array, a list or a dict."""
+def _as_named(data, default_name, allow_empty, stypes=None):
+    """``[(name, numpy array)]`` sorted by name, from an array, a list or a dict;
+    ``stypes`` receives the storage type of the sparse ones (csr for a scipy matrix)."""
     if data is None:
         if not allow_empty:
             raise ValueError("NDArrayIter: data must not be None")
         data = []
-    if isinstance(data, (np.ndarray, NDArray)):
+    if isinstance(data, (np.ndarray, NDArray)) or type(data).__module__.startswith(
+            "scipy.sparse"):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not data and not allow_empty:
@@ -141,9 +143,11 @@ def _as_named(data, default_name, allow_empty):
                         f"list or a dict of them, got {type(data).__name__}")
     out = []
     for k, v in data.items():
-        if getattr(v, "stype", "default") != "default":
-            from ..ndarray.sparse import unsupported
-            raise unsupported(f"NDArrayIter({k}: stype {v.stype!r})")
+        if type(v).__module__.startswith("scipy.sparse"):      # a csr batch, as MXNet's
+            stypes[k] = "csr"
+            v = v.toarray()
+        elif getattr(v, "stype", "default") != "default":
+            stypes[k] = v.stype
         out.append((k, v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)))
     return sorted(out, key=lambda kv: kv[0])
 
@@ -169,8 +173,12 @@ class NDArrayIter(DataIter):
                              f"one of {', '.join(_LAST_BATCH)}")
         if int(batch_size) < 1:
             raise ValueError(f"NDArrayIter: batch_size={batch_size!r} must be at least 1")
-        self.data = _as_named(data, data_name, False)
-        self.label = _as_named(label, label_name, True)
+        self._stypes = {}        # sparse inputs give batches of their storage type
+        self.data = _as_named(data, data_name, False, self._stypes)
+        self.label = _as_named(label, label_name, True, self._stypes)
+        if self._stypes and last_batch_handle != "discard":
+            raise NotImplementedError("NDArrayIter: sparse data needs "
+                                      "last_batch_handle='discard' (as MXNet's)")
         self.num_data = self.data[0][1].shape[0]
         for name, arr in self.data + self.label:   # MXNet reads only the first num_data
             if arr.shape[0] < self.num_data:
@@ -239,8 +247,10 @@ class NDArrayIter(DataIter):
         batch, ctx = self._batch, current_context()
         t0 = perf_counter_ns() if _flags.api else 0
         out = []
-        for _, arr in named:
-            out.append(_wrap(arr[batch], ctx))
+        stypes = getattr(self, "_stypes", {})
+        for name, arr in named:
+            a = _wrap(arr[batch], ctx)
+            out.append(a if name not in stypes else a.tostype(stypes[name]))
             if t0:       # the API event mx.nd.array records for each batch array
                 _observer.api("array", t0)
                 t0 = perf_counter_ns()

@@ -27,6 +27,8 @@ def push_update(opname, weight, grad, states, out=None, attrs=None, **params):
     op = _registry.registry[opname]
     full = dict(op.params)
     full.update(params)
+    if "_rows" in full and grad.stype == "row_sparse" and full.get("lazy_update", True):
+        full["_rows"] = True            # MXNet's lazy update: the gradient's rows only
     target = weight if out is None else out
     push_op(op, (weight, grad) + tuple(states), full, outs=[target] + list(states),
             attrs=attrs)

@@ -296,12 +296,6 @@ class NDArray(Var):
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": _shape(shape)})
 
-    def flatten(self):
-        return invoke("Flatten", (self,), {})
-
-    def expand_dims(self, axis):
-        return invoke("expand_dims", (self,), {"axis": axis})
-
     # -- reductions and math as methods ---------------------------------------------------------
     def sum(self, axis=None, keepdims=False, exclude=False):
         return invoke("sum", (self,), {"axis": axis, "keepdims": keepdims,

@@ -145,6 +145,8 @@ class CSRNDArray(BaseSparseNDArray):
         return from_numpy(self._csr()[2], self.context)
 
     def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
         if isinstance(key, numbers.Integral):
             n = self.shape[0]
             if not -n <= key < n:

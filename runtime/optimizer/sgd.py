@@ -81,7 +81,8 @@ class SGD(_MasterLast):
         if isinstance(index, (list, tuple)):
             self._update_many(index, weight, grad, state, False)
         else:
-            self._push(index, weight, grad, state, "sgd_update", "sgd_mom_update")
+            self._push(index, weight, grad, state, "sgd_update", "sgd_mom_update",
+                       {"lazy_update": self.lazy_update}, {"lazy_update": self.lazy_update})
 
     def update_multi_precision(self, index, weight, grad, state):
         if not isinstance(index, (list, tuple)):

@@ -424,7 +424,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         attrs["__init__"] = init if isinstance(init, str) else (
             init.dumps() if hasattr(init, "dumps") else str(init))
     if stype is not None:
-        attrs["__storage_type__"] = str(stype)
+        from ..ndarray.sparse_rules import _STORAGE_TYPE_STR_TO_ID   # MXNet stores the id
+        attrs["__storage_type__"] = str(_STORAGE_TYPE_STR_TO_ID.get(stype, stype))
     for k, v in kwargs.items():
         if not (k.startswith("__") and k.endswith("__")):
             raise ValueError(f"Variable {name!r}: attribute {k}={v!r} is not supported; "

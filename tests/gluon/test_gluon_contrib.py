@@ -50,9 +50,16 @@ def test_sync_batchnorm_is_batchnorm_on_one_device():
         cnn.SyncBatchNorm(num_devices=2)
 
 
-def test_sparse_embedding_is_refused():
-    with pytest.raises(NotImplementedError, match="SparseEmbedding: not supported"):
-        cnn.SparseEmbedding(10, 4)
+def test_sparse_embedding_has_a_row_sparse_gradient():
+    layer = cnn.SparseEmbedding(10, 4)
+    layer.initialize()
+    with mx.autograd.record():
+        y = layer(mx.nd.array([3, 1, 3]))
+    y.backward()
+    g = layer.weight.grad()
+    assert g.stype == "row_sparse"
+    np.testing.assert_array_equal(g.indices.asnumpy(), [1, 3])
+    np.testing.assert_array_equal(g.asnumpy()[3], [2, 2, 2, 2])
 
 
 def test_reductions_take_exclude_as_methods():

@@ -5,9 +5,8 @@ statistics already are those of every sample; several devices are refused), and 
 sub-pixel upsampling layers ``PixelShuffle1D/2D/3D`` (channel groups rearranged into
 blocks of pixels with ``reshape``/``transpose``/``swapaxes``, the operators MXNet's
 layers use)."""
-from ...ndarray.sparse import unsupported
 from ..block import HybridBlock
-from ..nn import BatchNorm, HybridSequential, Identity, Sequential
+from ..nn import BatchNorm, Embedding, HybridSequential, Identity, Sequential
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm", "SparseEmbedding",
            "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"]
@@ -62,11 +61,13 @@ class SyncBatchNorm(BatchNorm):
         return "syncbatchnorm"
 
 
-class SparseEmbedding(HybridBlock):
-    """An embedding with a row_sparse gradient: refused (sparse storage)."""
+class SparseEmbedding(Embedding):
+    """An embedding whose weight gradient is row_sparse (values kept dense)."""
 
-    def __init__(self, *args, **kwargs):
-        raise unsupported("gluon.contrib.nn.SparseEmbedding")
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
+                 **kwargs):
+        super().__init__(input_dim, output_dim, dtype, weight_initializer, sparse_grad=True,
+                         **kwargs)
 
 
 def _factors(factor, n, who):
