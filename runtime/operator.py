@@ -437,6 +437,9 @@ _sampler.stop_codes.update(
 _sampler.stop_codes.add(create_operator.__code__)
 
 
+_arity = {}    # (op type, parameters) -> (arguments, auxiliary states) of its prop
+
+
 def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
     """``mx.nd.Custom``: apply the registered custom operator ``op_type``."""
     if op_type is None:
@@ -458,7 +461,17 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
         if not isinstance(x, _nd.NDArray):
             raise ValueError(f"Custom {op_type!r}: input {i} is {type(x).__name__}, "
                              "not an NDArray")
-    outs = custom_call(op_type, inputs, kwargs,
+    aux = None
+    if len(inputs) > 1:      # MXNet: auxiliary states may follow the arguments
+        key = (op_type, tuple(sorted((k, str(v)) for k, v in kwargs.items())))
+        counts = _arity.get(key)
+        if counts is None:
+            prop = make_prop(op_type, kwargs)
+            counts = _arity[key] = (len(prop.list_arguments()),
+                                    len(prop.list_auxiliary_states()))
+        if counts[1] and len(inputs) == sum(counts):
+            inputs, aux = inputs[:counts[0]], inputs[counts[0]:]
+    outs = custom_call(op_type, inputs, kwargs, aux=aux,
                        outputs=None if out is None else
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs
