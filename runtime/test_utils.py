@@ -613,7 +613,7 @@ def list_gpus():
     return []
 
 
-from .test_utils_data import (download, get_bz2_data, get_cifar10,  # noqa: E402,F401
+from .test_utils_data import (DummyIter, download, get_bz2_data, get_cifar10,  # noqa: E402,F401
                               get_mnist, get_mnist_iterator, get_mnist_ubyte)
 from .test_utils_sparse import (create_sparse_array, create_sparse_array_zd,  # noqa: E402,F401
                                 rand_ndarray, rand_sparse_ndarray, shuffle_csr_column_indices)
