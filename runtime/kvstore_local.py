@@ -215,9 +215,12 @@ class KVStore(KVStoreBase):
                 merged.copyto(stored)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy the stored value of each key into its ``out`` array(s)."""
+        """Copy the stored value of each key into its ``out`` array(s); sparse ``out``
+        arrays are left as they are unless ``ignore_sparse=False`` (as MXNet's pull)."""
         for _, group, stored in self._pulls(key, out):
             for o in group:
+                if ignore_sparse and o.stype != "default":
+                    continue
                 stored.copyto(o)
 
     def _pulls(self, key, out):
@@ -234,7 +237,7 @@ class KVStore(KVStoreBase):
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull(key, out)`` (``out`` defaults to ``value``)."""
         self.push(key, value, priority)
-        self.pull(key, value if out is None else out, priority)
+        self.pull(key, value if out is None else out, priority, ignore_sparse=False)
 
     def broadcast(self, key, value, out, priority=0):
         """``init(key, value)`` (or, for a key already stored, a copy of ``value`` into
@@ -244,7 +247,7 @@ class KVStore(KVStoreBase):
             value.copyto(self._store[key])
         else:
             self.init(key, value)
-        self.pull(key, out, priority)
+        self.pull(key, out, priority, ignore_sparse=False)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Copy the rows ``row_ids`` of each key's stored value into its ``out`` (the other
@@ -253,6 +256,11 @@ class KVStore(KVStoreBase):
             raise MXNetError("row_sparse_pull: row_ids is required")
         from .ndarray.ndarray import invoke
         pulls = list(self._pulls(key, out))
+        for _, group, _ in pulls:
+            for o in group:
+                if o.stype != "row_sparse":
+                    raise MXNetError(f"row_sparse_pull: out has storage type {o.stype!r}; "
+                                     "it must be 'row_sparse' (use pull for dense arrays)")
         per_key = row_ids if isinstance(key, (list, tuple)) else [row_ids]   # per key
         for (_, group, stored), ids in zip(pulls, per_key):
             ids = ids if isinstance(ids, (list, tuple)) else [ids] * len(group)

@@ -359,11 +359,21 @@ class Parameter:
         if self._trainer is None:
             raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
                                "no Trainer is created with it.")
-        from ..ndarray.ndarray import invoke
         arrays = self._arrays() if every else [self._pick(self._arrays(), row_id.context,
                                                            "data")]
-        return [invoke("_sparse_retain", (a, row_id.as_in_context(a.context)), {})
-                for a in arrays]
+        self._trainer._row_sparse_pull(self, arrays, row_id)    # MXNet: the parameter's
+        return arrays                           # own arrays, holding the rows pulled
+
+    def _full(self):
+        """The weight's first array with every row (a row_sparse one pulled whole from
+        its Trainer's store first, as MXNet's ``_reduce``)."""
+        arrays = self._arrays()
+        trainer = self._trainer
+        if self._stype == "row_sparse" and trainer is not None:
+            from ..ndarray import arange
+            trainer._row_sparse_pull(self, arrays[:1], arange(0, self.shape[0]),
+                                     full_idx=True)
+        return arrays[0]
 
     def grad(self, ctx=None, device=None):
         """The gradient buffer that ``backward`` writes (on ``ctx``, or ``device``)."""
@@ -581,7 +591,7 @@ class ParameterDict:
             name = p.name
             if strip_prefix and name.startswith(strip_prefix):
                 name = name[len(strip_prefix):]
-            arrays[name] = p._arrays()[0].asnumpy()
+            arrays[name] = p._full().asnumpy()
         _save_arrays(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,

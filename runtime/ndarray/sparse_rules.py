@@ -148,3 +148,29 @@ def result_class(op, inputs, params):
     rule)."""
     stype = result_stype(op, inputs, params)
     return None if stype is None else class_of(stype)
+
+
+def bind_stypes(order, stype_dict=None):
+    """MXNet's storage types of a graph's variables at bind, the non-default ones:
+    ``(name -> the argument's, name -> its gradient's)``. An argument's is its Variable's
+    ``stype`` (or ``stype_dict``'s); a gradient is row_sparse where MXNet's backward
+    storage inference makes it so: the weight of an ``Embedding`` with ``sparse_grad``
+    (and of contrib's ``SparseEmbedding``)."""
+    args, grads = {}, {}
+    for n in order:
+        if n.op is None:
+            st = (stype_dict or {}).get(n.name) or n.attr.get("__storage_type__")
+            st = _STORAGE_TYPE_ID_TO_STR.get(int(st), st) if str(st).lstrip("-").isdigit() \
+                else st
+            if st and st != "default":
+                class_of(st)
+                args[n.name] = st
+        elif n.op.name in ("Embedding", "_contrib_SparseEmbedding") and len(n.inputs) > 1:
+            sparse = n.op.name != "Embedding" or \
+                str(n.full_params().get("sparse_grad", False)).lower() in ("true", "1")
+            weight = n.inputs[1][0]
+            if sparse and weight.op is None:
+                grads[weight.name] = "row_sparse"
+    if args or grads:
+        activate()
+    return args, grads

@@ -30,7 +30,12 @@ def _retain_grad(ograds, inputs, outputs):
     return [_retain(ograds[0], inputs[1]), None]
 
 
-def _retain_infer(in_shapes, in_dtypes, **_):
+def _retain_infer(in_shapes, in_dtypes, **params):
+    if params:
+        raise ValueError(f"_sparse_retain: unknown parameter(s) {sorted(params)}; it has none")
+    if len(in_shapes) != 2:
+        raise ValueError(f"_sparse_retain: takes 2 inputs (data, indices), got "
+                         f"{len(in_shapes)}")
     return [tuple(in_shapes[0])], [in_dtypes[0]]
 
 

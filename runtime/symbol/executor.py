@@ -47,8 +47,9 @@ def _check_ctx(ctx):
     return ctx
 
 
-def _zeros(shape, dtype, ctx, role):
-    a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, role)
+def _zeros(shape, dtype, ctx, role, stype=None):
+    a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, role,
+                      _sparse_rules.class_of(stype) if stype else _nd.NDArray)
     a._data = np.zeros(a.shape, a._dtype)
     return a
 
@@ -173,7 +174,7 @@ class Executor(ExecutorMemory):
         return cls(symbol, ctx, arg_arrays, grads, reqs, aux_arrays)
 
     @classmethod
-    def _simple_bind(cls, symbol, ctx, grad_req, type_dict, shapes):
+    def _simple_bind(cls, symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
         ctx = _check_ctx(ctx)
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
@@ -203,9 +204,11 @@ class Executor(ExecutorMemory):
                              + ", ".join(repr(m) for m in missing)
                              + "; pass it as a keyword argument (name=shape)")
         reqs = _grad_reqs(grad_req, arg_names)
-        args = [_zeros(var_shape[a], var_dtype[a], ctx, "arg") for a in arg_names]
-        grads = [_zeros(var_shape[a], var_dtype[a], ctx, "grad") if reqs[a] != "null"
-                 else None for a in arg_names]
+        stypes, grad_stypes = _sparse_rules.bind_stypes(order, stype_dict)
+        args = [_zeros(var_shape[a], var_dtype[a], ctx, "arg", stypes.get(a))
+                for a in arg_names]
+        grads = [_zeros(var_shape[a], var_dtype[a], ctx, "grad", grad_stypes.get(a))
+                 if reqs[a] != "null" else None for a in arg_names]
         aux = [_zeros(var_shape[a], var_dtype[a], ctx, "aux") for a in aux_names]
         return cls(symbol, ctx, args, grads, reqs, aux)
 

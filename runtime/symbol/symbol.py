@@ -338,7 +338,7 @@ class Symbol:
         """Allocate zero-filled arguments (and gradients) from shapes given by name.
         As in MXNet, only tuple (and list) values are shapes; other keywords are ignored."""
         shapes = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
-        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes)
+        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes, stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays, run forward, return the outputs."""
