@@ -25,4 +25,8 @@ def discovered():
 LINE_SAMPLER = Extension("xprof.runtime.profiler._linesampler",
                          ["runtime/profiler/_linesampler.c"], optional=True)
 
-setup(packages=discovered(), ext_modules=[LINE_SAMPLER])
+# The timed busy wait of `xprof run --slow` (runtime/_spin.c, why in runtime/slow.py):
+# optional too (a Python loop holding the GIL otherwise).
+SPIN = Extension("xprof.runtime._spin", ["runtime/_spin.c"], optional=True)
+
+setup(packages=discovered(), ext_modules=[LINE_SAMPLER, SPIN])

@@ -31,7 +31,7 @@ TARGET = 1.5    # the issue's bound at 4 MB and above
 
 
 def _launch():
-    from xprof.mxcli.launch import mpiexec
+    from xprof.mxcli.runner.launch import mpiexec
 
     exe = mpiexec()
     if exe is None:

@@ -33,7 +33,8 @@ import gc, sys
 gc.disable()
 import orjson
 from xprof.mxcli.analysis import diff as D
-doc = D.diff(D.load_summary(sys.argv[1]), D.load_summary(sys.argv[2]))
+from xprof.mxcli.streaming import pair as P
+doc = D.diff(P.load_summary(sys.argv[1]), P.load_summary(sys.argv[2]))
 sys.stdout.buffer.write(orjson.dumps(doc)[:0])
 '''
 

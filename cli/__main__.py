@@ -1,5 +1,5 @@
 """``python -m xprof.mxcli`` = the ``xprof`` console script."""
-from .main import main
+from xprof.mxcli.main import main
 
 if __name__ == "__main__":
     main(prog_name="xprof")

@@ -14,6 +14,22 @@ def fail(message):
     raise XprofError(message)
 
 
+# One --format vocabulary across commands: text, json, csv, html, markdown where each
+# applies. Older spellings are kept one release, with a note (docs/cli-readers.md).
+FORMAT_ALIASES = {"table": "text"}
+
+
+def format_of(fmt):
+    """``fmt`` in the common vocabulary (an older spelling: a note on stderr, its new
+    name returned)."""
+    new = FORMAT_ALIASES.get(fmt)
+    if new is None:
+        return fmt
+    click.echo(f"xprof: note: --format {fmt} is now --format {new} ({fmt} is kept for "
+               f"one release)", err=True)
+    return new
+
+
 def refuse_overwrite(option, output, inputs):
     """Exit 2 when ``output`` is one of ``inputs``: by resolved path, or, when both exist,
     by device and inode (a symlink or a hard link to the input counts). A command that

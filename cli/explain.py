@@ -14,7 +14,7 @@ def _ms(ns):
 
 def render_text(a, doc_findings, top=10):
     """The human summary of an Analysis (plain text, one block per question)."""
-    from .analysis.explain import FALLBACK_NOTE
+    from xprof.mxcli.analysis.explain import FALLBACK_NOTE
 
     wall = a.wall
     lines = []
@@ -79,15 +79,22 @@ def render_text(a, doc_findings, top=10):
 
 @click.command("explain")
 @click.argument("trace", default="profile.json", metavar="[TRACE]")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: wall_ms, critical_path_ms, composition, "
-                                      "critical_path, by_name, top_ops, threads, findings.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True,
+              help="json: wall_ms, critical_path_ms, composition, critical_path, by_name, "
+                   "top_ops, threads, findings; markdown: the verdict, then "
+                   "GitHub-flavoured tables.")
 @click.option("--mark-trace", "mark_out", metavar="OUT.json", default=None,
               help="Also write a copy of TRACE with the critical path flagged in args and "
                    "linked by flow arrows (for Perfetto).")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
               metavar="N", help="Ops listed in the text output.")
-def explain(trace, fmt, mark_out, top):
+@click.option("--what-if", "what_if", multiple=True, metavar="SPEC",
+              help="Predict a change by replaying the run: OP=0.5x, OP=+2ms, "
+                   "layer:NAME=0.5x, custom:TYPE=0.5x, custom:TYPE=0, python=0.5x, "
+                   "workers=N, custom_pool=N (repeatable: each alone, then all "
+                   "together). Without it, 'what would help' lists the top ops.")
+def explain(trace, fmt, mark_out, top, what_if):
     """Explain the wall time of TRACE (default profile.json): its critical path.
 
     The path runs back from the last sync point through the engine's recorded
@@ -100,20 +107,27 @@ def explain(trace, fmt, mark_out, top):
       xprof explain profile.json
       xprof explain profile.json --format json | jq .findings
       xprof explain profile.json --mark-trace marked.json
+      xprof explain profile.json --what-if 'Convolution=0.5x' --what-if workers=4
     """
     import gc
 
     import orjson
 
-    from .analysis import explain as ex
-    from .errors import fail, refuse_overwrite
+    from xprof.mxcli.analysis import explain as ex
+    from xprof.mxcli.errors import fail, refuse_overwrite
     from xprof.traces.tracefile import TraceError
+
+    from xprof.traces import whatif as grammar
 
     if mark_out is not None:
         refuse_overwrite("--mark-trace", mark_out, [trace])
+    try:
+        specs = [grammar.parse(text) for text in what_if]
+    except ValueError as exc:
+        fail(str(exc))
     gc.disable()   # millions of short-lived dicts while reading, no cycles
     try:
-        analysis = ex.analyze(trace)
+        analysis = ex.analyze(trace, layers=any(s.kind == "layer" for s in specs))
     except TraceError as exc:
         fail(str(exc))
     except (OSError, EOFError) as exc:
@@ -121,7 +135,7 @@ def explain(trace, fmt, mark_out, top):
     if not len(analysis.tl.start):
         fail(f"{trace}: no slices (complete events or B/E pairs) to explain")
     if mark_out is not None:
-        from .analysis.mark import chunks
+        from xprof.mxcli.analysis.mark import chunks
         from xprof.traces.atomic import write_atomic
 
         try:   # fsynced, as xprof trace writes: a crash never leaves half a trace
@@ -129,12 +143,35 @@ def explain(trace, fmt, mark_out, top):
                          durable=True)
         except OSError as exc:
             fail(f"--mark-trace {mark_out}: cannot write: {exc.strerror or exc}")
-    if fmt == "json":
-        doc = analysis.to_dict()
+    from xprof.mxcli.analysis import whatif
+
+    gc.enable()
+    try:
+        key, answer, replayed = whatif.answer(analysis, specs)
+    except ValueError as exc:   # a spec that matches nothing in this trace
+        fail(str(exc))
+    if key is None and specs:
+        fail(f"{trace}: cannot predict {', '.join(s.text for s in specs)}: {answer}")
+    if fmt in ("json", "markdown"):
+        doc = analysis.to_dict(segments=fmt == "json")
+        if key is not None:
+            doc[key] = answer
+            doc["replay"] = replayed
         if analysis.serial:
             click.echo(f"xprof: note: {ex.FALLBACK_NOTE}", err=True)
-        click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        if fmt == "markdown":
+            from xprof.mxcli.render.markdown import explain as explain_md
+            click.echo(explain_md(doc, trace), nl=False)
+        else:
+            click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
-        from .analysis.findings import findings
+        from xprof.mxcli.analysis.findings import findings
 
-        click.echo(render_text(analysis, findings(analysis.facts()), top), nl=False)
+        text = render_text(analysis, findings(analysis.facts()), top)
+        if key == "what_if":
+            text += "\n" + "\n".join(whatif.what_if_text(
+                answer, analysis.wall, whatif.steps_ms(whatif.rp.model_of(
+                    analysis.tl, analysis.graph)), replayed)) + "\n"
+        elif key == "what_would_help" and answer:
+            text += "\n" + "\n".join(whatif.help_text(answer)) + "\n"
+        click.echo(text, nl=False)

@@ -11,13 +11,14 @@ import sys
 
 import click
 
-from . import diff as _diff
-from . import explain as _explain
-from . import stats as _stats
-from . import report as _report
-from . import trace as _trace
-from . import validate as _validate
-from . import view as _view
+from xprof.mxcli.analysis import BadInput
+from xprof.mxcli import diff as _diff
+from xprof.mxcli import explain as _explain
+from xprof.mxcli import stats as _stats
+from xprof.mxcli import report as _report
+from xprof.mxcli import trace as _trace
+from xprof.mxcli import validate as _validate
+from xprof.mxcli import view as _view
 
 
 # click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
@@ -25,6 +26,14 @@ _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class _Group(click.Group):
+    def format_help(self, ctx, formatter):
+        super().format_help(ctx, formatter)
+        from xprof.mxcli.coexist import help_line   # openxla's xprof beside: how to reach each
+        line = help_line()
+        if line:   # (one line, unwrapped: a user greps for it)
+            formatter.write_paragraph()
+            formatter.write(line + "\n")
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
             rv = super().main(args, prog_name or "xprof", complete_var,
@@ -36,6 +45,9 @@ class _Group(click.Group):
             message = " ".join(exc.format_message().split())
             click.echo(f"xprof: error: {message}", err=True)
             rv = exc.exit_code
+        except BadInput as exc:   # an analysis's (analysis/__init__.py): the same line
+            click.echo(f"xprof: error: {' '.join(str(exc).split())}", err=True)
+            rv = 2
         except click.exceptions.Abort:
             click.echo("xprof: aborted", err=True)
             rv = 1
@@ -85,7 +97,7 @@ main.add_command(_view.view)
 main.add_command(_report.report)
 main.add_command(_diff.diff_cmd)
 
-from . import run as _run  # noqa: E402
+from xprof.mxcli import run as _run  # noqa: E402
 
 main.add_command(_run.run)
 

@@ -1,15 +1,15 @@
 """``xprof report``: one self-contained HTML page of a trace's summaries.
 
-The command only parses options; ``htmlreport.collect`` reads the trace (the same
+The command only parses options; ``render.html.collect`` reads the trace (the same
 statistics ``xprof stats --format json`` prints and the document of ``xprof explain
---format json``), ``htmlreport.render`` turns them into the page, ``htmlreport.output``
+--format json``), ``render.html.render`` turns them into the page, ``render.html.output``
 writes it atomically (``xprof run --report`` writes through it too).
 """
 from __future__ import annotations
 
 import click
 
-from .htmlreport.output import default_output, write_report
+from xprof.mxcli.render.html.output import default_output, write_report
 
 
 @click.command("report")
@@ -34,7 +34,7 @@ def report(trace, output, memory_csv):
     """
     import gc
 
-    from .errors import refuse_overwrite
+    from xprof.mxcli.errors import refuse_overwrite
 
     gc.disable()  # as in xprof stats: no cycles among the decoded events
     output = output or default_output(trace)

@@ -100,7 +100,7 @@ def _check_module(module):
     name (importing ``a`` to find ``a.b`` would run ``a`` before the profiler starts)."""
     from importlib.machinery import PathFinder
 
-    from .errors import fail
+    from xprof.mxcli.errors import fail
 
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):
@@ -140,7 +140,7 @@ def _find_spec(name, last, path, finder):
 def _check_script(target):
     """Read and compile SCRIPT before the profiler starts: a script that cannot run (a
     syntax error, unreadable) gives one line and exit 2, and the previous profile stays."""
-    from .errors import fail
+    from xprof.mxcli.errors import fail
 
     try:
         with open(target, "rb") as f:
@@ -162,7 +162,7 @@ def _check_writable(output, out_dir):
     """Fail now, in one line, rather than with a traceback once the script has run."""
     import tempfile
 
-    from .errors import fail
+    from xprof.mxcli.errors import fail
 
     try:
         fd, probe = tempfile.mkstemp(prefix=".xprof-", suffix=".tmp", dir=out_dir)
@@ -186,15 +186,15 @@ def _finish(profiler_session, engine, stop):
         except Exception as e:  # noqa: BLE001 - an op error the script never synced on
             print(f"xprof: an operation failed after the script's last sync point: "
                   f"{type(e).__name__}: {e}", file=sys.stderr)
-    from .progress import delayed_status
-    from .render import plural
+    from xprof.mxcli.render.progress import delayed_status
+    from xprof.mxcli.render import plural
 
     label = f"xprof: writing the profile ({plural(profiler_session.event_count(), 'event')})"
     try:
         with delayed_status(label):
             return profiler_session.finish_cli_run()
     except OSError as e:  # e.g. the folder is gone: xprof's own error, one line, exit 2
-        from .errors import fail
+        from xprof.mxcli.errors import fail
 
         target = profiler_session.get_config().get("filename")
         fail(f"could not write the profile {target!r}: {e.strerror or e}; "
@@ -250,6 +250,11 @@ class _RunCommand(click.Command):
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of xprof's own.")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None, metavar="A.json",
               help="At the end, print xprof diff of this earlier profile against this run's.")
+@click.option("--slow", "slow_specs", multiple=True, metavar="SPEC",
+              help="Really slow the matching ops, to check an xprof explain --what-if "
+                   "prediction: OP=2x, OP=+2ms, layer:NAME=2x, custom:TYPE=2x (factors "
+                   ">= 1; repeatable). Each slowed event is marked (args.slowed_ns); a "
+                   "SPEC that slows nothing ends the run with exit 2.")
 @click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
               default=None, metavar="SECONDS",
               help="With --nproc: stop the job (every rank) after this long; exit 124.")
@@ -262,7 +267,8 @@ class _RunCommand(click.Command):
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
-        write_html, open_view, quiet, baseline, job_timeout, nproc, hostfile, script_and_args):
+        write_html, open_view, quiet, baseline, slow_specs, job_timeout, nproc, hostfile,
+        script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -272,8 +278,17 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
       xprof run -m mypackage.train
       xprof run --nproc 4 train.py
       xprof run --baseline before.json train.py   # then the diff against it
+      xprof run --slow 'FullyConnected=2x' -o slow.json train.py
     """
-    from .errors import fail
+    from xprof.traces import whatif as _grammar
+
+    from xprof.mxcli.errors import fail
+
+    for text in slow_specs:   # checked before anything runs
+        try:
+            _grammar.parse_slow(text)
+        except ValueError as e:
+            fail(str(e))
 
     if module is None:
         if not script_and_args:
@@ -300,7 +315,7 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
     if baseline is not None:
         if not os.path.isfile(baseline):
             fail(f"--baseline {baseline!r} does not exist or is not a file")
-        from .errors import refuse_overwrite
+        from xprof.mxcli.errors import refuse_overwrite
         refuse_overwrite("--output", output, [baseline])   # the run would replace it
         if nproc is not None:
             fail(f"--baseline compares one run; --nproc {nproc} writes {nproc}: diff a "
@@ -311,7 +326,7 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
              f"(one per rank): view one with xprof view, or first merge them with "
              f"xprof trace <rank files> -o merged.json")
     if nproc is not None:
-        from .launch import copy_arguments, mpiexec, run_copies, run_mpi
+        from xprof.mxcli.runner.launch import copy_arguments, mpiexec, run_copies, run_mpi
         ctx = click.get_current_context()
         argv = copy_arguments(ctx, {"nproc", "open_view", "job_timeout", "hostfile"})
         exe = mpiexec()
@@ -326,8 +341,8 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
     if job_timeout is not None:
         fail(f"--timeout {job_timeout:g} bounds a job of ranks; it goes with --nproc")
 
-    from .keeper import keep_rank
-    from .launch import die_with_launcher, rank_env_from_mpi
+    from xprof.mxcli.runner.keeper import keep_rank
+    from xprof.mxcli.runner.launch import die_with_launcher, rank_env_from_mpi
     keep_rank()           # a rank of mpiexec: from here on, the child of its keeper
     die_with_launcher()   # a rank of --nproc: ends with its launcher
     rank_env_from_mpi()   # a rank of mpiexec: RANK & co as under xprof's own launcher
@@ -340,6 +355,8 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
 
         from xprof.runtime.profiler import ranks
         output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
+        from xprof.runtime import slow
+        slow.install(slow_specs)
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))
@@ -351,6 +368,11 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
             _trace_written()
     finally:
         _restore_process_state(saved)
+    unmatched = []
+    if slow_specs:
+        from xprof.runtime import slow
+        unmatched = slow.unmatched()
+        slow.install(())
     if not quiet:
         if session.script_configured():
             click.echo("xprof: the script configured the profiler itself; recording "
@@ -365,6 +387,9 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         session.set_config(**saved_config)
         session.clear_script_configured()
     del mx
+    if unmatched and code == 0:
+        fail(f"--slow {unmatched[0]!r} slowed no op of this run (the trace names its ops: "
+             f"xprof stats {output}; a custom op is custom:TYPE)")
     sys.exit(code)
 
 
@@ -391,9 +416,10 @@ def _trace_written():
 def _diff_against(baseline, output):
     """``--baseline``: the diff of the earlier profile against this run's, on stderr
     (the run's stdout is the script's)."""
-    from .analysis.diff import diff, load_pair
-    from .errors import XprofError
-    from .render import diff_table
+    from xprof.mxcli.analysis.diff import diff
+    from xprof.mxcli.streaming.pair import load_pair
+    from xprof.mxcli.errors import XprofError
+    from xprof.mxcli.render import diff_table
 
     try:
         doc = diff(*load_pair(baseline, output))
@@ -414,10 +440,10 @@ def _after_run(path, write_html, open_view, quiet):
     """The report (``--report``), the command that views the trace, the view (``--open``)."""
     import shlex
 
-    from .errors import XprofError
+    from xprof.mxcli.errors import XprofError
 
     if write_html:
-        from .htmlreport.output import default_output, write_report
+        from xprof.mxcli.render.html.output import default_output, write_report
         try:
             out = default_output(path)
             write_report(path, out)
@@ -428,7 +454,7 @@ def _after_run(path, write_html, open_view, quiet):
     if not quiet:
         click.echo(f"xprof: view it with: xprof view {shlex.quote(_shown(path))}", err=True)
     if open_view:
-        from .perfetto import serve
+        from xprof.mxcli.serve.perfetto import serve
         try:
             serve(path, echo=lambda line: click.echo(line, err=True))
         except XprofError as e:
@@ -436,5 +462,5 @@ def _after_run(path, write_html, open_view, quiet):
 
 
 def _report(output, files, show_stats):
-    from .summary import print_summary
+    from xprof.mxcli.render.summary import print_summary
     print_summary(output, show_stats, files)

@@ -1,6 +1,6 @@
 """``xprof stats``: per-domain aggregate tables from a trace or a oneDNN verbose log.
 
-Only the options live here; the work is the pipeline in ``stats_pipeline/``
+Only the options live here; the work is the pipeline in ``render/stats.py ``
 (sources -> processors -> renderers).
 """
 from __future__ import annotations
@@ -12,9 +12,11 @@ import click
 
 from xprof.traces.stats import SORT_KEYS  # stdlib only: `--help` stays fast
 
-# Keys of stats_pipeline.renderers.RENDERERS; spelled out so `--help` needs no import.
-FORMATS = ("table", "json", "csv")
-# Same as readers/grouping.GROUP_BY.
+# render/stats.py RENDERERS' keys (and --lines' stack formats); spelled out so `--help`
+# needs no import.
+FORMATS = ("text", "json", "csv", "markdown", "collapsed", "speedscope",
+           "table")   # table: text's older spelling (errors.FORMAT_ALIASES)
+# Same as analysis/grouping.GROUP_BY.
 GROUP_BY = ("name", "layer", "op,layer", "shape")
 
 
@@ -27,8 +29,12 @@ GROUP_BY = ("name", "layer", "op,layer", "shape")
               help="Only this domain (category); repeatable.")
 @click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
               help="At most N rows per domain.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-              show_default=True, help="json: the profiler.dumps() schema; csv: one row per entry.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+              show_default=True, help="json: the profiler.dumps() schema; csv: one row per "
+                                      "entry; markdown: GitHub-flavoured tables, the top "
+                                      "operator first; with --lines, collapsed "
+                                      "(flamegraph.pl) or speedscope: the sampled stacks "
+                                      "(table: text's older spelling).")
 @click.option("--flat", is_flag=True,
               help="One table of all time rows ranked by --sort-by, the domain as a column "
                    "(--top N: the first N rows).")
@@ -76,16 +82,22 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
     """
     import gc
 
-    from . import stats_pipeline
+    from xprof.mxcli.render import stats as stats_doc
 
     gc.disable()  # see validate: no cycles among the decoded events
-    if include_waits and not flat:
-        from .errors import fail
+    from xprof.mxcli.errors import fail
 
+    if include_waits and not flat:
         fail("--include-waits only applies to --flat")
     source = click.get_current_context().get_parameter_source("profile")
     if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
         profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
-    options = stats_pipeline.Options(sort_by, ascending, frozenset(domains), top, flat,
+    from xprof.mxcli.errors import format_of
+
+    fmt = format_of(fmt)
+    if fmt in ("collapsed", "speedscope") and lines is None:
+        fail(f"--format {fmt} is the sampled Python stacks: it goes with --lines "
+             f"(xprof stats {profile} --lines --format {fmt})")
+    options = stats_doc.Options(sort_by, ascending, frozenset(domains), top, flat,
                                      include_waits, group_by, by_process, lines)
-    stats_pipeline.run(profile, options, fmt, sys.stdout)
+    stats_doc.run(profile, options, fmt, sys.stdout)

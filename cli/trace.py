@@ -1,7 +1,7 @@
 """``xprof trace``: write a normalized, validated copy of a Chrome trace, streaming.
 
 One pass reads the input into the normalizer's compact columns (bounded
-memory, see ``readers/normalize.py``); the output is then written to a temp
+memory, see ``streaming/normalize.py``); the output is then written to a temp
 file chunk by chunk while the same checker as ``xprof validate`` reads each
 chunk back, and the temp file replaces OUT only if the output is valid (or
 ``--force``).
@@ -44,9 +44,9 @@ def _decode_chunk(raw, huge_ints):
 
 
 def _source(profiles, align):
-    """The input: one trace file, or the merge of several (cli/readers/merge.py)."""
-    from .errors import fail
-    from .readers.merge import MergedTrace
+    """The input: one trace file, or the merge of several (cli/streaming/merge.py)."""
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.streaming.merge import MergedTrace
     from xprof.traces.tracefile import TraceReader
 
     if len(profiles) <= 1 and align is None:
@@ -88,7 +88,7 @@ def checked_output(norm, top, checker, progress, decode=False):
     """
     import orjson
 
-    from .readers.normalize import dumps
+    from xprof.mxcli.streaming.normalize import dumps
     from xprof.traces.tracefile import digit_runs
 
     header = norm.header()
@@ -172,11 +172,11 @@ def trace(profiles, output, domains, since, until, name_glob, force, align):
     """
     import gc
 
-    from . import render
-    from .errors import fail, refuse_overwrite
-    from .progress import byte_progress
-    from .readers.checker import Checker
-    from .readers.normalize import Normalizer
+    from xprof.mxcli import render
+    from xprof.mxcli.errors import fail, refuse_overwrite
+    from xprof.mxcli.render.progress import byte_progress
+    from xprof.mxcli.streaming.checker import Checker
+    from xprof.mxcli.streaming.normalize import Normalizer
     from xprof.traces.tracefile import TraceError, event_labels
 
     if since is not None and until is not None and since > until:

@@ -26,10 +26,10 @@ def validate(trace, fmt, max_errors):
     """
     import gc
 
-    from . import render
-    from .errors import fail
-    from .progress import byte_progress
-    from .readers.checker import Checker
+    from xprof.mxcli import render
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.render.progress import byte_progress
+    from xprof.mxcli.streaming.checker import Checker
     from xprof.traces.tracefile import TraceError, TraceReader, event_labels
 
     gc.disable()  # millions of short-lived dicts, no cycles: the collector only costs time

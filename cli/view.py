@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from .perfetto import INSTALL_HINT, perfetto_ui_dir, serve
+from xprof.mxcli.serve.perfetto import INSTALL_HINT, perfetto_ui_dir, serve
 
 
 @click.command("view")
@@ -31,7 +31,7 @@ def view(trace, port, no_browser, once, idle_timeout):
       xprof view --no-browser --port 9001 trace.json.gz
     """
     if perfetto_ui_dir() is None:   # before anything else (serve() checks it too)
-        from .errors import fail
+        from xprof.mxcli.errors import fail
 
         fail(INSTALL_HINT)
     serve(trace, port=port, open_browser=not no_browser, once=once, idle_timeout=idle_timeout)

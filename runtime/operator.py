@@ -312,6 +312,8 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=
         on_complete(e)
         return
     profiled = call.profiled
+    if _engine._slow is not None and profiled:   # xprof run --slow: its Python
+        _slow_call(call)
     if profiled:
         _observer.call_ends(call)
 
@@ -337,6 +339,21 @@ def _execute(call, body, outputs, write_reqs, check_names, on_complete, code_of=
     # The dependency-only op: runs once every sub-operator writing an output is done.
     _nd.engine_push(finish, (out_handles,), list(out_handles), [], "CustomOperatorWait",
                     mode=ALWAYS_RUN)
+
+
+def _slow_call(call):
+    """``xprof run --slow``: the call's Python, made slower by the wait its spec asks for
+    (its waits at sync points are not its Python), before it returns; marked for the
+    trace on its ``pure_python`` record (which starts at ``call.t_start``)."""
+    slow = _engine._slow
+    python = perf_counter_ns() - call.t_start - call.blocked
+    here = call.here   # sub-operators it ran at once here (NaiveEngine): not its Python
+    if here:
+        python -= sum(here[i + 2] - here[i + 1] for i in range(0, len(here), 5))
+    extra = slow.call_extra(call.name, python)
+    if extra:
+        slow.spin(extra)
+        _observer.slowed[call.t_start] = extra
 
 
 # -- forward / backward entry points ------------------------------------------------------

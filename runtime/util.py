@@ -16,6 +16,7 @@ This module is a leaf: ``mx.np`` and Gluon read these flags, the flags know noth
 them.
 """
 import functools
+import inspect
 import threading
 from tempfile import TemporaryDirectory  # noqa: F401 - mx.util.TemporaryDirectory
 
@@ -127,8 +128,11 @@ def _decorator(scope, name):
         """Run ``func`` (or every method of a class, its constructor included) inside
         the scope."""
         if isinstance(func, type):
-            for attr, member in list(vars(func).items()):
-                if callable(member) and (not attr.startswith("__") or attr in (
+            # its own and inherited functions, as MXNet's (inspect.getmembers): a
+            # block's inherited __call__ then checks its outputs under the scope
+            for attr in dir(func):
+                member = inspect.getattr_static(func, attr)
+                if inspect.isfunction(member) and (not attr.startswith("__") or attr in (
                         "__init__", "__call__", "__getitem__", "__setitem__")):
                     setattr(func, attr, decorate(member))
             return func

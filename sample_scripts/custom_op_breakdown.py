@@ -38,7 +38,7 @@ import time
 from collections import defaultdict
 
 import xprof.runtime as mx
-from xprof.mxcli.readers.callinputs import input_writers_of_file
+from xprof.mxcli.analysis.callinputs import input_writers_of_file
 from xprof.traces.callstats import headline
 
 measured = defaultdict(lambda: {"python": 0.0, "blocked": 0.0, "calls": 0})

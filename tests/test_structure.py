@@ -156,3 +156,28 @@ def test_no_command_imports_another_command():
     assert {"xprof.mxcli.run", "xprof.mxcli.report", "xprof.mxcli.view"} <= commands
     crossing = {m: sorted(_imports(m, mods[m], mods) & (commands - {m})) for m in commands}
     assert {m: c for m, c in crossing.items() if c} == {}
+
+
+def test_analyses_are_pure():
+    """A module of ``xprof.mxcli.analysis`` asks a question of a trace and returns plain
+    data: it imports no click (nor the commands' error helper, which is click's), so a
+    notebook, a test or another command calls it as a function and renders the answer
+    its own way."""
+    mods = _modules()
+    if not mods:
+        pytest.skip("the source tree is not next to the tests")
+    bad = {}
+    for name, path in mods.items():
+        if not name.startswith("xprof.mxcli.analysis") or path.endswith(".c"):
+            continue
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            if any(n == "click" or n.startswith("click.") or n.endswith("mxcli.errors")
+                   for n in names):
+                bad.setdefault(name, node.lineno)
+    assert bad == {}, f"analysis modules importing click or the CLI's errors: {bad}"

@@ -380,7 +380,7 @@ def headline(row, writer=None):
     """One sentence on a row (JSON section, ms) that names what the user can act on,
     by the part of the latency that dominates: the op's own Python, its sub-operators,
     its blocked time, the op writing its inputs (``writer``, from the trace's dependency
-    records, ``cli/readers/callinputs.py``), or, when the wait is backlog, the steps the
+    records, ``cli/analysis/callinputs.py``), or, when the wait is backlog, the steps the
     loop runs ahead and the op's own cost: ``"the loop runs 5.0 steps ahead; 96% of its
     latency is backlog (earlier work queued before its inputs' writer started): its own
     cost is 3.012 ms per call: Python 2.990 ms"``. Rows without a latency say so and

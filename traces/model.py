@@ -142,7 +142,7 @@ class Trace:
         self.settings = {}
         self.top = {}
         self._nesting = None   # (parent, depth, overlapping), on first use
-        # set by readers that collect them in the same pass (cli/readers/timeline.py): the
+        # set by readers that collect them in the same pass (cli/analysis/timeline.py): the
         # Python-line samples' tables
         self.python_lines = None
 

@@ -6,3 +6,10 @@ wrote, ``critical_path`` walks back from the end of the profiled window through 
 advice, ``explain`` assembles the document ``xprof explain`` prints and ``mark`` writes
 the marked copy of a trace.
 """
+
+
+class BadInput(ValueError):
+    """A question a trace cannot answer as it was asked (a domain it has not, a spec
+    matching nothing): the message names the value and what is allowed. Analyses raise
+    it instead of a CLI error (they import no click); ``xprof``'s main prints it as one
+    line, exit 2, as it prints a command's own errors."""

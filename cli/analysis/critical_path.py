@@ -34,7 +34,7 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from .depgraph import Graph
+from xprof.mxcli.analysis.depgraph import Graph
 
 OP, QUEUE, DEPENDENCY, PYTHON, BLOCKED = range(5)
 KINDS = ("op", "queue", "dependency", "python", "blocked")

@@ -37,7 +37,7 @@ class Graph:
         self.push = tl.dep_push
         self.ready = tl.dep_ready
         self.pusher = tl.dep_pusher
-        self.parent, self.last_child, self.done = _children(self)
+        self.parent, self.last_child, self.done = _children(self, tl)
         self.order = np.argsort(self.push, kind="stable")   # push order
         self.occ = occurrences(tl.dep_vars, tl.dep_var_start, self.order, self.push)
         self.pred = binding(self.occ, self.done, self.ready)
@@ -81,9 +81,12 @@ class Graph:
         return int(self.order[self._prefix[k - 1]])
 
 
-def _children(g):
+def _children(g, tl=None):
     """(parent, last_child, done): a record pushed from thread T while a record of T was
-    running (a custom call's Python code pushing sub-operators) is that record's child."""
+    running (a custom call's Python code pushing sub-operators) is that record's child.
+    A record run at once on the thread that pushed it (NaiveEngine: a call's
+    sub-operators, inside the call's slice) is the child of the record its slice is
+    nested in (the slices' nesting: the last record begun before it is itself)."""
     n = len(g.slice)
     parent = np.full(n, -1, dtype=np.int64)
     if n:
@@ -94,6 +97,9 @@ def _children(g):
         ok = cand >= 0
         ok[ok] &= (g.end[cand[ok]] >= g.push[ok]) & (cand[ok] != np.arange(n)[ok])
         parent[ok] = cand[ok]
+        here = g.thread == g.pusher
+        if tl is not None and here.any():
+            parent[here] = _enclosing_record(tl, g.slice, np.flatnonzero(here))
     last_child = np.full(n, -1, dtype=np.int64)
     done = g.end.copy()
     kids = np.flatnonzero(parent >= 0)
@@ -104,6 +110,25 @@ def _children(g):
         last_child[par[last]] = order[last]
         done[par[last]] = np.maximum(done[par[last]], g.end[order[last]])
     return parent, last_child, done
+
+
+def _enclosing_record(tl, rows, which):
+    """For the records ``which`` (indices), the record whose slice encloses theirs (the
+    nearest ancestor in the slices' nesting that is a record), or -1."""
+    rec_of_row = np.full(len(tl.start), -1, dtype=np.int64)
+    rec_of_row[rows] = np.arange(len(rows))
+    up = tl.parent.astype(np.int64)
+    at = up[rows[which]]
+    out = np.full(len(which), -1, dtype=np.int64)
+    todo = np.flatnonzero(at >= 0)
+    while len(todo):
+        r = rec_of_row[at[todo]]
+        found = r >= 0
+        out[todo[found]] = r[found]
+        todo = todo[~found]
+        at[todo] = up[at[todo]]
+        todo = todo[at[todo] >= 0]
+    return out
 
 
 def _last_at_or_before(key_t, key_s, qt, qs):

@@ -43,9 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..readers.rowkeys import RowKeys
-from ..readers.timeline import TimelineCollector
-from . import critical_path as cp, linediff
+from xprof.mxcli.analysis import critical_path as cp, linediff
 
 FLOOR = 0.10          # the between-run drift a change must exceed
 CONFIDENCE = 0.99
@@ -131,7 +129,7 @@ class Run:
     path: str
     tl: object
     stats: dict
-    keys: RowKeys
+    keys: object            # its RowKeys (analysis/rowkeys.py)
     analysis: object
 
 
@@ -155,64 +153,6 @@ def summarize(run):
     return Summary(run.path, rows_of(run), run.analysis.wall, run.analysis.serial,
                    run.analysis.path.length, dict(run.analysis.by_kind), steps_ns(run),
                    run.stats, linediff.sections(run.tl))
-
-
-def load_summary(path):
-    return summarize(load_run(path))
-
-
-def load_pair(a, b):
-    """The :class:`Summary` of both traces, read side by side: A in a forked process
-    while this one reads B (each trace's reading is its own, and there are two cores);
-    read here one after the other where a fork is not available."""
-    import multiprocessing as mp
-
-    try:
-        ctx = mp.get_context("fork")
-    except ValueError:
-        return load_summary(a), load_summary(b)
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-        future = pool.submit(_load_or_error, a)
-        sb = load_summary(b)
-        kind, value = future.result()
-    if kind == "error":
-        from ..errors import fail
-        fail(value)
-    return value, sb
-
-
-def _load_or_error(path):
-    """In the child: the summary, or the one-line error (an XprofError does not cross
-    the process boundary as itself)."""
-    import click
-    try:
-        return "ok", load_summary(path)
-    except click.ClickException as exc:
-        return "error", exc.format_message()
-
-
-def load_run(path):
-    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
-    keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
-    from ..errors import fail
-    from ..stats_pipeline import sources
-    from ..stats_pipeline.latency import LatencyCollector
-    from .explain import analyze
-
-    keys = RowKeys()
-    report = sources.read_report(
-        path, collectors=[TimelineCollector(), keys],
-        skip=(sources.StatsTotals, sources.CustomOpCalls, LatencyCollector))
-    if "timeline" not in report.extra:
-        fail(f"{path}: not a Chrome trace; xprof diff compares traces")
-    tl = report.extra["timeline"]
-    if not len(tl.start):
-        fail(f"{path}: no slices (complete events or B/E pairs) to compare")
-    stats = {"Custom Operator Calls": calls_section(tl),
-             "Memory peak kB": keys.memory_peak_kb}
-    return Run(str(path), tl, stats, keys, analyze(tl))
 
 
 def calls_section(tl):
@@ -570,7 +510,14 @@ MATERIAL = 0.02
 
 
 def gate(doc, specs):
-    """The reasons (texts) the diff fails the gate ``specs`` (parsed), [] when it passes.
+    """The reasons (texts) the diff fails the gate ``specs`` (parsed), [] when it passes
+    (:func:`gate_rows`: with the rows that failed it)."""
+    return [reason for reason, _ in gate_rows(doc, specs)]
+
+
+def gate_rows(doc, specs):
+    """``[(reason, row or None)]``: why the diff fails the gate ``specs`` (parsed), each
+    with the row that failed it (None for the wall or step time); [] when it passes.
 
     * a row: significant, its median ratio above ``1 + P``, and (for ``P%``) material;
       ``op:NAME:P%`` the rows of that op or layer name only;
@@ -602,7 +549,7 @@ def gate(doc, specs):
                 continue
             if kind == "any" and not material(row, wall["a_ms"], on_path):
                 continue
-            reasons.append(f"{label(row)} median {row['a']['median_ms']:.3f} -> "
-                           f"{row['b']['median_ms']:.3f} ms (x{row['ratio']:.2f}, "
-                           f"significant; over {pct})")
-    return reasons + wall_reasons   # the rows first: they say where
+            reasons.append((f"{label(row)} median {row['a']['median_ms']:.3f} -> "
+                            f"{row['b']['median_ms']:.3f} ms (x{row['ratio']:.2f}, "
+                            f"significant; over {pct})", row))
+    return reasons + [(r, None) for r in wall_reasons]   # the rows first: they say where

@@ -34,13 +34,13 @@ import numpy as np
 
 from xprof.traces.names import PURE_PYTHON
 
-from ..readers import timeline as _timeline
-from . import critical_path as cp
-from .depgraph import Graph
-from .stragglers import StragglerCollector, steps
-from .findings import THRESHOLDS, findings
-from .ints import unique
-from .threads import CUSTOM, WORKER, busy_blocked_idle
+from xprof.mxcli.analysis import timeline as _timeline
+from xprof.mxcli.analysis import critical_path as cp
+from xprof.mxcli.analysis.depgraph import Graph
+from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
+from xprof.mxcli.analysis.findings import THRESHOLDS, findings
+from xprof.mxcli.analysis.ints import unique
+from xprof.mxcli.analysis.threads import CUSTOM, WORKER, busy_blocked_idle
 
 FALLBACK_NOTE = ("no dependency data in this trace (not recorded by the xprof engine): "
                  "assuming each thread's ops ran one after another (per-thread serial)")
@@ -54,6 +54,7 @@ class Analysis:
     """Everything ``explain`` derives from one timeline (plain data)."""
 
     stragglers = ()   # per step, the last rank at its collectives (analyze() sets it)
+    layers = None     # per dependency record, its layer name (analyze(layers=True))
 
     def __init__(self, tl, graph, path, threads, serial):
         self.tl, self.graph, self.path, self.threads, self.serial = tl, graph, path, threads, serial
@@ -238,7 +239,7 @@ class Analysis:
     def python_lines(self):
         """``{op: rows}`` of the trace's Python-line samples (``xprof stats --lines``'s
         rows)."""
-        from ..readers.pylines import section
+        from xprof.mxcli.analysis.pylines import section
 
         return section(getattr(self.tl, "python_lines", None),
                        getattr(self.tl, "call_stats", None))[0]
@@ -330,12 +331,19 @@ def timeline_of(source):
     return _timeline.from_events(source)
 
 
-def analyze(source):
+def analyze(source, layers=False):
     """The :class:`Analysis` of a trace (path, Timeline or events), with the straggler
-    of each step when the trace has collectives (:mod:`.stragglers`)."""
+    of each step when the trace has collectives (:mod:`.stragglers`); ``layers``: also
+    each dependency record's layer name (``analysis.layers``, for ``layer:`` what-ifs)."""
     late = StragglerCollector()
+    keys = None
     if isinstance(source, (str, os.PathLike)):
-        tl = _timeline.load(source, collectors=[late])[0]
+        collectors = [late]
+        if layers:
+            from xprof.mxcli.analysis.rowkeys import RowKeys
+            keys = RowKeys()
+            collectors.append(keys)
+        tl = _timeline.load(source, collectors=collectors)[0]
     else:
         if not isinstance(source, _timeline.Timeline):
             late.feed(source)
@@ -350,6 +358,10 @@ def analyze(source):
         serial = True
     analysis = Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
     analysis.stragglers = steps(late.collectives)
+    if keys is not None and graph is not None:
+        keys.finish()
+        ids, _ = keys.of_slices(tl.ordinal[graph.slice])
+        analysis.layers = [keys.layers[i] if i >= 0 else None for i in ids.tolist()]
     return analysis
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from xprof.traces.names import PURE_PYTHON
 
-from .threads import CUSTOM, DRIVER, WORKER
+from xprof.mxcli.analysis.threads import CUSTOM, DRIVER, WORKER
 
 THRESHOLDS = {
     "python_share": 0.40,      # Python time on the path, share of wall
@@ -110,7 +110,7 @@ def _python_line_findings(facts):
     """For each custom op whose Python (``<op>::pure_python``) is on the path for at
     least ``custom_python_share`` of wall, the line most of that Python time went to
     (sampled: ``xprof stats --lines``): "MyOp.forward: 62% in line 37 `np.einsum(...)`"."""
-    from ..readers.pylines import describe, top_line
+    from xprof.mxcli.analysis.pylines import describe, top_line
 
     wall = facts["wall"]
     lines = facts.get("python_lines") or {}

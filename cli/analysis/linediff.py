@@ -1,7 +1,7 @@
 """The ``python_lines`` part of ``xprof diff``: for each custom op sampled in both runs,
 which lines of its Python gained or lost time (docs/diff.md, "Python lines").
 
-Each run's rows are ``xprof stats --lines``' (:func:`..readers.pylines.section`): a
+Each run's rows are ``xprof stats --lines``' (:func:`..analysis.pylines.section`): a
 line's share of the op's Python time, its 95% sampling error, and its ``self_ms`` (that
 share of the op's Python time over every call). Lines are matched by (function, file
 name, line number): the file's folder may differ between two checkouts. A line's share
@@ -19,7 +19,7 @@ MIN_POINTS = 2.0   # a share's change smaller than this is never called signific
 
 def sections(run_tl):
     """``(rows, summary)`` of one run's timeline (empty without samples)."""
-    from ..readers.pylines import section
+    from xprof.mxcli.analysis.pylines import section
 
     return section(getattr(run_tl, "python_lines", None), getattr(run_tl, "call_stats", None))
 

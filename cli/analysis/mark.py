@@ -12,7 +12,7 @@ from __future__ import annotations
 import orjson
 
 from xprof.traces.tracefile import TraceReader
-from . import critical_path as cp
+from xprof.mxcli.analysis import critical_path as cp
 
 FLOW_CAT = "critical_path"
 FLOW_NAME = "critical path"

@@ -3,7 +3,7 @@
 Why three figures, not two: a thread waiting at a sync point (``waitall``,
 ``wait_to_read``, ``asnumpy``, ``asscalar``) is neither working nor free. The trace
 records each wait as an instant with ``args.waited`` (read as a slice of that length by
-``readers/timeline``), so its time is *blocked*, taken out of whatever the thread would
+``traces/model.py``), so its time is *blocked*, taken out of whatever the thread would
 otherwise count as busy. A custom-op thread's ``pure_python`` slice spans the call's
 ``forward``, waits included: its waits are blocked, the rest busy.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ints import unique
+from xprof.mxcli.analysis.ints import unique
 
 DRIVER, WORKER, CUSTOM, OTHER = "driver", "worker", "custom", "other"
 

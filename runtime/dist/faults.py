@@ -18,7 +18,7 @@ failed job says it is done (:func:`finished`), and a rank that failed waits for 
 others' word (at most :data:`DONE_BOUND` seconds) before it exits.
 
 A rank killed by SIGKILL (or crashed) cannot announce anything. Its keeper (its parent
-process, ``cli/keeper.py``) prints how it ended and exits; Hydra, started with
+process, ``cli/runner/keeper.py``) prints how it ended and exits; Hydra, started with
 ``-disable-auto-cleanup`` by ``xprof run --nproc``, then sends every other rank SIGUSR1
 (without that flag it SIGKILLs them: traces lost). The handler installed here (the
 default action of SIGUSR1 would kill the rank) only sets a flag, and the listener, seeing

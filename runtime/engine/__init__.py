@@ -99,6 +99,17 @@ def on_engine_change(hook):
     hook(_engine)
 
 
+_slow = None   # xprof run --slow's module (runtime/slow.py) while specs are installed
+
+
+def set_slow(module):
+    """Install ``xprof run --slow``'s op hook (``module.op_extra``; None removes it): the
+    engine asks it after each profiled op (``Engine.slow``), and keeps it across swaps."""
+    global _slow
+    _slow = module
+    _engine.slow = module
+
+
 def set_engine_type(kind):
     """Replace the process's engine; pending work on the old one is finished first."""
     global _engine
@@ -109,6 +120,7 @@ def set_engine_type(kind):
     finally:
         old.shutdown()
         new.observer, new.profile_mask = old.observer, old.profile_mask
+        new.slow = _slow
         _engine = new
         for hook in _hooks:
             hook(new)

@@ -178,6 +178,7 @@ class Engine:
     def __init__(self):
         self.observer = None
         self.profile_mask = 0
+        self.slow = None   # xprof run --slow (runtime/slow.py): ops given extra time
 
     def new_variable(self):
         return Var()
@@ -248,6 +249,8 @@ class Engine:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001 - kept for the sync point
                 exc = e
+            if self.slow is not None:   # xprof run --slow: this op made slower
+                self._slowed(name, tag, attrs, t0, observer)
             # every op's one record, its dependencies (and its attrs): an op that waited
             # in the engine (``op``) has its push/ready stamps, pusher and variables; one
             # run at once was pushed here, just now (no stamps: None; a sub-operator's
@@ -278,6 +281,15 @@ class Engine:
                 raise exc
             exc._xprof_reported = False
         return exc
+
+    def _slowed(self, name, tag, attrs, t0, observer):
+        """``xprof run --slow``: give the op that ran from ``t0`` the extra time its spec
+        asks for, in a timed wait on this thread, and mark it for the trace."""
+        slow = self.slow
+        extra = slow.op_extra(name, tag, attrs, perf_counter_ns() - t0)
+        if extra:
+            slow.spin(extra)
+            observer.slowed[t0] = extra
 
     # -- deferred errors: an op's exception waits for the next sync point -----------------
     def _keep_error(self, exc):

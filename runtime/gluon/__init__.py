@@ -14,6 +14,11 @@ from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from . import nn, loss, data, utils, rnn, model_zoo, contrib, metric  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 
+# MXNet 2 has the pixel shuffles in gluon.nn: the contrib layers (issue 45's) are those
+for _name in ("PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"):
+    if hasattr(contrib.nn, _name):
+        setattr(nn, _name, getattr(contrib.nn, _name))
+
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
            "DeferredInitializationError", "Trainer", "nn", "loss", "data", "utils", "rnn",
            "model_zoo", "contrib", "metric"]

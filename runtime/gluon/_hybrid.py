@@ -110,7 +110,7 @@ def input_kind(block, args):
     return "ndarray" if has_nd else "symbol"
 
 
-def _build_symbol(block, n_inputs, in_fmt=None):
+def _build_symbol(block, n_inputs, in_fmt=None, np_inputs=False):
     """(symbol, input names, output format) of ``block`` called on ``n_inputs`` vars
     (placed in the argument structure ``in_fmt``)."""
     if hasattr(block, "_sb_symbol"):
@@ -118,6 +118,8 @@ def _build_symbol(block, n_inputs, in_fmt=None):
     sym = _sym()
     names = _input_names(n_inputs)
     variables = [sym.var(n) for n in names]
+    if np_inputs:      # np symbols: F.np/F.npx and the np operators compose mx.sym.np
+        variables = [v.as_np_ndarray() for v in variables]
     out = block(*(variables if in_fmt is None else regroup_inputs(variables, in_fmt)))
     flat, fmt = _flatten(out)
     for o in flat:
@@ -156,7 +158,8 @@ def _infer_deferred(block, symbol, input_names, inputs, params):
     arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     inferred = dict(zip(symbol.list_arguments(), arg_shapes))
     inferred.update(zip(symbol.list_auxiliary_states(), aux_shapes))
-    if any(p._data is None and not inferred.get(n) for n, p in params.items()):
+    if any(p._data is None and not inferred.get(n) for n, p in params.items()) and \
+            not getattr(block, "_running_once", False):
         _run_once_imperatively(block, inputs)
     for name, p in params.items():
         if p._data is None:
@@ -180,10 +183,12 @@ def _run_once_imperatively(block, inputs):
         if getattr(b, "_active", False):
             b._active = False
             paused.append(b)
+    block._running_once = True      # (its own forward cannot infer them again)
     try:
         with autograd.pause():
             block(*inputs)
     finally:
+        block._running_once = False
         for b in paused:
             b._active = True
 
@@ -195,7 +200,8 @@ def infer_param_shapes(block, args):
         if not isinstance(a, _nd.NDArray):
             raise ValueError(f"{block.name}: cannot infer parameter shapes from a "
                              f"{type(a).__name__} input")
-    symbol, names, _ = _build_symbol(block, len(args), in_fmt)
+    np_inputs = bool(args) and args[0].__class__ is not _nd.NDArray
+    symbol, names, _ = _build_symbol(block, len(args), in_fmt, np_inputs)
     params = _graph_params(block, symbol, names)
     _infer_deferred(block, symbol, names, args, params)
 
@@ -296,9 +302,11 @@ class _Graph:
         # would leave the executors' arrays to the (rarely run) cyclic collector
         self.need_grad = need_grad
         self.bound = []
+        self.classes = None      # the outputs' array classes (None: the first input's)
         if traced is not None:
             self.symbol, self.input_names = traced.symbol, traced.input_names
             self.fmt, self.params, self.consts = traced.fmt, traced.params, traced.consts
+            self.classes = traced.classes
             return
         self.consts = {}
         self.symbol, self.input_names, self.fmt = _build_symbol(block, len(inputs), in_fmt)
@@ -403,7 +411,11 @@ def call_cached(block, *args):
     graph = block._cached.get(key)
     if graph is None:
         from . import _trace
-        if _trace.needs_trace(block):
+        if _trace.needs_trace(block) or (args and args[0].__class__ is not _nd.NDArray
+                                         and not hasattr(block, "_sb_symbol")):
+            # mx.np arrays: the graph is recorded from the call, as MXNet 2 records
+            # every hybridized block (deferred compute), hybrid_forward ones too:
+            # their F is mx.nd, whose F.np/F.npx are mx.np/mx.npx
             return _record_graph(block, args, in_fmt, key, need)
         graph = block._cached[key] = _Graph(block, args, need, in_fmt)
     elif graph is _IMPERATIVE:
@@ -419,8 +431,10 @@ def call_cached(block, *args):
         _push_share(a, buf)
     exe.forward(is_train=state.training)
     outs = []
-    cls = args[0].__class__ if args else _nd.NDArray   # np arrays in, np arrays out
-    for o in exe.outputs:
+    classes = graph.classes
+    if classes is None:   # np arrays in, np arrays out
+        classes = [args[0].__class__ if args else _nd.NDArray] * len(exe.outputs)
+    for o, cls in zip(exe.outputs, classes):
         r = _nd.new_array(o.shape, o._dtype, o.context, "output", cls)
         _push_share(o, r)
         outs.append(r)

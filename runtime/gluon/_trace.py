@@ -73,7 +73,7 @@ class Traced:
     """What recording one call gave: the graph (``symbol``, ``input_names``, ``fmt``),
     the Parameter of each variable (``params``), the constants, and the call's result."""
 
-    __slots__ = ("symbol", "input_names", "fmt", "params", "consts", "result")
+    __slots__ = ("symbol", "input_names", "fmt", "params", "consts", "result", "classes")
 
 
 def trace_call(block, args, in_fmt, input_names):
@@ -110,6 +110,7 @@ def trace_call(block, args, in_fmt, input_names):
             _forget(tape)
     traced.fmt = fmt
     traced.result = result
+    traced.classes = [o.__class__ for o in outputs]   # later calls give the same kinds
     return traced
 
 

@@ -21,6 +21,7 @@ from .. import initializer as _init
 from .. import name as _name
 from ..ndarray import ndarray as _nd
 from ..profiler.objects import Scope
+from ..util import is_np_array as _np_array_on
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, _known
 from .summary import summarize
 
@@ -359,10 +360,38 @@ class Block:
                 _nd.restore_op_attrs(saved)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if _np_array_on() and _any_np(args):
+            _check_np_outputs(out)
         return out
 
     def forward(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+
+def _any_np(args):
+    from ._structure import flatten_inputs
+    leaves, _ = flatten_inputs(args)
+    return any(isinstance(a, _nd.NDArray) and a.__class__ is not _nd.NDArray or
+               a.__class__.__name__ == "_Symbol" for a in leaves)
+
+
+def _check_np_outputs(out):
+    """Under the NumPy interface a block called on np arrays gives np arrays (or np
+    symbols), as MXNet checks: a legacy NDArray or Symbol among its outputs is a
+    TypeError. (A block given legacy arrays, a transform say, gives what it was given.)"""
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            _check_np_outputs(o)
+        return
+    if isinstance(out, _nd.NDArray):
+        legacy = out.__class__ is _nd.NDArray
+    else:
+        from ..symbol import Symbol
+        legacy = out.__class__ is Symbol
+    if legacy:
+        raise TypeError("Block's output ndarrays/symbols must be of type "
+                        "`mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while got "
+                        f"output type {type(out)}")
 
 
 class _HookHandle:

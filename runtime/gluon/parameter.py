@@ -449,7 +449,9 @@ class Parameter:
 class Constant(Parameter):
     """A parameter that never changes (no gradient); initialized to ``value``."""
 
-    def __init__(self, name, value):
+    def __init__(self, name, value=None):
+        if value is None:            # MXNet 2: Constant(value), the name is Gluon's
+            name, value = "const", name
         value = value.asnumpy() if isinstance(value, _nd.NDArray) else np.asarray(
             value, dtype=np.float32)
         self.value = value

@@ -392,6 +392,8 @@ class NDArray(Var):
             if value is not self:
                 invoke("CopyCPU2CPU", (value,), {}, out=self)
             return
+        if not self.shape and type(key) is slice and key == _FULL_SLICE:
+            key = ()     # x[:] = v on a 0-d array (np shapes): the whole array, as MXNet
         key = _indexing.index_key(key, self.shape)
         full = all(k is Ellipsis or type(k) is slice and k == _FULL_SLICE for k in key)
         if isinstance(value, numbers.Number):

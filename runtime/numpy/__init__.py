@@ -15,6 +15,7 @@ How other modules make np arrays: see :mod:`.multiarray`'s docstring
 import numpy as _onp
 
 from . import _indexing, _operators  # noqa: F401 - complete the class
+from . import _internal  # noqa: F401 - mx.np._internal
 from . import linalg, random  # noqa: F401
 from ._creation import (arange, array, asarray, ascontiguousarray, copy,  # noqa: F401
                         empty, empty_like, eye, full, full_like, identity, linspace, ones,
@@ -29,6 +30,8 @@ from ._shape import (append, array_split, atleast_1d, atleast_2d,  # noqa: F401
                      roll, rot90, row_stack, shape, size, split, squeeze, stack, swapaxes,
                      take, tile, transpose, vsplit, vstack, where, sort, argsort, around,
                      round, round_, tril, triu, diagonal, trace, diag)
+from ._numeric import (diagflat, diff, ediff1d, einsum, may_share_memory,  # noqa: F401
+                       nan_to_num, pad, polyval, shares_memory)
 from ._ufuncs import install as _install_ufuncs
 from .multiarray import ndarray
 

@@ -91,10 +91,11 @@ def _fill_dtype(fill_value, dtype):
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
     _c_order("full", order)
-    if isinstance(fill_value, NDArray):
-        base = empty(shape, dtype or fill_value.dtype, device=device, ctx=ctx)
-        base[...] = fill_value
-        return base
+    if isinstance(fill_value, NDArray):     # the array broadcast (an op: differentiable)
+        fill = to_np(fill_value)
+        if dtype is not None and _np.dtype(dtype) != fill._dtype:
+            fill = fill.astype(dtype)
+        return invoke("_npi_broadcast_to", (fill,), {"shape": _shape(shape)}, out=out)
     dtype = _fill_dtype(fill_value, dtype)
     return _creation("_npi_full", shape, dtype, device, ctx, out, value=fill_value)
 
@@ -121,7 +122,7 @@ def arange(start, stop=None, step=None, dtype=None, device=None, ctx=None):
 
 
 def eye(N, M=None, k=0, dtype=None, device=None, ctx=None):
-    return apply("_npi_eye", (), {"N": int(N), "M": int(M or N), "k": int(k),
+    return apply("_npi_eye", (), {"N": int(N), "M": int(N if M is None else M), "k": int(k),
                                   "dtype": _dtype(dtype).name}, device=device_of(device, ctx))
 
 
@@ -135,6 +136,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              device=None, ctx=None):
     if axis != 0:
         raise NotImplementedError("linspace: axis other than 0")
+    if not isinstance(num, numbers.Integral) or num < 0:
+        from ..base import as_mxnet_error
+        raise as_mxnet_error(ValueError(f"linspace: num={num!r} must be a non-negative "
+                                        "integer"))
     out = apply("_npi_linspace", (), {"start": float(start), "stop": float(stop),
                                       "num": int(num), "endpoint": bool(endpoint),
                                       "dtype": _dtype(dtype).name},

@@ -31,8 +31,8 @@ FALLBACK = (
     "setdiff1d", "setxor1d", "sort", "spacing", "take_along_axis", "trace", "trapz", "tri",
     "tril", "tril_indices", "tril_indices_from", "trim_zeros", "triu", "triu_indices",
     "triu_indices_from", "union1d", "unique", "unpackbits", "unravel_index", "unwrap",
-    "vander", "sometrue", "product", "round", "round_", "may_share_memory",
-    "shares_memory", "unique_all", "unique_inverse", "unique_values")
+    "vander", "sometrue", "product", "round", "round_", "unique_all", "unique_inverse",
+    "unique_values")
 LINALG_FALLBACK = ("cholesky", "cond", "eig", "eigh", "eigvals", "eigvalsh", "lstsq",
                    "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr", "solve",
                    "svd", "tensorinv", "tensorsolve", "svdvals", "matrix_norm",
@@ -43,7 +43,34 @@ _NUMPY_NAME = {"alltrue": "all", "sometrue": "any", "product": "prod", "round_":
                "msort": "sort", "trapz": "trapezoid", "in1d": "isin"}
 
 
+def _delete(arr, obj, axis=None):
+    """MXNet's ``delete``: index-array entries outside ``[0, size)`` are dropped (NumPy
+    raises for them)."""
+    if isinstance(obj, _onp.ndarray) and obj.ndim:
+        n = arr.size if axis is None else arr.shape[axis]
+        obj = obj[(obj >= 0) & (obj < n)]
+    return _onp.delete(arr, obj, axis)
+
+
+def _quantile(fn):
+    """MXNet's ``interpolation=`` keyword is NumPy 2's ``method=``."""
+    def call(a, q, axis=None, out=None, overwrite_input=False, interpolation=None,
+             keepdims=False, method="linear"):
+        return fn(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                  method=interpolation or method, keepdims=keepdims)
+    call.__name__ = fn.__name__
+    return call
+
+
+_OWN = {"delete": _delete, "quantile": _quantile(_onp.quantile),
+        "percentile": _quantile(_onp.percentile),
+        "nanquantile": _quantile(_onp.nanquantile),
+        "nanpercentile": _quantile(_onp.nanpercentile)}
+
+
 def _numpy_function(namespace, name):
+    if namespace is _onp and name in _OWN:
+        return _OWN[name]
     fn = getattr(namespace, _NUMPY_NAME.get(name, name), None)
     if fn is None and name == "unique_all":
         return None
@@ -73,7 +100,7 @@ def make_fallback(name, fn, opname=None):
             marker = invoke(op.name, tuple(arrays), {"call": call, "box": box}, ctx=ctx,
                             cls=ndarray)
             marker.wait_to_read()
-            results = [to_np(_onp.ascontiguousarray(r), like[0], r.dtype) for r in box]
+            results = [to_np(_onp.array(r, order="C"), like[0], r.dtype) for r in box]
             single = len(results) == 1 and not _returns_tuple(fn, box)
         else:
             shapes, _, is_tuple = probe(op.name[len("_np_fallback_"):], fn,

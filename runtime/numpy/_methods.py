@@ -13,7 +13,7 @@ METHODS = {
     "argmax": _reductions.argmax, "argmin": _reductions.argmin,
     "cumsum": _reductions.cumsum, "dot": _reductions.dot,
     "squeeze": _shape.squeeze, "swapaxes": _shape.swapaxes, "repeat": _shape.repeat,
-    "tile": _shape.tile, "take": _shape.take, "clip": _shape.clip,
+    "tile": _shape.tile, "take": _shape.take,
     "broadcast_to": _shape.broadcast_to, "nonzero": _shape.nonzero, "ravel": _shape.ravel,
     "flip": _shape.flip, "sort": _shape.sort, "argsort": _shape.argsort,
     "round": _shape.around, "diagonal": _shape.diagonal, "trace": _shape.trace,
@@ -40,3 +40,11 @@ def _copy(self, order="C"):
 
 
 ndarray.copy = _copy
+
+
+def _clip(self, min=None, max=None, out=None):     # noqa: A002 - MXNet's names
+    """``np.clip(self, min, max)``: the method's keywords are ``min``/``max``."""
+    return _shape.clip(self, min, max, out=out)
+
+
+ndarray.clip = _clip

@@ -62,7 +62,9 @@ def squeeze(a, axis=None):
     a = to_np(a)
     if axis is not None:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-        for ax in axes:
+        if not a.ndim and all(ax in (0, -1) for ax in axes):
+            axis = None       # a 0-d array's only axis, as numpy allows
+        for ax in axes if a.ndim else ():
             if a.shape[ax] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
                                  "equal to one")
@@ -76,6 +78,10 @@ def ravel(x, order="C"):
 def broadcast_to(array, shape):
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     a = to_np(array)
+    if -2 in shape:      # MXNet's: -2 keeps the input's size there (aligned on the right)
+        lead = len(shape) - a.ndim
+        shape = tuple(a.shape[i - lead] if s == -2 and i >= lead else s
+                      for i, s in enumerate(shape))
     try:
         _np.broadcast_shapes(a.shape, shape)
     except ValueError:
@@ -141,6 +147,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def vsplit(ary, indices_or_sections):
+    if to_np(ary).ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return split(ary, indices_or_sections, 0)
 
 
@@ -149,6 +157,8 @@ def hsplit(ary, indices_or_sections):
 
 
 def dsplit(ary, indices_or_sections):
+    if to_np(ary).ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, 2)
 
 
@@ -184,23 +194,11 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    a = to_np(a)
-    if axis is None:
-        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts = (shift,) if isinstance(shift, numbers.Integral) else tuple(shift)
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    if len(shifts) == 1:
-        shifts = shifts * len(axes)
-    out = a
-    for s, ax in zip(shifts, axes):
-        n = a.shape[ax]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            parts = _split(out, [n - s], ax, "roll", False)
-            out = concatenate([parts[1], parts[0]], axis=ax)
-    return out
+    """Op ``_npi_roll`` (MXNet 2's)."""
+    shift = int(shift) if isinstance(shift, numbers.Integral) else tuple(int(s) for s in shift)
+    if axis is not None:
+        axis = int(axis) if isinstance(axis, numbers.Integral) else tuple(int(x) for x in axis)
+    return invoke("_npi_roll", (to_np(a),), {"shift": shift, "axis": axis})
 
 
 def rot90(m, k=1, axes=(0, 1)):

@@ -49,6 +49,10 @@ def make_binary(name, array_op, scalar_op, rscalar_op):
     return fn
 
 
+_BOOL_RESULT = frozenset(("_npi_isnan", "_npi_isinf", "_npi_isfinite", "_npi_isposinf",
+                          "_npi_isneginf", "_npi_signbit", "_npi_logical_not"))
+
+
 def make_unary(name, op, **fixed):
     numpy_fn = getattr(_np, name, None)
 
@@ -56,20 +60,49 @@ def make_unary(name, op, **fixed):
         _no_numpy_only(name, kwargs)
         if _is_number(x) and numpy_fn is not None:
             return numpy_fn(x)
+        if out is not None and op in _BOOL_RESULT and out.dtype != _np.bool_:
+            raise TypeError(f"{name}: out has dtype {out.dtype}; the result is bool")
         return invoke(op, (to_np(x),), dict(fixed), out=out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"NumPy's ``{name}``: operator ``{op}``."
     return fn
 
 
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                   "subok": True}
+_LEGAL_DTYPES = frozenset(["int8", "uint8", "int32", "int64", "float16", "float32",
+                           "float64"])
+
+
+def _legal(key, value):
+    """A value NumPy takes for ufunc keyword ``key`` (MXNet: not implemented, rather than
+    not understood)."""
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        try:
+            return _np.dtype(value).name in _LEGAL_DTYPES
+        except TypeError:
+            return False
+    return key == "subok" and isinstance(value, bool)
+
+
 def _no_numpy_only(name, kwargs):
-    """NumPy's ufunc keywords MXNet does not take: ``where``, ``casting``, ``order``,
-    ``dtype``, ``subok`` with other than their defaults."""
+    """NumPy's ufunc keywords with other than their defaults, as MXNet answers them:
+    NotImplementedError for a value NumPy takes, TypeError for anything else."""
     for key, value in kwargs.items():
-        if key in ("casting", "order", "subok", "signature", "extobj") or \
-                key == "where" and value is True or key == "dtype" and value is None:
+        if key not in _UFUNC_DEFAULTS:
+            raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+        default = _UFUNC_DEFAULTS[key]
+        if value is default or (type(value) is type(default) and value == default):
             continue
-        raise TypeError(f"{name}: argument {key}={value!r} is not supported")
+        if _legal(key, value):
+            raise NotImplementedError(f"{name}: {key}={value!r} is not implemented")
+        raise TypeError(f"{key}={value!r} not understood for operator {name}")
 
 
 # function -> (array op, scalar op, reflected scalar op)

@@ -215,7 +215,8 @@ class ndarray(NDArray):
 
     @property
     def grad(self):
-        return self._grad
+        """The gradient buffer; None with ``grad_req='null'`` (MXNet 2)."""
+        return None if self._grad_req == "null" else self._grad
 
     def detach(self):
         return NDArray.detach(self)

@@ -80,10 +80,22 @@ def _gelu_parts(x):
     return inner, np.tanh(inner)
 
 
+_ACT_TYPES = ("leaky", "elu", "selu", "gelu", "gelu_tanh", "gelu_erf", "prelu")
+
+
 def _leaky_check(act_type):
-    if act_type not in ("leaky", "elu", "selu", "gelu", "prelu"):
-        raise ValueError(f"LeakyReLU: act_type={act_type!r} is not supported; use "
-                         f"'leaky', 'elu', 'selu', 'gelu' or 'prelu'")
+    """MXNet 1.x's act types; MXNet 2's ``gelu_tanh`` (1.x's ``gelu``) and ``gelu_erf``."""
+    if act_type not in _ACT_TYPES:
+        raise ValueError(f"LeakyReLU: act_type={act_type!r} is not supported; use one of "
+                         + ", ".join(repr(t) for t in _ACT_TYPES))
+
+
+def _gelu_erf_parts(x):
+    """(Phi(x), phi(x)): the normal distribution's cdf and density at ``x``."""
+    import math
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    xf = np.asarray(x, np.float64)
+    return 0.5 * (1 + erf(xf / math.sqrt(2))), np.exp(-0.5 * xf * xf) / math.sqrt(2 * math.pi)
 
 
 def _gamma_shape_for(gshape, dshape):
@@ -124,6 +136,8 @@ def _leaky(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
         out = np.where(x > 0, x, slope * np.expm1(np.minimum(x, 0)))
     elif act_type == "selu":
         out = _SELU_LAMBDA * np.where(x > 0, x, _SELU_ALPHA * np.expm1(np.minimum(x, 0)))
+    elif act_type == "gelu_erf":
+        out = x * _gelu_erf_parts(x)[0]
     else:
         out = 0.5 * x * (1 + _gelu_parts(x)[1])
     return _as(data, out)
@@ -148,6 +162,9 @@ def _leaky_grad(ograds, inputs, outputs, act_type="leaky", slope=0.25, lower_bou
     if act_type == "selu":
         return [_as(x, og * (_SELU_LAMBDA * np.where(
             pos, 1, _SELU_ALPHA * np.exp(np.minimum(x, 0)))))]
+    if act_type == "gelu_erf":
+        cdf, pdf = _gelu_erf_parts(x)
+        return [_as(x, og * (cdf + x * pdf))]
     inner, t = _gelu_parts(x)
     d_inner = _GELU_C * (1 + 3 * _GELU_K * x * x)
     return [_as(x, og * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner))]

@@ -17,6 +17,32 @@ from .registry import defop, input_size
 
 
 # -- slicing -----------------------------------------------------------------------
+def _parse_key(text):
+    """A basic-indexing key from its repr (ints, None, Ellipsis, ``slice(a, b, c)``, in
+    tuples): a saved graph's ``key`` parameter. Nothing else is evaluated."""
+    import ast
+
+    def value(node):
+        if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis
+                                               or type(node.value) is int):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.Name) and node.id == "Ellipsis":
+            return Ellipsis
+        if isinstance(node, ast.Tuple):
+            return tuple(value(e) for e in node.elts)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "slice" and not node.keywords and len(node.args) <= 3:
+            return slice(*[value(a) for a in node.args])
+        raise ValueError(f"slice: key {text!r} is not an index (slices, ints, None, "
+                         "Ellipsis)")
+    try:
+        return value(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        raise ValueError(f"slice: key {text!r} is not an index") from None
+
+
 def _slice_key(key=None, begin=None, end=None, step=None):
     """The basic-indexing key from ``key`` or MXNet's ``begin``/``end``/``step``."""
     if key is None:
@@ -29,6 +55,8 @@ def _slice_key(key=None, begin=None, end=None, step=None):
             raise ValueError(f"slice: begin={begin}, end={end} and step={step} differ "
                              f"in length")
         return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+    if isinstance(key, str):     # a key read back from a saved graph (its repr)
+        key = _parse_key(key)
     if not isinstance(key, tuple):
         key = tuple(key) if isinstance(key, list) else (key,)
     for k in key:

@@ -427,17 +427,23 @@ defop("_linalg_inverse", _inverse, arg_names=("A",), grad=_inverse_grad, cost=_m
 
 
 def _batch_shape(opname):
-    def infer(in_shapes, in_dtypes, **_):
+    def infer(in_shapes, in_dtypes, np_shape=False, **_):
         _square(opname, in_shapes[0])
-        return [tuple(in_shapes[0][:-2]) or (1,)], [in_dtypes[0]]
+        return [_batch(in_shapes[0], np_shape)], [in_dtypes[0]]
     return infer
 
 
-def _det(A):
+def _batch(shape, np_shape):
+    """A determinant's shape: the batch shape; one matrix's is ``(1,)`` in MXNet 1.x,
+    ``()`` with NumPy shapes (``np_shape``: mx.np's front door)."""
+    return tuple(shape[:-2]) or (() if np_shape else (1,))
+
+
+def _det(A, np_shape=False):
     return _same_dtype(A, np.asarray(np.linalg.det(A)).reshape(A.shape[:-2] or (1,)))
 
 
-def _det_grad(ograds, inputs, outputs):
+def _det_grad(ograds, inputs, outputs, np_shape=False):
     A = inputs[0]
     det = outputs[0].reshape(A.shape[:-2] + (1, 1))
     g = ograds[0].reshape(A.shape[:-2] + (1, 1))
@@ -445,17 +451,17 @@ def _det_grad(ograds, inputs, outputs):
 
 
 defop("_linalg_det", _det, arg_names=("A",), grad=_det_grad, cost=_mat_cost,
-      infer=_batch_shape("det"))
+      infer=_batch_shape("det"), params={"np_shape": False})
 
 
-def _slogdet(A):
+def _slogdet(A, np_shape=False):
     sign, logdet = np.linalg.slogdet(A)
     shape = A.shape[:-2] or (1,)
     return (_same_dtype(A, np.asarray(sign).reshape(shape)),
             _same_dtype(A, np.asarray(logdet).reshape(shape)))
 
 
-def _slogdet_grad(ograds, inputs, outputs):
+def _slogdet_grad(ograds, inputs, outputs, np_shape=False):
     A = inputs[0]
     g = ograds[1] if len(ograds) > 1 and ograds[1] is not None else np.zeros(A.shape[:-2])
     g = np.asarray(g).reshape(A.shape[:-2] + (1, 1))
@@ -464,8 +470,9 @@ def _slogdet_grad(ograds, inputs, outputs):
 
 defop("_linalg_slogdet", _slogdet, arg_names=("A",), grad=_slogdet_grad, cost=_mat_cost,
       num_outputs=2, output_names=("sign", "logabsdet"),
-      infer=lambda in_shapes, in_dtypes, **_: (
-          [tuple(in_shapes[0][:-2]) or (1,)] * 2, [in_dtypes[0]] * 2))
+      infer=lambda in_shapes, in_dtypes, np_shape=False, **_: (
+          [_batch(in_shapes[0], np_shape)] * 2, [in_dtypes[0]] * 2),
+      params={"np_shape": False})
 
 
 # -- gelqf: A = L Q ---------------------------------------------------------------------------

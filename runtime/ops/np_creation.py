@@ -7,6 +7,8 @@ with the second-to-last of ``b``, which 1.x's ``dot`` does not do for N-d ``b``)
 ``_npi_tensordot``/``_npi_tensordot_int_axes`` and ``_npi_matmul``, each with its
 gradient.
 """
+import math
+
 import numpy as np
 
 from .elemwise import unbroadcast
@@ -20,8 +22,23 @@ derive("_npi_zeros", "_zeros")
 derive("_npi_ones", "_ones")
 derive("_npi_full", "_full")
 derive("_npi_arange", "_arange")
-derive("_npi_eye", "_eye")
-derive("_npi_identity", "_eye")
+
+
+def _np_eye_shape(N, M):
+    """NumPy's: ``M=None`` is ``N`` columns, ``M=0`` none (1.x's ``_eye``: 0 is N)."""
+    if int(N) != N or N < 0 or M is not None and (int(M) != M or M < 0):
+        raise ValueError(f"eye: N={N!r} and M={M!r} must be non-negative integers")
+    return (int(N), int(N) if M is None else int(M))
+
+
+for _name in ("_npi_eye", "_npi_identity"):
+    derive(_name, "_eye",
+           kernel=lambda N=0, M=None, k=0, ctx=None, dtype="float32": np.eye(
+               *_np_eye_shape(N, M), k=int(k), dtype=_dtype(dtype)),
+           infer=lambda in_shapes, in_dtypes, N=0, M=None, dtype="float32", **_: (
+               [_np_eye_shape(N, M)], [_dtype(dtype)]),
+           cost=lambda in_shapes, N=0, M=None, **_: max(1, math.prod(_np_eye_shape(N, M))),
+           params={"N": 0, "M": None, "k": 0, "ctx": None, "dtype": "float32"})
 derive("_npi_linspace", "_linspace",
        kernel=lambda start=0.0, stop=1.0, num=50, endpoint=True, ctx=None, dtype="float32":
        np.linspace(float(start), float(stop), int(num), endpoint=bool(endpoint),
@@ -47,12 +64,16 @@ def _params(arrays, a, b, arrays_for):
     return vals
 
 
-def _sampler(draw):
+def _sampler(draw, check=None):
     """``draw(gen, p1, p2, shape)``; the parameters are the two params (scalars) or the
-    op's array inputs (``arrays_for``: which of the two each input is)."""
+    op's array inputs (``arrays_for``: which of the two each input is); ``check(p1, p2)``
+    raises ValueError for values the distribution does not take (the op's error, at the
+    next sync point, as MXNet's)."""
     def kernel(*arrays, a=0.0, b=1.0, size=(), dtype="float32", rng=None, arrays_for=(),
                ctx=None):
         vals = _params(arrays, a, b, arrays_for)
+        if check is not None:
+            check(*vals)
         shape = parse_tuple(size)
         if not shape:
             shape = np.broadcast_shapes(*[np.shape(v) for v in vals])
@@ -79,6 +100,11 @@ def _sampler_grad(family):
                     scale == 0, 1, scale)
             elif family == "scale":
                 d = out / np.where(vals[0] == 0, 1, vals[0])
+            elif family == "weibull":        # out = E ** (1 / a): d/da = -out ln(out) / a
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    d = np.nan_to_num(-out * np.log(out) / vals[0])
+            elif family == "pareto":         # out = exp(E / a) - 1
+                d = -(out + 1) * np.log1p(out) / vals[0]
             else:
                 d = np.zeros_like(out)
             res.append(np.asarray(unbroadcast(og * d, arr.shape), dtype=arr.dtype))
@@ -111,9 +137,9 @@ SAMPLERS = {
                          "_backward_broadcast_exponential"),
     "_npi_rayleigh": (lambda g, scale, _, s: scale * g.rayleigh(size=s), "scale",
                       "_backward_broadcast_rayleigh"),
-    "_npi_weibull": (lambda g, a, _, s: g.weibull(np.broadcast_to(a, s)), None,
+    "_npi_weibull": (lambda g, a, _, s: g.weibull(np.broadcast_to(a, s)), "weibull",
                      "_backward_broadcast_weibull"),
-    "_npi_pareto": (lambda g, a, _, s: g.pareto(np.broadcast_to(a, s)), None,
+    "_npi_pareto": (lambda g, a, _, s: g.pareto(np.broadcast_to(a, s)), "pareto",
                     "_backward_broadcast_pareto"),
     "_npi_powerd": (lambda g, a, _, s: g.power(np.broadcast_to(a, s)), None, "zeros_like"),
     "_npi_gamma": (lambda g, shape, scale, s: g.gamma(np.broadcast_to(shape, s),
@@ -121,8 +147,31 @@ SAMPLERS = {
                    "_backward_gamma_sample"),
     "_npi_bernoulli": (lambda g, p, _, s: (g.random(s) < p), None, "zeros_like"),
 }
+
+
+def _require(name, test, what):
+    def check(p1, p2):
+        if not np.all(test(p1, p2)):
+            raise ValueError(f"{name}: {what}")
+    return check
+
+
+_CHECKS = {
+    "_npi_uniform": None, "_npi_normal": _require("normal", lambda m, s: s >= 0,
+                                                 "scale must be non-negative"),
+    "_npi_exponential": _require("exponential", lambda s, _: s >= 0,
+                                 "scale must be non-negative"),
+    "_npi_rayleigh": _require("rayleigh", lambda s, _: s >= 0, "scale must be non-negative"),
+    "_npi_weibull": _require("weibull", lambda a, _: a > 0, "a must be positive"),
+    "_npi_pareto": _require("pareto", lambda a, _: a > 0, "a must be positive"),
+    "_npi_powerd": _require("power", lambda a, _: a > 0, "a must be positive"),
+    "_npi_gamma": _require("gamma", lambda k, t: (k > 0) & (t > 0),
+                           "shape and scale must be positive"),
+    "_npi_bernoulli": _require("bernoulli", lambda p, _: (p >= 0) & (p <= 1),
+                               "prob must be in [0, 1]"),
+}
 for _name, (_draw, _family, _gname) in SAMPLERS.items():
-    defop(_name, _sampler(_draw), arg_names=("params",), variadic=True,
+    defop(_name, _sampler(_draw, _CHECKS.get(_name)), arg_names=("params",), variadic=True,
           infer=_sampler_infer, grad=_sampler_grad(_family), grad_name=_gname,
           params=dict(_RANDOM_PARAMS))
 
@@ -244,9 +293,11 @@ def _matmul_grad(ograds, inputs, outputs):
     a2 = a if a.ndim >= 2 else a[None, :]
     b2 = b if b.ndim >= 2 else b[:, None]
     og = ograds[0]
-    if a.ndim < 2:
+    if a.ndim < 2 and b.ndim < 2:       # a 0-d result of two vectors
+        og = np.reshape(og, (1, 1))
+    elif a.ndim < 2:
         og = np.expand_dims(og, -2)
-    if b.ndim < 2:
+    elif b.ndim < 2:
         og = np.expand_dims(og, -1)
     ga = np.matmul(og, np.swapaxes(b2, -1, -2))
     gb = np.matmul(np.swapaxes(a2, -1, -2), og)
@@ -278,6 +329,9 @@ defop("_npi_choice", _choice, arg_names=("p",), variadic=True,
 
 
 def _multinomial(pvals, n=1, size=(), rng=None):
+    shape = tuple(parse_tuple(size)) + pvals.shape
+    if not math.prod(shape):     # no draws (an empty pvals or size): nothing to sample
+        return np.zeros(shape, np.int64)
     p = pvals.astype(np.float64)
     return _generator(rng).multinomial(int(n), p / p.sum(), size=parse_tuple(size) or None)
 
@@ -289,11 +343,27 @@ defop("_npi_multinomial", _multinomial, arg_names=("pvals",),
       params={"n": 1, "size": (), "rng": None})
 
 
+def _mvn_shape(mean_shape, cov_shape, size):
+    if len(cov_shape) < 2 or cov_shape[-1] != cov_shape[-2] or not mean_shape or \
+            mean_shape[-1] != cov_shape[-1]:
+        raise ValueError(f"multivariate_normal: mean of shape {tuple(mean_shape)} and cov of "
+                         f"shape {tuple(cov_shape)}: cov must be (..., k, k) for mean (..., k)")
+    batch = np.broadcast_shapes(tuple(mean_shape), tuple(cov_shape[:-1]))
+    return tuple(parse_tuple(size)) + batch
+
+
 def _mvn(mean, cov, size=(), rng=None):
-    return _generator(rng).multivariate_normal(mean, cov, size=parse_tuple(size) or None)
+    """Batched as MXNet's: mean (..., k) and cov (..., k, k) broadcast, ``size`` first;
+    drawn as mean + A z with cov = A A^T (from its eigendecomposition: semi-definite
+    covariances too)."""
+    shape = _mvn_shape(mean.shape, cov.shape, size)
+    w, v = np.linalg.eigh(cov.astype(np.float64))
+    a = v * np.sqrt(np.clip(w, 0, None))[..., None, :]
+    z = _generator(rng).standard_normal(shape)
+    return mean + np.matmul(a, z[..., None])[..., 0]
 
 
 defop("_npi_mvn", _mvn, arg_names=("mean", "cov"),
       infer=lambda in_shapes, in_dtypes, size=(), **_: (
-          [tuple(parse_tuple(size)) + tuple(in_shapes[0])], [in_dtypes[0]]),
+          [_mvn_shape(in_shapes[0], in_shapes[1], size)], [in_dtypes[0]]),
       grad=lambda ograds, inputs, outputs, **_: [None, None], params={"size": (), "rng": None})

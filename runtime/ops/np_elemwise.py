@@ -81,7 +81,16 @@ def _np_binary(name, base, grad_name, floating=False):
         t = result_type(in_dtypes[0], in_dtypes[1])
         return shapes, [float_of(t) if floating else t]
 
-    return derive(name, base, grad_name, kernel=kernel, infer=infer)
+    op = derive(name, base, grad_name, kernel=kernel, infer=infer)
+    if name == "_npi_mod":          # MXNet: an integer remainder's gradient is zero
+        grad0 = op.grad
+
+        def grad(ograds, inputs, outputs, **params):
+            if inputs[0].dtype.kind in "iu" and inputs[1].dtype.kind in "iu":
+                return [np.zeros_like(x) for x in inputs]
+            return grad0(ograds, inputs, outputs, **params)
+        op.grad = grad
+    return op
 
 
 # np name -> (MXNet 1.x operator, MXNet 2's gradient op name)

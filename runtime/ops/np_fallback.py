@@ -27,7 +27,7 @@ VALUE_SHAPED = frozenset((
     "unique", "unique_all", "unique_inverse", "unique_values", "flatnonzero", "argwhere",
     "extract", "compress", "intersect1d", "setdiff1d", "setxor1d", "union1d", "trim_zeros",
     "roots", "histogram_bin_edges", "histogram", "histogram2d", "histogramdd", "nonzero",
-    "polyfit", "polydiv", "polyint", "poly", "delete", "insert", "resize", "i0", "lexsort",
+    "polyfit", "polydiv", "polyint", "poly", "delete", "insert", "i0", "lexsort",
     "bincount", "piecewise", "select", "array_split", "split", "apply_along_axis",
     "apply_over_axes", "genfromtxt"))
 

@@ -119,16 +119,8 @@ def npx_reshape_shape(src, spec, reverse=False):
 
 
 def _reverse(spec):
-    out, j = [], 0
-    spec = list(spec)
-    while j < len(spec):     # -6's two values travel with it
-        if spec[j] == -6:
-            out.append((spec[j], spec[j + 2], spec[j + 1]))
-            j += 3
-        else:
-            out.append((spec[j],))
-            j += 1
-    return tuple(v for group in out[::-1] for v in group)
+    """MXNet 2's ``reverse``: the spec read backwards (a -6 comes after its two values)."""
+    return tuple(spec)[::-1]
 
 
 def _reshape(data, newshape=(), reverse=False, order="C"):
@@ -213,13 +205,13 @@ defop("_npi_boolean_mask", lambda data, mask, num_selected=0: data[mask.astype(b
 
 def _mask_assign(data, mask, value=0.0, start_axis=0):
     out = data.copy()
-    out[mask.astype(bool)] = value
+    out[_mask_index(mask, start_axis)] = value
     return out
 
 
 def _mask_assign_tensor(data, mask, value, start_axis=0):
     out = data.copy()
-    m = mask.astype(bool)
+    m = _mask_index(mask, start_axis)
     region = out[m].shape
     v = value
     while v.ndim > len(region) and v.shape[0] == 1:
@@ -228,15 +220,19 @@ def _mask_assign_tensor(data, mask, value, start_axis=0):
     return out
 
 
+def _mask_index(mask, start_axis):
+    return (slice(None),) * int(start_axis) + (mask.astype(bool),)
+
+
 def _mask_assign_grad(ograds, inputs, outputs, value=0.0, start_axis=0):
     g = ograds[0].copy()
-    g[inputs[1].astype(bool)] = 0
+    g[_mask_index(inputs[1], start_axis)] = 0
     return [g, None]
 
 
 def _mask_assign_tensor_grad(ograds, inputs, outputs, start_axis=0):
     data, mask, value = inputs
-    m = mask.astype(bool)
+    m = _mask_index(mask, start_axis)
     g = ograds[0].copy()
     gv = g[m]
     g[m] = 0
@@ -292,3 +288,25 @@ derive("_npi_broadcast_to", "broadcast_to", "_backward_np_broadcast_to",
            [np.broadcast_shapes(tuple(in_shapes[0]), parse_tuple(shape))], [in_dtypes[0]]),
        grad=lambda ograds, inputs, outputs, **_: [
            np.asarray(unbroadcast(ograds[0], inputs[0].shape), dtype=inputs[0].dtype)])
+
+
+# -- roll ---------------------------------------------------------------------------------
+def _roll_args(shift, axis):
+    if axis is None:
+        return (shift if isinstance(shift, int) else tuple(shift)), None
+    return tuple(shift) if not isinstance(shift, int) else shift, \
+        (axis if isinstance(axis, int) else tuple(axis))
+
+
+def _roll(data, shift=None, axis=None):
+    return np.roll(data, *_roll_args(shift, axis))
+
+
+def _roll_grad(ograds, inputs, outputs, shift=None, axis=None):
+    shift, axis = _roll_args(shift, axis)
+    back = -shift if isinstance(shift, int) else tuple(-s for s in shift)
+    return [np.roll(ograds[0], back, axis)]
+
+
+defop("_npi_roll", _roll, arg_names=("data",), grad=_roll_grad, cost=input_size,
+      params={"shift": None, "axis": None})

@@ -14,21 +14,34 @@ def _tri_mask(shape, k, lower):
 
 
 def _tri(lower):
+    """A 1-d input is the row of a square matrix (numpy's ``tril([1, 2, 3])``)."""
+    def square(shape):
+        return (shape[0], shape[0]) if len(shape) == 1 else tuple(shape)
+
     def kernel(m, k=0):
-        if m.ndim < 2:
-            raise ValueError("tril/triu: the input needs at least 2 dimensions")
-        return np.where(_tri_mask(m.shape, int(k), lower), m, np.zeros((), m.dtype))
+        if m.ndim < 1:
+            raise ValueError("tril/triu: the input needs at least 1 dimension")
+        mask = _tri_mask(square(m.shape), int(k), lower)
+        return np.where(mask, m, np.zeros((), m.dtype))
+
+    def infer(in_shapes, in_dtypes, **_):
+        if len(in_shapes[0]) < 1:
+            raise ValueError("tril/triu: the input needs at least 1 dimension")
+        return [square(in_shapes[0])], [in_dtypes[0]]
 
     def grad(ograds, inputs, outputs, k=0):
-        return [np.where(_tri_mask(inputs[0].shape, int(k), lower), ograds[0], 0)
-                .astype(inputs[0].dtype)]
-    return kernel, grad
+        x = inputs[0]
+        g = np.where(_tri_mask(square(x.shape), int(k), lower), ograds[0], 0)
+        if x.ndim == 1:
+            g = g.sum(axis=0)
+        return [g.astype(x.dtype)]
+    return kernel, infer, grad
 
 
 for _name, _lower, _gname in (("_npi_tril", True, "_backward_tril"),
                               ("_npi_triu", False, "_backward_triu")):
-    _k, _g = _tri(_lower)
-    defop(_name, _k, grad=_g, grad_name=_gname, cost=input_size, params={"k": 0})
+    _k, _i, _g = _tri(_lower)
+    defop(_name, _k, infer=_i, grad=_g, grad_name=_gname, cost=input_size, params={"k": 0})
 
 
 def _diagonal(a, offset=0, axis1=0, axis2=1):
@@ -82,15 +95,8 @@ def _diag(v, k=0):
 
 
 def _diag_grad(ograds, inputs, outputs, k=0):
-    v = inputs[0]
-    og = ograds[0]
-    if v.ndim == 1:
-        return [np.diagonal(og, int(k)).astype(v.dtype)]
-    g = np.zeros_like(v)
-    view = np.diagonal(g, int(k))
-    view.setflags(write=True)
-    view[...] = og
-    return [g]
+    from .np_numeric import _moved_grad      # diag copies elements: the shared rule
+    return [_moved_grad(lambda a: np.diag(a, int(k)), inputs[0], ograds[0])]
 
 
 defop("_npi_diag", _diag, arg_names=("v",), grad=_diag_grad, grad_name="_backward_npi_diag",

@@ -54,8 +54,20 @@ def _np_reduction(name, base, grad_name, nonempty=False):
     kernel0, grad0 = source.kernel, source.grad
 
     def kernel(x, axis=None, keepdims=False, dtype=None):
+        if dtype is not None and name == "_npi_mean" and np.dtype(dtype).kind in "iu":
+            axes = np_axes(axis, x.ndim)     # numpy's int mean: the sum in that dtype
+            return np.mean(x, axis=axes, dtype=dtype, keepdims=keepdims) \
+                if axes != () else x.astype(dtype)
         if dtype is not None and x.dtype != np.dtype(dtype):
-            x = x.astype(dtype)
+            # accumulated in the wider of the two, then given the asked dtype (MXNet's
+            # accumulation type: float32 in float16 out sums in float32)
+            out = np.dtype(dtype)
+            wide = np.promote_types(x.dtype, out) if out.kind == "f" and \
+                x.dtype.kind != "b" else out     # (an int result: accumulated as numpy)
+            x = x.astype(wide)
+            if np_axes(axis, x.ndim) == ():
+                return x.astype(out)
+            return np.asarray(kernel0(x, axis=axis, keepdims=keepdims)).astype(out)
         if np_axes(axis, x.ndim) == ():      # no axis reduced: the values themselves
             return x.copy()
         return kernel0(x, axis=axis, keepdims=keepdims)
@@ -138,16 +150,27 @@ defop("_npi_any", _bool_reduce(np.any), infer=_bool_infer, grad=_no_grad, cost=i
 
 def _arg_infer(in_shapes, in_dtypes, axis=None, keepdims=False, **_):
     shape = tuple(in_shapes[0])
-    if not math.prod(shape):
-        raise ValueError("attempt to get argmax of an empty sequence")
-    if axis is None:
+    if axis is None or not shape:
+        if not shape and axis is not None and int(axis) not in (0, -1):
+            raise ValueError(f"axis {axis} is out of range for a 0-d array")
+        if not math.prod(shape):
+            raise ValueError("attempt to get argmax of an empty sequence")
         return [(1,) * len(shape) if keepdims else ()], [_INT64]
+    if not shape[int(axis) % len(shape)] if -len(shape) <= int(axis) < len(shape) else False:
+        raise ValueError(f"attempt to get argmax of an empty sequence (axis {axis})")
     return [reduced_shape(shape, axis, keepdims)], [_INT64]
 
 
+def _arg(fn):
+    def kernel(x, axis=None, keepdims=False):
+        if axis is None or not x.ndim:     # a 0-d array's axis 0/-1: the whole array
+            return fn(x, axis=None, keepdims=bool(keepdims))
+        return fn(x, axis=int(axis), keepdims=bool(keepdims))
+    return kernel
+
+
 for _name, _fn in (("_npi_argmax", np.argmax), ("_npi_argmin", np.argmin)):
-    defop(_name, lambda x, axis=None, keepdims=False, _f=_fn: _f(
-              x, axis=None if axis is None else int(axis), keepdims=bool(keepdims)),
+    defop(_name, _arg(_fn),
           infer=_arg_infer, grad=_no_grad, cost=input_size,
           params={"axis": None, "keepdims": False})
 
@@ -195,18 +218,55 @@ def _np_norm(x, ord=None, axis=None, keepdims=False):
     return np.linalg.norm(x, ord=ord, axis=axes, keepdims=keepdims)
 
 
+def _vector_norm_grad(x, og, o, ord):
+    ax = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if ord in (np.inf, -np.inf, float("inf"), float("-inf")):
+            hit = ax == o
+            n = np.sum(hit, axis=-1, keepdims=True)
+            return og * np.sign(x) * hit / np.maximum(n, 1)
+        if ord == 0:
+            return np.zeros_like(x)
+        if ord == 1:
+            return og * np.sign(x)
+        p = float(ord)
+        return np.nan_to_num(og * np.sign(x) * ax ** (p - 1) / o ** (p - 1))
+
+
+def _matrix_norm_grad(x, og, o, ord):
+    """x (..., m, n) with the norm over the last two axes; og and o (..., 1, 1)."""
+    if ord in (1, -1, np.inf, -np.inf, float("inf"), float("-inf")):
+        cols = ord in (1, -1)         # 1: the largest column sum of |x|
+        sums = np.abs(x).sum(axis=-2 if cols else -1, keepdims=True)
+        hit = sums == o
+        hit = hit / np.maximum(hit.sum(axis=-1 if cols else -2, keepdims=True), 1)
+        return og * np.sign(x) * hit
+    u, s, vh = np.linalg.svd(x.astype(np.float64), full_matrices=False)
+    if ord == "nuc":
+        return og * np.matmul(u, vh)
+    k = 0 if ord == 2 else -1          # 2: the largest singular value, -2 the smallest
+    return og * (u[..., :, k, None] * vh[..., None, k, :])
+
+
 def _np_norm_grad(ograds, inputs, outputs, ord=None, axis=None, keepdims=False):
     x = inputs[0]
     axes = _norm_axes(x.ndim, axis)
     og = _expand(ograds[0], x.shape, axes, keepdims)
     o = _expand(outputs[0], x.shape, axes, keepdims)
-    if ord is None or ord == "fro" or ord == 2 and axes is not None and len(axes) == 1:
+    xf = x.astype(np.float64)
+    if ord is None or ord == "fro" or ord == 2 and axes is not None and len(axes) == 1 \
+            or ord == 2 and axes is None and x.ndim == 1:
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = np.where(o == 0, 0, og * x / np.where(o == 0, 1, o))
-    elif ord == 1 and (axes is None and x.ndim == 1 or axes is not None and len(axes) == 1):
-        g = og * np.sign(x)
+            g = np.where(o == 0, 0, og * xf / np.where(o == 0, 1, o))
+    elif axes is None and x.ndim == 1 or axes is not None and len(axes) == 1:
+        a = axes[0] if axes else 0
+        g = np.moveaxis(_vector_norm_grad(np.moveaxis(xf, a, -1), np.moveaxis(og, a, -1),
+                                          np.moveaxis(o, a, -1), ord), -1, a)
     else:
-        raise ValueError(f"norm: no gradient for ord={ord!r} over axes {axes}")
+        a0, a1 = axes if axes is not None else (0, 1)
+        move = lambda t: np.moveaxis(t, (a0, a1), (-2, -1))     # noqa: E731
+        g = np.moveaxis(_matrix_norm_grad(move(xf), move(og)[..., :1, :1],
+                                          move(o)[..., :1, :1], ord), (-2, -1), (a0, a1))
     return [np.asarray(g, dtype=x.dtype)]
 
 

@@ -9,6 +9,8 @@ from .registry import defop, input_size
 
 # -- softmax family ------------------------------------------------------------------
 def _softmax_fwd(x, axis):
+    if not x.size:                   # nothing to normalize (a zero-size axis included)
+        return x.copy()
     e = x - x.max(axis=axis, keepdims=True)
     np.exp(e, out=e)           # in place: one array of the input's size, not two
     e /= e.sum(axis=axis, keepdims=True)
@@ -16,6 +18,8 @@ def _softmax_fwd(x, axis):
 
 
 def _log_softmax_fwd(x, axis):
+    if not x.size:
+        return x.copy()
     shifted = x - x.max(axis=axis, keepdims=True)
     shifted -= np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
     return shifted

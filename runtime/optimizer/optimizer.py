@@ -49,6 +49,8 @@ class Optimizer:
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
         self.aggregate_num = 0
+        from ..util import is_np_array
+        self.allow_np_array = is_np_array()   # MXNet 1.x's flag (kept; never required)
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):

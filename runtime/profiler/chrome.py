@@ -14,6 +14,7 @@ import orjson
 from xprof.traces import callstats
 
 from . import columns, deps, linefold, recorder as R, records, sampler
+from .observer import observer as _observer
 
 PID = 0
 
@@ -262,10 +263,16 @@ def _sync(th, ev):
 def _sub_operator(th, ev):
     name, cat, t0, t1 = ev[NAME], ev[CAT], ev[T], ev[T + 1]
     t_push, call_tid, call_t0, call_name = ev[_SUB_PUSH], ev[_SUB_TID], ev[_SUB_T0], ev[_SUB_CALL]
+    slowed = _observer.slowed.get(t0) if _observer.slowed else None   # (xprof run --slow)
     if len(ev) > SUB_T_READY:   # with its dependency record (pushed by the call's thread)
         t_ready, reads, writes = ev[SUB_T_READY], ev[SUB_READS], ev[SUB_WRITES]
-        _dep_slice(th, name, cat, t0, t1, {"dep": deps.dep_args(
-            t0, t_push, t_ready, call_tid, th.tid, reads, writes, th.vars)})
+        args = {"dep": deps.dep_args(t0, t_push, t_ready, call_tid, th.tid, reads, writes,
+                                     th.vars)}
+        if slowed:
+            args["slowed_ns"] = slowed
+        _dep_slice(th, name, cat, t0, t1, args)
+    elif slowed:
+        _dep_slice(th, name, cat, t0, t1, {"slowed_ns": slowed})
     else:
         th.extra += (th.key((name, cat)), t0, t1)
     if call_tid is not None and t_push >= call_t0 >= th.base:
@@ -289,6 +296,26 @@ def _call_span(th, ev):
                 *split[1:], th.backlogs.get(ev[_CALL_START]))})
     th.add({"name": name, "cat": cat, "ph": "e", "id": th.calls, "ts": th.us(ev[T] + split[0]),
             "pid": th.pid, "tid": th.tid})
+
+
+def _slowed_ops(th, ops, var_numbers, slowed, keys, shaped_args):
+    """``xprof run --slow`` (runtime/slow.py): the op records of ``ops`` that were made
+    slower, written one by one with ``args.slowed_ns`` beside their ``dep``; the rest,
+    and their variables, for the bulk writer."""
+    mark = np.isin(ops.t0, np.fromiter(slowed, np.int64, len(slowed)))
+    if not mark.any():
+        return ops, var_numbers
+    starts = np.cumsum(ops.counts) - ops.counts
+    for j in np.flatnonzero(mark).tolist():
+        k = int(ops.key[j])
+        name, cat = keys[k][0], keys[k][1]
+        t0, t1 = int(ops.t0[j]), int(ops.t1[j])
+        pusher = int(ops.pusher[j])
+        dep = [int(ops.p[j]), int(ops.q[j]), th.tid if pusher < 0 else pusher,
+               *var_numbers[starts[j]:starts[j] + ops.counts[j]].tolist()]
+        _dep_slice(th, name, cat, t0, t1, {**(shaped_args.get(k) or {}), "dep": dep,
+                                            "slowed_ns": slowed[t0]})
+    return ops.select(~mark), var_numbers[np.repeat(~mark, ops.counts)]
 
 
 def _line_sample(th, ev):
@@ -331,6 +358,7 @@ def _encode(snapshot, base_ns, process_name, other_data):
     records_ = []        # per thread, a matrix of slices each beginning with a comma
     flows = calls = 0
     dep_cols, numbers = deps.collect(snapshot, base_ns)   # (gives op records' keys out)
+    slowed = _observer.slowed
     # each custom-op call's Backlog: the op that made it ready, from every thread's ops
     backlogs = deps.call_backlogs(
         [ops for ops, _, _ in dep_cols.values()],
@@ -364,6 +392,8 @@ def _encode(snapshot, base_ns, process_name, other_data):
                           pid, tid, buf.sampled.name, th.us, base_ns)
             continue
         ops, rest, var_numbers = dep_cols[buf] if buf in dep_cols else (None, (), None)
+        if slowed and ops is not None and len(ops):   # xprof run --slow's marked ops
+            ops, var_numbers = _slowed_ops(th, ops, var_numbers, slowed, keys, shaped_args)
         for ev in rest:   # every record but the op records
             if ev[T] < base_ns:
                 continue  # began before this session (an op still running at the last finish)

@@ -69,7 +69,7 @@ class Observer:
     stamps = True
 
     __slots__ = ("op_keys", "shaped_keys", "api_keys", "sink", "mask", "call_spans",
-                 "_call_names", "mem_log")
+                 "_call_names", "mem_log", "slowed")
 
     def __init__(self):
         # the memory log's hot path, as the NDArray layer inlines it: ``mem_log((device,
@@ -83,6 +83,9 @@ class Observer:
         self.mask = 0         # op modes being profiled (set with the engine's mask)
         self.call_spans = True   # record a span per custom-op call (benchmarks turn it off)
         self._call_names = {}
+        # xprof run --slow (runtime/slow.py): an op's start (its record's t0) -> the extra
+        # ns it was given; the dump marks those events (args.slowed_ns)
+        self.slowed = {}
 
     # -- the engine ------------------------------------------------------------------------
     def op(self, name, t0, t1):

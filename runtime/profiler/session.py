@@ -189,6 +189,9 @@ def _other_data():
     if rank is not None:
         data["rank"] = rank
         data["world_size"] = ranks.world_size()
+    from .. import slow
+    if slow.specs:   # xprof run --slow: what was slowed, per spec
+        data["slowed"] = slow.summary()
     return data
 
 

@@ -52,7 +52,9 @@ _python_level.install(globals(), _FRONTEND)
 _python_level.attach_fluent(Symbol, globals())
 
 from . import contrib, image, linalg, random, sparse  # noqa: E402,F401 - mx.sym.contrib...
+from . import numpy, numpy_extension  # noqa: E402,F401 - mx.sym.np, mx.sym.npx (MXNet 1.x)
 import types as _types  # noqa: E402
+np, npx = numpy, numpy_extension
 
 # mx.sym._internal: the operators whose names start with "_" (as mx.nd._internal)
 _internal = _types.SimpleNamespace(**{n: f for n, f in globals().items()

@@ -15,7 +15,8 @@ from conftest import REPO, run_script
 
 pytestmark = pytest.mark.browser
 
-CALL_PARTS = ("Inputs", "Pool", "Python", "Blocked", "Tail")   # the report's bars (Queued split)
+# the report's bars: Queued split into Inputs and Pool, Inputs into Backlog and Producer
+CALL_PARTS = ("Backlog", "Producer", "Pool", "Python", "Blocked", "Tail")
 
 
 def _report_and_stats(trace):
@@ -101,8 +102,8 @@ def breakdown_report(tmp_path_factory):
 
 
 def test_custom_op_bars_draw_the_measured_split(page, breakdown_report, artifacts):
-    """Each op type's bar, as the browser lays it out, is its Inputs / Pool / Python /
-    Blocked / Tail split, in that order and end to end; converted back to ms with the chart's scale
+    """Each op type's bar, as the browser lays it out, is its Backlog / Producer / Pool /
+    Python / Blocked / Tail split, in that order and end to end; converted back to ms with the chart's scale
     (the longest bar spans the bar width), its Python and Blocked segments are the times
     the script measured with perf_counter inside forward (Busy spins in Python, Waiter
     blocks on wait_to_read, Chain and Fed neither)."""

@@ -13,8 +13,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from xprof.mxcli.main import main
-from xprof.mxcli.readers.checker import Checker
-from xprof.mxcli.readers.normalize import Normalizer
+from xprof.mxcli.streaming.checker import Checker
+from xprof.mxcli.streaming.normalize import Normalizer
 from xprof.traces.tracefile import DEFAULT_CHUNK, TraceReader
 
 REPO = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@
 A real run (``xprof run``): a heavy ``FullyConnected`` writes the input of a light custom
 op, pushed right after it, so the call's latency is mostly waiting for its inputs, and
 the trace's dependency records say who wrote them. The run summary, ``xprof report``'s
-custom-op section and ``cli/readers/callinputs.py`` must all name ``FullyConnected``.
+custom-op section and ``cli/analysis/callinputs.py`` must all name ``FullyConnected``.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def dense_run(tmp_path_factory):
 
 def test_the_readers_name_the_writer_of_the_inputs(dense_run):
     tmp, _ = dense_run
-    from xprof.mxcli.readers.callinputs import input_writers_of_file
+    from xprof.mxcli.analysis.callinputs import input_writers_of_file
 
     assert input_writers_of_file(str(tmp / "dense.json")) == {"Light": "FullyConnected"}
 
@@ -82,7 +82,7 @@ def test_the_report_says_it(dense_run):
 def test_the_run_summary_reads_its_trace_once(dense_run, monkeypatch, capsys):
     """The event count, the statistics and the op the inputs waited for come from one
     decoding pass over the file (issue #25: it was decoded two or three times)."""
-    from xprof.mxcli.summary import print_summary
+    from xprof.mxcli.render.summary import print_summary
     from xprof.traces import tracefile
 
     tmp, _ = dense_run

@@ -1,10 +1,9 @@
-"""cli/stats_pipeline/communication.py and cli/analysis/stragglers.py on hand-made
+"""cli/analysis/communication.py and cli/analysis/stragglers.py on hand-made
 events: HTA's overlap per rank, the communication table, steps and their straggler."""
 from __future__ import annotations
 
 from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
-from xprof.mxcli.stats_pipeline.communication import (Communication, communication_rows,
-                                                    overlap_rows)
+from xprof.mxcli.analysis.communication import Communication, communication_rows, overlap_rows
 
 
 def _coll(pid, ts, dur, size=4000, name="KVStoreDistDefaultPush", **args):

@@ -179,7 +179,8 @@ def test_step_times_agree_with_the_jobs_own_clock(runs):
     from the setup before it, left out of both)."""
     import numpy as np
 
-    from xprof.mxcli.analysis.diff import load_run, steps_ns
+    from xprof.mxcli.analysis.diff import steps_ns
+    from xprof.mxcli.streaming.pair import load_run
 
     path, truth = runs["base"]
     found = steps_ns(load_run(str(path))) / 1e6

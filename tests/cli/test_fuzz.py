@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.readers.checker import Checker
-from xprof.mxcli.readers.chrome import StatsCollector
+from xprof.mxcli.streaming.checker import Checker
+from xprof.mxcli.analysis.stats_collector import StatsCollector
 from cli_helpers import normalize
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
@@ -75,8 +75,8 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
     from xprof.mxcli.analysis.diff import diff
     from xprof.mxcli.analysis.explain import analyze
     from xprof.mxcli.analysis.mark import chunks
-    from xprof.mxcli.readers.timeline import from_events
-    from xprof.mxcli.stats_pipeline.latency import LatencyCollector
+    from xprof.mxcli.analysis.timeline import from_events
+    from xprof.mxcli.analysis.latency import LatencyCollector
 
     doc = {"traceEvents": [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0,
                             "args": {"name": "main"}}] + evs}
@@ -97,5 +97,5 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
 
 
 def _run(path):
-    from xprof.mxcli.analysis.diff import load_run
+    from xprof.mxcli.streaming.pair import load_run
     return load_run(path)

@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import cli
 
-from xprof.mxcli import perfetto
+from xprof.mxcli.serve import perfetto
 from xprof.mxcli import view as view_mod
 
 

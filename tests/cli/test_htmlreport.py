@@ -7,7 +7,7 @@ import re
 
 from cli_helpers import X, meta, write_trace
 
-from xprof.mxcli.htmlreport import collect, render, svg
+from xprof.mxcli.render.html import collect, render, svg
 
 
 def _row(total, self_=None, count=1):
@@ -187,8 +187,8 @@ def test_a_trace_of_more_names_than_the_table_shows_draws_the_rows_of_the_whole_
     order (ties by domain, then name) and row count of the whole statistics. Durations
     repeat (many ties at the cut, some 0.4 ns apart: one rounded Self), rows nest (self
     time below total), and a sync wait and custom-op rows are there too."""
-    from xprof.mxcli.stats_pipeline import Options, process
-    from xprof.mxcli.stats_pipeline.sources import read_report
+    from xprof.mxcli.render.stats import Options, process
+    from xprof.mxcli.streaming.sources import read_report
 
     events = meta()
     for k in range(900):

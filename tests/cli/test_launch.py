@@ -1,4 +1,4 @@
-"""``xprof run --nproc N`` (cli/launch.py) with xprof's own launcher
+"""``xprof run --nproc N`` (cli/runner/launch.py) with xprof's own launcher
 (``XPROF_RUN_MPIEXEC=none``; through mpiexec: tests/dist): N ranked copies, each writing
 its own profile; the job's exit code; SIGTERM passed on to every copy."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 from cli_helpers import cli_subprocess
 
-from xprof.mxcli.launch import copy_arguments
+from xprof.mxcli.runner.launch import copy_arguments
 from xprof.mxcli.run import run
 
 

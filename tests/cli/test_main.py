@@ -50,7 +50,7 @@ def test_cli_does_not_boot_the_runtime(tmp_path):
 
     code = ("import sys; from xprof.mxcli.main import main\n"
             "try:\n    main(['stats', '--help'])\nexcept SystemExit:\n    pass\n"
-            "from xprof.mxcli.readers import stats_module; stats_module()\n"
+            "from xprof.mxcli.render import stats; from xprof.traces import stats as S\n"
             "print('xprof.runtime' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "False"

@@ -1,5 +1,5 @@
-"""``xprof trace A B ... -o merged.json`` (cli/readers/merge.py) and ``xprof stats
---by-process`` (stats_pipeline/by_process.py): launched ranks, other tools' traces,
+"""``xprof trace A B ... -o merged.json`` (cli/streaming/merge.py) and ``xprof stats
+--by-process`` (analysis/by_process.py): launched ranks, other tools' traces,
 clock alignment, ids kept apart. Every merged trace must pass ``xprof validate``."""
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import sys
 
-from xprof.mxcli import progress
+from xprof.mxcli.render import progress
 
 
 class _Reader:

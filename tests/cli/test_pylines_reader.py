@@ -1,4 +1,4 @@
-"""``Python Lines`` from hand-made traces (cli/readers/pylines.py): sums over calls,
+"""``Python Lines`` from hand-made traces (cli/analysis/pylines.py): sums over calls,
 shares of the op's Python time from its call spans, blocked rows, the stated error."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 from cli_helpers import X, cli, meta, write_trace
 
-from xprof.mxcli.readers import pylines
+from xprof.mxcli.analysis import pylines
 
 MS = 1_000_000
 

@@ -14,8 +14,8 @@ import json
 from cli_helpers import X, check_events, cli, normalize, write_trace
 
 from xprof.traces.batch import Batch
-from xprof.mxcli.readers.chrome import StatsCollector
-from xprof.mxcli.readers.timeline import Builder
+from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.timeline import Builder
 
 
 def _one_thread_events():

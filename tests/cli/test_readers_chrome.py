@@ -1,4 +1,4 @@
-"""readers/chrome.py's two paths agree: a batch's ``X`` events taken as columns (numpy)
+"""analysis/stats_collector.py's two paths agree: a batch's ``X`` events taken as columns (numpy)
 give exactly the statistics of the event-by-event path (``feed_events``), whatever the
 batch holds: well-formed xprof events, MXNet's B/E pairs, malformed values, integer
 times near the float64 limits, unhashable ids."""
@@ -9,7 +9,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.readers.chrome import StatsCollector
+from xprof.mxcli.analysis.stats_collector import StatsCollector
 from xprof.traces.tracefile import TraceReader
 
 _TIMES = st.one_of(

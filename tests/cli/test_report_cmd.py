@@ -10,7 +10,7 @@ import pytest
 
 from cli_helpers import cli, cli_subprocess
 
-from xprof.mxcli.htmlreport.render import operator_rows
+from xprof.mxcli.render.html.render import operator_rows
 from xprof.mxcli.report import default_output
 
 from test_run_view_report import run_sample
@@ -107,8 +107,8 @@ def test_critical_path_section_is_xprof_explain_of_the_same_trace(tmp_path):
     page renders comes from the document ``xprof explain --format json`` prints, built
     from the trace's dependency records (not the per-thread-serial fallback)."""
     from xprof.mxcli.analysis.explain import FALLBACK_NOTE
-    from xprof.mxcli.htmlreport import svg
-    from xprof.mxcli.htmlreport.collect import collect
+    from xprof.mxcli.render.html import svg
+    from xprof.mxcli.render.html.collect import collect
 
     trace, _ = run_sample("ndarray_chain.py", tmp_path)
     res = cli("explain", trace, "--format", "json")
@@ -129,7 +129,7 @@ def test_the_trace_is_read_once_and_the_explain_document_is_the_commands(tmp_pat
     """One decoding pass feeds the statistics and the explain timeline; the document
     the page draws is ``xprof explain --format json``'s, minus the segment list, and
     its composition is the segments' time per kind."""
-    from xprof.mxcli.htmlreport.collect import collect
+    from xprof.mxcli.render.html.collect import collect
     from xprof.traces import tracefile
 
     trace, _ = run_sample("custom_op_breakdown.py", tmp_path)

@@ -1,5 +1,5 @@
 """``xprof report``'s statistics take self time from the read model's slice columns
-(``readers/trace_self.py``: one copy of the slices in a report's pass); its rows must be
+(``analysis/trace_stats.py``: one copy of the slices in a report's pass); its rows must be
 ``xprof stats``' own, on what the ``Trace`` holds differently: Python-line samples
 (no ``Trace`` slices, but parents of ops), a sync point's instant (a ``Trace`` slice,
 no statistics slice), durations with digits below the nanosecond (picoseconds), B/E
@@ -10,7 +10,7 @@ import json
 
 from cli_helpers import cli
 
-from xprof.mxcli.htmlreport.collect import read_trace
+from xprof.mxcli.render.html.collect import read_trace
 
 
 def _x(name, ts, dur, tid=1, cat="operator"):

@@ -325,7 +325,7 @@ def test_run_end_of_run_dump_goes_through_the_delayed_status(tmp_path, monkeypat
 
     from click.testing import CliRunner
 
-    from xprof.mxcli import progress
+    from xprof.mxcli.render import progress
     from xprof.mxcli.main import main
 
     labels = []

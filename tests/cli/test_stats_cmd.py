@@ -9,10 +9,9 @@ import json
 import pytest
 
 from cli_helpers import X, cli, cli_subprocess, meta, write_trace
-from xprof.mxcli.readers import stats_module
+from xprof.traces import stats as S
 from xprof.traces import callstats
 
-S = stats_module()
 
 
 def _trace(tmp_path):
@@ -129,7 +128,7 @@ def test_csv(tmp_path):
 @pytest.mark.parametrize("args,fragment", [
     (["--sort-by", "median"], "Invalid value for '--sort-by': 'median' is not one of 'total', 'self', 'avg', 'min', "
                               "'max', 'count'."),
-    (["--format", "xml"], "'xml' is not one of 'table', 'json', 'csv'"),
+    (["--format", "xml"], "'xml' is not one of 'text', 'json', 'csv', 'markdown'"),
     (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),
     (["--top", "many"], "'many' is not a valid integer"),
     (["--domain", "nope"], "unknown domain 'nope'; available: 'Custom Operator', 'Device Storage', "

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.readers import stats_module
+from xprof.traces import stats as S
 
-S = stats_module()
 
 
 def _stats():

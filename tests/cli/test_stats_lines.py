@@ -1,6 +1,6 @@
 """Python lines inside custom operators, end to end: ``xprof run`` samples, ``xprof stats
 --lines`` reads the trace back (runtime/profiler/sampler.py, linefold.py,
-cli/readers/pylines.py; docs/lines.md).
+cli/analysis/pylines.py; docs/lines.md).
 
 Known answers: a ``forward`` that calls a pure-Python loop for ~3 parts of its time and a
 numpy section for ~1 part, each timed with ``perf_counter`` inside the op (the ground

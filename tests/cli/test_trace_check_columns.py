@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from cli_helpers import TRACES
 from mutations import NASTY, mutate
-from xprof.mxcli.readers.checker import Checker
-from xprof.mxcli.readers.normalize import Normalizer
+from xprof.mxcli.streaming.checker import Checker
+from xprof.mxcli.streaming.normalize import Normalizer
 from xprof.traces.tracefile import TraceError, TraceReader
 from xprof.mxcli.trace import checked_output
 

@@ -1,5 +1,5 @@
-"""``xprof stats``' rows as a query on the ``Trace`` (``readers/trace_stats.py``) equal the
-streaming reader's (``readers/chrome.py``) on the cases the ``Trace`` holds differently:
+"""``xprof stats``' rows as a query on the ``Trace`` (``analysis/trace_stats.py``) equal the
+streaming reader's (``analysis/stats_collector.py``) on the cases the ``Trace`` holds differently:
 Python-line samples, sync points' instants, durations with digits below the nanosecond,
 a slice longer than 2^63 ps, a duration without a usable start, ``B``/``E`` pairs, async
 pairs and counters, in one batch or event by event."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from xprof.mxcli.readers.chrome import StatsCollector
-from xprof.mxcli.readers.timeline import Builder
-from xprof.mxcli.readers.trace_stats import TraceStats
+from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.timeline import Builder
+from xprof.mxcli.analysis.trace_stats import TraceStats
 from xprof.traces.batch import Batch
 from xprof.traces.stats import to_json_obj
 

@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 
-from xprof.mxcli.launch import mpiexec  # noqa: E402
+from xprof.mxcli.runner.launch import mpiexec  # noqa: E402
 
 JOBS = Path(__file__).resolve().parent / "jobs"
 

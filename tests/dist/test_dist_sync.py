@@ -47,7 +47,7 @@ def test_mpiexec_of_xprof_run_works_too(tmp_path):
     import subprocess
     import sys
 
-    from xprof.mxcli.launch import mpiexec
+    from xprof.mxcli.runner.launch import mpiexec
 
     from dist_helpers import JOBS
 

@@ -1,7 +1,7 @@
 """A rank that raises, exits or is killed ends the whole job within seconds: the job
 exits non-zero, the other ranks stop with an error naming the failed rank and write
 their traces, and no process is left behind (keepers included: runtime/dist/faults.py,
-cli/keeper.py)."""
+cli/runner/keeper.py)."""
 from __future__ import annotations
 
 import os

@@ -159,3 +159,51 @@ def test_set_np_is_per_thread(np_mode):
     t.start()
     t.join()
     assert seen == [False] and mx.util.is_np_array()
+
+
+def test_mxnet_2_activation_and_container_layers():
+    npx.set_np()
+    try:
+        import math
+        x = np.array([-1.5, -0.2, 0.0, 0.7, 2.0])
+        xs = x.asnumpy().astype("float64")
+        erf = onp.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in xs])
+        tanh = 0.5 * xs * (1 + onp.tanh(0.7978845608 * (xs + 0.044715 * xs ** 3)))
+        onp.testing.assert_allclose(nn.GELU(approximation="erf")(x).asnumpy(), erf,
+                                    rtol=1e-5)
+        onp.testing.assert_allclose(nn.GELU(approximation="tanh")(x).asnumpy(), tanh,
+                                    rtol=1e-5)
+        onp.testing.assert_allclose(nn.GELU()(x).asnumpy(), tanh, rtol=1e-5)  # 1.x's
+        with pytest.raises(ValueError):
+            nn.GELU(approximation="exact")
+        onp.testing.assert_allclose(nn.SiLU()(x).asnumpy(), xs / (1 + onp.exp(-xs)),
+                                    rtol=1e-5)
+        for cls in (nn.Concatenate, nn.HybridConcatenate):
+            net = cls(axis=1)
+            net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=4))
+            net.initialize()
+            assert net(np.ones((5, 4))).shape == (5, 5)
+        const = onp.arange(6.0, dtype="float32").reshape(2, 3)
+
+        class WithConstant(nn.HybridBlock):
+            def __init__(self):
+                super().__init__()
+                self.c = gluon.Constant(const)
+
+            def forward(self, x):
+                return x + self.c.data()
+        block = WithConstant()
+        block.initialize()
+        onp.testing.assert_allclose(block(np.ones((2, 3))).asnumpy(), const + 1)
+    finally:
+        npx.reset_np()
+
+
+def test_pixel_shuffle_in_nn_is_contribs():
+    from xprof.runtime.gluon.contrib import nn as contrib_nn
+    for name in ("PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"):
+        if hasattr(contrib_nn, name):        # (issue 45's layers, branch examples)
+            assert getattr(nn, name) is getattr(contrib_nn, name)
+        else:
+            with pytest.raises(AttributeError):
+                getattr(nn, name)

@@ -1,6 +1,7 @@
 """A Gluon training job with one heavy Dense layer: the known answers of the real-job tests.
 
     python tests/jobs/gluon_mlp.py [--hybridize] [--steps 10] [--sleep-ms 0] [--custom]
+        [--warmup 0]
 
 The network is ``Dense(--width=512, relu) -> heavy Dense(--heavy=4096, relu) -> Dense(10)``
 on a batch of 64 random rows of 64 features, trained with SGD and a softmax cross-entropy
@@ -15,6 +16,11 @@ may still run the step's tail: then Python, not any op, sets the pace. With
 The script measures its own ground truth with ``perf_counter`` and prints it as one JSON
 line on stdout (``{"steps_s": [...], "sleep_s": ...}``): the wall time of each step
 (from before ``record()`` to after ``waitall()``) and the total time it slept.
+
+``--warmup N`` runs N steps first with the profiler stopped (the script's own
+``mx.profiler.set_state`` calls, which ``xprof run`` follows): the profile then holds the
+steady steps alone, without the first one's initialization (the what-if tests compare
+two runs' walls, and the first step's time varies most).
 """
 import argparse
 import json
@@ -73,6 +79,7 @@ def main():
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--sleep-ms", type=float, default=0.0)
     ap.add_argument("--custom", action="store_true")
+    ap.add_argument("--warmup", type=int, default=0)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     x = mx.nd.array(rng.normal(size=(args.batch_size, 64)).astype(np.float32))
@@ -84,6 +91,12 @@ def main():
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
     steps, slept = [], 0.0
+    if args.warmup:
+        mx.profiler.set_state("stop")
+        for _ in range(args.warmup):
+            _step(net, loss_fn, trainer, x, y, args.batch_size)
+        mx.nd.waitall()
+        mx.profiler.set_state("run")
     for _ in range(args.steps):
         t0 = time.perf_counter()
         with autograd.record():
@@ -96,7 +109,16 @@ def main():
             slept += time.perf_counter() - s0
         mx.nd.waitall()
         steps.append(time.perf_counter() - t0)
+    if args.warmup:
+        mx.profiler.set_state("stop")
     print(json.dumps({"steps_s": steps, "sleep_s": slept}))
+
+
+def _step(net, loss_fn, trainer, x, y, batch_size):
+    with autograd.record():
+        loss = loss_fn(net(x), y)
+    loss.backward()
+    trainer.step(batch_size)
 
 
 if __name__ == "__main__":

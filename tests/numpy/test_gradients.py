@@ -16,7 +16,8 @@ from xprof.runtime import autograd, np, npx
 from xprof.runtime.numpy import _ufuncs
 from xprof.runtime.ops import registry
 
-NAMESPACES = {"np": np, "np.linalg": np.linalg, "np.random": np.random, "npx": npx}
+NAMESPACES = {"np": np, "np.linalg": np.linalg, "np.random": np.random, "npx": npx,
+              "npx.random": npx.random}
 
 
 def u(shape=(2, 3), lo=-1.0, hi=1.0):
@@ -175,6 +176,58 @@ CASES = {
        for n in ("exponential", "rayleigh")},
     "npx.ctc_loss": (lambda d: npx.ctc_loss(d, np.array([[1, 2]], dtype="float64")),
                      [u((3, 1, 4))]),
+    # MXNet 2's operators for what official NumPy computes in 1.x (ops/np_numeric.py,
+    # ops/np_linalg.py)
+    "np.einsum": (lambda a, b: np.einsum("ij,jk->ik", a, b), [u((2, 3)), u((3, 2))]),
+    "np.einsum diagonal": (lambda a: np.einsum("ii->i", a), [SQ]),
+    "np.einsum broadcast": (lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
+                            [u((1, 2, 3)), u((2, 3, 2))]),
+    "np.pad": (lambda a: np.pad(a, ((1, 0), (2, 1))), [u()]),
+    "np.pad reflect": (lambda a: np.pad(a, 2, mode="reflect"), [u()]),
+    "np.pad edge": (lambda a: np.pad(a, 1, mode="edge"), [u()]),
+    "np.diff": (lambda a: np.diff(a, n=2, axis=1), [u((2, 4))]),
+    "np.ediff1d": (lambda a, b: np.ediff1d(a, to_begin=b, to_end=[5.0]), [u(), u((2,))]),
+    "np.nan_to_num": (np.nan_to_num, [u()]),
+    "np.diagflat": (lambda a: np.diagflat(a, k=1), [u((2, 2))]),
+    "np.polyval": (np.polyval, [u((3,)), u()]),
+    "np.linalg.svd": (lambda a: sum(x.sum() for x in np.linalg.svd(a)[1:2]), [u((2, 3))]),
+    "np.linalg.svd ut v": (lambda a: (lambda r: (r[0] * r[0][:, :1]).sum() +
+                                      (r[2] * r[2][:1]).sum())(np.linalg.svd(a)),
+                           [u((2, 3))]),
+    "np.linalg.cholesky": (lambda a: np.linalg.cholesky(np.matmul(a, a.T) +
+                                                        3 * np.eye(3, dtype="float64")),
+                           [SQ]),
+    "np.linalg.solve": (lambda a, b: np.linalg.solve(a + 3 * np.eye(3, dtype="float64"), b),
+                        [SQ, u((3, 2))]),
+    "np.linalg.tensorinv": (lambda a: np.linalg.tensorinv(
+        a.reshape(2, 2, 4) + 3 * np.eye(4, dtype="float64").reshape(2, 2, 4), ind=2),
+                            [u((4, 4), -0.5, 0.5)]),
+    "np.linalg.tensorsolve": (lambda a, b: np.linalg.tensorsolve(
+        a + 3 * np.eye(4, dtype="float64"), b), [u((4, 4), -0.5, 0.5), u((4,))]),
+    "np.linalg.norm 2": (lambda a: np.linalg.norm(a, 2), [u((3, 2))]),
+    "np.linalg.norm nuc": (lambda a: np.linalg.norm(a, "nuc"), [u((3, 2))]),
+    "np.linalg.norm 1": (lambda a: np.linalg.norm(a, 1, axis=(0, 1)), [u((3, 2))]),
+    "np.linalg.norm inf vector": (lambda a: np.linalg.norm(a, "inf", axis=1), [u((3, 4))]),
+    "np.linalg.norm 3": (lambda a: np.linalg.norm(a, 3, axis=0), [u((3, 4))]),
+    "np.full": (lambda a: np.full((2, 3), a), [u((3,))]),
+    "npx.index_update": (lambda a, v: npx.index_update(a, np.array([[0, 1], [2, 0]]), v),
+                         [u(), u((2,))]),
+    "npx.index_add": (lambda a, v: npx.index_add(a, np.array([[0, 1, 0], [2, 0, 2]]), v),
+                      [u(), u((3,))]),
+    "npx.slice": (lambda a: npx.slice(a, begin=(0, 1), end=(2, None), step=(1, 1)), [u()]),
+    "npx.interleaved_matmul_selfatt_qk": (
+        lambda a: npx.interleaved_matmul_selfatt_qk(a, heads=1), [u((2, 1, 6))]),
+    "npx.interleaved_matmul_selfatt_valatt": (
+        lambda a, att: npx.interleaved_matmul_selfatt_valatt(a, att, heads=1),
+        [u((2, 1, 6)), u((1, 2, 2))]),
+    "npx.interleaved_matmul_encdec_qk": (
+        lambda q, kv: npx.interleaved_matmul_encdec_qk(q, kv, heads=1),
+        [u((2, 1, 2)), u((3, 1, 4))]),
+    "npx.interleaved_matmul_encdec_valatt": (
+        lambda kv, att: npx.interleaved_matmul_encdec_valatt(kv, att, heads=1),
+        [u((3, 1, 4)), u((1, 2, 3))]),
+    **{f"np.random.{n}": (_seeded(getattr(np.random, n)), [u((3,), 0.5, 2.0)])
+       for n in ("weibull", "pareto")},
 }
 
 # name -> why it has no gradient
@@ -188,7 +241,7 @@ _REASONS = {
 NOT_DIFFERENTIABLE = {
     **{f"np.{n}": "creation" for n in (
         "arange", "array", "asarray", "ascontiguousarray", "empty", "empty_like", "eye",
-        "full", "full_like", "identity", "linspace", "ones", "ones_like", "zeros",
+        "full_like", "identity", "linspace", "ones", "ones_like", "zeros",
         "zeros_like")},
     **{f"np.{n}": "integer" for n in (
         "all", "any", "argmax", "argmin", "argsort", "nonzero", "equal", "not_equal",
@@ -204,9 +257,13 @@ NOT_DIFFERENTIABLE = {
     **{f"np.random.{n}": "random" for n in (
         "choice", "rand", "randint", "randn", "random", "random_sample", "shuffle",
         "bernoulli", "multinomial", "multivariate_normal", "beta", "chisquare", "f", "gamma",
-        "power", "weibull", "pareto", "lognormal")},
+        "power", "lognormal")},
     **{f"np.{n}": "creation" for n in ("hanning", "hamming", "blackman")},
     "np.random.seed": "utility",
+    **{f"np.{n}": "utility" for n in ("shares_memory", "may_share_memory")},
+    **{f"npx.{n}": "integer" for n in ("constraint_check", "round_ste", "sign_ste")},
+    **{f"npx.random.{n}": "random" for n in ("uniform_n", "normal_n", "bernoulli")},
+    "npx.random.seed": "utility",
     **{f"npx.{n}": "utility" for n in (
         "cpu", "cpu_pinned", "current_context", "current_device", "from_numpy", "gpu",
         "is_np_array", "is_np_default_dtype", "is_np_shape", "load", "num_gpus", "reset_np",

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from xprof.mxcli.readers.checker import Checker
+from xprof.mxcli.streaming.checker import Checker
 from xprof.runtime.profiler import linefold, records
 
 CAT = linefold.CATEGORY

@@ -7,7 +7,7 @@ import pytest
 
 import xprof.runtime as mx
 from xprof.mxcli.analysis.explain import explain
-from xprof.mxcli.readers.timeline import load
+from xprof.mxcli.analysis.timeline import load
 
 ENGINES = ["ThreadedEngine", "NaiveEngine"]
 
@@ -18,7 +18,7 @@ def _deps(doc):
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_every_op_carries_its_record_and_the_trace_stays_valid(prof, on_engine, kind):
-    from xprof.mxcli.readers.checker import Checker
+    from xprof.mxcli.streaming.checker import Checker
 
     on_engine(kind)
     prof.start(profile_all=True)

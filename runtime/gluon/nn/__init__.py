@@ -10,3 +10,4 @@ from .norm_layers import __all__ as _norm_all
 
 __all__ = (["Block", "HybridBlock", "SymbolBlock"] + list(_basic_all) + list(_conv_all)
            + list(_norm_all))
+

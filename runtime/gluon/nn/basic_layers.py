@@ -7,6 +7,7 @@ from ..block import Block, HybridBlock
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Dropout", "Flatten",
            "Lambda", "HybridLambda", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish",
+           "SiLU", "Concatenate", "HybridConcatenate",
            "Identity", "Embedding"]
 
 
@@ -91,6 +92,43 @@ class HybridSequential(HybridBlock):
 
     __getitem__ = Sequential.__getitem__
     __len__ = Sequential.__len__
+
+
+class Concatenate(Sequential):
+    """Runs every child on the same input and concatenates their outputs along ``axis``
+    (MXNet 2's layer)."""
+
+    def __init__(self, axis=-1, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def forward(self, x):
+        from ... import ndarray as F
+        return _concat(F, [block(x) for block in self._children.values()], self.axis)
+
+
+class HybridConcatenate(HybridSequential):
+    """Concatenate of HybridBlocks; hybridizes as one graph (MXNet 2's layer)."""
+
+    def __init__(self, axis=-1, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def hybrid_forward(self, F, x):
+        return _concat(F, [block(x) for block in self._children.values()], self.axis)
+
+
+def _concat(F, outs, axis):
+    """np arrays (and np symbols) by ``np.concatenate``, legacy ones by ``concat``."""
+    from ...numpy import ndarray as np_ndarray
+    from ...symbol.numpy import _Symbol
+    if isinstance(outs[0], np_ndarray):
+        from ...numpy import concatenate
+        return concatenate(outs, axis=axis)
+    if isinstance(outs[0], _Symbol):
+        from ...symbol.numpy import concatenate
+        return concatenate(outs, axis=axis)
+    return F.concat(*outs, dim=axis)
 
 
 def weight_bias_act(block, weight_shape, units, use_bias, activation, weight_initializer,
@@ -322,8 +360,26 @@ class SELU(HybridBlock):
 
 
 class GELU(HybridBlock):
+    """Gaussian error linear unit. ``approximation``: MXNet 2's ``'erf'`` (exact, its
+    default) or ``'tanh'``; without it, MXNet 1.x's layer (the tanh form, act type
+    ``gelu``)."""
+
+    def __init__(self, approximation=None, **kwargs):
+        super().__init__(**kwargs)
+        if approximation not in (None, "erf", "tanh"):
+            raise ValueError("Unsupported approximation! Supported values are 'erf' and "
+                             f"'tanh', but got '{approximation}'")
+        self._act_type = "gelu" if approximation is None else "gelu_" + approximation
+
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="gelu", name="fwd")
+        return F.LeakyReLU(x, act_type=self._act_type, name="fwd")
+
+
+class SiLU(HybridBlock):
+    """``x * sigmoid(x)`` (MXNet 2's layer; Swish with beta 1)."""
+
+    def hybrid_forward(self, F, x):
+        return x * F.sigmoid(x, name="fwd")
 
 
 class Swish(HybridBlock):

@@ -1,0 +1,139 @@
+"""``xprof explain --what-if`` against ``xprof run --slow``: predicted and measured.
+
+For each job and engine: 3 runs as they are (the baseline), the replay's error on each
+(replayed wall against recorded), then for the three ops with most run time on the
+critical path and one op off it (the largest op whose time is not on the path), the
+change of wall time the replay predicts for ``OP=2x`` (the median over the 3 baseline
+runs) against the change measured by 3 runs with ``--slow OP=2x`` (median of the slowed
+walls minus median of the baseline walls). The agreement asked for is within max(15%
+of the measured change, 3% of wall); the off-path op should predict and measure no
+change beyond that.
+
+    python benchmarks/bench_whatif.py [--runs 3] [--jobs mlp,hybrid,module,cnn,custom]
+        [--engines ThreadedEngine,NaiveEngine] [--json out.json]
+
+A measurement, not a test: run it on a quiet machine (the line sampler off, one BLAS
+thread, as the CI test does).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+JOBS = {
+    "mlp": [str(ROOT / "tests/jobs/gluon_mlp.py")],
+    "hybrid": [str(ROOT / "tests/jobs/gluon_mlp.py"), "--hybridize"],
+    "module": [str(ROOT / "tests/jobs/module_mlp.py")],
+    "cnn": [str(ROOT / "sample_scripts/train_cnn_profile.py"), "--output", "{tmp}/own.json"],
+    "custom": [str(ROOT / "tests/jobs/blocked_waits.py"), "--mode", "custom"],
+}
+ENV = {"XPROF_PROFILER_SAMPLE_INTERVAL_MS": "0", "XPROF_BLAS_NUM_THREADS": "1"}
+
+
+def run(argv, out, engine, slow=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    env.update(ENV, XPROF_ENGINE_TYPE=engine)
+    cmd = [sys.executable, "-m", "xprof.mxcli", "run", "-q", "-o", str(out)]
+    if slow:
+        cmd += ["--slow", slow]
+    argv = [a.replace("{tmp}", str(Path(out).parent)) for a in argv]
+    res = subprocess.run(cmd + argv, capture_output=True, text=True, env=env, timeout=600)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd + argv)}: exit {res.returncode}\n{res.stderr[-2000:]}")
+    return out
+
+
+def measure(job, engine, runs, tmp):
+    from xprof.mxcli.analysis import explain as ex, replay as rp, whatif as wi
+    from xprof.traces import whatif as grammar
+
+    base = []
+    for k in range(runs):
+        path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-base{k}.json", engine)
+        a = ex.analyze(str(path))
+        m = rp.model_of(a.tl, a.graph)
+        base.append((a, m, rp.replay(m)))
+    a0 = base[0][0]
+    ops = []
+    for name, _ in a0.top_ops(10):
+        spec = name
+        if name.endswith("::pure_python"):
+            spec = "custom:" + name.split("::")[0].removeprefix("_backward_")
+        if spec not in ops:
+            ops.append(spec)
+        if len(ops) == 3:
+            break
+    off = _off_path(a0)
+    if off is not None:
+        ops.append(off)
+    walls = [a.wall / 1e6 for a, _, _ in base]
+    rows = []
+    for spec in ops:
+        predicted = statistics.median(
+            wi.predict(m, [grammar.parse(spec + "=2x")], r)[0]["delta_ms"]
+            for _, m, r in base)
+        slowed = []
+        for k in range(runs):
+            path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-slow{k}.json", engine,
+                       spec + "=2x")
+            slowed.append(ex.analyze(str(path)).wall / 1e6)
+        measured = statistics.median(slowed) - statistics.median(walls)
+        bound = max(0.15 * abs(measured), 0.03 * statistics.median(walls))
+        rows.append({"op": spec, "on_path": spec != off, "predicted_ms": round(predicted, 3),
+                     "measured_ms": round(measured, 3), "bound_ms": round(bound, 3),
+                     "ok": abs(predicted - measured) <= bound})
+    errors = [100 * (r.wall - a.wall) / a.wall for a, _, r in base]
+    return {"job": job, "engine": engine, "wall_ms": [round(w, 3) for w in walls],
+            "replay_error_pct": [round(e, 2) for e in errors], "ops": rows}
+
+
+def _off_path(a):
+    """The op with most total time of which (almost) none is on the critical path."""
+    tl = a.tl
+    import numpy as np
+    totals = np.bincount(tl.name, weights=tl.end - tl.start, minlength=len(tl.names))
+    on = {n for n, ns in a.by_name.items() if ns > 0.01 * totals[tl.names.index(n)]}
+    best = None
+    g = a.graph
+    names_with_records = set(np.unique(g.name).tolist())
+    for i in np.argsort(-totals).tolist():
+        n = tl.names[i]
+        if i in names_with_records and n not in on and not n.endswith("::pure_python") \
+                and totals[i] > 0:
+            best = n
+            break
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--jobs", default=",".join(JOBS))
+    ap.add_argument("--engines", default="ThreadedEngine,NaiveEngine")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for job in args.jobs.split(","):
+            for engine in args.engines.split(","):
+                res = measure(job, engine, args.runs, tmp)
+                out.append(res)
+                print(f"{job:7s} {engine:15s} wall {statistics.median(res['wall_ms']):8.1f} ms"
+                      f"  replay error {res['replay_error_pct']} %")
+                for r in res["ops"]:
+                    print(f"    {r['op']:32s} {'on ' if r['on_path'] else 'off'} path  "
+                          f"predicted {r['predicted_ms']:+9.2f} ms  measured "
+                          f"{r['measured_ms']:+9.2f} ms  bound {r['bound_ms']:7.2f}  "
+                          f"{'ok' if r['ok'] else 'OFF'}")
+                sys.stdout.flush()
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

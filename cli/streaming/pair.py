@@ -1,0 +1,68 @@
+"""Two traces read side by side for ``xprof diff`` (and ``xprof run --baseline``): A in a
+forked process while this one reads B (each trace's reading is its own, and there are
+two cores), each read once into what the comparison needs (``analysis/diff.py``'s
+:class:`~xprof.mxcli.analysis.diff.Summary`). Errors of either are one line, exit 2.
+"""
+from __future__ import annotations
+
+from xprof.mxcli.analysis.diff import Run, calls_section, summarize
+
+
+def load_summary(path):
+    return summarize(load_run(path))
+
+
+def load_pair(a, b):
+    """The :class:`Summary` of both traces, read side by side: A in a forked process
+    while this one reads B (each trace's reading is its own, and there are two cores);
+    read here one after the other where a fork is not available."""
+    import multiprocessing as mp
+
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return load_summary(a), load_summary(b)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        future = pool.submit(_load_or_error, a)
+        sb = load_summary(b)
+        kind, value = future.result()
+    if kind == "error":
+        from xprof.mxcli.errors import fail
+        fail(value)
+    return value, sb
+
+
+def _load_or_error(path):
+    """In the child: the summary, or the one-line error (an XprofError does not cross
+    the process boundary as itself)."""
+    import click
+    try:
+        return "ok", load_summary(path)
+    except click.ClickException as exc:
+        return "error", exc.format_message()
+
+
+def load_run(path):
+    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
+    keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
+    from xprof.mxcli.errors import fail
+    from xprof.mxcli.streaming import sources
+    from xprof.mxcli.analysis.latency import LatencyCollector
+    from xprof.mxcli.analysis.explain import analyze
+    from xprof.mxcli.analysis.rowkeys import RowKeys
+    from xprof.mxcli.analysis.timeline import TimelineCollector
+
+    keys = RowKeys()
+    report = sources.read_report(
+        path, collectors=[TimelineCollector(), keys],
+        skip=(sources.StatsTotals, sources.CustomOpCalls, LatencyCollector))
+    if "timeline" not in report.extra:
+        fail(f"{path}: not a Chrome trace; xprof diff compares traces")
+    tl = report.extra["timeline"]
+    if not len(tl.start):
+        fail(f"{path}: no slices (complete events or B/E pairs) to compare")
+    stats = {"Custom Operator Calls": calls_section(tl),
+             "Memory peak kB": keys.memory_peak_kb}
+    return Run(str(path), tl, stats, keys, analyze(tl))
