@@ -50,7 +50,7 @@ def _memonger(folder):
 
 def _sentences(folder):
     import programdata
-    programdata.write_sentences(os.path.join(folder, "data"), 128, 32)
+    programdata.write_sentences(os.path.join(folder, "data"), 128, 96)
 
 
 # name -> (program under examples/, its arguments, what to write in its folder)

@@ -151,10 +151,14 @@ def test_profiler_executor(tmp_path):
     assert re.search(r"executor [\d.]+ ms / iteration", r.out)
     names = ops(r.trace("profile_executor_5iter.json"))
     # 5 profiled iterations of a 5-layer MLP; ccsgd (SGD, momentum 0): 10 weights in
-    # chunks of 4 -> 3 multi_sgd_update per iteration (MXNet 1.9.1's Updater)
-    assert names["FullyConnected"] == 25 and names["_backward_FullyConnected"] == 25
-    assert names["Activation"] == 20 and names["SoftmaxOutput"] == 5
-    assert names["multi_sgd_update"] == 15 and "sgd_update" not in names
+    # chunks of 4 -> 3 multi_sgd_update per iteration (MXNet 1.9.1's Updater). The
+    # program waits for the forward outputs only: the last dry run's backward and update
+    # may still run after set_state('run'), the last iteration's after 'stop' (so on
+    # MXNet too), so those counts are one iteration's worth either way
+    assert names["FullyConnected"] == 25 and names["SoftmaxOutput"] == 5
+    assert names["Activation"] == 20
+    assert 20 <= names["_backward_FullyConnected"] <= 30
+    assert 12 <= names["multi_sgd_update"] <= 18 and "sgd_update" not in names
 
 
 def test_profiler_imageiter(tmp_path):
