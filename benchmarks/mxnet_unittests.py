@@ -9,7 +9,7 @@ Usage::
 
 ``--mirror`` takes the test files from a git clone of apache/mxnet instead (``git
 archive`` of ``tests/python/{unittest,common,train}`` at the suite's tag): suite
-``legacy`` is MXNet 1.9.1's 20 files above, ``numpy`` MXNet 1.9.1's four NumPy files
+``legacy`` is MXNet 1.9.1's 22 files (the 20 of issue 17 and, from issue 45, its two sparse files), ``numpy`` MXNet 1.9.1's four NumPy files
 (``test_numpy_op``, ``test_numpy_ndarray``, ``test_numpy_gluon``,
 ``test_numpy_interoperability``), ``numpy2`` MXNet 2.0's (the clone's HEAD)
 ``test_numpy_ndarray`` and ``test_numpy_gluon``, each run with its own tag's
@@ -45,7 +45,7 @@ FILES = ("test_ndarray", "test_autograd", "test_symbol", "test_executor", "test_
          "test_gluon_trainer", "test_gluon_data", "test_loss", "test_init", "test_optimizer",
          "test_metric", "test_engine", "test_exc_handling", "test_thread_local",
          "test_operator", "test_profiler", "test_module", "test_io", "test_kvstore",
-         "test_gluon_rnn")
+         "test_gluon_rnn", "test_sparse_ndarray", "test_sparse_operator")
 
 NUMPY_FILES = ("test_numpy_op", "test_numpy_ndarray", "test_numpy_gluon",
                "test_numpy_interoperability")
@@ -216,7 +216,7 @@ def main(argv=None):
                     help="with --mirror: which files at which tag (default legacy)")
     ap.add_argument("--files", default=None,
                     help="comma-separated test files (without .py); default: the suite's "
-                         "(the 20 of issue 17 for a directory)")
+                         "(the 22 of issues 17 and 45 for a directory)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")
     ap.add_argument("--file-timeout", type=int, default=1500, help="seconds per file")
     ap.add_argument("--json", help="write the per-file results (with failures) here")

@@ -28,7 +28,7 @@ _LAZY = {"sym": "symbol", "symbol": "symbol", "operator": "operator", "gluon": "
          "numpy": "numpy", "kv": "kvstore", "kvstore": "kvstore", "mod": "module",
          "module": "module", "model": "model", "rnn": "rnn", "callback": "callback",
          "visualization": "visualization", "viz": "visualization", "contrib": "contrib",
-         "recordio": "recordio", "image": "image", "npx": "numpy_extension",
+         "recordio": "recordio", "image": "image", "img": "image", "npx": "numpy_extension",
          "numpy_extension": "numpy_extension",
          "mon": "monitor", "monitor": "monitor"}
 # Names MXNet exposes at the top level, from the module that holds them.

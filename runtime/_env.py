@@ -132,6 +132,8 @@ SETTINGS = {
     "PROFILER_SAMPLE_ALL_THREADS": _bool,
     "PROFILER_SAMPLE_NATIVE": _bool,
     "UPDATE_ON_KVSTORE": _one_of("0", "1"),   # MXNet reads it as an integer
+    "OPTIMIZER_AGGREGATION_SIZE": _int_range(0),   # weights per multi_sgd_update (SGD: 4)
+    "EXEC_INPLACE_GRAD_SUM_CAP": _int_range(1),    # contributions summed as a _grad_add chain
     "RUN_LAUNCHER_PID": _int_range(1),     # set by xprof run --nproc for its ranks
     "KVSTORE_BIGARRAY_BOUND": _int_range(1),   # elements per chunk of a big dist key
     "GPU_AS_LABEL": _bool,   # mx.gpu(i) arrays in host memory, as mx.cpu(i) ones

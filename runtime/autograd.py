@@ -187,17 +187,17 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         v._ag = None
 
 
-def attach_grad(arr, grad_req="write"):
+def attach_grad(arr, grad_req="write", cls=None):
     if grad_req not in ("write", "add", "null"):
         raise ValueError(f"grad_req {grad_req!r} is not allowed; use 'write', 'add' or 'null'")
-    grad = _zeros(arr)
+    grad = _zeros(arr, cls)
     mark_variables([arr], [grad], grad_req)
 
 
-def _zeros(arr):
+def _zeros(arr, cls=None):
     from .ndarray import ndarray as nd
     return nd.push_op(nd._ops["_zeros"], (), {"shape": arr.shape, "dtype": arr._dtype.name},
-                      ctx=arr.context, cls=arr.__class__)[0]
+                      ctx=arr.context, cls=cls or arr.__class__)[0]
 
 
 def _sum(arrays):

@@ -10,7 +10,9 @@ import numbers
 import numpy as np
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "as_mxnet_error", "integer_types",
-           "numeric_types", "string_types", "py_str"]
+           "numeric_types", "string_types", "py_str", "mx_real_t"]
+
+mx_real_t = np.float32      # MXNet's default real type
 
 integer_types = (int, np.integer)
 numeric_types = (float, int, np.generic)

@@ -10,7 +10,8 @@ replaces the stored value; ``pull`` copies the stored value into every ``out`` a
 Every copy and sum is an engine op (``CopyCPU2CPU``, ``add_n``), pushed and not waited
 for, so a store is profiled like any other array code. Keys are ints or strings, one
 kind per store, as in MXNet; bad input raises a ValueError that is an ``MXNetError``
-too. Sparse arrays (``row_sparse_pull``) and ``horovod``/``byteps`` are refused with an
+too. ``row_sparse_pull`` copies the rows asked for (sparse arrays keep dense values);
+``horovod``/``byteps`` are refused with an
 error naming them; the distributed stores (``dist_sync``, ``dist_device_sync``,
 ``dist_async``) are in :mod:`.dist`, on MPI (the ``xprof-mx[dist]`` extra).
 
@@ -214,9 +215,12 @@ class KVStore(KVStoreBase):
                 merged.copyto(stored)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy the stored value of each key into its ``out`` array(s)."""
+        """Copy the stored value of each key into its ``out`` array(s); sparse ``out``
+        arrays are left as they are unless ``ignore_sparse=False`` (as MXNet's pull)."""
         for _, group, stored in self._pulls(key, out):
             for o in group:
+                if ignore_sparse and o.stype != "default":
+                    continue
                 stored.copyto(o)
 
     def _pulls(self, key, out):
@@ -233,7 +237,7 @@ class KVStore(KVStoreBase):
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull(key, out)`` (``out`` defaults to ``value``)."""
         self.push(key, value, priority)
-        self.pull(key, value if out is None else out, priority)
+        self.pull(key, value if out is None else out, priority, ignore_sparse=False)
 
     def broadcast(self, key, value, out, priority=0):
         """``init(key, value)`` (or, for a key already stored, a copy of ``value`` into
@@ -243,11 +247,29 @@ class KVStore(KVStoreBase):
             value.copyto(self._store[key])
         else:
             self.init(key, value)
-        self.pull(key, out, priority)
+        self.pull(key, out, priority, ignore_sparse=False)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetError("row_sparse_pull: sparse storage (row_sparse) is not supported by "
-                         "xprof; only dense arrays (use pull)")
+        """Copy the rows ``row_ids`` of each key's stored value into its ``out`` (the other
+        rows zero): a row_sparse pull, values kept dense (see ``ndarray/sparse.py``)."""
+        if row_ids is None:
+            raise MXNetError("row_sparse_pull: row_ids is required")
+        from .ndarray.ndarray import invoke
+        pulls = list(self._pulls(key, out))
+        for _, group, _ in pulls:
+            for o in group:
+                if o.stype != "row_sparse":
+                    raise MXNetError(f"row_sparse_pull: out has storage type {o.stype!r}; "
+                                     "it must be 'row_sparse' (use pull for dense arrays)")
+        per_key = row_ids if isinstance(key, (list, tuple)) else [row_ids]   # per key
+        for (_, group, stored), ids in zip(pulls, per_key):
+            ids = ids if isinstance(ids, (list, tuple)) else [ids] * len(group)
+            if len(ids) != len(group):
+                raise MXNetError(f"row_sparse_pull: {len(ids)} row_ids for {len(group)} "
+                                 "outputs")
+            for o, r in zip(group, ids):
+                invoke("_sparse_retain", (stored, r.as_in_context(stored.context)), {},
+                       out=o)
 
     # -- updates ---------------------------------------------------------------------------
     def set_optimizer(self, optimizer):

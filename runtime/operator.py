@@ -385,9 +385,17 @@ def custom_call(op_type, inputs, kwargs, mode=MODE_IMPERATIVE, is_train=None, ou
         from .context import current_context
         ctx = current_context()
     if outputs is None:
-        # of the callers' kind: mx.np arrays in, mx.np arrays out (and as handles)
+        # of the callers' kind: mx.np arrays in, mx.np arrays out (and as handles);
+        # with sparse inputs, the storage types the prop infers (MXNet's
+        # infer_storage_type)
         cls = inputs[0].__class__ if inputs else _nd.NDArray
-        outputs = [_nd.new_array(s, d, ctx, op_type, cls) for s, d in zip(oshapes, odtypes)]
+        classes = [cls] * len(oshapes)
+        if any(x.stype != "default" for x in inputs):
+            from .ndarray.sparse import class_of
+            stypes = prop.infer_storage_type([x.stype for x in inputs])[1]
+            classes = [class_of(t) for t in stypes]
+        outputs = [_nd.new_array(s, d, ctx, op_type, c)
+                   for s, d, c in zip(oshapes, odtypes, classes)]
     if aux is None:
         aux = [_nd.new_array(s, d, ctx, op_type + "_aux") for s, d in zip(ashapes, adtypes)]
         for a in aux:
@@ -453,6 +461,9 @@ _sampler.stop_codes.update(
 _sampler.stop_codes.add(create_operator.__code__)
 
 
+_arity = {}    # (op type, parameters) -> (arguments, auxiliary states) of its prop
+
+
 def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
     """``mx.nd.Custom``: apply the registered custom operator ``op_type``."""
     if op_type is None:
@@ -474,7 +485,17 @@ def Custom(*inputs, op_type=None, out=None, name=None, **kwargs):
         if not isinstance(x, _nd.NDArray):
             raise ValueError(f"Custom {op_type!r}: input {i} is {type(x).__name__}, "
                              "not an NDArray")
-    outs = custom_call(op_type, inputs, kwargs,
+    aux = None
+    if len(inputs) > 1:      # MXNet: auxiliary states may follow the arguments
+        key = (op_type, tuple(sorted((k, str(v)) for k, v in kwargs.items())))
+        counts = _arity.get(key)
+        if counts is None:
+            prop = make_prop(op_type, kwargs)
+            counts = _arity[key] = (len(prop.list_arguments()),
+                                    len(prop.list_auxiliary_states()))
+        if counts[1] and len(inputs) == sum(counts):
+            inputs, aux = inputs[:counts[0]], inputs[counts[0]:]
+    outs = custom_call(op_type, inputs, kwargs, aux=aux,
                        outputs=None if out is None else
                        ([out] if isinstance(out, _nd.NDArray) else list(out)))
     return outs[0] if len(outs) == 1 else outs
@@ -596,11 +617,13 @@ class CustomOpDef(_ops.OpDef):
 
     @staticmethod
     def push_backward(state, params, ograds, inputs, outputs, in_grads=None,
-                      mode=MODE_IMPERATIVE):
+                      mode=MODE_IMPERATIVE, reqs=None):
         """Push the backward call; return the arguments' gradients (``inputs``: the
-        arguments, then the auxiliary states)."""
+        arguments, then the auxiliary states). ``reqs``: each argument's, 'write'
+        unless given ('null' for a gradient nobody reads, as the executor passes)."""
         n_args = len(state.prop.list_arguments())
-        reqs = None if in_grads is None else ["write"] * len(in_grads)
+        if reqs is None and in_grads is not None:
+            reqs = ["write"] * len(in_grads)
         return custom_backward(state.op_type, state.op, state.prop, ograds,
                                list(inputs[:n_args]), list(outputs), list(inputs[n_args:]),
                                mode, in_grads=in_grads, reqs=reqs)
@@ -609,3 +632,13 @@ class CustomOpDef(_ops.OpDef):
 CUSTOM_OP = _ops.registry.get("Custom")
 if CUSTOM_OP is None:   # (registered once per process, with the ops of ``ops/``)
     CUSTOM_OP = _ops.registry["Custom"] = CustomOpDef()
+
+
+# mx.operator names whose code lives in the Symbol layer (operator must not import it)
+LAZY_NAMES = {"NumpyOp": ("symbol.numpy_op", "NumpyOp"),
+              "PythonOp": ("symbol.numpy_op", "PythonOp")}
+
+
+def __getattr__(name):
+    from . import _lazy
+    return _lazy.resolve(globals(), LAZY_NAMES, name, __name__)

@@ -6,8 +6,9 @@ atol 1e-3). ``check_symbolic_forward``/``check_symbolic_backward`` bind a symbol
 compare its outputs/gradients with expected values; ``check_numeric_gradient`` compares
 the executor's gradients with central differences of a random projection of the
 outputs. Random inputs come from numpy's global generator, so ``np.random.seed`` makes
-a test reproducible. Sparse storage is not supported (``rand_ndarray(stype='csr')``
-raises).
+a test reproducible. Arrays of a storage type come from :mod:`.test_utils_sparse`
+(``rand_ndarray(shape, 'csr', density)``...), the data-set helpers (local files only)
+from :mod:`.test_utils_data`.
 """
 import contextlib
 import json  # noqa: F401 - exported by the star import, as in MXNet
@@ -232,18 +233,6 @@ def random_sample(population, k):
     return [population[i] for i in idx]
 
 
-def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
-                 shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A dense NDArray of uniform values in [0, 1) (sparse storage is refused)."""
-    if stype != "default":
-        from .ndarray.sparse import unsupported
-        raise unsupported(f"rand_ndarray(stype={stype!r})")
-    values = np.random.uniform(0, 1, size=shape)
-    if modifier_func is not None:
-        values = np.vectorize(modifier_func)(values)
-    return _nd.array(values, ctx=ctx or default_context(), dtype=dtype or default_dtype())
-
-
 def create_vector(size, dtype=np.int64):
     return _nd.arange(0, size, dtype=dtype)
 
@@ -430,6 +419,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     initial = {k: np.random.normal(size=np.shape(_np(v))) for k, v in expected.items()}
     args_grad = {k: _as_nd(v, ctx, np.asarray(_np(expected[k])).dtype if dtype == "asnumpy"
                            else dtype) for k, v in initial.items()}
+    for k, stype in (grad_stypes or {}).items():     # gradients of a storage type
+        if k in args_grad and stype != "default":
+            args_grad[k] = args_grad[k].tostype(stype)
     req = {k: grad_req.get(k, "null") if k in args_grad else "null"
            for k in sym.list_arguments()}
     executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad, aux_states=aux,
@@ -518,9 +510,16 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default",
                       rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
     """Two optimizers make the same update (and states) from the same weight and gradient."""
-    if w_stype != "default" or g_stype != "default":
-        from .ndarray.sparse import unsupported
-        raise unsupported(f"compare_optimizer(w_stype={w_stype!r}, g_stype={g_stype!r})")
+    if w_stype != "default" or g_stype != "default":    # opt2's of those types, opt1 dense
+        w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+        g2 = rand_ndarray(shape, g_stype, dtype=dtype)
+        w1, g1 = w2.tostype("default"), g2.tostype("default")
+        s1 = opt1.create_state_multi_precision(0, w1)
+        s2 = opt2.create_state_multi_precision(0, w2)
+        opt1.update_multi_precision(0, w1, g1, s1)
+        opt2.update_multi_precision(0, w2, g2, s2)
+        assert_almost_equal(w1.asnumpy(), w2.asnumpy(), rtol=rtol, atol=atol)
+        return
     if isinstance(shape, list):      # multi-tensor: opt2 gets every tensor in one call
         w1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
         g1 = [_nd.array(np.random.uniform(0, 1, s), dtype=dtype) for s in shape]
@@ -614,35 +613,10 @@ def list_gpus():
     return []
 
 
-def _no_download(what):
-    return RuntimeError(f"{what}: xprof does not download data sets; put the files in "
-                        "place yourself and read them with mx.io or gluon.data")
-
-
-def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    raise _no_download(f"download({url!r})")
-
-
-def get_mnist(path="data"):
-    raise _no_download("get_mnist")
-
-
-def get_mnist_ubyte(path="data"):
-    names = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-    if all(os.path.exists(os.path.join(path, n)) for n in names):
-        return
-    raise _no_download("get_mnist_ubyte")
-
-
-def get_cifar10(path="data"):
-    raise _no_download("get_cifar10")
-
-
-def get_bz2_data(data_dir, data_name, url, data_origin_name):
-    raise _no_download("get_bz2_data")
-
-
+from .test_utils_data import (DummyIter, download, get_bz2_data, get_cifar10,  # noqa: E402,F401
+                              get_mnist, get_mnist_iterator, get_mnist_ubyte)
+from .test_utils_sparse import (create_sparse_array, create_sparse_array_zd,  # noqa: E402,F401
+                                rand_ndarray, rand_sparse_ndarray, shuffle_csr_column_indices)
 from .test_utils_np import (check_gluon_hybridize_consistency,  # noqa: E402,F401
                             collapse_sum_like, gen_buckets_probs_with_ppf, has_tvm_ops,
                             is_op_runnable, new_matrix_with_real_eigvals_2d,

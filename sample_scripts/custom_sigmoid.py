@@ -4,7 +4,7 @@ through ``mx.autograd``; profiled with ``profile_all``.
 ``forward`` reads its input as numpy (a sync point inside the operator), computes the
 sigmoid with numpy, and creates NDArrays (``mx.nd.array`` of the result and an
 ``mx.nd.zeros`` accumulator): the operators it launches appear as
-``MySigmoid::_zeros``, ``MySigmoid::elemwise_add`` ... in category ``Custom Operator``,
+``MySigmoid::_zeros``, ``MySigmoid::broadcast_add`` ... in category ``Custom Operator``,
 next to ``MySigmoid::pure_python``. ``backward`` runs as ``_backward_MySigmoid::...``.
 
     python sample_scripts/custom_sigmoid.py [--size 256] [--steps 3]

@@ -483,6 +483,10 @@ def init_symbol_block(block, outputs, inputs, params):
             raise ValueError("SymbolBlock: inputs must be single-output variable symbols")
         names.append(s.name)
     given = {} if params is None else {p.name: p for p in params.values()}
+    for node in outputs.get_internals():        # MXNet refuses row_sparse parameters
+        assert node.attr("__storage_type__") != "1", \
+            f"SymbolBlock doesn't support Parameter '{node.name}' because its storage " \
+            "type is 'row_sparse'."
     aux = set(outputs.list_auxiliary_states())
     for name in outputs.list_arguments() + outputs.list_auxiliary_states():
         if name in names:

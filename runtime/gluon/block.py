@@ -295,7 +295,7 @@ class Block:
             if deduplicate and id(p) in seen:
                 continue
             seen[id(p)] = key
-            arrays[key] = p.data().asnumpy()
+            arrays[key] = p._arrays()[0].asnumpy()
         _save_arrays(filename, arrays)
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
@@ -514,11 +514,12 @@ class HybridBlock(Block):
             if self._active and not _trace.tracing():
                 return _hybrid.call_cached(self, x, *args)
             reg = self._reg_params
+            ctx = getattr(x, "context", None)    # MXNet: the weights on the input's context
             try:
-                params = {k: p.data() for k, p in reg.items()}
+                params = {k: p.data(ctx) for k, p in reg.items()}
             except DeferredInitializationError:
                 self._finish_deferred((x,) + args)
-                params = {k: p.data() for k, p in reg.items()}
+                params = {k: p.data(ctx) for k, p in reg.items()}
             return self.hybrid_forward(_nd_module(), x, *args, **params)
         params = {k: p.var() for k, p in self._reg_params.items()}
         with self.name_scope():

@@ -85,6 +85,11 @@ class StorageTypeError(ValueError, AssertionError):
 _STYPES = ("default", "row_sparse", "csr")
 
 
+def _sparse_class(stype):
+    from ..ndarray.sparse_rules import class_of
+    return class_of(stype)
+
+
 def _check_stype(what, stype):
     if stype not in _STYPES:
         raise StorageTypeError(f"Parameter: {what}={stype!r} is not a storage type; "
@@ -228,6 +233,8 @@ class Parameter:
             data = _zeros(self._shape, self.dtype, ctx)
             desc = _init.InitDesc(self.name, {"__init__": init})
             _init.create(default_init)(desc, data)
+            if self._stype != "default":       # a sparse weight (values kept dense)
+                data = data.tostype(self._stype)
         self._ctx = ctxs
         self._data = data
         self._copy_to_contexts(ctxs)
@@ -246,7 +253,9 @@ class Parameter:
             self._grad, self._copy_grads = None, []
             autograd.mark_variables(arrays, [None] * len(arrays), "null")
             return
-        grads = [_zeros(self._shape, self.dtype, a.context, a.__class__) for a in arrays]
+        kind = None if self._grad_stype == "default" else _sparse_class(self._grad_stype)
+        grads = [_zeros(self._shape, self.dtype, a.context, kind or a.__class__)
+                 for a in arrays]
         self._grad, self._copy_grads = grads[0], grads[1:]
         autograd.mark_variables(arrays, grads, self._grad_req)
 
@@ -314,15 +323,57 @@ class Parameter:
         context; the same array every call)."""
         if device is not None:
             ctx = device
-        if self._data is None:
-            self._check_initialized()
-        return self._pick([self._data] + self._copies, ctx, "data")
+        return self._pick(self._dense_only("data"), ctx, "data")
 
     def list_data(self):
         """The weight on every context, in context order."""
+        return self._dense_only("list_data")
+
+    def _dense_only(self, what):
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' via {what}() "
+                               f"because its storage type is {self._stype}. Please use "
+                               "row_sparse_data() instead.")
+        return self._arrays()
+
+    def _arrays(self):
+        """The weight on every context, whatever its storage type (the Trainer's)."""
         if self._data is None:
             self._check_initialized()
         return [self._data] + self._copies
+
+    def row_sparse_data(self, row_id):
+        """A row_sparse weight's rows ``row_id`` (the others zero), on ``row_id``'s context
+        (MXNet pulls them from the Trainer's store: a Trainer must exist)."""
+        return self._rows(row_id, "row_sparse_data")[0]
+
+    def list_row_sparse_data(self, row_id):
+        """:meth:`row_sparse_data` on every context."""
+        return self._rows(row_id, "list_row_sparse_data", every=True)
+
+    def _rows(self, row_id, what, every=False):
+        if self._stype != "row_sparse":
+            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' via {what}() "
+                               f"because its storage type is {self._stype}. Please use data() "
+                               "instead.")
+        if self._trainer is None:
+            raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
+                               "no Trainer is created with it.")
+        arrays = self._arrays() if every else [self._pick(self._arrays(), row_id.context,
+                                                           "data")]
+        self._trainer._row_sparse_pull(self, arrays, row_id)    # MXNet: the parameter's
+        return arrays                           # own arrays, holding the rows pulled
+
+    def _full(self):
+        """The weight's first array with every row (a row_sparse one pulled whole from
+        its Trainer's store first, as MXNet's ``_reduce``)."""
+        arrays = self._arrays()
+        trainer = self._trainer
+        if self._stype == "row_sparse" and trainer is not None:
+            from ..ndarray import arange
+            trainer._row_sparse_pull(self, arrays[:1], arange(0, self.shape[0]),
+                                     full_idx=True)
+        return arrays[0]
 
     def grad(self, ctx=None, device=None):
         """The gradient buffer that ``backward`` writes (on ``ctx``, or ``device``)."""
@@ -379,7 +430,8 @@ class Parameter:
         if cached is not None and cached[0] == (self._shape, self.dtype):
             return cached[1]
         v = symbol.var(self.name, shape=self._shape if known else None, dtype=self.dtype,
-                       lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init)
+                       lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init,
+                       stype=None if self._stype == "default" else self._stype)
         if known:
             self._var = ((self._shape, self.dtype), v)
         return v
@@ -541,13 +593,14 @@ class ParameterDict:
             name = p.name
             if strip_prefix and name.startswith(strip_prefix):
                 name = name[len(strip_prefix):]
-            arrays[name] = p.data().asnumpy()
+            arrays[name] = p._full().asnumpy()
         _save_arrays(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
-             restore_prefix=""):
+             restore_prefix="", cast_dtype=False, dtype_source="current"):
         arrays = {restore_prefix + k: v for k, v in _load_arrays(filename).items()}
-        _assign(self._params, arrays, filename, allow_missing, ignore_extra, ctx)
+        _assign(self._params, arrays, filename, allow_missing, ignore_extra, ctx,
+                saved_dtype=cast_dtype and dtype_source == "saved")
 
 
 def _save_arrays(filename, arrays):

@@ -111,16 +111,32 @@ class Trainer:
         config = self._kvstore_params
         kind = config["kvstore"]
         on_kv = bool(int(os.environ.get("MXNET_UPDATE_ON_KVSTORE", "1")))
-        if kind is None:
+        sparse_weight = any(p._stype != "default" for p in self._params)
+        if sparse_weight:
+            # MXNet: a sparse weight lives in a store that updates it (row_sparse_data
+            # pulls its rows from there), whatever the contexts
+            if config["update_on_kvstore"] is False:
+                raise ValueError("Cannot set update_on_kvstore=False when sparse weights "
+                                 "are present.")
+            if not isinstance(kind, (str, _kv.KVStoreBase)):
+                raise TypeError(f"Cannot create '{kind}' KVStore with row_sparse "
+                                "parameters. The type must be KVStore or str.")
+            kv = _kv.create(kind) if isinstance(kind, str) else kind
+        elif kind is None:
             kv = None
         elif isinstance(kind, str):
             # one context needs no store, unless it is distributed (MXNet's rule too)
             kv = None if len(contexts) == 1 and "dist" not in kind else _kv.create(kind)
         else:
             kv = kind
+        if not sparse_weight and any(p._grad_stype != "default" for p in self._params):
+            # MXNet: with sparse gradients the Updaters update, unless distributed
+            on_kv = kv is not None and "dist" in kv.type
         if config["update_on_kvstore"] is not None:
             on_kv = bool(config["update_on_kvstore"])
-        if kv is None:
+        if sparse_weight:
+            on_kv = True
+        elif kv is None:
             if config["update_on_kvstore"]:
                 raise ValueError("Trainer: update_on_kvstore=True needs a kvstore: pass "
                                  "an mx.kv store (a type name with one context means none)")
@@ -153,8 +169,11 @@ class Trainer:
                 pending.append(p)
                 continue
             if self._kvstore is not None:
-                arrays = p.list_data()
-                self._kvstore.broadcast(self._param2idx[p.name], arrays[0], arrays)
+                arrays = p._arrays()
+                if p._stype != "default":      # MXNet: the store's copy, pulled by rows
+                    self._kvstore.init(self._param2idx[p.name], arrays[0])
+                else:
+                    self._kvstore.broadcast(self._param2idx[p.name], arrays[0], arrays)
         self._params_to_init = pending
 
     def _ready(self):
@@ -216,10 +235,29 @@ class Trainer:
         if kv is None:
             return
         for i, p in self._live():
-            if self._update_on_kvstore:
-                kv.pushpull(i, p.list_grad(), out=p.list_data(), priority=-i)
+            grads = p.list_grad()
+            if grads[0].stype != "default":    # MXNet: sparse gradients pushed, then
+                kv.push(i, grads, priority=-i)   # a dense weight (or gradient) pulled
+                if p._stype == "default":
+                    kv.pull(i, p._arrays() if self._update_on_kvstore else grads,
+                            priority=-i, ignore_sparse=self._distributed)
+            elif self._update_on_kvstore:
+                kv.pushpull(i, grads, out=p._arrays(), priority=-i)
             else:
-                kv.pushpull(i, p.list_grad(), priority=-i)
+                kv.pushpull(i, grads, priority=-i)
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """A row_sparse weight's rows ``row_id`` from the store into ``out`` (the
+        parameter's own arrays; ``full_idx``: every row, one pull). Store operations are
+        not recorded, even inside ``autograd.record()`` (a forward pass pulls)."""
+        from .. import autograd
+        with autograd.pause():
+            self._ready()
+            idx = self._param2idx[parameter.name]
+            if full_idx and "dist" not in self._kvstore.type:
+                self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+            else:
+                self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     def _update(self, ignore_stale_grad=False):
         """Apply the updaters. A gradient ``backward`` has not written since the last
@@ -227,7 +265,7 @@ class Trainer:
         ``ignore_stale_grad`` that copy is not updated (as in MXNet)."""
         if not ignore_stale_grad:
             for _, p in self._live():
-                for data in p.list_data():
+                for data in p._arrays():
                     if not data._fresh_grad:
                         raise UserWarning(
                             f"Gradient of Parameter `{p.name}` on context {data.context} "
@@ -239,17 +277,20 @@ class Trainer:
                             "updating of Parameters with stale gradient")
         if self._kvstore is not None and self._update_on_kvstore:
             for _, p in self._live():
-                for data in p.list_data():
+                for data in p._arrays():
                     data._fresh_grad = False
             return                             # the store updated the weights
         for updater_index, updater in enumerate(self._updaters):
+            batch = []       # MXNet 1.9.1: one updater call per device with every weight
             for i, p in self._live():
-                data = p.list_data()[updater_index]
+                data = p._arrays()[updater_index]
                 if ignore_stale_grad and not data._fresh_grad:
                     continue
-                updater(i, p.list_grad()[updater_index], data)
+                batch.append((i, p.list_grad()[updater_index], data))
+            if batch:
+                updater(*[list(x) for x in zip(*batch)])
         for _, p in self._live():
-            for data in p.list_data():
+            for data in p._arrays():
                 data._fresh_grad = False
 
     # -- states ---------------------------------------------------------------------------

@@ -7,12 +7,16 @@ earlier ones to fill the batch); ``DataIter`` is the protocol (``reset``, ``next
 arrays with MXNet's ``last_batch_handle``: ``'pad'`` fills the last batch by wrapping
 around to the first samples, ``'discard'`` drops it, ``'roll_over'`` carries its samples
 into the first batch of the next epoch. ``CSVIter`` and ``MNISTIter`` read local files
-(nothing is downloaded). RecordIO image iterators need MXNet's C++ decoder and raise
-``NotImplementedError``.
+(nothing is downloaded); ``MNISTIter`` as MXNet's C++ one: shuffled once at load unless
+``shuffle=False``, pixels / 256, the last partial batch dropped. ``PrefetchingIter``
+reads iterators ahead on threads (see its docstring). ``ImageRecordIter`` and
+``LibSVMIter`` (MXNet's C++ decoders) raise ``NotImplementedError``; ``mx.image.ImageIter``
+reads RecordIO image files.
 """
 import gzip
 import os
 import struct
+import threading
 from collections import OrderedDict, namedtuple
 from time import perf_counter_ns
 
@@ -24,7 +28,8 @@ from ..ndarray.ndarray import new_array as _new_array
 from ..profiler.observer import flags as _flags, observer as _observer
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "CSVIter",
-           "MNISTIter", "ImageRecordIter", "LibSVMIter", "ImageRecordUInt8Iter"]
+           "MNISTIter", "ImageRecordIter", "LibSVMIter", "ImageRecordUInt8Iter",
+           "PrefetchingIter"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -116,13 +121,15 @@ class DataIter:
         return 0
 
 
-def _as_named(data, default_name, allow_empty):
-    """``[(name, numpy array)]`` sorted by name, from an array, a list or a dict."""
+def _as_named(data, default_name, allow_empty, stypes=None):
+    """``[(name, numpy array)]`` sorted by name, from an array, a list or a dict;
+    ``stypes`` receives the storage type of the sparse ones (csr for a scipy matrix)."""
     if data is None:
         if not allow_empty:
             raise ValueError("NDArrayIter: data must not be None")
         data = []
-    if isinstance(data, (np.ndarray, NDArray)):
+    if isinstance(data, (np.ndarray, NDArray)) or type(data).__module__.startswith(
+            "scipy.sparse"):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not data and not allow_empty:
@@ -136,9 +143,11 @@ def _as_named(data, default_name, allow_empty):
                         f"list or a dict of them, got {type(data).__name__}")
     out = []
     for k, v in data.items():
-        if getattr(v, "stype", "default") != "default":
-            from ..ndarray.sparse import unsupported
-            raise unsupported(f"NDArrayIter({k}: stype {v.stype!r})")
+        if type(v).__module__.startswith("scipy.sparse"):      # a csr batch, as MXNet's
+            stypes[k] = "csr"
+            v = v.toarray()
+        elif getattr(v, "stype", "default") != "default":
+            stypes[k] = v.stype
         out.append((k, v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)))
     return sorted(out, key=lambda kv: kv[0])
 
@@ -164,8 +173,12 @@ class NDArrayIter(DataIter):
                              f"one of {', '.join(_LAST_BATCH)}")
         if int(batch_size) < 1:
             raise ValueError(f"NDArrayIter: batch_size={batch_size!r} must be at least 1")
-        self.data = _as_named(data, data_name, False)
-        self.label = _as_named(label, label_name, True)
+        self._stypes = {}        # sparse inputs give batches of their storage type
+        self.data = _as_named(data, data_name, False, self._stypes)
+        self.label = _as_named(label, label_name, True, self._stypes)
+        if self._stypes and last_batch_handle != "discard":
+            raise NotImplementedError("NDArrayIter: sparse data needs "
+                                      "last_batch_handle='discard' (as MXNet's)")
         self.num_data = self.data[0][1].shape[0]
         for name, arr in self.data + self.label:   # MXNet reads only the first num_data
             if arr.shape[0] < self.num_data:
@@ -234,8 +247,10 @@ class NDArrayIter(DataIter):
         batch, ctx = self._batch, current_context()
         t0 = perf_counter_ns() if _flags.api else 0
         out = []
-        for _, arr in named:
-            out.append(_wrap(arr[batch], ctx))
+        stypes = getattr(self, "_stypes", {})
+        for name, arr in named:
+            a = _wrap(arr[batch], ctx)
+            out.append(a if name not in stypes else a.tostype(stypes[name]))
             if t0:       # the API event mx.nd.array records for each batch array
                 _observer.api("array", t0)
                 t0 = perf_counter_ns()
@@ -335,12 +350,13 @@ def _read_idx(path):
 
 
 class MNISTIter(_SingleArrayIter):
-    """MNIST from local idx files (``image``, ``label``), scaled to [0, 1]; ``flat``
-    gives (N, 784), else (N, 1, 28, 28)."""
+    """MNIST from local idx files (``image``, ``label``; gzipped or not): pixels / 256 as
+    MXNet's, (N, 784) with ``flat`` else (N, 1, 28, 28); shuffled once when loaded
+    (``shuffle``, default True as MXNet's; ``seed``); the last partial batch dropped."""
 
-    def __init__(self, image, label, batch_size=128, shuffle=False, flat=False, silent=True,
+    def __init__(self, image, label, batch_size=128, shuffle=True, flat=False, silent=False,
                  seed=0, num_parts=1, part_index=0, **_):
-        images = _read_idx(image).astype(np.float32) / 255.0
+        images = _read_idx(image).astype(np.float32) * np.float32(1.0 / 256.0)
         labels = _read_idx(label).astype(np.float32)
         if images.shape[0] != labels.shape[0]:
             raise ValueError(f"MNISTIter: {image!r} has {images.shape[0]} images, {label!r} "
@@ -353,7 +369,7 @@ class MNISTIter(_SingleArrayIter):
         if shuffle:
             order = np.random.default_rng(seed).permutation(len(images))
             images, labels = images[order], labels[order]
-        super().__init__(images, labels, batch_size, last_batch_handle="pad")
+        super().__init__(images, labels, batch_size, last_batch_handle="discard")
 
 
 def _no_recordio(name):
@@ -368,3 +384,136 @@ def _no_recordio(name):
 ImageRecordIter = _no_recordio("ImageRecordIter")
 ImageRecordUInt8Iter = _no_recordio("ImageRecordUInt8Iter")
 LibSVMIter = _no_recordio("LibSVMIter")
+
+class PrefetchingIter(DataIter):
+    """Batches of ``iters`` (one DataIter or a list), each fetched one batch ahead.
+
+    ``mx.io.PrefetchingIter``: one or more iterators read ahead on background threads.
+    
+    Each wrapped iterator gets a thread that fetches its next batch while the training loop
+    works on the current one (a pair of events per iterator: "batch ready", "batch taken").
+    Several iterators are zipped: a batch holds their data and labels in order (renamed
+    with ``rename_data``/``rename_label``, one dict per iterator). An exception inside an
+    iterator's ``next`` reaches the caller at the next ``next()``/``reset()``, with its
+    traceback; the threads are daemons and stop with the iterator.
+    """
+
+    def __init__(self, iters, rename_data=None, rename_label=None):
+        super().__init__()
+        if not isinstance(iters, list):
+            iters = [iters]
+        if not iters:
+            raise ValueError("PrefetchingIter: iters is empty")
+        self.n_iter = len(iters)
+        self.iters = iters
+        self.rename_data = rename_data
+        self.rename_label = rename_label
+        self.batch_size = self.provide_data[0][1][0]
+        self.data_ready = [threading.Event() for _ in iters]
+        self.data_taken = [threading.Event() for _ in iters]
+        for taken in self.data_taken:
+            taken.set()
+        self.started = True
+        self.current_batch = None
+        self.next_batch = [None] * self.n_iter
+        self._errors = [None] * self.n_iter
+        self.prefetch_threads = [threading.Thread(target=self._fetch, args=(i,), daemon=True,
+                                                  name=f"PrefetchingIter {i}")
+                                 for i in range(self.n_iter)]
+        for thread in self.prefetch_threads:
+            thread.start()
+
+    def _fetch(self, i):
+        while True:
+            self.data_taken[i].wait()
+            if not self.started:
+                return
+            try:
+                self.next_batch[i] = self.iters[i].next()
+            except StopIteration:
+                self.next_batch[i] = None
+            except BaseException as e:   # noqa: B902 - handed to the caller's thread
+                self.next_batch[i] = None
+                self._errors[i] = e
+            self.data_taken[i].clear()
+            self.data_ready[i].set()
+
+    def __del__(self):
+        self.started = False
+        for taken in getattr(self, "data_taken", ()):
+            taken.set()
+        for thread in getattr(self, "prefetch_threads", ()):
+            if thread is not threading.current_thread():
+                thread.join()
+
+    def _renamed(self, attr, renames):
+        if renames is None:
+            return sum([getattr(it, attr) for it in self.iters], [])
+        return [DataDesc(r[x.name], x.shape, x.dtype) if isinstance(x, DataDesc)
+                else DataDesc(r[x[0]], x[1])
+                for r, it in zip(renames, self.iters) for x in getattr(it, attr)]
+
+    @property
+    def provide_data(self):
+        return self._renamed("provide_data", self.rename_data)
+
+    @property
+    def provide_label(self):
+        return self._renamed("provide_label", self.rename_label)
+
+    def _raise_pending(self):
+        for i, err in enumerate(self._errors):
+            if err is not None:
+                self._errors[i] = None
+                raise err
+
+    def reset(self):
+        for ready in self.data_ready:
+            ready.wait()
+        self._raise_pending()
+        for it in self.iters:
+            it.reset()
+        for ready in self.data_ready:
+            ready.clear()
+        for taken in self.data_taken:
+            taken.set()
+
+    def iter_next(self):
+        for ready in self.data_ready:
+            ready.wait()
+        self._raise_pending()
+        batches = self.next_batch
+        if batches[0] is None:
+            if any(b is not None for b in batches):
+                raise ValueError("PrefetchingIter: the iterators have different numbers "
+                                 "of batches")
+            return False
+        if any(b.pad != batches[0].pad for b in batches):
+            raise ValueError("PrefetchingIter: the iterators' batches have different pads")
+        self.current_batch = DataBatch(sum([b.data for b in batches], []),
+                                       sum([b.label for b in batches], []),
+                                       batches[0].pad, batches[0].index,
+                                       provide_data=self.provide_data,
+                                       provide_label=self.provide_label)
+        for ready in self.data_ready:
+            ready.clear()
+        for taken in self.data_taken:
+            taken.set()
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad

@@ -167,8 +167,14 @@ class BucketingModule(BaseModule):
             if self._monitor is not None:
                 module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
+        previous = self._curr_module
         self._curr_module = self._buckets[bucket_key]
         self._curr_bucket_key = bucket_key
+        if previous is not self._curr_module and previous.binded:
+            # MXNet's buckets share one memory pool: the bucket left behind keeps nothing
+            # of its last pass (its outputs go once read)
+            for e in previous._exec_group.execs:
+                e.release_outputs()
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..context import Context
 from ..io import DataDesc
-from ..ndarray import ndarray as _nd
+from ..symbol.graph import _topo
+from ..ndarray import ndarray as _nd, sparse_rules as _sparse_rules
 
 __all__ = ["DataParallelExecutorGroup", "split_batch", "merge_multi_context"]
 
@@ -82,7 +83,9 @@ def merge_multi_context(outputs, axes):
 
 
 def _descs(shapes):
-    return [] if shapes is None else list(shapes)
+    """``DataDesc``s of ``shapes`` (``(name, shape)`` pairs accepted, as MXNet does)."""
+    return [] if shapes is None else [d if isinstance(d, DataDesc) else DataDesc(*d)
+                                      for d in shapes]
 
 
 class DataParallelExecutorGroup:
@@ -107,6 +110,7 @@ class DataParallelExecutorGroup:
         self.logger = logger
         self.fixed_param_names = list(fixed_param_names or [])
         self.state_names = list(state_names or [])
+        data_shapes = _descs(data_shapes)
         self.data_names = [d.name for d in data_shapes]
         self.label_names = [d.name for d in _descs(label_shapes)]
         self.grad_req = self._grad_reqs(grad_req)
@@ -202,7 +206,7 @@ class DataParallelExecutorGroup:
 
     def bind_exec(self, data_shapes, label_shapes, shared_group=None, reshape=False):
         """Bind (or rebind, ``reshape=True``) one executor per context."""
-        data_shapes, label_shapes = list(data_shapes), _descs(label_shapes)
+        data_shapes, label_shapes = _descs(data_shapes), _descs(label_shapes)
         self.decide_slices(data_shapes)
         self.data_shapes, self.label_shapes = data_shapes, label_shapes or None
         self.data_layouts = [DataDesc.get_batch_axis(getattr(d, "layout", "NCHW"))
@@ -240,6 +244,7 @@ class DataParallelExecutorGroup:
             arg_types = [np.float32] * len(self.arg_names)
             aux_types = [np.float32] * len(self.aux_names)
         attrs = sym.attr_dict()
+        stypes, grad_stypes = _sparse_rules.bind_stypes(_topo(sym._outputs))
         shared_data = self.shared_data_arrays[i]
         args, grads, aux = [], {}, []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
@@ -253,14 +258,15 @@ class DataParallelExecutorGroup:
                                          f"{arr.shape}, this symbol needs {tuple(shape)}")
                     grad = shared_exec.grad_dict.get(name) if req != "null" else None
                     if req != "null" and grad is None:
-                        grad = self._zeros(shape, dtype, ctx)
+                        grad = self._zeros(shape, dtype, ctx, grad_stypes.get(name))
                 else:
-                    arr = self._zeros(shape, dtype, ctx)
-                    grad = self._zeros(shape, dtype, ctx) if req != "null" else None
+                    arr = self._zeros(shape, dtype, ctx, stypes.get(name))
+                    grad = self._zeros(shape, dtype, ctx, grad_stypes.get(name)) \
+                        if req != "null" else None
             else:
                 arr = shared_data.get(name)
                 if arr is None or arr.shape != tuple(shape) or arr._dtype != np.dtype(dtype):
-                    arr = self._zeros(shape, dtype, ctx)
+                    arr = self._zeros(shape, dtype, ctx, stypes.get(name))
                     shared_data[name] = arr
                 grad = self._zeros(shape, dtype, ctx) if req != "null" else None
             args.append(arr)
@@ -276,8 +282,9 @@ class DataParallelExecutorGroup:
                         grad_req={n: r for n, r in self.grad_req.items() if n in grads},
                         aux_states=aux)
 
-    def _zeros(self, shape, dtype, ctx):
-        a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, "module")
+    def _zeros(self, shape, dtype, ctx, stype=None):
+        a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, "module",
+                          _sparse_rules.class_of(stype) if stype else _nd.NDArray)
         a._data = np.zeros(a.shape, a._dtype)
         self.total_bytes += a._data.nbytes
         return a
@@ -338,7 +345,10 @@ class DataParallelExecutorGroup:
             for src, targets, axis in zip(label, self.label_arrays, self.label_layouts):
                 _load(_as_nd(src), targets, self._slices, axis)
         for e in self.execs:
+            e._releasing = True      # its passes' arrays go after their last reader
             e.forward(is_train=is_train)
+            if not is_train:      # nothing reads its intermediates: released when done
+                e.release_temporaries(after_backward=False)
 
     def backward(self, out_grads=None):
         if not self.for_training:
@@ -348,13 +358,17 @@ class DataParallelExecutorGroup:
         for i, e in enumerate(self.execs):
             if out_grads is None:
                 e.backward()
-                continue
-            parts = []
-            for g, axis in zip(out_grads, self.output_layouts):
-                g = _as_nd(g)
-                parts.append(_take(g, axis, self._slices[i], g.shape[axis])
-                             if axis >= 0 and len(self.execs) > 1 else g)
-            e.backward(out_grads=parts)
+            else:
+                parts = []
+                for g, axis in zip(out_grads, self.output_layouts):
+                    g = _as_nd(g)
+                    parts.append(_take(g, axis, self._slices[i], g.shape[axis])
+                                 if axis >= 0 and len(self.execs) > 1 else g)
+                e.backward(out_grads=parts)
+            # a Module's pass is done with its intermediates and backward's buffers:
+            # released as soon as the ops reading them are (MXNet shares one pass's
+            # memory between its executors; a bucketing module keeps one bucket's)
+            e.release_temporaries(after_backward=True)
 
     def get_outputs(self, merge_multi_context=True, begin=0, end=None):
         end = len(self.output_names) if end is None else end

@@ -59,7 +59,7 @@ def _create_kvstore(kvstore, num_device):
 
 def _host_zeros(like):
     """The module's own copy of a parameter: zeros shaped and typed like ``like``."""
-    a = _nd.new_array(like.shape, like._dtype, cpu(), "module")
+    a = _nd.new_array(like.shape, like._dtype, cpu(), "module", type(like))
     a._data = np.zeros(like.shape, like._dtype)
     return a
 
@@ -321,7 +321,8 @@ class Module(BaseModule):
             for idx, name in enumerate(self._exec_group.param_names):
                 kv.init(name, self._arg_params[name])
                 if update_on_kvstore:
-                    kv.pull(name, self._exec_group.param_arrays[idx], priority=-idx)
+                    kv.pull(name, self._exec_group.param_arrays[idx], priority=-idx,
+                            ignore_sparse=False)
         if not update_on_kvstore:
             self._updater = _opt.get_updater(optimizer)
         self.optimizer_initialized = True
@@ -414,6 +415,7 @@ class Module(BaseModule):
         group = self._exec_group
         kv = self._kvstore
         ndev = len(self._context)
+        per_device = [[] for _ in range(ndev)]   # MXNet 1.9.1's model._update_params
         for idx, (name, weights, grads) in enumerate(zip(group.param_names,
                                                          group.param_arrays,
                                                          group.grad_arrays)):
@@ -421,13 +423,16 @@ class Module(BaseModule):
                 continue
             if self._update_on_kvstore:
                 kv.push(name, grads, priority=-idx)
-                kv.pull(name, weights, priority=-idx)
+                kv.pull(name, weights, priority=-idx, ignore_sparse=False)  # whole rows
                 continue
             if kv is not None:
                 kv.push(name, grads, priority=-idx)
-                kv.pull(name, grads, priority=-idx)
+                kv.pull(name, grads, priority=-idx, ignore_sparse=False)
             for k, (w, g) in enumerate(zip(weights, grads)):
-                self._updater(idx * ndev + k, g, w)
+                per_device[k].append((idx * ndev + k, g, w))
+        for updates in per_device:      # one updater call per device: aggregated updates
+            if updates:
+                self._updater(*[list(x) for x in zip(*updates)])
 
     def get_outputs(self, merge_multi_context=True):
         self._check_ready("get_outputs")

@@ -21,6 +21,8 @@ from .functions import _FRONTEND, _ctx, _make_function
 from ._update import adam_update, sgd_mom_update, sgd_update  # noqa: F401 - in-place states
 from ._update import (ftml_update, ftrl_update, nag_mom_update,  # noqa: F401
                       rmsprop_update, rmspropalex_update, signsgd_update, signum_update)
+from ._update import (multi_mp_sgd_mom_update, multi_mp_sgd_update,  # noqa: F401
+                      multi_sgd_mom_update, multi_sgd_update)
 
 _float32 = _np.dtype(_np.float32)
 
@@ -29,6 +31,9 @@ def array(source_array, ctx=None, dtype=None):
     """An NDArray from a list, numpy array or NDArray. As in MXNet 1.x the dtype is the
     source's when the source is an NDArray, float32 otherwise (numpy arrays included),
     unless ``dtype`` is given."""
+    if isinstance(source_array, sparse.BaseSparseNDArray) or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dtype = dtype or source_array.dtype
         source_array = source_array.asnumpy()
@@ -63,7 +68,9 @@ def _creation(opname, shape, ctx, dtype, out=None, **params):
     return invoke(opname, (), params, out=out, ctx=_ctx(ctx))
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    if stype not in (None, "default"):
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     return _creation("_zeros", shape, ctx, dtype, out)
 
 
@@ -77,8 +84,10 @@ def full(shape, val, ctx=None, dtype=None, out=None, **kwargs):
     return _creation("_full", shape, ctx, dtype, out, value=val)
 
 
-def empty(shape, ctx=None, dtype=None):
+def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array: memory only, no engine op (as in MXNet)."""
+    if stype not in (None, "default"):
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
     from .ndarray import _shape, _dtype
     from ..profiler.observer import flags, observer
     from time import perf_counter_ns
@@ -173,22 +182,40 @@ def choose_element_0index(lhs, rhs, out=None):
     return invoke("pick", (lhs, rhs), {"axis": 1, "keepdims": False, "mode": "clip"}, out=out)
 
 
+def _fill_rows(lhs, mhs, rhs):
+    out = lhs.copy()
+    out[_np.arange(lhs.shape[0]), rhs.astype(_np.int64)] = mhs.reshape(-1)
+    return out
+
+
+def _one_hot_rows(indices, out_shape=(), out_dtype="float32"):
+    out = _np.zeros(out_shape, out_dtype)
+    out[_np.arange(out_shape[0]), indices.astype(_np.int64)] = 1
+    return out
+
+
+# MXNet 1.x's legacy NDArray functions: engine ops of their own, named by their arity
+# (src/ndarray/ndarray.cc pushes "TernaryOp"/"BinaryOp"), not recorded by autograd
+_TERNARY = _registry.OpDef("TernaryOp", _fill_rows, arg_names=("lhs", "mhs", "rhs"),
+                           infer=lambda shapes, dtypes, **_: ([tuple(shapes[0])], [dtypes[0]]))
+_BINARY = _registry.OpDef("BinaryOp", _one_hot_rows, arg_names=("indices",),
+                          infer=lambda shapes, dtypes, out_shape=(), out_dtype="float32":
+                          ([tuple(out_shape)], [_np.dtype(out_dtype)]))
+
+
 def fill_element_0index(lhs, mhs, rhs, out=None):
-    """MXNet's legacy name: ``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row."""
-    hot = invoke("one_hot", (rhs,), {"depth": lhs.shape[1], "on_value": 1.0,
-                                     "off_value": 0.0, "dtype": lhs.dtype.__name__})
-    result = lhs * (1 - hot) + mhs.reshape((-1, 1)) * hot
-    if out is not None:
-        result.copyto(out)
-        return out
-    return result
+    """MXNet's legacy function: ``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row."""
+    outs = None if out is None else [out]
+    res = push_op(_TERNARY, (lhs, mhs, rhs), {}, outs)[0]
+    return res
 
 
 def onehot_encode(indices, out):
-    """MXNet's legacy name: write ``one_hot(indices, depth=out.shape[1])`` into ``out``."""
-    return invoke("one_hot", (indices,), {"depth": out.shape[1], "on_value": 1.0,
-                                          "off_value": 0.0, "dtype": out.dtype.__name__},
-                  out=out)
+    """MXNet's legacy function: write ``one_hot(indices, depth=out.shape[1])`` into
+    ``out``."""
+    push_op(_BINARY, (indices,), {"out_shape": out.shape, "out_dtype": out.dtype.__name__},
+            [out])
+    return out
 
 
 def save(fname, data):
@@ -211,6 +238,7 @@ def load_frombuffer(buf, ctx=None):
     return [array(v, ctx=ctx, dtype=v.dtype) for v in loaded]
 
 
+cast_storage = sparse.cast_storage   # the result's class is the parameter's
 methods.attach(globals())
 _helpers.attach_methods(NDArray)
 _internal = _helpers.internal_namespace(globals())

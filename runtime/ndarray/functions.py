@@ -34,11 +34,16 @@ def _make_function(op, fname=None):
     allowed = None if _takes_any_keyword(op.kernel) else frozenset(op.params) | set(names)
 
     def fn(*args, out=None, name=None, **kwargs):
-        if allowed is not None:
+        if allowed is not None and not op.params:
+            # MXNet: an operator without parameters (broadcast_maximum) ignores keywords
+            kwargs = {k: v for k, v in kwargs.items() if k in allowed}
+        elif allowed is not None:
             for key in kwargs:
                 if key not in allowed:
-                    raise ValueError(f"{op.name}: unknown argument {key!r}; arguments: "
-                                     + (", ".join(list(names) + list(op.params)) or "none"))
+                    from ..base import as_mxnet_error
+                    raise as_mxnet_error(ValueError(
+                        f"{op.name}: unknown argument {key!r}; arguments: "
+                        + (", ".join(list(names) + list(op.params)) or "none")))
         inputs = list(args)
         if op.variadic:
             inputs = [a for a in args]

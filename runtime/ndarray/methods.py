@@ -12,7 +12,6 @@ written by MXNet loads here.
 from ..ops.python_level import FLUENT, attach_fluent
 from . import serialization as _ser
 from .ndarray import NDArray, from_numpy
-from .sparse import unsupported
 
 # MXNet's fluent methods (shared with Symbol), and logical_not
 _METHODS = FLUENT + ("logical_not",)
@@ -25,10 +24,9 @@ def _slice(self, begin, end, step=None):
 
 
 def _tostype(self, stype):
-    """A dense copy for ``'default'``; sparse storage types are refused."""
-    if stype != "default":
-        raise unsupported(f"tostype({stype!r})")
-    return self.copy()
+    """This array as storage type ``stype`` (``cast_storage``; see :mod:`.sparse`)."""
+    from .sparse import cast_storage
+    return cast_storage(self, stype)
 
 
 def _getstate(self):
@@ -50,6 +48,15 @@ def _setstate(self, state):
 _functions = {}     # mx.nd's namespace, given by attach()
 
 
+def _shape_method(opname, **fixed):
+    """``x.squeeze(axis, inplace=False)`` & co.: MXNet's ``inplace=True`` gives a view
+    sharing memory; here the result is always a copy (the operator)."""
+    def method(self, *args, inplace=False, **kwargs):
+        return _functions[opname](self, *args, **fixed, **kwargs)
+    method.__name__ = opname
+    return method
+
+
 def attach(functions):
     """Give NDArray a method per name of ``_METHODS`` found in ``functions`` (mx.nd's
     namespace, looked up at call time)."""
@@ -57,6 +64,9 @@ def attach(functions):
     _functions = functions
     attach_fluent(NDArray, functions, _METHODS)
     NDArray.slice = _slice
+    NDArray.squeeze = _shape_method("squeeze")
+    NDArray.expand_dims = _shape_method("expand_dims")
+    NDArray.flatten = _shape_method("Flatten")
     NDArray.tostype = _tostype
     NDArray.__getstate__ = _getstate
     NDArray.__setstate__ = _setstate

@@ -31,6 +31,8 @@ from . import indexing as _indexing
 from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
+from . import sparse_rules as _sparse_rules
+from .sparse_rules import _STORAGE_TYPE_STR_TO_ID  # noqa: F401 - MXNet's tests import it
 from .opscope import (op_scope, op_scopes_set,  # noqa: F401 - set_op_attrs: API here
                       restore_op_attrs, set_op_attrs)
 from xprof.traces.names import INPUT_DIMS
@@ -75,8 +77,6 @@ _engine.on_engine_change(_bind_engine)
 
 py_slice = slice     # MXNet's name for the builtin, imported by MXNet users' code
 # Storage types as MXNet numbers them; xprof stores only 'default' (dense).
-_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
-_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 # Set by the autograd module when it is imported (it imports us, not the reverse).
 _autograd = None
@@ -267,7 +267,10 @@ class NDArray(Var):
         dtype = _dtype(dtype)
         if not copy and dtype == self._dtype:
             return self
-        return invoke("Cast", (self,), {"dtype": dtype.name})
+        if _autograd.state.recording or self.__class__ is not NDArray:   # MXNet: copyto
+            return invoke("Cast", (self,), {"dtype": dtype.name})
+        return invoke("CopyCPU2CPU", (self,), {}, out=new_array(self.shape, dtype,
+                                                               self.context, "astype"))
 
     # -- shape ops ------------------------------------------------------------------------
     def reshape(self, *shape, **kwargs):
@@ -292,12 +295,6 @@ class NDArray(Var):
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": _shape(shape)})
-
-    def flatten(self):
-        return invoke("Flatten", (self,), {})
-
-    def expand_dims(self, axis):
-        return invoke("expand_dims", (self,), {"axis": axis})
 
     # -- reductions and math as methods ---------------------------------------------------------
     def sum(self, axis=None, keepdims=False, exclude=False):
@@ -359,7 +356,7 @@ class NDArray(Var):
 
     # -- autograd ---------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
-        _autograd.attach_grad(self, grad_req)
+        _autograd.attach_grad(self, grad_req, stype and _sparse_rules.class_of(stype))
 
     @property
     def grad(self):
@@ -417,9 +414,9 @@ class NDArray(Var):
 
     # -- arithmetic: the operators of ops.python_level.OPERATORS, attached below ------------
     def _binary(self, other, names, out=None):
+        # MXNet 1.x: broadcast_* whatever the shapes (Symbols, sparse arrays: elemwise_*)
         if isinstance(other, NDArray):
-            name = names[0] if other.shape == self.shape else names[1]
-            return invoke(name, (self, other), {}, out=out)
+            return invoke(names[1], (self, other), {}, out=out)
         if isinstance(other, numbers.Number):
             return invoke(names[2], (self,), {"scalar": other}, out=out)
         if isinstance(other, np.ndarray):
@@ -589,8 +586,9 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
         if ctx is None:
             ctx = inputs[0].context if inputs else current_context()
         name = op.name
-        if cls is None:
-            cls = inputs[0].__class__ if inputs else NDArray
+        if cls is None:   # (sparse inputs: the storage type MXNet's rules give)
+            cls = _sparse_rules.live and _sparse_rules.result_class(op, inputs, params) or (
+                inputs[0].__class__ if inputs else NDArray)
         outs = [new_array(tuple(s), d, ctx, name, cls) for s, d in zip(out_shapes, out_dtypes)]
     else:
         for o, s in zip(outs, out_shapes):
@@ -695,3 +693,4 @@ def waitall():
         _waited(t0)
         if _flags.api:
             _api_event("waitall", t0)
+

@@ -22,6 +22,9 @@ from . import (activation, amp, attention, contrib, conv, correlation,  # noqa: 
                linalg, normalization, optim, output_heads, pooling, rearrange, reduce,
                rnn, roi_pooling, sampling, sequence, shape, softmax, sorting,
                spatial_transformer, statistics, unary_math, upsampling)
+from . import cvimage  # noqa: F401,E402 - MXNet's OpenCV image operators (Imdecode...)
+from . import optim_multi  # noqa: F401,E402 - multi_sgd_update... (aggregated updates)
+from . import sparse_ops  # noqa: F401,E402 - cast_storage, _sparse_retain, _square_sum
 from . import np_elemwise, np_reduce, np_indexing, np_creation, np_fallback, np_matrix  # noqa: F401,E402
 from . import np_linalg, np_numeric, npx_ops  # noqa: F401,E402
 from .registry import OpDef, defop, get  # noqa: F401

@@ -63,7 +63,9 @@ def _activation_infer(in_shapes, in_dtypes, act_type="relu", **_):
 
 
 defop("Activation", _activation, infer=_activation_infer, grad=_activation_grad,
-      cost=input_size,
+      cost=input_size,   # relu, sigmoid, tanh: the gradient from the output alone
+      grad_reads=lambda p: ((), True) if p.get("act_type", "relu") in (
+          "relu", "sigmoid", "tanh") else None,
       params={"act_type": "relu"})
 
 

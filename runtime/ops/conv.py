@@ -351,5 +351,5 @@ def _conv_cost(in_shapes, **params):
 
 defop("Convolution", _conv, arg_names=("data", "weight", "bias"), infer=_conv_infer,
       infer_args=_conv_infer_args, grad=_conv_grad, cost=_conv_cost,
-      params=dict(_CONV_PARAMS), grad_needs=True)
+      params=dict(_CONV_PARAMS), grad_needs=True, grad_reads=lambda p: ((0, 1), False))
 _ACTIVE["Convolution"] = _without_bias

@@ -1,8 +1,8 @@
 """Elementwise operators: arithmetic with arrays and scalars, comparisons, unary math.
 
-Names follow MXNet 1.x: ``x + 1`` is ``_plus_scalar``, ``x + y`` on equal shapes is
-``elemwise_add`` and on different shapes ``broadcast_add``, ``1 - x`` is
-``_rminus_scalar``. Each gradient sits next to its kernel.
+Names follow MXNet 1.x: ``x + 1`` is ``_plus_scalar``, ``x + y`` of two NDArrays is
+``broadcast_add`` whatever their shapes (``elemwise_add`` for Symbols, and for sparse
+arrays of equal shapes), ``1 - x`` is ``_rminus_scalar``. Each gradient sits next to its kernel.
 """
 import operator
 
@@ -45,8 +45,16 @@ def _binary(names, fn, grad):
         return [None if ga is None else _as(a, unbroadcast(ga, a.shape)),
                 None if gb is None else _as(b, unbroadcast(gb, b.shape))]
 
-    defop(same, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g)
-    defop(bcast, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g)
+    reads = _GRAD_READS.get(same)
+    defop(same, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g,
+          grad_reads=reads)
+    defop(bcast, kernel, arg_names=("lhs", "rhs"), infer=broadcast_shape, grad=g,
+          grad_reads=reads)
+
+
+# the forward values the gradients of these read (add/sub: none, the shapes only)
+_GRAD_READS = {"elemwise_add": lambda p: ((), False), "elemwise_sub": lambda p: ((), False),
+               "elemwise_mul": lambda p: ((0, 1), False)}
 
 
 _binary(("elemwise_add", "broadcast_add"), np.add, lambda g, a, b, o: (g, g))

@@ -27,7 +27,7 @@ def _fc(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True):
     x = data.reshape(-1, units)
     out = x @ weight.T
     if bias is not None and not _bool(no_bias):
-        out += bias
+        out += bias.reshape(-1)
     return _as(data, out).reshape(out_shape)
 
 
@@ -39,12 +39,15 @@ def _fc_grad(ograds, inputs, outputs, num_hidden=None, no_bias=False, flatten=Tr
     grads = [_as(data, og @ weight).reshape(data.shape), _as(weight, og.T @ x)]
     if len(inputs) > 2:
         bias = inputs[2]
-        grads.append(None if _bool(no_bias) else _as(bias, og.sum(axis=0)))
+        grads.append(None if _bool(no_bias) else _as(bias, og.sum(axis=0)).reshape(bias.shape))
     return grads
 
 
 def _fc_infer(in_shapes, in_dtypes, num_hidden=None, no_bias=False, flatten=True, **_):
     expected = _fc_arg_shapes(in_shapes[0], num_hidden, no_bias, flatten)
+    if len(in_shapes) > 2 and in_shapes[2] is not None and len(expected) > 2 and \
+            tuple(in_shapes[2]) == (expected[2][0], 1):      # MXNet takes (num_hidden, 1)
+        in_shapes = list(in_shapes[:2]) + [expected[2]]
     _check_arg_shapes("FullyConnected", ("weight", "bias"), in_shapes[1:], expected[1:],
                       f"data {tuple(in_shapes[0])} and num_hidden={num_hidden}")
     return [_fc_geometry(in_shapes[0], num_hidden, flatten)[2]], [in_dtypes[0]]
@@ -66,6 +69,7 @@ def _fc_cost(in_shapes, num_hidden=None, flatten=True, **_):
 
 
 defop("FullyConnected", _fc, arg_names=("data", "weight", "bias"), infer=_fc_infer,
+      grad_reads=lambda p: ((0, 1), False),
       infer_args=_fc_infer_args, grad=_fc_grad, cost=_fc_cost,
       params={"num_hidden": None, "no_bias": False, "flatten": True})
 _ACTIVE["FullyConnected"] = _without_bias

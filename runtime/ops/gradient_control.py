@@ -4,7 +4,8 @@ forward, no gradient), ``MakeLoss``/``make_loss`` (identity forward; the gradien
 and ``identity`` (a copy; ``_copy`` is in :mod:`.elemwise`)."""
 import numpy as np
 
-from .registry import defop, input_size
+from . import elemwise  # noqa: F401 - _copy, which identity names
+from .registry import alias, defop, input_size
 
 
 def _identity(data, **_):
@@ -21,8 +22,7 @@ def _pass_grad(ograds, inputs, outputs, **_):
 
 
 defop("BlockGrad", _identity, grad=_block_grad, cost=input_size, aliases=("stop_gradient",))
-for _name in ("identity",):
-    defop(_name, lambda data: data.copy(), grad=_pass_grad, cost=input_size)
+alias("identity", "_copy")     # MXNet: identity is _copy's alias
 
 _NORMALIZATIONS = ("null", "batch", "valid")
 

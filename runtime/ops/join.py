@@ -46,9 +46,10 @@ def _concat_grad(ograds, inputs, outputs, dim=1, num_args=None):
     return list(np.split(ograds[0], cuts, axis=d))
 
 
-defop("concat", _concat, variadic=True, infer=_concat_infer, grad=_concat_grad,
+defop("Concat", _concat, variadic=True, infer=_concat_infer, grad=_concat_grad,
+      grad_reads=lambda p: ((), False),
       cost=lambda in_shapes, **_: sum(_size(s) for s in in_shapes),
-      params={"dim": 1, "num_args": None}, aliases=("Concat",))
+      params={"dim": 1, "num_args": None}, aliases=("concat",))   # MXNet's name, alias
 
 
 def _stack_infer(in_shapes, in_dtypes, axis=0, num_args=None, **_):
@@ -122,6 +123,7 @@ def _def_split(opname):
         return [np.concatenate(parts, axis=a)]
 
     defop(opname, kernel, infer=infer, grad=grad, cost=_cheap,
+          grad_reads=lambda p: ((), False),
           num_outputs=lambda params: int(params["num_outputs"]),
           params={"num_outputs": None, "axis": 1, "squeeze_axis": False})
 

@@ -110,20 +110,41 @@ def _adam(weight, grad, mean, var, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-
 
 _COMMON = {"wd": 0.0, "rescale_grad": 1.0, "clip_gradient": -1.0, "lazy_update": True}
 
-defop("sgd_update", _sgd, arg_names=("weight", "grad"),
+
+def _lazy(kernel):
+    """MXNet's lazy update of a row_sparse gradient (``_rows``, set by ``push_update``):
+    the rows the gradient holds nothing for keep their weight and states."""
+    def wrapped(weight, grad, *states, _rows=False, **params):
+        out = kernel(weight, grad, *states, **params)
+        if not _rows:
+            return out
+        keep = ~grad.reshape(grad.shape[0], -1).any(axis=1)
+        if not keep.any():
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        fixed = []
+        for new, old in zip(outs, (weight,) + states):
+            new = np.array(new, copy=True)
+            new[keep] = old[keep]
+            fixed.append(new)
+        return tuple(fixed) if isinstance(out, tuple) else fixed[0]
+    wrapped.__doc__ = kernel.__doc__
+    return wrapped
+
+defop("sgd_update", _lazy(_sgd), arg_names=("weight", "grad"),
       infer=_same_shapes("sgd_update", ("weight", "grad")), cost=_cost(3),
-      params=dict(_COMMON, lr=0.01),
+      params=dict(_COMMON, lr=0.01, _rows=False),
       doc="SGD step: weight = weight - lr * (clip(rescale_grad * grad) + wd * weight).")
-defop("sgd_mom_update", _sgd_mom, arg_names=("weight", "grad", "mom"),
+defop("sgd_mom_update", _lazy(_sgd_mom), arg_names=("weight", "grad", "mom"),
       infer=_same_shapes("sgd_mom_update", ("weight", "grad", "mom")), cost=_cost(5),
       num_outputs=2, visible_outputs=1, output_names=("output", "mom"),
-      params=dict(_COMMON, lr=0.01, momentum=0.0),
+      params=dict(_COMMON, lr=0.01, momentum=0.0, _rows=False),
       doc="SGD with momentum: mom = momentum * mom - lr * (g + wd * weight); "
           "weight += mom. Outputs the new weight and the new momentum.")
-defop("adam_update", _adam, arg_names=("weight", "grad", "mean", "var"),
+defop("adam_update", _lazy(_adam), arg_names=("weight", "grad", "mean", "var"),
       infer=_same_shapes("adam_update", ("weight", "grad", "mean", "var")), cost=_cost(10),
       num_outputs=3, visible_outputs=1, output_names=("output", "mean", "var"),
-      params=dict(_COMMON, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8),
+      params=dict(_COMMON, lr=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, _rows=False),
       doc="Adam step (without bias correction, which the optimizer folds into lr). "
           "Outputs the new weight, mean and variance.")
 
@@ -253,10 +274,10 @@ defop("ftml_update", _ftml, arg_names=("weight", "grad", "d", "v", "z"),
       num_outputs=4, visible_outputs=1, output_names=("output", "d", "v", "z"),
       params={"lr": 0.0025, "beta1": 0.6, "beta2": 0.999, "epsilon": 1e-8, "t": 1,
               "wd": 0.0, "rescale_grad": 1.0, "clip_grad": -1.0}, doc=_ftml.__doc__)
-defop("ftrl_update", _ftrl, arg_names=("weight", "grad", "z", "n"),
+defop("ftrl_update", _lazy(_ftrl), arg_names=("weight", "grad", "z", "n"),
       infer=_same_shapes("ftrl_update", ("weight", "grad", "z", "n")), cost=_cost(12),
       num_outputs=3, visible_outputs=1, output_names=("output", "z", "n"),
-      params=dict(_PLAIN, lr=0.1, lamda1=0.01, beta=1.0), doc=_ftrl.__doc__)
+      params=dict(_PLAIN, lr=0.1, lamda1=0.01, beta=1.0, _rows=False), doc=_ftrl.__doc__)
 
 # op name -> number of state inputs following (weight, grad)
 UPDATE_OPS = {"sgd_update": 0, "sgd_mom_update": 1, "adam_update": 2, "nag_mom_update": 1,

@@ -21,7 +21,8 @@ trailing ``aux_names`` inputs: BatchNorm's moving mean and variance), which repl
 those arrays' data (MXNet's mutable inputs; see :meth:`OpDef.written`); ``cost(in_shapes, **params)`` estimates
 floating-point work (default: output elements) for the engine's inline decision.
 
-Gradient contract: ``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
+Gradient contract (``grad_reads``: which forward values it reads, see ``OpDef``):
+``grad(out_grads, inputs, outputs, **params)`` returns one numpy array
 (or None for "no gradient") per input. It runs as the engine op ``grad_name``
 (:func:`backward_name` unless given: MXNet 2's NumPy operators name theirs otherwise). With ``grad_needs=True`` the gradient also
 receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
@@ -41,13 +42,13 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "grad", "arg_names", "num_outputs",
                  "cost", "params", "out_dtype", "nin", "variadic", "doc", "grad_name",
                  "aux_names", "train_kernel", "output_names", "infer_args",
-                 "visible_outputs", "grad_needs", "mutate_aux")
+                 "visible_outputs", "grad_needs", "mutate_aux", "grad_reads")
 
     def __init__(self, name, kernel, arg_names=("data",), infer=None, grad=None,
                  num_outputs=1, cost=None, params=None, out_dtype=None, variadic=False,
                  doc=None, aux_names=(), train_kernel=None, output_names=None,
                  infer_args=None, visible_outputs=None, grad_needs=False, mutate_aux=False,
-                 grad_name=None):
+                 grad_name=None, grad_reads=None):
         self.name = name
         self.kernel = kernel
         self.arg_names = tuple(arg_names)
@@ -68,6 +69,11 @@ class OpDef:
         self.visible_outputs = visible_outputs
         self.grad_needs = grad_needs
         self.mutate_aux = mutate_aux
+        # which forward values the gradient reads: ``grad_reads(params)`` -> (indices of
+        # the inputs whose values it reads, whether it reads the outputs); None: all.
+        # The others it may be given as shape-only placeholders (MXNet's FGradient
+        # dependencies: an executor releases them once the forward pass is done)
+        self.grad_reads = grad_reads
 
     # -- what the engine needs to run it: the one answer for every path ----------------
     # (the NDArray layer, autograd, the symbolic executor, Gluon's hybrid path)

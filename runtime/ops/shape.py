@@ -120,8 +120,9 @@ def _reshape_infer(in_shapes, in_dtypes, shape=(), reverse=False, **_):
     return [reshape_shape(in_shapes[0], shape, reverse)], [in_dtypes[0]]
 
 
-defop("reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
-      params={"shape": (), "reverse": False}, aliases=("Reshape",))
+defop("Reshape", _reshape, infer=_reshape_infer, grad=_reshape_grad, cost=_cheap,
+      grad_reads=lambda p: ((), False),
+      params={"shape": (), "reverse": False}, aliases=("reshape",))   # MXNet's name, alias
 
 
 def _flatten_shape(shape):
@@ -155,6 +156,7 @@ def _expand_dims_infer(in_shapes, in_dtypes, axis=0, **_):
 
 
 defop("expand_dims", _expand_dims, infer=_expand_dims_infer, grad=_reshape_grad,
+      grad_reads=lambda p: ((), False),
       grad_name="_backward_reshape",
       cost=_cheap, params={"axis": 0})
 

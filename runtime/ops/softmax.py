@@ -11,8 +11,8 @@ from .registry import defop, input_size
 def _softmax_fwd(x, axis):
     if not x.size:                   # nothing to normalize (a zero-size axis included)
         return x.copy()
-    shifted = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(shifted)
+    e = x - x.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)           # in place: one array of the input's size, not two
     e /= e.sum(axis=axis, keepdims=True)
     return e
 
@@ -212,7 +212,8 @@ def _softmax_output_infer_args(in_shapes, multi_output=False, preserve_shape=Fal
 
 defop("SoftmaxOutput", _softmax_output, arg_names=("data", "label"),
       infer=_softmax_output_infer, infer_args=_softmax_output_infer_args,
-      grad=_softmax_output_grad, cost=input_size, params=dict(_SO_PARAMS))
+      grad=_softmax_output_grad, cost=input_size, params=dict(_SO_PARAMS),
+      grad_reads=lambda p: ((1,), True))       # the label and the output, as MXNet's
 
 
 def _sce_check(dshape, lshape):

@@ -47,7 +47,12 @@ _unary("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x, o: g / np.square(
 
 # -- special functions (numpy has none: math's, elementwise) -------------------------------
 def _elementwise(fn):
-    vec = np.vectorize(fn, otypes=[np.float64])
+    def safe(v):       # at a pole (gamma(0), gamma(-2)...) MXNet gives inf, math raises
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):
+            return math.inf
+    vec = np.vectorize(safe, otypes=[np.float64])
     return lambda x: vec(x).astype(x.dtype, copy=False) if x.size else x.copy()
 
 

@@ -41,7 +41,8 @@ class Adam(Optimizer):
         t = self._index_update_count[index]
         params = self._common(index)
         params["lr"] *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
-        params.update(beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon)
+        params.update(beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      lazy_update=self.lazy_update)
         push_update("adam_update", weight, grad, tuple(state), attrs=self._attrs(index),
                     **params)
 

@@ -279,12 +279,27 @@ class Updater:
         if triples:
             self.optimizer._set_current_context(triples[0][2].context.device_id)
         opt = self.optimizer
+        triples = [(i.decode() if isinstance(i, bytes) else i, g, w) for i, g, w in triples]
         for i, g, w in triples:
-            if isinstance(i, bytes):
-                i = i.decode()
             if i not in self.states:
                 self.states[i] = opt.create_state_multi_precision(i, w)
-            opt.update_multi_precision(i, w, g, self.states[i])
+        size = getattr(opt, "aggregate_num", 0)
+        if size <= 0:
+            for i, g, w in triples:
+                opt.update_multi_precision(i, w, g, self.states[i])
+            return
+        # MXNet 1.9.1: weights grouped by dtype, each group in chunks of aggregate_num,
+        # one (aggregated) update per chunk
+        by_dtype = {}
+        for t in triples:
+            by_dtype.setdefault(t[2].dtype, []).append(t)
+        for group in by_dtype.values():
+            for start in range(0, len(group), size):
+                chunk = group[start:start + size]
+                idx = [i for i, _, _ in chunk]
+                opt.update_multi_precision(idx, [w for _, _, w in chunk],
+                                           [g for _, g, _ in chunk],
+                                           [self.states[i] for i in idx])
 
     def get_states(self, dump_optimizer=False):
         """The states (and, with ``dump_optimizer``, the optimizer without its

@@ -3,7 +3,10 @@
 
 SGD, NAG and Signum push MXNet's fused update operators (``sgd_update``,
 ``sgd_mom_update``, ``nag_mom_update``, ``signsgd_update``, ``signum_update``; see
-:mod:`...ops.optim`), one per weight. With ``multi_precision`` a float16 weight's state is
+:mod:`...ops.optim`), one per weight; SGD given several weights at once (the
+``Updater`` groups them, as MXNet 1.9.1's does, by ``MXNET_OPTIMIZER_AGGREGATION_SIZE``,
+default 4) pushes one ``multi_sgd_update``/``multi_sgd_mom_update`` (``multi_mp_*`` for
+float16 weights with master copies) per group. With ``multi_precision`` a float16 weight's state is
 ``(momentum, float32 master weight)``, as in MXNet: the update runs on the master copy
 and a ``Cast`` writes it back. SGLD and DCASGD are NDArray arithmetic, as MXNet writes
 them.
@@ -13,7 +16,8 @@ import math
 import numpy as np
 
 from ..ndarray import random as _random
-from ..ndarray._update import push_update
+from .. import _env
+from ..ndarray._update import push_multi_update, push_update
 from .optimizer import Optimizer, _cast_into, register, zeros_like
 
 __all__ = ["SGD", "ccSGD", "NAG", "Signum", "SGLD", "DCASGD", "Test"]
@@ -71,9 +75,43 @@ class SGD(_MasterLast):
         super().__init__(**kwargs)
         self.momentum = float(momentum)
         self.lazy_update = lazy_update
+        self.aggregate_num = _env.get_int("OPTIMIZER_AGGREGATION_SIZE", 4)
 
     def update(self, index, weight, grad, state):
-        self._push(index, weight, grad, state, "sgd_update", "sgd_mom_update")
+        if isinstance(index, (list, tuple)):
+            self._update_many(index, weight, grad, state, False)
+        else:
+            self._push(index, weight, grad, state, "sgd_update", "sgd_mom_update",
+                       {"lazy_update": self.lazy_update}, {"lazy_update": self.lazy_update})
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if not isinstance(index, (list, tuple)):
+            return super().update_multi_precision(index, weight, grad, state)
+        mp = self.multi_precision and weight[0].dtype == np.float16
+        return self._update_many(index, weight, grad, state, mp)
+
+    def _update_many(self, indices, weights, grads, states, multi_precision):
+        """One aggregated op for the weights (MXNet 1.9.1's ``SGD._update_impl``): its
+        momentum form when ``momentum > 0``, weights and grads flattened in groups."""
+        if any(w.stype != "default" or g.stype != "default" for w, g in zip(weights, grads)):
+            for i, w, g, s in zip(indices, weights, grads, states):
+                (self.update_multi_precision if multi_precision else self.update)(i, w, g, s)
+            return
+        self._update_count(indices)
+        params = {"lrs": tuple(self._get_lrs(indices)), "wds": tuple(self._get_wds(indices)),
+                  "rescale_grad": float(self.rescale_grad), "clip_gradient": self._clip()}
+        mom = self.momentum > 0
+        if mom:
+            params["momentum"] = self.momentum
+        groups = []
+        for w, g, s in zip(weights, grads, states):
+            if multi_precision:
+                inner, master = s
+                groups += [w, g] + ([inner] if mom else []) + [master]
+            else:
+                groups += [w, g] + ([s] if mom else [])
+        name = ("multi_mp_sgd" if multi_precision else "multi_sgd") + ("_mom" if mom else "")
+        push_multi_update(name + "_update", groups, list(weights), **params)
 
 
 @register

@@ -2,7 +2,8 @@
 
 As in MXNet, every ``set_config`` call starts from the defaults and applies the keys it
 is given. Modes form a bitmask: symbolic 1, imperative 2, api 4, memory 8; the default
-mode is symbolic | api | memory.
+mode is all four, as MXNet 1.9.1's (``continuous_dump`` stays off by default: xprof
+writes the whole trace at ``dump()``/exit).
 """
 import os
 
@@ -17,7 +18,7 @@ DEFAULTS = {
     "filename": "profile.json",
     "profile_all": False,
     "profile_symbolic": True,
-    "profile_imperative": False,
+    "profile_imperative": True,       # MXNet 1.9.1: true (c_api_profile.cc)
     "profile_memory": True,
     "profile_api": True,
     "continuous_dump": False,

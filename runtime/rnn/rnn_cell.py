@@ -1,6 +1,12 @@
 """Legacy symbolic cells (``mx.rnn.LSTMCell``...): each call adds one step to a
 ``mx.sym`` graph; ``unroll`` adds a sequence; ``FusedRNNCell`` is one ``RNN`` node.
 
+Each step is the operators MXNet 1.9.1's cells add (``FullyConnected`` i2h and h2h,
+``SliceChannel`` for the gates, ``Activation``, ``elemwise_add``/``_mul``), a sequence is
+split with ``SliceChannel`` and merged with ``expand_dims`` + ``Concat``, so a profile
+of an unrolled network names MXNet's operators; the zero begin states are made from the
+first step (``zeros_like``/``broadcast_to``: xprof's shape inference does not fill a
+``zeros(shape=(0, H))`` from its consumers, as MXNet's does).
 Weights are variables named ``<prefix>i2h_weight``... (gates stacked);
 ``unpack_weights``/``pack_weights`` convert between that and one array per gate
 (``<prefix>i2h_i_weight``), and a ``FusedRNNCell``'s flat vector unpacks into the
@@ -114,17 +120,37 @@ class BaseRNNCell:
         """``length`` steps over ``inputs`` (one symbol in ``layout`` or a list):
         ``(outputs, states)``."""
         self.reset()
-        steps, axis, _, _ = _format_sequence(length, inputs, layout, False)
+        steps, axis = _sequence(length, inputs, layout, False)
         states = _zero_states(self, steps, axis) if begin_state is None \
             else list(begin_state)
         outputs = []
         for t in range(length):
             out, states = self(steps[t], states)
             outputs.append(out)
-        return _format_sequence(length, outputs, layout, merge_outputs)[0], states
+        return _sequence(length, outputs, layout, merge_outputs)[0], states
 
     def _name(self, what):
         return f"{self._prefix}t{self._counter}_{what}"
+
+
+def _sequence(length, inputs, layout, merge):
+    """MXNet 1.9.1's ``_normalize_sequence``: one symbol split into ``length`` steps
+    (``SliceChannel``, ``squeeze_axis``) unless ``merge`` is True; a list merged along the
+    time axis (``expand_dims`` + ``Concat``) when ``merge`` is True."""
+    axis = layout.find("T")
+    if axis < 0 or layout.find("N") < 0:
+        raise ValueError(f"unroll: layout={layout!r} must contain 'T' and 'N'")
+    if isinstance(inputs, _sym.Symbol):
+        if merge is False:
+            if len(inputs.list_outputs()) != 1:
+                raise ValueError("unroll: a grouped symbol as input; pass list(inputs)")
+            inputs = list(_sym.split(inputs, axis=axis, num_outputs=length, squeeze_axis=1))
+    else:
+        if length is not None and len(inputs) != length:
+            raise ValueError(f"unroll: {len(inputs)} inputs for length={length}")
+        if merge is True:
+            inputs = _sym.Concat(*[_sym.expand_dims(i, axis=axis) for i in inputs], dim=axis)
+    return inputs, axis
 
 
 class _GatedCell(BaseRNNCell):
@@ -151,9 +177,8 @@ class _GatedCell(BaseRNNCell):
                                   name=self._name("h2h"))
         return i2h, h2h
 
-    def _gate(self, x, k):
-        h = self._num_hidden
-        return _sym.slice_axis(x, axis=1, begin=k * h, end=(k + 1) * h)
+    def _gates_of(self, x, name):
+        return list(_sym.SliceChannel(x, num_outputs=self._gates, name=name))
 
 
 class RNNCell(_GatedCell):
@@ -180,13 +205,13 @@ class LSTMCell(_GatedCell):
 
     def __call__(self, inputs, states):
         i2h, h2h = self._projections(inputs, states[0])
-        gates = i2h + h2h
-        i = _sym.sigmoid(self._gate(gates, 0))
-        f = _sym.sigmoid(self._gate(gates, 1))
-        g = _sym.tanh(self._gate(gates, 2))
-        o = _sym.sigmoid(self._gate(gates, 3))
+        gates = self._gates_of(i2h + h2h, self._name("slice"))
+        i = _sym.Activation(gates[0], act_type="sigmoid", name=self._name("i"))
+        f = _sym.Activation(gates[1], act_type="sigmoid", name=self._name("f"))
+        g = _sym.Activation(gates[2], act_type="tanh", name=self._name("c"))
+        o = _sym.Activation(gates[3], act_type="sigmoid", name=self._name("o"))
         c = _sym.elemwise_add(f * states[1], i * g, name=self._name("state"))
-        h = _sym.elemwise_mul(o, _sym.tanh(c), name=self._name("out"))
+        h = _sym.elemwise_mul(o, _sym.Activation(c, act_type="tanh"), name=self._name("out"))
         return h, [h, c]
 
 
@@ -205,10 +230,12 @@ class GRUCell(_GatedCell):
     def __call__(self, inputs, states):
         h = states[0]
         i2h, h2h = self._projections(inputs, h)
-        r = _sym.sigmoid(self._gate(i2h, 0) + self._gate(h2h, 0))
-        z = _sym.sigmoid(self._gate(i2h, 1) + self._gate(h2h, 1))
-        n = _sym.tanh(self._gate(i2h, 2) + r * self._gate(h2h, 2))
-        out = _sym.elemwise_add((1 - z) * n, z * h, name=self._name("out"))
+        i_r, i_z, i_n = self._gates_of(i2h, self._name("i2h_slice"))
+        h_r, h_z, h_n = self._gates_of(h2h, self._name("h2h_slice"))
+        r = _sym.Activation(i_r + h_r, act_type="sigmoid", name=self._name("r_act"))
+        z = _sym.Activation(i_z + h_z, act_type="sigmoid", name=self._name("z_act"))
+        n = _sym.Activation(i_n + r * h_n, act_type="tanh", name=self._name("h_act"))
+        out = _sym.elemwise_add((1. - z) * n, z * h, name=self._name("out"))
         return out, [out]
 
 

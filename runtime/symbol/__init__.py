@@ -51,9 +51,15 @@ _python_level.install(globals(), _FRONTEND)
 # x.slice(...), x.take(...), ...: the same fluent methods as NDArray's
 _python_level.attach_fluent(Symbol, globals())
 
-from . import contrib, image, linalg, random  # noqa: E402,F401 - mx.sym.contrib...
+from . import contrib, image, linalg, random, sparse  # noqa: E402,F401 - mx.sym.contrib...
 from . import numpy, numpy_extension  # noqa: E402,F401 - mx.sym.np, mx.sym.npx (MXNet 1.x)
+import types as _types  # noqa: E402
 np, npx = numpy, numpy_extension
+
+# mx.sym._internal: the operators whose names start with "_" (as mx.nd._internal)
+_internal = _types.SimpleNamespace(**{n: f for n, f in globals().items()
+                                      if n.startswith("_") and n in _registry.registry
+                                      and callable(f)})
 
 
 def __getattr__(name):

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .. import _env
 from ..context import Context, current_context
 from ..engine.base import MODE_INTERNAL, MODE_SYMBOLIC
 from ..ndarray import ndarray as _nd
@@ -27,6 +28,8 @@ from ..ndarray import random as _ndrandom
 from ..ops import registry as _registry
 from .graph import _topo
 from .inference import infer_graph
+from ..ndarray import release as _release, sparse_rules as _sparse_rules
+from .memory import ExecutorMemory, _push_drop, fill_ones as _fill_ones
 from .segments import _Step, _bulk_settings, _segments, _single, _watch
 
 __all__ = ["Executor"]
@@ -44,8 +47,9 @@ def _check_ctx(ctx):
     return ctx
 
 
-def _zeros(shape, dtype, ctx, role):
-    a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, role)
+def _zeros(shape, dtype, ctx, role, stype=None):
+    a = _nd.new_array(tuple(shape), np.dtype(dtype), ctx, role,
+                      _sparse_rules.class_of(stype) if stype else _nd.NDArray)
     a._data = np.zeros(a.shape, a._dtype)
     return a
 
@@ -119,7 +123,8 @@ def _copy(x):
     return x.copy()
 
 
-class Executor:
+
+class Executor(ExecutorMemory):
     """A symbol bound to arrays (see :meth:`Symbol.bind` / :meth:`Symbol.simple_bind`)."""
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays):
@@ -169,7 +174,7 @@ class Executor:
         return cls(symbol, ctx, arg_arrays, grads, reqs, aux_arrays)
 
     @classmethod
-    def _simple_bind(cls, symbol, ctx, grad_req, type_dict, shapes):
+    def _simple_bind(cls, symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
         ctx = _check_ctx(ctx)
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
@@ -199,9 +204,11 @@ class Executor:
                              + ", ".join(repr(m) for m in missing)
                              + "; pass it as a keyword argument (name=shape)")
         reqs = _grad_reqs(grad_req, arg_names)
-        args = [_zeros(var_shape[a], var_dtype[a], ctx, "arg") for a in arg_names]
-        grads = [_zeros(var_shape[a], var_dtype[a], ctx, "grad") if reqs[a] != "null"
-                 else None for a in arg_names]
+        stypes, grad_stypes = _sparse_rules.bind_stypes(order, stype_dict)
+        args = [_zeros(var_shape[a], var_dtype[a], ctx, "arg", stypes.get(a))
+                for a in arg_names]
+        grads = [_zeros(var_shape[a], var_dtype[a], ctx, "grad", grad_stypes.get(a))
+                 if reqs[a] != "null" else None for a in arg_names]
         aux = [_zeros(var_shape[a], var_dtype[a], ctx, "aux") for a in aux_names]
         return cls(symbol, ctx, args, grads, reqs, aux)
 
@@ -218,6 +225,7 @@ class Executor:
         # imperative op's results take its first input's class
         args = self.arg_arrays
         cls = args[0].__class__ if args else _nd.NDArray
+        sparse = _sparse_rules.live and any(a.stype != "default" for a in by_name.values())
         for n in order:
             if n.op is None:
                 entry[(id(n), 0)] = by_name[n.name]
@@ -227,7 +235,9 @@ class Executor:
                 if key not in inf.shape:
                     raise ValueError(f"bind: cannot infer the output shapes of "
                                      f"{n.op.name} node {n.name!r}")
-                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name, cls)
+                kind = _sparse_rules.node_class(n, entry) if sparse else None  # MXNet's
+                a = _nd.new_array(inf.shape[key], inf.dtype[key], self._ctx, n.op.name,
+                                  kind or cls)                 # storage type inference
                 entry[key] = a
         self._entry = entry
         self._shape = inf.shape
@@ -317,6 +327,8 @@ class Executor:
                                      f"argument has shape {dst.shape}")
                 dst[:] = arr
         is_train = bool(is_train)
+        self._retake()
+        self._forward_pass = is_train
         if self._monitor is not None:
             self._run_monitored(self._forward_steps(is_train))
             return self.outputs
@@ -330,18 +342,24 @@ class Executor:
             self._plans[key] = plan
         for push in plan:
             push()
+        if is_train and getattr(self, "_releasing", False):   # a Module's (memory.py)
+            _push_drop(_release.drop_values, self._unread_by_backward())
         return self.outputs
 
     # -- backward -----------------------------------------------------------------------
     def backward(self, out_grads=None, is_train=True):
         """Push the gradient ops; gradients land in ``grad_arrays`` per ``grad_req``."""
+        if getattr(self, "_dropped", None):
+            # a second backward after its temporaries went (release_temporaries): the
+            # forward pass is pushed again to remake what the gradients read
+            self.forward(is_train=True)
+        self._retake("_dropped_bwd")
         heads = self._head_buffers()
         if out_grads is None:
             if self._head_state != "ones":
                 for h in heads:
-                    _nd.push_op(_registry.get("_ones"), (),
-                                {"shape": h.shape, "dtype": h._dtype.name}, outs=[h],
-                                ctx=self._ctx, mode=MODE_INTERNAL)
+                    _nd.engine_push(_fill_ones, (h,), [], [h], "_ones", 0, MODE_INTERNAL,
+                                    0, None)
                 self._head_state = "ones"
         else:
             if isinstance(out_grads, (_nd.NDArray, np.ndarray)):
@@ -380,7 +398,7 @@ class Executor:
             bufs = self._heads = []
             for o in self.outputs:
                 b = _nd.new_array(o.shape, o._dtype, self._ctx, "head_grad")
-                b._data = np.ones(o.shape, o._dtype)
+                _fill_ones(b)
                 bufs.append(b)
         return bufs
 
@@ -410,6 +428,13 @@ class Executor:
                         count[(id(c), i)] = count.get((id(c), i), 0) + 1
         steps, direct = [], set()
         zeros = {}
+        # MXNet's MXNET_EXEC_INPLACE_GRAD_SUM_CAP (8): a variable with that many gradient
+        # contributions or more (an unrolled RNN's weights) sums them as they come, a
+        # chain of _grad_add into one array; every part after the first is written into
+        # one buffer (the engine orders each write after the previous add read it),
+        # instead of one buffer per part and an add_n of them all at the end
+        cap = _env.get_int("EXEC_INPLACE_GRAD_SUM_CAP", 8)
+        chains = {}
 
         def zeros_like(a):
             key = (a.shape, a._dtype)
@@ -445,31 +470,50 @@ class Executor:
             args = ins[:n.n_args]
             bufs = []
             needs = [id(c) in need for c, _ in n.inputs[:n.n_args]]
+            # a custom op is told 'null' for the inputs whose gradient nobody reads (a
+            # Module's label), as MXNet's executor tells it
+            grad_reqs = ["write" if needed else "null" for needed in needs]
             # a stateful op's backward writes every input gradient; a monitor sees them all
             stateful = n.op.stateful
             every = stateful or self._monitor is not None
             if every:
                 needs = [True] * len(needs)
             watched = []
+            added = []          # (running sum, this part) of chained variables
             for (c, i), x, needed in zip(n.inputs[:n.n_args], args, needs):
                 if not needed and not every:
                     continue      # nobody reads this gradient: never computed
                 key = (id(c), i)
-                if c.op is None and reqs.get(c.name) == "write" and count.get(key) == 1 \
+                req = reqs.get(c.name)
+                chained = c.op is None and id(c) in need and count.get(key, 0) >= cap \
+                    and req in ("write", "add") and self._monitor is None
+                if c.op is None and req == "write" and count.get(key) == 1 \
                         and key not in direct:
                     buf = self.grad_dict[c.name]
                     direct.add(key)
+                elif chained and key not in chains:     # the first part: the sum
+                    buf = self.grad_dict[c.name] if req == "write" else _nd.new_array(
+                        x.shape, x._dtype, ctx, "_backward_" + n.op.name)
+                    chains[key] = [buf, None]
+                elif chained:
+                    chain = chains[key]
+                    if chain[1] is None:
+                        chain[1] = _nd.new_array(x.shape, x._dtype, ctx,
+                                                 "_backward_" + n.op.name)
+                    buf = chain[1]
+                    added.append((chain[0], buf))
                 else:
                     buf = _nd.new_array(x.shape, x._dtype, ctx, "_backward_" + n.op.name)
                 bufs.append(buf)
                 watched.append((f"{n.name}_backward_{len(watched)}".encode(), buf))
-                if id(c) in need:
+                if id(c) in need and not chained:
                     contrib.setdefault(key, []).append(buf)
             outs = [entry[(id(n), i)] for i in range(n.num_outputs())]
             if stateful:
                 steps.append(self._stateful_backward_step(n, ograds, args, ins[n.n_args:],
-                                                          outs, bufs))
+                                                          outs, bufs, grad_reqs))
                 steps[-1].watch = watched
+                self._chain_steps(steps, added, n.name)
                 continue
             op = n.op
             if op.grad is None:
@@ -482,10 +526,15 @@ class Executor:
             steps.append(_Step(op.grad_name, n.name, _run, (kernel, all_in, bufs, {}),
                                all_in, bufs, cost))
             steps[-1].watch = watched
+            self._chain_steps(steps, added, n.name)
         for n in self._order:
             if n.op is not None or id(n) not in need:
                 continue
             key = (id(n), 0)
+            if key in chains:
+                if reqs[n.name] == "add":
+                    accumulate([chains[key][0]], self.grad_dict[n.name], n.name, add_to=True)
+                continue
             parts = contrib.get(key)
             if not parts or key in direct:
                 continue
@@ -495,12 +544,13 @@ class Executor:
         self._bwd_steps = steps
         return steps
 
-    def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs):
+    def _stateful_backward_step(self, n, ograds, args, aux, outs, bufs, reqs):
         op, params = n.op, n.full_params()
         state = self._state(n, args + aux)
 
         def push():
-            op.push_backward(state, params, ograds, args + aux, outs, bufs, MODE_SYMBOLIC)
+            op.push_backward(state, params, ograds, args + aux, outs, bufs, MODE_SYMBOLIC,
+                             reqs=reqs)
         return _Step(op.grad_name, n.name, None, None, ograds + args, bufs, 0, push)
 
     # -- monitoring ----------------------------------------------------------------------

@@ -338,7 +338,7 @@ class Symbol:
         """Allocate zero-filled arguments (and gradients) from shapes given by name.
         As in MXNet, only tuple (and list) values are shapes; other keywords are ignored."""
         shapes = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
-        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes)
+        return Executor._simple_bind(self, ctx, grad_req, type_dict, shapes, stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays, run forward, return the outputs."""
@@ -424,7 +424,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         attrs["__init__"] = init if isinstance(init, str) else (
             init.dumps() if hasattr(init, "dumps") else str(init))
     if stype is not None:
-        attrs["__storage_type__"] = str(stype)
+        from ..ndarray.sparse_rules import _STORAGE_TYPE_STR_TO_ID   # MXNet stores the id
+        attrs["__storage_type__"] = str(_STORAGE_TYPE_STR_TO_ID.get(stype, stype))
     for k, v in kwargs.items():
         if not (k.startswith("__") and k.endswith("__")):
             raise ValueError(f"Variable {name!r}: attribute {k}={v!r} is not supported; "
@@ -630,7 +631,7 @@ def make_function(op, fname=None):
     (``fname``: the name it is called by, an alias or the op's own name)."""
     hint = fname or op.name
 
-    def fn(*args, name=None, attr=None, **kwargs):
+    def fn(*args, name=None, attr=None, out=None, **kwargs):   # out: ignored, as MXNet's
         return _compose(op, args, kwargs, name, attr, hint)
 
     fn.__name__ = fn.__qualname__ = hint

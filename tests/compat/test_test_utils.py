@@ -53,8 +53,11 @@ def test_random_helpers_and_np_reduce():
     assert len(shape) == 3 and all(1 <= d <= 4 for d in shape)
     arr = tu.rand_ndarray(shape)
     assert arr.shape == shape and arr.dtype == np.float32
-    with pytest.raises(NotImplementedError, match="sparse"):
-        tu.rand_ndarray((2, 2), stype="csr")
+    csr = tu.rand_ndarray((20, 30), stype="csr", density=0.2)
+    assert csr.stype == "csr" and 0 < csr.data.shape[0] < 20 * 30
+    rsp, (values, rows) = tu.rand_sparse_ndarray((10, 3), "row_sparse", density=0.5)
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), rows)
+    np.testing.assert_array_equal(rsp.asnumpy()[rows], values)
     d = np.arange(24.0).reshape(2, 3, 4)
     np.testing.assert_array_equal(tu.np_reduce(d, (0, 2), True, np.sum),
                                   d.sum(axis=(0, 2), keepdims=True))

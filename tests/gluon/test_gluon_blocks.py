@@ -213,7 +213,9 @@ def test_imperative_ops_carry_their_layer_name(profile):
     assert sorted(by["_backward_Convolution"]) == ["net_conv0", "net_conv1"]
     assert by["Activation"].count("net_conv0_relu") == 1
     assert sorted(by["FullyConnected"]) == ["net_dense0", "net_dense1"]
-    assert sorted(by["sgd_mom_update"]) == sorted(net.collect_params().keys())
+    # the Trainer's updates aggregated as MXNet 1.9.1's: 4 weights per multi_sgd_mom_update
+    n = len(net.collect_params())
+    assert len(by["multi_sgd_mom_update"]) == -(-n // 4) and "sgd_mom_update" not in by
     assert len(by["log_softmax"]) == 1
     assert by["log_softmax"][0].startswith("softmaxcrossentropyloss")
     assert by["_backward_log_softmax"] == by["log_softmax"]

@@ -50,9 +50,16 @@ def test_sync_batchnorm_is_batchnorm_on_one_device():
         cnn.SyncBatchNorm(num_devices=2)
 
 
-def test_sparse_embedding_is_refused():
-    with pytest.raises(NotImplementedError, match="SparseEmbedding: sparse storage"):
-        cnn.SparseEmbedding(10, 4)
+def test_sparse_embedding_has_a_row_sparse_gradient():
+    layer = cnn.SparseEmbedding(10, 4)
+    layer.initialize()
+    with mx.autograd.record():
+        y = layer(mx.nd.array([3, 1, 3]))
+    y.backward()
+    g = layer.weight.grad()
+    assert g.stype == "row_sparse"
+    np.testing.assert_array_equal(g.indices.asnumpy(), [1, 3])
+    np.testing.assert_array_equal(g.asnumpy()[3], [2, 2, 2, 2])
 
 
 def test_reductions_take_exclude_as_methods():
@@ -61,3 +68,29 @@ def test_reductions_take_exclude_as_methods():
     np.testing.assert_allclose(got.asnumpy(), x.mean(axis=(0, 2), keepdims=True))
     assert mx.nd.array(x).sum(axis=(0, 2), exclude=True).asnumpy().tolist() == \
         x.sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_pixel_shuffle_regroups_channels_into_pixels(hybridize):
+    """Output pixel (h*f1 + i, w*f2 + j) of channel c is input channel c*f1*f2 + i*f2 + j
+    at (h, w): the sub-pixel layout of the paper MXNet's layer cites."""
+    x = np.arange(1 * 12 * 2 * 3, dtype=np.float32).reshape(1, 12, 2, 3)
+    layer = cnn.PixelShuffle2D((2, 3))
+    if hybridize:
+        layer.hybridize()
+    out = layer(mx.nd.array(x)).asnumpy()
+    assert out.shape == (1, 2, 4, 9)
+    for c in range(2):
+        for h in range(4):
+            for w in range(9):
+                src = c * 6 + (h % 2) * 3 + (w % 3)
+                assert out[0, c, h, w] == x[0, src, h // 2, w // 3]
+    y = np.arange(2 * 6 * 4, dtype=np.float32).reshape(2, 6, 4)
+    out1 = cnn.PixelShuffle1D(3)(mx.nd.array(y)).asnumpy()
+    assert out1.shape == (2, 2, 12)
+    assert out1[1, 1, 7] == y[1, 1 * 3 + 7 % 3, 7 // 3]
+    z = np.arange(1 * 8 * 2 * 2 * 2, dtype=np.float32).reshape(1, 8, 2, 2, 2)
+    out3 = cnn.PixelShuffle3D(2)(mx.nd.array(z)).asnumpy()
+    assert out3.shape == (1, 1, 4, 4, 4)
+    assert out3[0, 0, 3, 2, 1] == z[0, 1 * 4 + 0 * 2 + 1, 1, 1, 0]
+    assert repr(cnn.PixelShuffle2D(3)) == "PixelShuffle2D((3, 3))"

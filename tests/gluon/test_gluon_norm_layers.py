@@ -104,8 +104,13 @@ def test_embedding_layer_and_its_gradient():
     np.testing.assert_allclose(y.asnumpy(), w[[[1, 3], [3, 5]]])
     np.testing.assert_allclose(emb.weight.grad().asnumpy()[:, 0], [0, 1, 0, 2, 0, 1])
     assert repr(emb) == "Embedding(6 -> 2, float32)"
-    with pytest.raises(ValueError, match="sparse_grad"):
-        nn.Embedding(6, 2, sparse_grad=True)
+    sparse = nn.Embedding(6, 2, sparse_grad=True)      # a row_sparse gradient, as MXNet
+    sparse.initialize()
+    with mx.autograd.record():
+        y = sparse(x)
+    y.backward()
+    assert sparse.weight.grad().stype == "row_sparse"
+    np.testing.assert_array_equal(sparse.weight.grad().indices.asnumpy(), [1, 3, 5])
 
 
 def test_layer_instance_group_norm_layers_normalize():

@@ -87,6 +87,62 @@ def test_trainer_pushes_one_update_op_per_parameter(profile):
         d.collect_params().keys())
 
 
+def _mlp_step(momentum, size, monkeypatch, dtype="float32", multi_precision=False):
+    """Three Dense layers (6 weights) after two Trainer steps with SGD: the weights."""
+    if size is None:
+        monkeypatch.delenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", raising=False)
+    else:
+        monkeypatch.setenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", str(size))
+    mx.random.seed(0)
+    net = nn.Sequential()
+    net.add(nn.Dense(4, in_units=3), nn.Dense(5, in_units=4), nn.Dense(2, in_units=5))
+    net.initialize(mx.init.Uniform(0.5))
+    if dtype != "float32":
+        net.cast(dtype)
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "wd": 0.01,
+                                                     "momentum": momentum,
+                                                     "multi_precision": multi_precision})
+    x = mx.nd.array(np.arange(6).reshape(2, 3) / 6, dtype=dtype)
+    for _ in range(2):
+        with autograd.record():
+            y = net(x).sum()
+        y.backward()
+        tr.step(2)
+    mx.nd.waitall()
+    return [p.data().asnumpy().astype(np.float64) for p in net.collect_params().values()]
+
+
+@pytest.mark.parametrize("momentum, op", [(0.0, "multi_sgd_update"),
+                                          (0.9, "multi_sgd_mom_update")])
+def test_sgd_aggregates_updates_as_mxnet(profile, monkeypatch, momentum, op):
+    """MXNet 1.9.1's Updater hands SGD the weights in chunks of
+    MXNET_OPTIMIZER_AGGREGATION_SIZE (default 4): 6 weights are 2 ops, with the same
+    values as one update op per weight (size 0)."""
+    with profile() as p:
+        aggregated = _mlp_step(momentum, None, monkeypatch)
+    names = [e["name"] for e in p.events("operator") if "sgd" in e["name"]]
+    assert names == [op] * 4                      # 2 steps, 6 weights in chunks of 4 + 2
+    with profile() as p:
+        single = _mlp_step(momentum, 0, monkeypatch)
+    names = [e["name"] for e in p.events("operator") if "sgd" in e["name"]]
+    assert names == [op.replace("multi_", "")] * 12
+    for a, b in zip(aggregated, single):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with profile() as p:
+        _mlp_step(momentum, 1, monkeypatch)
+    assert [e["name"] for e in p.events("operator") if "sgd" in e["name"]] == [op] * 12
+
+
+def test_float16_weights_aggregate_through_their_master_copies(profile, monkeypatch):
+    with profile() as p:
+        half = _mlp_step(0.9, None, monkeypatch, "float16", multi_precision=True)
+    names = [e["name"] for e in p.events("operator") if "sgd" in e["name"]]
+    assert names == ["multi_mp_sgd_mom_update"] * 4
+    full = _mlp_step(0.9, None, monkeypatch)
+    for a, b in zip(half, full):
+        np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-3)
+
+
 def test_trainer_lr_mult_and_null_grad_params():
     d = _dense()
     d.bias.lr_mult = 0.0

@@ -19,7 +19,7 @@ def test_get_symbol_rebuilds_the_recorded_computation():
     assert sym.list_arguments() == ["var0", "var1"]   # x, then z: as the history reads them
     import json
     ops = [n["op"] for n in json.loads(sym.tojson())["nodes"] if n["op"] != "null"]
-    assert ops == ["elemwise_mul", "_mul_scalar", "elemwise_add", "_minus_scalar", "relu",
+    assert ops == ["broadcast_mul", "_mul_scalar", "broadcast_add", "_minus_scalar", "relu",
                    "sum", "broadcast_add"]
     out = sym.bind(mx.cpu(), {"var0": x, "var1": z}).forward()[0].asnumpy()
     xs, zs = x.asnumpy(), z.asnumpy()

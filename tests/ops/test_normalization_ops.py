@@ -215,9 +215,10 @@ def test_embedding_forward_gradient_and_clipping():
     np.testing.assert_allclose(dw[:, 0], [2, 0, 2, 0, 2])      # repeated rows summed
     s = mx.sym.Embedding(mx.sym.var("data"), input_dim=5, output_dim=3, name="emb")
     assert s.infer_shape(data=(3, 2))[0] == [(3, 2), (5, 3)]
-    with pytest.raises(ValueError, match="sparse_grad=True"):
-        mx.nd.Embedding(mx.nd.array(idx), mx.nd.array(w), input_dim=5, output_dim=3,
-                        sparse_grad=True)
+    # sparse_grad=True: the same values (its weight gradient is a row_sparse array)
+    sparse = mx.nd.Embedding(mx.nd.array(idx), mx.nd.array(w), input_dim=5, output_dim=3,
+                             sparse_grad=True)
+    np.testing.assert_allclose(sparse.asnumpy(), out, rtol=1e-6)
 
 
 # -- Deconvolution ---------------------------------------------------------------------

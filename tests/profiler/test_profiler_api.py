@@ -13,9 +13,10 @@ P = mx.profiler
 
 
 # -- set_config ----------------------------------------------------------------------------
-def test_defaults_mode_is_symbolic_api_memory(prof):
+def test_defaults_mode_is_every_kind_as_mxnet_1_9(prof):
     P.set_config()
-    assert P.get_mode() == P.MODE_SYMBOLIC | P.MODE_API | P.MODE_MEMORY == 13
+    assert P.get_mode() == P.MODE_SYMBOLIC | P.MODE_IMPERATIVE | P.MODE_API | P.MODE_MEMORY \
+        == 15
     assert P.get_config()["filename"] == "profile.json"
     assert (P.MODE_SYMBOLIC, P.MODE_IMPERATIVE, P.MODE_API, P.MODE_MEMORY) == (1, 2, 4, 8)
 
@@ -23,8 +24,9 @@ def test_defaults_mode_is_symbolic_api_memory(prof):
 @pytest.mark.parametrize("kwargs, mode", [
     ({"profile_all": True}, 15),
     ({"profile_imperative": True}, 15),
-    ({"profile_symbolic": False}, 12),
-    ({"profile_api": False, "profile_memory": False}, 1),
+    ({"profile_symbolic": False}, 14),
+    ({"profile_api": False, "profile_memory": False}, 3),
+    ({"profile_imperative": False}, 13),
     ({"profile_symbolic": False, "profile_api": False, "profile_memory": False,
       "profile_imperative": True}, 2),
 ])
@@ -45,9 +47,9 @@ def test_every_known_key_is_accepted(prof, tmp_path):
 
 
 def test_set_config_starts_from_defaults_each_call(prof):
-    P.set_config(profile_imperative=True, profile_api=False)
+    P.set_config(profile_imperative=False, profile_api=False)
     P.set_config(filename="x.json")
-    assert P.get_mode() == 13
+    assert P.get_mode() == 15
     assert P.get_config()["profile_api"] is True
 
 
@@ -179,13 +181,14 @@ def _cats(doc):
     return {e.get("cat") for e in doc["traceEvents"] if e["ph"] in ("X", "C")}
 
 
-def test_default_mode_records_api_and_memory_not_imperative_ops(prof):
+def test_default_mode_records_everything_as_mxnet_1_9(prof):
+    # MXNet 1.9.1's set_config defaults: profile_symbolic, _imperative, _memory and _api
+    # all true (src/c_api/c_api_profile.cc)
     prof.start()
     (mx.nd.ones((8,)) + 1).wait_to_read()
     doc = prof.finish()
-    cats = _cats(doc)
-    assert "API" in cats and "Device Storage" in cats
-    assert "operator" not in cats
+    assert _cats(doc) == {"API", "Device Storage", "operator"}
+    assert mx.profiler.get_config()["profile_imperative"] is True
 
 
 def test_imperative_only(prof):
@@ -198,7 +201,7 @@ def test_imperative_only(prof):
 
 
 def test_api_only(prof):
-    prof.start(profile_symbolic=False, profile_memory=False)
+    prof.start(profile_symbolic=False, profile_imperative=False, profile_memory=False)
     (mx.nd.ones((8,)) + 1).wait_to_read()
     doc = prof.finish()
     assert _cats(doc) == {"API"}
@@ -207,7 +210,7 @@ def test_api_only(prof):
 
 
 def test_memory_only(prof):
-    prof.start(profile_symbolic=False, profile_api=False)
+    prof.start(profile_symbolic=False, profile_imperative=False, profile_api=False)
     keep = [mx.nd.ones((16,)) for _ in range(3)]
     mx.nd.waitall()
     doc = prof.finish()

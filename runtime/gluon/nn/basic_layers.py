@@ -192,17 +192,16 @@ class Embedding(HybridBlock):
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
                  sparse_grad=False, **kwargs):
         super().__init__(**kwargs)
-        if sparse_grad:
-            raise ValueError("Embedding: sparse_grad=True (a row_sparse gradient) is not "
-                             "supported by xprof; only dense arrays")
         input_dim = _check_nonneg_int(input_dim, "input_dim", "Embedding")
         output_dim = _check_nonneg_int(output_dim, "output_dim", "Embedding")
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
-                        "sparse_grad": False}
-        with self.name_scope():
+                        "sparse_grad": bool(sparse_grad)}
+        with self.name_scope():     # sparse_grad: a row_sparse gradient (MXNet's)
             self.weight = self.params.get("weight", shape=(input_dim, output_dim),
                                           init=weight_initializer, dtype=dtype,
-                                          allow_deferred_init=True)
+                                          allow_deferred_init=True,
+                                          grad_stype="row_sparse" if sparse_grad
+                                          else "default")
 
     def infer_shape(self, *args):
         pass     # the weight's shape is given

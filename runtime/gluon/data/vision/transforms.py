@@ -8,12 +8,13 @@ class it was given (NDArray, ``mx.np.ndarray``), a numpy array for a numpy array
 DataLoader over ``dataset.transform_first(t)`` applies a deterministic transform to a
 whole batch at once (same values as one sample at a time); the random ones draw per
 image. They compute in numpy on the calling thread (a DataLoader worker), with
-OpenCV's conventions for resizing (``mx.image.resize``) and MXNet's formulas for the
+OpenCV's conventions for resizing (``ops/cvimage.py``) and MXNet's formulas for the
 colour jitters; their draws come from numpy's global generator.
 """
 import numpy as np
 
 from .... import image as _image
+from ....ops import cvimage as _cv
 from ....ndarray import ndarray as _nd
 from ...block import Block
 from ...nn.basic_layers import Sequential
@@ -150,7 +151,8 @@ def _hw(v, who):
 class Resize(Block):
     """Resize an HWC image (or NHWC batch) to ``size``: (w, h), or an int for a square,
     or with ``keep_ratio=True`` an int for the shorter side (the other scaled to keep
-    the aspect ratio). ``interpolation``: 0 nearest, otherwise bilinear."""
+    the aspect ratio). ``interpolation``: OpenCV's 0-4 (nearest, bilinear, bicubic, area,
+    Lanczos)."""
 
     _batchable = True
 
@@ -174,7 +176,7 @@ class Resize(Block):
             new_w, new_h = (s, int(h * s / w)) if h > w else (int(w * s / h), s)
         else:
             new_w, new_h = self._size
-        return _wrap(_image.resize(v, new_h, new_w, self._interp), cls)
+        return _wrap(_cv.resize(v, new_h, new_w, self._interp), cls)
 
 
 class CenterCrop(Block):
@@ -196,7 +198,7 @@ class CenterCrop(Block):
         x0, y0 = (w - new_w) // 2, (h - new_h) // 2
         out = v[..., y0:y0 + new_h, x0:x0 + new_w, :]
         if (new_w, new_h) != self._size:
-            out = _image.resize(out, self._size[1], self._size[0], self._interp)
+            out = _cv.resize(out, self._size[1], self._size[0], self._interp)
         return _wrap(np.ascontiguousarray(out), cls)
 
 
