@@ -75,14 +75,13 @@ def write_lines_diff(a, b, path):
     from xprof.traces.atomic import write_atomic
 
     from xprof.mxcli.errors import fail
-    from xprof.mxcli.analysis.pystacks import PythonStacksCollector, collapsed_diff
-    from xprof.mxcli.streaming.sources import read_report
+    from xprof.mxcli.analysis.pystacks import collapsed_diff, stacks_of
+    from xprof.mxcli.streaming.sources import read_trace
 
     stacks = []
-    for path_in in (a, b):
-        collector = PythonStacksCollector()
-        read_report(path_in, None, [collector])
-        stacks.append(collector.stacks())
+    for path_in in (a, b):   # (the Python-line samples only: no records, no links)
+        tl = read_trace(path_in, links="calls", records=False, keys=False)
+        stacks.append(stacks_of(tl.python_lines))
     try:
         write_atomic(path, collapsed_diff(*stacks).encode("utf-8"))
     except OSError as exc:

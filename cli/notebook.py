@@ -134,7 +134,7 @@ def summary_html(path, args, report_path=None):
     from xprof.mxcli.analysis.flat import flat_rows
     from xprof.mxcli.render.summary import _read_once
 
-    n_events, st, _ = _read_once(path)
+    n_events, st, tl = _read_once(path)
     parts = [f"<div class='xprof-output'><p><b>xprof</b>: {n_events:,} events written to "
              f"<code>{html.escape(path)}</code></p>"]
     rows = flat_rows(st, "self", False, frozenset(names.OPERATOR_CATEGORIES))[:args.top]
@@ -154,7 +154,7 @@ def summary_html(path, args, report_path=None):
         parts.append("<ul>" + "".join(
             f"<li><b>{html.escape(op)}</b>: {html.escape(callstats.headline(r))}</li>"
             for op, r in list(calls.items())[:args.top]) + "</ul>")
-    analysis = ex.analyze(path)
+    analysis = ex.analyze(tl)
     if len(analysis.tl.start):
         doc = analysis.to_dict(segments=False, top=args.top)
         comp = doc["composition"]
@@ -181,8 +181,6 @@ def summary_html(path, args, report_path=None):
                       _ms(w["step_ms"])) for w in answer]))
     if args.lines:
         from xprof.mxcli.analysis import pylines
-        from xprof.mxcli.analysis.timeline import load
-        tl, _ = load(path)
         rows_out, summary = pylines.section(tl.python_lines, tl.call_stats, top=args.top)
         for op, lines in rows_out.items():
             parts.append(f"<h4>{html.escape(op)}: lines of its Python</h4>" + _table(

@@ -21,7 +21,7 @@ GROUP_BY = ("name", "layer", "op,layer", "shape")
 
 
 @click.command("stats")
-@click.argument("profile", default="profile.json", metavar="[PROFILE]")
+@click.argument("profiles", nargs=-1, metavar="[PROFILE]...")
 @click.option("--sort-by", type=click.Choice(SORT_KEYS), default="total", show_default=True,
               help="Row order within a domain (memory/counter rows: total = by Max).")
 @click.option("--ascending", is_flag=True, help="Smallest first (default: largest first).")
@@ -54,13 +54,15 @@ GROUP_BY = ("name", "layer", "op,layer", "shape")
               help="Only the Python lines each custom operator's time went to (sampled "
                    "while profiling): function, file, line, self ms, % of its Python "
                    "time; OP_TYPE: that op type only.")
-def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by,
+def stats(profiles, sort_by, ascending, domains, top, fmt, flat, include_waits, group_by,
           by_process, lines):
     """Aggregate PROFILE (default profile.json) per domain and name.
 
     PROFILE is a Chrome trace (xprof, MXNet 1.x, PyTorch; gzipped or not) or
     a oneDNN verbose log (DNNL_VERBOSE / ONEDNN_VERBOSE output). Times are
-    in ms, memory in kB.
+    in ms, memory in kB. Several traces (one per rank) are read as one, merged
+    as `xprof trace A B` merges them (each file's processes named after its
+    rank or file, clocks starting at 0).
 
     \b
     CSV columns: section,domain,name,count,total,self,percent,min,max,avg,unit
@@ -78,6 +80,7 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
       xprof stats profile.json --group-by layer --domain operator
       xprof stats dnnl_verbose.log
       xprof stats merged.json --by-process
+      xprof stats profile.rank0.json profile.rank1.json --by-process
       xprof stats profile.json --lines MyOp
     """
     import gc
@@ -89,9 +92,10 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
 
     if include_waits and not flat:
         fail("--include-waits only applies to --flat")
-    source = click.get_current_context().get_parameter_source("profile")
-    if lines and os.path.isfile(lines) and source == click.core.ParameterSource.DEFAULT:
-        profile, lines = lines, ""   # `--lines TRACE`: that trace, every op type
+    if lines and os.path.isfile(lines) and not profiles:
+        profiles, lines = (lines,), ""   # `--lines TRACE`: that trace, every op type
+    profiles = list(profiles) or ["profile.json"]
+    profile = " ".join(profiles)
     from xprof.mxcli.errors import format_of
 
     fmt = format_of(fmt)
@@ -100,4 +104,4 @@ def stats(profile, sort_by, ascending, domains, top, fmt, flat, include_waits, g
              f"(xprof stats {profile} --lines --format {fmt})")
     options = stats_doc.Options(sort_by, ascending, frozenset(domains), top, flat,
                                      include_waits, group_by, by_process, lines)
-    stats_doc.run(profile, options, fmt, sys.stdout)
+    stats_doc.run(profiles, options, fmt, sys.stdout)

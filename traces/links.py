@@ -37,14 +37,17 @@ def _table(index):
 class Links:
     """Collects a pass's flow steps and async pairs (:meth:`feed`), then writes them to a
     :class:`~.model.Trace` (:meth:`finish`); ``calls``: the custom-op calls' breakdown,
-    from the pairs whose ``b`` carries a call's split (:func:`.callstats.is_call_args`)."""
+    from the pairs whose ``b`` carries a call's split (:func:`.callstats.is_call_args`).
 
-    def __init__(self, label_ids, only_calls=False):
+    ``pairs``: ``"all"``, or ``"calls"`` (only the custom-op calls' pairs: explain and
+    diff read no other); ``flows``: ``"bound"`` (every step, bound to its slice),
+    ``"max"`` (only the largest integer flow id, ``Trace.max_flow_id``: a marked copy
+    numbers its arrows above it) or None (no flow step read)."""
+
+    def __init__(self, label_ids, pairs="all", flows="bound"):
         self._label_ids = label_ids   # (name, cat) -> their ids in the Trace's tables
-        # only_calls: no flow columns (only the largest integer flow id, Trace.max_flow_id)
-        # and only the custom-op calls' async pairs (the readers' needs: call_stats,
-        # call_span, a marked copy's arrow ids), the rest of the links skipped at the batch
-        self._only_calls = only_calls
+        self._only_calls = pairs == "calls"
+        self._flows_mode = flows
         self._max_flow_id = 0
         self.calls = callstats.CallStats()
         self._codes = {}          # thread key -> code (thread indices only at finish)
@@ -54,9 +57,11 @@ class Links:
                        array("q"))
         self._other_ids = {}
         self._open = OpenSlices()   # async_key -> (ts, name, cat, thread code, ordinal, call args)
-        # (name, cat, thread code, start ns, end ns, ordinal of the b, a call)
+        # (name, cat, thread code, start ns, end ns, ordinal of the b, a call, ordinal
+        # of the e)
         self._pairs = (array("i"), array("i"), array("i"), array("q"), array("q"),
-                       array("q"), array("b"))
+                       array("q"), array("b"), array("q"))
+        self._pair_ps = {}   # ordinal of the b -> its ps, where they are not ns * 1000
 
     def _code(self, pid, tid):
         try:
@@ -74,9 +79,9 @@ class Links:
         ``b``/``e``), ``first`` the batch's first event's index in the file."""
         flows = [(k, ev) for k, ev in items if ev["ph"] in FLOW_PHASES]
         if flows:
-            if self._only_calls:
+            if self._flows_mode == "max":
                 self._flow_max(flows)
-            else:
+            elif self._flows_mode == "bound":
                 self._flow_steps(flows, first)
         if len(flows) < len(items):
             if self._only_calls:   # pairs never mix categories (rules.async_key)
@@ -169,13 +174,17 @@ class Links:
         start, end = ns(t0), ns(ts)
         if end < start:
             return
+        if ts - t0 < 2 ** 63 / 1_000_000:   # (xprof stats sums durations in ps)
+            ps = round((ts - t0) * 1_000_000)
+            if ps != (end - start) * 1000:
+                self._pair_ps[first] = ps
         call = args is not None and type(name) is str
         if call:
             latency = end - start
             self.calls.add(name, latency, *callstats.split_of(args, latency), start)
         values = (*self._label_ids(name if type(name) is str else "(unnamed)",
                                    cat if type(cat) is str else "uncategorized"),
-                  thread, start, end, first, call)
+                  thread, start, end, first, call, ordinal)
         for col, value in zip(self._pairs, values):
             col.append(value)
 
@@ -186,10 +195,12 @@ class Links:
                            dtype=np.int32)
         return by_code[np.frombuffer(codes, dtype=np.int32)]
 
-    def finish_pairs(self, tl, thread_ix):
-        """The async pairs as ``tl.async_*`` (by start), and ``tl.call_stats``."""
+    def finish_pairs(self, tl, thread_ix, pids):
+        """The async pairs as ``tl.async_*`` (by start), and ``tl.call_stats``
+        (``pids``: the trace's processes, the pairs' ``async_process`` indexes them)."""
         tl.call_stats = self.calls
         pairs, self._pairs = self._pairs, None
+        tl.async_ps = self._pair_ps
         if not len(pairs[0]):
             return
         start = np.frombuffer(pairs[3], dtype=np.int64)
@@ -201,15 +212,22 @@ class Links:
         tl.async_end = np.frombuffer(pairs[4], dtype=np.int64)[order]
         tl.async_ordinal = np.frombuffer(pairs[5], dtype=np.int64)[order]
         tl.async_call = np.frombuffer(pairs[6], dtype=np.int8)[order].astype(bool)
+        tl.async_end_ordinal = np.frombuffer(pairs[7], dtype=np.int64)[order]
+        process_ix = {p: k for k, p in enumerate(pids)}
+        by_code = np.array([process_ix.get(id_key(key[0]), -1) for key in _table(self._codes)]
+                           or [-1], dtype=np.int32)
+        tl.async_process = by_code[np.frombuffer(pairs[2], dtype=np.int32)][order]
 
     def finish_flows(self, tl, thread_ix):
         """Each flow step's slice (:func:`.slices.bind`, on the ``Trace``'s sorted slices
         of its thread and their parents; a slice that overlaps its parent's end,
         ``tl.overlapping``, never binds), as ``tl.flow_*``, by flow, then file order."""
         flows, self._flows = self._flows, None
-        if self._only_calls:
+        if self._flows_mode == "max":
             tl.links_bound = "calls"
             tl.max_flow_id = self._max_flow_id
+        elif self._flows_mode is None:
+            tl.links_bound = "pairs"
         if not len(flows[0]):
             return
         thread = self._threads(flows[0], thread_ix)

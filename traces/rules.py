@@ -19,11 +19,22 @@ validator reports what the others skip); the rules below are what they agree on.
   nanoseconds by one rounding, half to even (Python's ``round`` and numpy's ``rint``
   agree); a slice's end is its start plus its rounded duration, never the rounding of
   the float sum, so every reader sees the same end.
+* **Finite numbers** (:func:`finite_number`): an int or float (not a bool) that is
+  neither infinite nor NaN (an int within a float's range): what a merge shifts, a counter sums and a sort index sorts.
+* **Async pairs** (:func:`async_key`): a ``b`` and an ``e`` are one pair when their
+  process, category, id (``id``, else ``id2``) and name are equal, whichever reader
+  pairs them (the ``Trace``, ``xprof stats``' rows, the checker).
+* **Ranks** (:func:`rank_label`, :func:`rank_of`): rank R of a distributed job is
+  written ``rank R`` (a process's name ``rank R: ...``, its ``process_labels``, a merge's
+  input label) and read back by one pattern.
 * **B/E pairing** (:class:`OpenSlices`): per thread key, in file order, an ``E``
   closes the last open ``B`` (a stack), also when it comes before it (the pair is then
   dropped); an ``E`` with nothing open closes nothing.
 """
 from __future__ import annotations
+
+import math
+import re
 
 import numpy as np
 
@@ -84,6 +95,33 @@ def usable_time(value):
 def usable_dur(value):
     """A duration: a number in [0, 2^63 ns)."""
     return (type(value) is int or type(value) is float) and 0 <= value < TIME_MAX_US
+
+
+def finite_number(value):
+    """An int or float (not a bool), neither infinite nor NaN; an int also within what a
+    float holds (a 400-digit integer is no time, no size, no sort index)."""
+    t = type(value)
+    if t is float:
+        return math.isfinite(value)
+    return t is int and -1e308 < value < 1e308
+
+
+def rank_label(rank):
+    """How rank ``rank`` is written: ``rank 3``."""
+    return f"rank {rank}"
+
+
+# ``rank R`` as a whole item of a comma-separated list of labels, or a name's ``rank R:``
+_RANK_LABEL = re.compile(r"(?:^|,\s*)rank (\d+)(?:\s*,|$)")
+_RANK_NAME = re.compile(r"^rank (\d+):")
+
+
+def rank_of(name, labels=""):
+    """The rank a process belongs to, from its ``process_labels`` (an item ``rank R``) or
+    its name (``rank R: ...``); None when neither says."""
+    found = (_RANK_LABEL.search(labels) if type(labels) is str else None) or \
+        (_RANK_NAME.match(name) if type(name) is str else None)
+    return int(found.group(1)) if found else None
 
 
 def ns(us):

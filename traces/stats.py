@@ -101,6 +101,9 @@ class Stats:
     def add_time(self, domain, name, dur_us):
         _add(self.time, domain, name, round(dur_us * 1_000_000))
 
+    def add_time_ps(self, domain, name, dur_ps):
+        _add(self.time, domain, name, dur_ps)
+
     def add_time_ns(self, domain, name, dur_ns):
         _add(self.time, domain, name, dur_ns * _PS_PER_NS)
 

@@ -1,12 +1,13 @@
 """``xprof stats --by-process``: a Time table per process, and for a job of several
 ranks the spread of each operator's total over the ranks.
 
-The collector (:class:`ByProcess`, given to ``read_report`` only when ``--by-process``
-is asked, so plain ``xprof stats`` pays nothing for it) keeps one :class:`~..readers.chrome.StatsCollector`
-per process; MXNet's mirrored async rows are dropped against the synchronous rows of
-*every* process (the mirror lives in a process of its own). A process belongs to rank
-R when its ``process_labels`` say ``rank R`` (what ``xprof trace`` gives a ranked
-input's processes) or its name starts with ``rank R:`` (a ranked xprof trace).
+:func:`processes` (run only when ``--by-process`` is asked) is the statistics of
+the ``Trace`` grouped by its thread -> process view, with ``--group-by``'s rows; MXNet's
+mirrored async rows are dropped against the synchronous rows of *every* process (the
+mirror lives in a process of its own). A process belongs to rank R when its
+``process_labels`` say ``rank R`` (what ``xprof trace``, or ``xprof stats`` given
+several files, gives a ranked input's processes) or its name starts with ``rank R:``
+(a ranked xprof trace): ``traces/rules.py:rank_of``.
 
 Sections (processor :func:`sections`):
 
@@ -18,77 +19,40 @@ Sections (processor :func:`sections`):
 """
 from __future__ import annotations
 
-import re
 import statistics
 
 from xprof.traces import stats as shared_stats
-from xprof.traces.rules import id_key as _key
+from xprof.traces.rules import rank_label
 
-from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.trace_stats import _Query
 
 BY_PROCESS = "Time by process"
 RANK_SPREAD = "Rank spread"
-_RANK_LABEL = re.compile(r"(?:^|,\s*)rank (\d+)(?:\s*,|$)")
-_RANK_NAME = re.compile(r"^rank (\d+):")
 _PS_PER_MS = 10**9
 
 
-class ByProcess:
-    """Per-process aggregates (only collected when ``--by-process`` is asked)."""
-
-    name = "by_process"
-
-    def __init__(self):
-        self._collectors = {}     # pid key -> StatsCollector, in order of appearance
-        self._names = {}
-        self._labels = {}
-
-    def feed(self, events):
-        groups = {}
-        for ev in events:
-            if type(ev) is not dict:
-                continue
-            pid = _key(ev.get("pid"))
-            group = groups.get(pid)
-            if group is None:
-                group = groups[pid] = []
-            group.append(ev)
-            if ev.get("ph") == "M":
-                args = ev.get("args")
-                if type(args) is not dict:
-                    continue
-                if ev.get("name") == "process_name" and type(args.get("name")) is str:
-                    self._names[pid] = args["name"]
-                elif ev.get("name") == "process_labels" and type(args.get("labels")) is str:
-                    self._labels[pid] = args["labels"]
-        for pid, group in groups.items():
-            collector = self._collectors.get(pid)
-            if collector is None:
-                collector = self._collectors[pid] = StatsCollector()
-            collector.feed(group)
-
-    def finish(self, report):
-        sync = {}
-        for collector in self._collectors.values():
-            for domain, names in collector.stats.time.items():
-                sync.setdefault(domain, {}).update(dict.fromkeys(names))
-        processes = []
-        for pid, collector in self._collectors.items():
-            st = collector.finish(sync)
-            if st.time:
-                processes.append((self._names.get(pid) or f"process {pid}",
-                                  self._rank(pid), st))
-        report.extra[self.name] = processes
-
-    def _rank(self, pid):
-        return process_rank(self._names.get(pid, ""), self._labels.get(pid, ""))
-
-
-def process_rank(name, labels):
-    """The rank a process belongs to, from its ``process_labels`` (``rank R``) or its
-    name (``rank R: ...``); None when neither says."""
-    found = _RANK_LABEL.search(labels) or _RANK_NAME.match(name)
-    return int(found.group(1)) if found else None
+def processes(tl, group_by="name"):
+    """``[(process name, rank or None, Stats)]`` of the ``Trace``'s processes that have
+    time rows, in order of first appearance: the statistics grouped by the thread ->
+    process view (``trace_stats.time_stats(process=...)``); MXNet's mirrored async rows
+    are dropped against the synchronous rows of every process."""
+    queries = []
+    for k in range(len(tl.pids)):
+        q = _Query(tl, group_by, k)
+        q.count()
+        queries.append(q)
+    sync = {}
+    for q in queries:   # every process's synchronous rows (slices)
+        for domain, name in zip(q._row_domain, q._row_name):
+            sync.setdefault(domain, {})[name] = None
+    out = []
+    for k, q in enumerate(queries):
+        st = q.finish(sync)
+        if st.time:
+            pid = tl.pids[k]
+            out.append((tl.process_names.get(pid) or f"process {pid}",
+                        tl.process_rank(pid), st))
+    return out
 
 
 def _ms(ps):
@@ -115,7 +79,7 @@ def rank_spread(processes):
             rows.setdefault(domain, {})[name] = {
                 "Ranks": sum(1 for t in totals if t), "Min": _ms(min(totals)),
                 "Median": _ms(statistics.median(totals)), "Max": _ms(max(totals)),
-                "Avg": _ms(sum(totals) / len(totals)), "Slowest": f"rank {slowest}"}
+                "Avg": _ms(sum(totals) / len(totals)), "Slowest": rank_label(slowest)}
     for domain, names in rows.items():   # the largest Max first: where stragglers are
         rows[domain] = dict(sorted(names.items(), key=lambda kv: (-kv[1]["Max"], kv[0])))
     return rows
@@ -124,7 +88,7 @@ def rank_spread(processes):
 def sections(report, options):
     """Add ``Time by process`` and ``Rank spread`` (``--by-process``), honouring
     ``--domain``, ``--sort-by``/``--ascending`` and ``--top``."""
-    processes = report.extra.get(ByProcess.name)
+    processes = report.processes
     if processes is None:
         return report
     to_json_obj = shared_stats.to_json_obj

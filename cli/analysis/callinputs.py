@@ -19,7 +19,7 @@ SUFFIX = "::pure_python"
 
 
 def input_writers(tl):
-    """``{op_type: name}`` of a :class:`~xprof.mxcli.analysis.timeline.Timeline`: per custom
+    """``{op_type: name}`` of a :class:`~xprof.traces.model.Trace`: per custom
     op type, the op its calls waited for most (push -> ready), when the trace's
     dependency records tell it; ``{}`` without them."""
     if not tl.has_dependencies:
@@ -43,11 +43,11 @@ def input_writers(tl):
 def input_writers_of_file(path):
     """:func:`input_writers` of the trace at ``path`` (one more pass over the file:
     callers ask only when a headline needs it); ``{}`` if it cannot be read."""
-    from xprof.mxcli.analysis.timeline import load
+    from xprof.traces.model import Trace
     from xprof.traces.tracefile import TraceError
 
     try:
-        tl, _ = load(path)
+        tl = Trace.load(path, links="calls", records=True, keys=False)
     except (OSError, ValueError, TraceError):
         return {}
     return input_writers(tl)

@@ -2,11 +2,12 @@
 time computation hid.
 
 A collective is a complete event whose args carry Kineto's ``Collective name`` (xprof's
-distributed kvstores write them, ``runtime/dist/events.py``; PyTorch's traces too). The
-collector (:class:`Communication`, collected with ``--by-process`` only) keeps, per
+distributed kvstores write them, ``runtime/dist/events.py``; PyTorch's traces too).
+:class:`Communication` (made with ``--by-process`` only) keeps, per
 process, each collective's time and size, and the intervals of computation: every other
 operator slice (category ``operator`` or ``Custom Operator``) but the kvstore's own
-local copies and reductions.
+local copies and reductions: :func:`of_trace`, from the ``Trace``'s ``collectives`` and
+slices.
 
 Sections (processor :func:`sections`, present when the trace has collectives):
 
@@ -19,10 +20,10 @@ Sections (processor :func:`sections`, present when the trace has collectives):
 """
 from __future__ import annotations
 
-from xprof.traces.names import KVSTORE_EVENTS, OPERATOR_CATEGORIES
+import numpy as np
 
-from xprof.mxcli.analysis.stats_collector import _key
-from xprof.mxcli.analysis.by_process import process_rank
+from xprof.traces.names import COLLECTIVE_NAME, KVSTORE_EVENTS, OPERATOR_CATEGORIES
+from xprof.traces.rules import rank_label, rank_of
 
 COMMUNICATION = "Communication"
 OVERLAP = "Overlap"
@@ -31,9 +32,7 @@ _US_PER_MS = 1000.0
 
 class Communication:
     """Per process: collectives ``(name, collective, ts, dur, bytes)`` and computation
-    intervals (µs), and process names and labels (for ranks)."""
-
-    name = "communication"
+    intervals (µs), and process names and labels (for ranks): :func:`of_trace`."""
 
     def __init__(self):
         self.collectives = {}    # pid -> [(name, collective, ts, dur, bytes)]
@@ -41,38 +40,35 @@ class Communication:
         self.names = {}
         self.labels = {}
 
-    def feed(self, events):
-        for ev in events:
-            if type(ev) is not dict:
-                continue
-            ph = ev.get("ph")
-            if ph == "M":
-                args = ev.get("args")
-                if type(args) is dict:
-                    if ev.get("name") == "process_name" and type(args.get("name")) is str:
-                        self.names[_key(ev.get("pid"))] = args["name"]
-                    elif ev.get("name") == "process_labels" and \
-                            type(args.get("labels")) is str:
-                        self.labels[_key(ev.get("pid"))] = args["labels"]
-                continue
-            if ph != "X":
-                continue
-            ts, dur = ev.get("ts"), ev.get("dur")
-            if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)):
-                continue
-            args = ev.get("args")
-            pid = _key(ev.get("pid"))
-            if type(args) is dict and "Collective name" in args:
-                size = args.get("In msg size")
-                self.collectives.setdefault(pid, []).append(
-                    (ev.get("name"), str(args["Collective name"]), ts, dur,
-                     size if isinstance(size, (int, float)) else 0))
-            elif ev.get("cat") in OPERATOR_CATEGORIES and \
-                    ev.get("name") not in KVSTORE_EVENTS:
-                self.compute.setdefault(pid, []).append((ts, ts + dur))
 
-    def finish(self, report):
-        report.extra[self.name] = self
+def of_trace(tl):
+    """The :class:`Communication` of a ``Trace``: its collectives (``Collective name`` in
+    their args) and, per process, its other operator slices (``X`` events) as
+    computation."""
+    comm = Communication()
+    comm.names, comm.labels = tl.process_names, tl.process_labels
+    talking = set()
+    for ordinal, pid, name, ts, dur, args in tl.collectives:
+        if COLLECTIVE_NAME not in args or not isinstance(ts, (int, float)) or \
+                not isinstance(dur, (int, float)):
+            continue
+        talking.add(ordinal)
+        size = args.get("In msg size")
+        comm.collectives.setdefault(pid, []).append(
+            (name, str(args[COLLECTIVE_NAME]), ts, dur,
+             size if isinstance(size, (int, float)) else 0))
+    if not comm.collectives:
+        return comm
+    cats = np.array([c in OPERATOR_CATEGORIES for c in tl.cats] or [False])
+    names = np.array([n not in KVSTORE_EVENTS for n in tl.names] or [False])
+    use = cats[tl.cat] & names[tl.name] & (tl.ordinal >= 0)   # X events, no B/E pair
+    if talking:
+        use &= ~np.isin(tl.ordinal, np.array(sorted(talking), dtype=np.int64))
+    sel = np.flatnonzero(use)
+    process = tl.thread_process()[tl.thread[sel]].tolist()
+    for k, t0, t1 in zip(process, (tl.start[sel] / 1000).tolist(), (tl.end[sel] / 1000).tolist()):
+        comm.compute.setdefault(tl.pids[k], []).append((t0, t1))
+    return comm
 
 
 def _union(intervals):
@@ -130,8 +126,8 @@ def overlap_rows(comm):
     """``{"rank R" (or the process name): row}``: HTA's overlap per rank."""
     out = {}
     for pid, records in comm.collectives.items():
-        rank = process_rank(comm.names.get(pid, ""), comm.labels.get(pid, ""))
-        label = f"rank {rank}" if rank is not None else \
+        rank = rank_of(comm.names.get(pid, ""), comm.labels.get(pid, ""))
+        label = rank_label(rank) if rank is not None else \
             comm.names.get(pid, f"process {pid}")
         talking = _union((ts, ts + dur) for _, _, ts, dur, _ in records)
         computing = _union(comm.compute.get(pid, ()))
@@ -146,7 +142,7 @@ def overlap_rows(comm):
 
 def sections(report, options):
     """Add ``Communication`` and ``Overlap`` when ``--by-process`` found collectives."""
-    comm = report.extra.get(Communication.name)
+    comm = report.communication
     if comm is None or not comm.collectives:
         return report
     report.doc[COMMUNICATION] = {"collectives": communication_rows(comm)}

@@ -124,13 +124,35 @@ def _boot_medians(values, rng):
 # -- one run ----------------------------------------------------------------------------
 @dataclass
 class Run:
-    """One trace, read once: its timeline, row keys, statistics and explain analysis."""
+    """One trace, read once: its ``Trace`` (with its layer and shape columns), statistics
+    and explain analysis (:func:`run_of`)."""
 
     path: str
     tl: object
     stats: dict
-    keys: object            # its RowKeys (analysis/rowkeys.py)
     analysis: object
+
+
+def run_of(path, tl):
+    """The :class:`Run` of a ``Trace`` (loaded with ``keys=True``): the ``Custom
+    Operator Calls`` section, the memory peak and the explain analysis."""
+    from xprof.mxcli.analysis.explain import analyze
+
+    stats = {"Custom Operator Calls": calls_section(tl), "Memory peak kB": memory_peak_kb(tl)}
+    return Run(str(path), tl, stats, analyze(tl))
+
+
+def memory_peak_kb(tl):
+    """The largest value of the memory counters (kB, as ``xprof stats`` shows them), or
+    None without any."""
+    from xprof.traces.counters import is_memory
+
+    memory = np.array([is_memory(cat, name) for cat, name, _, _ in tl.counter_series_table]
+                      or [False])
+    values = tl.counter_value[memory[tl.counter_series]] if len(tl.counter_series) else \
+        tl.counter_value
+    values = values[np.abs(values) < 2 ** 63]   # (NaN: no)
+    return float(values.max()) / 1000.0 if len(values) else None
 
 
 @dataclass
@@ -177,11 +199,12 @@ class Rows:
 
 
 def rows_of(run):
-    tl, keys = run.tl, run.keys
-    layer, shapes = keys.of_slices(tl.ordinal)
-    pid_rank = {pid: rank for pid, rank in keys.ranks.items()}
-    thread_rank = np.array([pid_rank.get(pid, -1) for pid, _, _ in tl.threads] or [0],
-                           dtype=np.int64)
+    tl = run.tl
+    layer, shapes = tl.layer, tl.shape
+    ranks = [tl.process_rank(p) for p in tl.pids]
+    process = tl.thread_process()
+    thread_rank = np.array([ranks[k] if k >= 0 and ranks[k] is not None else -1
+                            for k in process.tolist()] or [0], dtype=np.int64)
     rank = thread_rank[tl.thread] if len(tl.threads) else np.full(len(tl.start), -1)
     cats = np.array([c in API_DOMAINS for c in tl.cats] or [False], dtype=bool)
     keep = ~cats[tl.cat]
@@ -230,10 +253,10 @@ def rows_of(run):
 
 def _key_text(run, col):
     cat, name, layer, shapes, rank = col
-    keys = run.keys
-    return (run.tl.cats[cat], run.tl.names[name],
-            keys.layers[layer] if layer >= 0 else None,
-            keys.shape_labels[shapes] if shapes >= 0 else None,
+    tl = run.tl
+    return (tl.cats[cat], tl.names[name],
+            tl.layers[layer] if layer >= 0 else None,
+            tl.shape_labels[shapes] if shapes >= 0 else None,
             rank if rank >= 0 else None)
 
 

@@ -34,10 +34,12 @@ import numpy as np
 
 from xprof.traces.names import PURE_PYTHON
 
-from xprof.mxcli.analysis import timeline as _timeline
+from xprof.traces import model
+from xprof.traces.model import Trace
+
 from xprof.mxcli.analysis import critical_path as cp
 from xprof.mxcli.analysis.depgraph import Graph
-from xprof.mxcli.analysis.stragglers import StragglerCollector, steps
+from xprof.mxcli.analysis.stragglers import arrivals, steps
 from xprof.mxcli.analysis.findings import THRESHOLDS, findings
 from xprof.mxcli.analysis.ints import unique
 from xprof.mxcli.analysis.threads import CUSTOM, WORKER, busy_blocked_idle
@@ -322,32 +324,24 @@ def blocked_label(tl, row, cause):
     return f"blocked inside {inside} on {tl.names[tl.name[cause]]}"
 
 
-def timeline_of(source):
-    """A Timeline from a path (str/PathLike), a Timeline, or a list of trace events."""
-    if isinstance(source, _timeline.Timeline):
+def trace_of(source, keys=False):
+    """A ``Trace`` from a path (str/PathLike), a ``Trace``, or a list of trace events;
+    ``keys``: with its layer and shape columns (a path's load; events always have them)."""
+    if isinstance(source, Trace):
         return source
     if isinstance(source, (str, os.PathLike)):
-        return _timeline.load(source)[0]
-    return _timeline.from_events(source)
+        # of the links only the custom-op calls and the largest flow id (--mark-trace)
+        return model.load(source, links="calls", records=True, keys=keys)[0]
+    from xprof.traces.model import Builder
+
+    return model.from_events(source, Builder(links="calls", keys=True))
 
 
 def analyze(source, layers=False):
-    """The :class:`Analysis` of a trace (path, Timeline or events), with the straggler
+    """The :class:`Analysis` of a trace (path, ``Trace`` or events), with the straggler
     of each step when the trace has collectives (:mod:`.stragglers`); ``layers``: also
     each dependency record's layer name (``analysis.layers``, for ``layer:`` what-ifs)."""
-    late = StragglerCollector()
-    keys = None
-    if isinstance(source, (str, os.PathLike)):
-        collectors = [late]
-        if layers:
-            from xprof.mxcli.analysis.rowkeys import RowKeys
-            keys = RowKeys()
-            collectors.append(keys)
-        tl = _timeline.load(source, collectors=collectors)[0]
-    else:
-        if not isinstance(source, _timeline.Timeline):
-            late.feed(source)
-        tl = timeline_of(source)
+    tl = trace_of(source, keys=layers)
     if tl.has_dependencies:
         graph = Graph(tl)
         path = cp.dependency_path(tl, graph)
@@ -357,15 +351,14 @@ def analyze(source, layers=False):
         path = cp.serial_path(tl)
         serial = True
     analysis = Analysis(tl, graph, path, busy_blocked_idle(tl, path.window, graph), serial)
-    analysis.stragglers = steps(late.collectives)
-    if keys is not None and graph is not None:
-        keys.finish()
-        ids, _ = keys.of_slices(tl.ordinal[graph.slice])
-        analysis.layers = [keys.layers[i] if i >= 0 else None for i in ids.tolist()]
+    analysis.stragglers = steps(arrivals(tl.collectives))
+    if layers and graph is not None and tl.layer is not None:
+        ids = tl.layer[graph.slice]
+        analysis.layers = [tl.layers[i] if i >= 0 else None for i in ids.tolist()]
     return analysis
 
 
 def explain(source):
-    """The explain document (see the module docstring) of a trace path, Timeline or list
+    """The explain document (see the module docstring) of a trace path, ``Trace`` or list
     of events. Raises ``TraceError`` for an unreadable file."""
     return analyze(source).to_dict()

@@ -15,60 +15,28 @@
   ``dot [[2000, 2000], [2000, 2000]]``; events without shapes keep their name.
 
 Only slices (``X``, ``B``/``E``) are regrouped; async pairs and counters keep their
-names. Pure functions of one event's name, category and args.
+names. Pure functions of a slice's name, category, layer and shapes (the ``Trace``'s
+columns, ``traces/argkeys.py``).
 """
 from __future__ import annotations
 
-import re
-
-from xprof.traces.names import INPUT_DIMS, OPERATOR
+from xprof.traces.argkeys import LAYER_ARG, SHAPES_ARG, dims_of, layer_of, shapes_label  # noqa: F401
+from xprof.traces.names import OPERATOR
 
 GROUP_BY = ("name", "layer", "op,layer", "shape")
-SHAPES_ARG = INPUT_DIMS        # PyTorch's key, which xprof writes too
-LAYER_ARG = "name"
 NO_LAYER = "(no layer)"
-# what MXNet appends to a layer's name: a hybridized graph node's "_fwd"; a parameter
-# (an update op carries its parameter's name); a Dense/Conv layer's own activation
-_LAYER_SUFFIX = re.compile(
-    r"(_fwd)?(_(l\d+_)?(i2h_|h2h_|h2r_)?(weight|bias|gamma|beta|alpha|running_mean|"
-    r"running_var|moving_mean|moving_var))?(_(relu|sigmoid|tanh|softrelu|softsign))?(_fwd)?$")
 
 
-def layer_of(name):
-    """The layer a recorded ``args.name`` belongs to (see the module docstring)."""
-    stem = _LAYER_SUFFIX.sub("", name, count=1)
-    return stem or name
-
-
-def shapes_label(dims):
-    """``[[8, 1, 28, 28], [20]]`` as text (PyTorch prints input shapes this way)."""
-    return "[" + ", ".join("[" + ", ".join(str(d) for d in shape) + "]" for shape in dims) + "]"
-
-
-def dims_of(value):
-    """``value`` when it is a list of shapes (lists of ints), else None."""
-    if type(value) is not list:
-        return None
-    for shape in value:
-        if type(shape) is not list or any(type(d) is not int for d in shape):
-            return None
-    return value
-
-
-def row_name(name, args, group_by, cat=None):
-    """The row an event named ``name`` of category ``cat`` with ``args`` counts in under
-    ``group_by``."""
+def grouped(name, cat, layer, shapes, group_by):
+    """The row a slice named ``name`` of category ``cat`` counts in under ``group_by``
+    (``layer``: its recorded ``args.name`` or None; ``shapes``: the label of its input
+    shapes or None: the ``Trace``'s ``layer``/``shape`` columns)."""
     if group_by == "name":
         return name
     if group_by == "layer":
-        layer = args.get(LAYER_ARG) if type(args) is dict else None
-        if type(layer) is str and layer:
+        if layer:
             return layer_of(layer)
         return NO_LAYER if cat == OPERATOR else name
-    if type(args) is not dict:
-        return name
     if group_by == "op,layer":
-        layer = args.get(LAYER_ARG)
-        return f"{name} ({layer})" if type(layer) is str and layer else name
-    dims = dims_of(args.get(SHAPES_ARG))
-    return f"{name} {shapes_label(dims)}" if dims is not None else name
+        return f"{name} ({layer})" if layer else name
+    return f"{name} {shapes}" if shapes is not None else name

@@ -1,8 +1,8 @@
 """The ``Operator Latency`` section of ``xprof stats``: collector, processor, renderer rows.
 
-The collector reads the dependency record every xprof engine op carries in its slice's
+:func:`rows_of` reads the dependency record every xprof engine op carries in its slice's
 ``args.dep`` (``[p, q, ...]``: pushed ``p`` ns and ready ``q`` ns before it started, see
-docs/dependencies.md) and keeps three integers per op; the processor builds the section
+docs/dependencies.md), from the ``Trace``'s ``dep_*`` columns; the processor builds the section
 with ``xprof.traces.latency.section``, the runtime's own, (so ``profiler.dumps(format="json")`` and
 ``xprof stats --format json`` agree to the digit). Traces without dependency records
 (MXNet, PyTorch, older xprof) have no such section.
@@ -14,68 +14,33 @@ import numpy as np
 from xprof.traces import latency as shared_latency
 from xprof.traces.names import bounded
 
-from xprof.traces.batch import view
-
-NAME = "latency"
 
 
-class LatencyCollector:
-    """Per op with ``args.dep``: name, category, dependency/queue/run ns."""
-
-    def __init__(self, options=None):   # (every trace collector is built with the Options)
-        self.names = {}
-        self.cat_of = {}
-        self.chunks = []
-
-    def feed(self, events):
-        ids, dep, queue, run = [], [], [], []
-        names = self.names
-        v = view(events)
-        if v is None:
-            xs = [ev for ev in events if type(ev) is dict and ev.get("ph") == "X"]
-            pairs = zip(xs, [ev.get("args") for ev in xs])
-        else:
-            pairs = zip(v.xs, v.args())
-        for ev, args in pairs:
-            if not args or type(args) is not dict:
-                continue
-            rec = args.get("dep")
-            if type(rec) is not list or len(rec) < 3:
-                continue
-            p, q, dur = rec[0], rec[1], ev.get("dur")
-            if not (type(p) is int and type(q) is int and 0 <= q <= p < 2 ** 62) \
-                    or type(dur) not in (int, float) or not dur >= 0:
-                continue
-            name = ev.get("name")
-            if type(name) is not str:
-                name = "(unnamed)"
-            k = names.get(name)
-            if k is None:
-                k = names[name] = len(names)
-                cat = ev.get("cat")
-                self.cat_of[name] = cat if type(cat) is str else "uncategorized"
-            ids.append(k)
-            dep.append(p - q)
-            queue.append(q)
-            run.append(round(dur * 1000))
-        if ids:
-            self.chunks.append(np.array([ids, dep, queue, run], dtype=np.int64))
-
-    def finish(self, report):
-        if not self.chunks:
-            return
-        cols = np.concatenate(self.chunks, axis=1)
-        names = [None] * len(self.names)
-        for n, k in self.names.items():
-            names[k] = n
-        report.extra[NAME] = (shared_latency.section(names, *cols), self.cat_of)
+def rows_of(tl):
+    """``(section rows, {name: category})`` of the ``Trace``'s dependency records (a load
+    with ``records`` at least ``"times"``), None without any."""
+    if not len(tl.dep_slice):
+        return None
+    rows = tl.dep_slice
+    start = tl.start[rows]
+    dependency = tl.dep_ready - tl.dep_push   # (pushed p, ready q ns before the start)
+    queue = start - tl.dep_ready
+    run = tl.end[rows] - start
+    start = None
+    name_ids = tl.name[rows]
+    first = np.full(len(tl.names), -1, dtype=np.int64)   # each name's first record, in
+    ords = tl.ordinal[rows].astype(np.int64)              # file order: its category
+    order = np.argsort(ords, kind="stable")[::-1]
+    first[name_ids[order]] = rows[order]
+    cat_of = {tl.names[n]: tl.cats[tl.cat[r]] for n, r in enumerate(first.tolist()) if r >= 0}
+    return shared_latency.section(tl.names, name_ids, dependency, queue, run), cat_of
 
 
 def add_section(report, options):
     """Put the ``Operator Latency`` section (when the trace has dependency records) into
     the document, before ``Unit``; ``--domain`` keeps ops of those categories, ``--top N``
     the first N rows."""
-    found = report.extra.get(NAME)
+    found = report.latency
     if not found:
         return report
     rows, cat_of = found

@@ -2,8 +2,9 @@
 
 Reads the root ``python_line`` slices the runtime writes per sampled call (one per call
 and track, ``args``: ``{"op", "call", "lines": [[function, file, line, weight ns,
-samples, blocked-in or null], ...]}``, runtime/profiler/linefold.py and docs/lines.md)
-and sums them per op type. The frame slices nested under them are for viewers; this
+samples, blocked-in or null], ...]}``, runtime/profiler/linefold.py and docs/lines.md),
+summed per op type while the ``Trace`` is loaded (``Trace.python_lines``,
+``traces/linesamples.py``). The frame slices nested under them are for viewers; this
 module never reads them. A share is of the Python time of the op's sampled calls, which
 their samples cover from each call's start to its end; a row's ``self_ms`` is that share
 of the op's Python time from its call spans (``Custom Operator Calls``: Python, which
@@ -24,64 +25,11 @@ import linecache
 import math
 import os
 
-from xprof.traces.batch import view
-from xprof.traces.names import PYTHON_LINE as CATEGORY
+from xprof.traces.names import PYTHON_LINE as CATEGORY  # noqa: F401  (readers' name)
 
 SECTION = "Python Lines"
 SETUP_SUFFIX = " (create_operator)"
 BLOCKED = "(blocked in {})"
-
-
-class PythonLinesCollector:
-    """Feed batches with :meth:`feed`; :attr:`tables` is ``{op: {(function, file, line,
-    blocked): [weight ns, samples]}}``, :attr:`calls` ``{op: set of call numbers}``."""
-
-    def __init__(self, options=None):
-        self.tables = {}
-        self.calls = {}
-
-    def feed(self, events):
-        v = view(events)
-        if v is None:
-            return
-        cats = v.fields()[2]
-        if CATEGORY not in cats:
-            return
-        for ev, cat in zip(v.xs, cats):
-            if cat != CATEGORY:
-                continue
-            args = ev.get("args")
-            if type(args) is not dict or type(args.get("lines")) is not list:
-                continue
-            op = args.get("op")
-            if type(op) is not str:
-                continue
-            self._add(op, args.get("call"), args["lines"])
-
-    def _add(self, op, call, lines):
-        table = self.tables.get(op)
-        if table is None:
-            table = self.tables[op] = {}
-            self.calls[op] = set()
-        if type(call) is int and call:
-            self.calls[op].add(call)
-        for row in lines:
-            if type(row) is not list or len(row) != 6:
-                continue
-            function, file, line, w, n, blocked = row
-            if type(w) not in (int, float) or type(n) is not int:
-                continue
-            key = (str(function), str(file), line if type(line) is int else None,
-                   blocked if type(blocked) is str else None)
-            cell = table.get(key)
-            if cell is None:
-                table[key] = [w, n]
-            else:
-                cell[0] += w
-                cell[1] += n
-
-    def finish(self, report):
-        report.extra[SECTION] = self
 
 
 def python_ns(op, calls, blocked=False):
@@ -117,7 +65,7 @@ def error_points(p, n):
     return 196.0 * math.sqrt(max(p * (1 - p), 0.0) / n)
 
 
-def section(collector, calls=None, only=None, top=None):
+def section(samples, calls=None, only=None, top=None):
     """``({op: [row...]}, {op: summary})``: per op type (``only``: that one), its lines by
     weight, each row ``{"function", "file", "line", "self_ms", "%", "samples", "±%"}``
     (blocked rows: function ``(blocked in <sync point>)``, line null, ``%`` of the op's
@@ -127,12 +75,12 @@ def section(collector, calls=None, only=None, top=None):
     spans, null without them; ``calls``: the sampled ones; ``error_%``: the largest 95%
     error of a share)."""
     rows_out, summary = {}, {}
-    if collector is None:
+    if samples is None:
         return rows_out, summary
-    for op in sorted(collector.tables):
+    for op in sorted(samples.tables):
         if only and op != only and op != "_backward_" + only and op != only + SETUP_SUFFIX:
             continue
-        table = collector.tables[op]
+        table = samples.tables[op]
         run = sum(w for (_, _, _, b), (w, _) in table.items() if b is None)
         n_run = sum(n for (_, _, _, b), (_, n) in table.items() if b is None)
         base = python_ns(op, calls)
@@ -143,7 +91,7 @@ def section(collector, calls=None, only=None, top=None):
         # Python time, and a row's self_ms is its share of that (the spans' Python time
         # of every call). A thread outside custom ops ("python (<thread>)"): of its
         # sampled time, waits included
-        is_op = bool(collector.calls.get(op))
+        is_op = bool(samples.calls.get(op))
         denom = run if is_op and run else base if base else \
             sum(w for w, _ in table.values())
         scale = base / denom if is_op and base and denom else 1.0
@@ -183,7 +131,7 @@ def section(collector, calls=None, only=None, top=None):
         rows_out[op] = rows
         summary[op] = {"python_ms": None if base is None else round(base / 1e6, 3),
                        "sampled_ms": round((run if is_op else denom) / 1e6, 3), "samples": n_all,
-                       "calls": len(collector.calls.get(op, ())),
+                       "calls": len(samples.calls.get(op, ())),
                        "op_calls": op_calls(op, calls) if is_op else None,
                        "error_%": error}
     return rows_out, summary

@@ -14,93 +14,60 @@ weights still add up to the sampled time.
 """
 from __future__ import annotations
 
-from xprof.traces.batch import view
-from xprof.traces.names import PYTHON_LINE as CATEGORY
-from xprof.traces.rules import ns, thread_key
 
-
-class PythonStacksCollector:
-    """Feed batches (:meth:`feed`); :meth:`stacks` gives ``{op: {stack tuple: ns}}``.
-    A collector of a trace's pass (``finish`` puts it in ``report.extra``)."""
-
-    SECTION = "Python Stacks"
-
-    def __init__(self):
-        self._events = {}   # thread key -> [(start ns, end ns, root args or None, name, file)]
-
-    def finish(self, report):
-        report.extra[self.SECTION] = self
-
-    def feed(self, events):
-        v = view(events)
-        if v is None:
-            return
-        cats = v.fields()[2]
-        if CATEGORY not in cats:
-            return
-        for ev, cat in zip(v.xs, cats):
-            if cat != CATEGORY:
-                continue
-            ts, dur = ev.get("ts"), ev.get("dur")
-            if type(ts) not in (int, float) or type(dur) not in (int, float) or dur < 0:
-                continue
-            args = ev.get("args") if type(ev.get("args")) is dict else {}
-            root = args if type(args.get("lines")) is list and type(args.get("op")) is str \
-                else None
-            start = ns(ts)
-            self._events.setdefault(thread_key(ev.get("pid"), ev.get("tid")), []).append(
-                (start, start + ns(dur), root, str(ev.get("name")), args.get("file")))
-
-    def stacks(self, only=None):
-        """``{op: {(op, call kind, frame, ..., leaf): ns}}`` (``only``: one op type, its
-        backward and its creation too)."""
-        out = {}
-        for items in self._events.values():
-            items.sort(key=lambda e: (e[0], -e[1]))
-            open_ = []   # [(end, frame name, child ns)] from the root down
-            root = None
-            for start, end, args, name, file in items:
-                while open_ and open_[-1][0] <= start:
-                    self._close(open_, root, out, only)
-                if args is not None:   # a root: a call of an op
-                    while open_:
-                        self._close(open_, root, out, only)
-                    root = (args["op"], name, args)
-                    open_.append([end, None, 0, start, False])
-                    continue
-                if not open_:
-                    continue
-                open_[-1][4] = True                  # the parent has frames under it
-                open_.append([end, _frame(name, file), 0, start, False])
-            while open_:
-                self._close(open_, root, out, only)
+def stacks_of(samples, only=None):
+    """``{op: {(op, call kind, frame, ..., leaf): ns}}`` of the Python-line samples
+    (``Trace.python_lines``, ``traces/linesamples.py``: its ``frames``; ``only``: one op
+    type, its backward and its creation too)."""
+    out = {}
+    if samples is None:
         return out
+    for items in samples.frames.values():
+        items = sorted(items, key=lambda e: (e[0], -e[1]))
+        open_ = []   # [(end, frame name, child ns)] from the root down
+        root = None
+        for start, end, args, name, file in items:
+            while open_ and open_[-1][0] <= start:
+                _close(open_, root, out, only)
+            if args is not None:   # a root: a call of an op
+                while open_:
+                    _close(open_, root, out, only)
+                root = (args["op"], name, args)
+                open_.append([end, None, 0, start, False])
+                continue
+            if not open_:
+                continue
+            open_[-1][4] = True                  # the parent has frames under it
+            open_.append([end, _frame(name, file), 0, start, False])
+        while open_:
+            _close(open_, root, out, only)
+    return out
 
-    @staticmethod
-    def _close(open_, root, out, only):
-        end, frame, child, start, has_frames = open_.pop()
-        dur = end - start
-        if open_:
-            open_[-1][2] += dur
-        if root is None:
-            return
-        op, kind, args = root
-        if only and not _mine(op, only):
-            return
-        stacks = out.setdefault(op, {})
-        if frame is None:   # the root: its frames were dropped, its line table stands in
-            if not has_frames:
-                for function, _, line, w, _, blocked in _rows(args["lines"]):
-                    leaf = f"(blocked in {blocked})" if blocked else f"{function}:{line}"
-                    key = (op, kind, leaf)
-                    stacks[key] = stacks.get(key, 0) + int(w)
-            return
-        self_ns = dur - child
-        if self_ns <= 0:
-            return
-        path = [op, kind] + [f for _, f, _, _, _ in open_[1:]] + [frame]
-        key = tuple(path)
-        stacks[key] = stacks.get(key, 0) + self_ns
+
+def _close(open_, root, out, only):
+    end, frame, child, start, has_frames = open_.pop()
+    dur = end - start
+    if open_:
+        open_[-1][2] += dur
+    if root is None:
+        return
+    op, kind, args = root
+    if only and not _mine(op, only):
+        return
+    stacks = out.setdefault(op, {})
+    if frame is None:   # the root: its frames were dropped, its line table stands in
+        if not has_frames:
+            for function, _, line, w, _, blocked in _rows(args["lines"]):
+                leaf = f"(blocked in {blocked})" if blocked else f"{function}:{line}"
+                key = (op, kind, leaf)
+                stacks[key] = stacks.get(key, 0) + int(w)
+        return
+    self_ns = dur - child
+    if self_ns <= 0:
+        return
+    path = [op, kind] + [f for _, f, _, _, _ in open_[1:]] + [frame]
+    key = tuple(path)
+    stacks[key] = stacks.get(key, 0) + self_ns
 
 
 def _frame(name, file):

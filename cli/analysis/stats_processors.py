@@ -2,7 +2,7 @@
 
 Each one does one thing to the report and says so in its docstring; they run
 in the order of :data:`PIPELINE`.  A new processor (a new section computed
-from the aggregate or from a collector's ``report.extra``, a new filter): a
+from the aggregate or from what ``stats_report`` asked of the ``Trace``, a new filter): a
 function here, one entry in :data:`PIPELINE` at the place its input is ready,
 and, when it needs a command-line option, one field in :class:`Options` and
 one ``click.option`` in ``cli/stats.py``.

@@ -16,31 +16,24 @@ in a step is its largest lateness there, not their sum.
 """
 from __future__ import annotations
 
-__all__ = ["StragglerCollector", "steps"]
+__all__ = ["arrivals", "steps"]
 
 
-class StragglerCollector:
-    """Fed the trace's event batches; ``collectives``: ``{seq: (ts, name, key, last,
-    late_ms)}`` of the collectives that recorded arrivals."""
-
-    def __init__(self):
-        self.collectives = {}
-
-    def feed(self, events):
-        for ev in events:
-            if type(ev) is not dict or ev.get("ph") != "X":
-                continue
-            args = ev.get("args")
-            if type(args) is not dict or "Last to arrive" not in args or \
-                    args.get("Collective name") == "broadcast":
-                continue
-            seq = args.get("Seq")
-            if seq in self.collectives or not isinstance(seq, int):
-                continue
-            late = args.get("Late by ms")
-            self.collectives[seq] = (ev.get("name"), str(args.get("Key")),
-                                     args["Last to arrive"],
-                                     float(late) if isinstance(late, (int, float)) else 0.0)
+def arrivals(collectives):
+    """``{seq: (name, key, last, late_ms)}`` of the collectives that recorded arrivals
+    (``collectives``: ``Trace.collectives``, ``(ordinal, pid, name, ts, dur, args)`` in
+    file order; a collective counted once, by its first record)."""
+    found = {}
+    for _, _, name, _, _, args in collectives:
+        if "Last to arrive" not in args or args.get("Collective name") == "broadcast":
+            continue
+        seq = args.get("Seq")
+        if seq in found or not isinstance(seq, int):
+            continue
+        late = args.get("Late by ms")
+        found[seq] = (name, str(args.get("Key")), args["Last to arrive"],
+                      float(late) if isinstance(late, (int, float)) else 0.0)
+    return found
 
 
 def steps(collectives):

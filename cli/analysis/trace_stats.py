@@ -1,169 +1,204 @@
-"""The statistics' time rows as a query on the :class:`~xprof.traces.model.Trace`.
+"""The statistics (``xprof stats``' tables, the report's and the run summary's) as a
+query on a :class:`~xprof.traces.model.Trace`.
 
-Why: ``xprof stats``, ``xprof report`` and the ``xprof run`` summary build the ``Trace``
-and the statistics in one pass (issue #25: one read model). The streaming reader
-(``chrome.py``) counts every slice into its row and keeps its start, end, row and
-picosecond duration (32 bytes a slice) for self time; the ``Trace`` holds the same
-slices already. :class:`TraceStats` counts them from the ``Trace``'s columns at the end
-instead, thread by thread (count, total, min, max into the reader's row columns, self
-time by the same rule, ``selftime.inner_by_row``), and streams only what the ``Trace``
-leaves out or rounds differently, so the figures are those of the streaming reader:
+Why: one read model (issue #43): the ``Trace`` holds every slice, async pair, counter
+and custom-op call, so the statistics are counted from its columns, thread by thread,
+with no second store of slices. :func:`time_stats` does what the streaming reader did,
+to the picosecond:
 
-* Python-line samples (category ``python_line``) are no slices of the ``Trace`` but
-  rows of the statistics that nest among the others for self time: they are counted and
-  kept here;
-* a sync point's instant is a slice of the ``Trace`` (the wait before it) and none of
-  the statistics: ``Trace.instant_slice`` is left out;
-* a duration is summed in picoseconds rounded from the file's microseconds, the
-  ``Trace``'s in nanoseconds: where the two differ (a duration with digits below the
-  nanosecond) the picoseconds are kept here, by thread, ends and row (32 bytes each);
-* a slice the statistics skip (longer than 2^63 ps) is left out; a duration without a
-  usable place in time (no ``Trace`` slice) is counted here, without self time;
-* counters, async pairs and process names are no slices: streamed as before;
-* ``--group-by`` names rows by their arguments, which the ``Trace`` does not keep: with
-  it every slice is streamed (the reader's own path).
+* each slice counts in its row (a row per category and name, labels as
+  ``traces/counters.py:label`` gives them; ``group_by``: the row named by the slice's
+  layer or shapes, :mod:`.grouping`, from the ``Trace``'s ``layer``/``shape`` columns),
+  its count, total, min and max summed 65,536 slices at a time, its self time by
+  ``selftime.inner_by_row`` on the ``Trace``'s own order; a duration is the slice's ns
+  times 1000 unless it had digits below the nanosecond (``Trace.ps_ordinal``: its
+  picoseconds, as ``round(dur * 1e6)`` gives them); a slice longer than 2^63 ps is
+  left out; a sync point's instant (``Trace.instant_slice``) is no slice here;
+* the Python-line samples (``line_*``) are rows that nest among the others for self
+  time (``xprof stats`` leaves their rows out of its tables, ``--lines`` reads them);
+* a duration without a usable place in time (``Trace.unplaced``) counts in its row,
+  without self time;
+* async pairs (not the custom-op calls': those are ``Trace.call_stats``) are rows too,
+  MXNet's mirrors dropped (``stats_rows.py``);
+* counters (``Trace.counter_*``) are the Memory and Counter tables.
 
-The ``Trace`` must be finished before :meth:`finish` (the pass finishes its
-``TimelineCollector`` first, ``streaming/sources.py``) and given by
-:meth:`use_trace`.
+``process``: only that process's slices and pairs (``--by-process``, a group-by on the
+thread -> process view), against ``sync_time`` (every process's synchronous rows, which
+a mirror process duplicates).
 """
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
+from xprof.traces.counters import by_series, is_memory, level, series_name
 from xprof.traces.names import PYTHON_LINE
-from xprof.traces.rules import id_key
 from xprof.traces.selftime import inner_by_row
+from xprof.traces.stats import Stats
 
-from xprof.mxcli.analysis.stats_collector import NO_CATEGORY, NO_NAME, StatsCollector, _label
+from xprof.mxcli.analysis import BadInput
+from xprof.mxcli.analysis.grouping import grouped
+from xprof.mxcli.analysis.stats_rows import NO_CATEGORY, NO_NAME, RowTable, _label
 
 _PS_LIMIT_NS = -(-2 ** 63 // 1000)   # ns: a slice this long has no int64 ps (skipped)
 _CHUNK = 1 << 16   # slices summed at a time (the sums' sort: 24 bytes a slice)
 
 
-class TraceStats(StatsCollector):
-    """A :class:`~.chrome.StatsCollector` whose slices are counted from a ``Trace``'s
-    columns (:meth:`use_trace` before :meth:`finish`)."""
+def time_stats(tl, group_by="name", process=None, sync_time=None, keep=None):
+    """``(Stats, dropped)`` of the ``Trace`` ``tl`` (see the module docstring); ``keep``:
+    a page's choice of rows (``RowTable.finish``), ``dropped`` what it left out."""
+    q = _Query(tl, group_by, process)
+    q.count()
+    stats = q.finish(sync_time, keep)
+    if process is None:
+        add_counters(stats, tl)
+        stats.calls = tl.call_stats
+        if tl.call_span is not None:   # the calls widen the wall time
+            stats.add_span_ns(*tl.call_span)
+    return stats, q.dropped
 
-    def __init__(self, group_by="name"):
-        super().__init__(group_by)
-        # thread -> (t0, t1, row, ps) columns of the slices whose ps != (t1 - t0) * 1000
-        self._exact = {}
-        self._trace = None
 
-    def use_trace(self, trace):
-        self._trace = trace
+def add_counters(stats, tl):
+    """The Memory and Counter tables: each series' values, in file order."""
+    for s, values in by_series(tl):
+        cat, name, key, single = tl.counter_series_table[s]
+        memory = is_memory(cat, name)
+        series = series_name(name, key, single)
+        for value in values:
+            value = level(value)
+            if value is not None:
+                stats.add_counter(cat, series, value, memory)
 
-    # -- while streaming: only what the Trace leaves out or rounds differently -----------
-    def _lines_of(self, row):
-        """Which of the rows ``row`` (an array of row ids) are Python-line rows."""
-        lines = self._row_of.get(PYTHON_LINE)
-        if lines is None:
-            return np.zeros(len(row), dtype=bool)
-        line_rows = lines[lines >= 0]
-        return np.isin(row, line_rows) if len(line_rows) else np.zeros(len(row), dtype=bool)
 
-    def _feed_x(self, v):
-        """A batch's well-formed ``X`` columns: the ``Trace`` holds them, nothing is kept
-        unless one is a Python-line sample or has a duration with digits below the
-        nanosecond (then the reader's column path, through the methods below)."""
-        if self._group_by:
-            return super()._feed_x(v)
-        cols = self._x_columns(v)
-        if cols is None:
-            return False
-        cats, ps, t0, t1 = cols[2], cols[6], cols[7], cols[8]
-        if PYTHON_LINE in cats or (ps != (t1 - t0) * 1000).any():
-            self._count_x(v, *cols)
-        return True
+class _Query(RowTable):
+    def __init__(self, tl, group_by, process):
+        super().__init__()
+        self.tl = tl
+        self.group_by = group_by
+        self.process = process
+        if group_by != "name" and tl.layer is None:
+            raise BadInput(f"--group-by {group_by}: the trace was read without its "
+                           f"layer and shape columns")
 
-    def _add_rows(self, row, ps):   # the column path's counts: the Python lines only
-        if self._group_by:
-            return super()._add_rows(row, ps)
-        line = self._lines_of(row)
-        if line.any():
-            super()._add_rows(row[line], ps[line])
-
-    def _slice(self, thread, cat, name, t0, t1, dur):   # the per-event path's
-        if self._group_by or cat == PYTHON_LINE:
-            return super()._slice(thread, cat, name, t0, t1, dur)
-        self._widen_ns(t0, t1)
-        ps = round(dur * 1_000_000)
-        if ps != (t1 - t0) * 1000:
-            self._note_exact(thread, t0, t1, self._new_row(cat, name), ps)
-
-    def _note_exact(self, thread, t0, t1, row, ps):
-        cols = self._exact.get(thread)
-        if cols is None:
-            cols = self._exact[thread] = (array("q"), array("q"), array("q"), array("q"))
-        for col, value in zip(cols, (t0, t1, row, ps)):
-            col.append(value)
-
-    def _keep_slices(self, pids, tids, t0, t1, row, ps):
-        if self._group_by:
-            return super()._keep_slices(pids, tids, t0, t1, row, ps)
-        line = self._lines_of(row)
-        odd = ~line & (ps != (t1 - t0) * 1000)
-        for k in np.flatnonzero(odd).tolist():
-            self._note_exact((id_key(pids[k]), id_key(tids[k])), int(t0[k]), int(t1[k]),
-                             int(row[k]), int(ps[k]))
-        if line.any():
-            sel = np.flatnonzero(line)
-            super()._keep_slices([pids[k] for k in sel.tolist()],
-                                 [tids[k] for k in sel.tolist()],
-                                 t0[sel], t1[sel], row[sel], ps[sel])
-
-    # -- at the end: the query ---------------------------------------------------------
-    def _self_times(self):
-        if self._group_by:
-            return super()._self_times()
-        tl = self._trace
-        if tl is None:
-            raise RuntimeError("TraceStats.finish before use_trace")
-        lines, self._threads = self._threads, {}
+    def count(self):
+        tl = self.tl
+        pid = tl.pids[self.process] if self.process is not None else None
+        for _, cat, name, dur, upid, *keys in tl.unplaced:   # no place in time: no self
+            if pid is not None and upid != pid:
+                continue
+            cat, name = _label(cat, NO_CATEGORY), _label(name, NO_NAME)
+            if self.group_by != "name":
+                name = grouped(name, cat, *keys, self.group_by)
+            self.stats.add_time(cat, name, dur)
+        threads = None
+        if self.process is not None:
+            threads = tl.thread_process() == self.process
+        name_ids = self._name_ids(tl.names)
+        labels = self._grouped_ids(name_ids)
         if len(tl.start):
-            name_ids = self._name_ids(tl)
             skip = np.zeros(len(tl.start), dtype=bool)
             skip[tl.instant_slice] = True
             bounds = np.flatnonzero(np.r_[True, tl.thread[1:] != tl.thread[:-1], True])
             for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-                pid, tid, _ = tl.threads[int(tl.thread[a])]
-                self._thread_query(tl, a, b, skip[a:b], name_ids, lines.pop((pid, tid), None),
-                                   self._exact.pop((pid, tid), None))
-        for extra in lines.values():   # threads with Python-line samples only
-            self._add_inner(inner_by_row(*extra, 1000))
-        lines = None
-        self._trace, self._exact = None, {}
-        if self._first is not None:
-            self.stats.add_span_ns(self._first, self._last)
+                t = int(tl.thread[a])
+                if threads is None or threads[t]:
+                    self._thread_query(a, b, skip[a:b], name_ids, labels, self._lines_of(t))
+        # threads with Python-line samples only
+        done = set(tl.thread.tolist()) if len(tl.start) else set()
+        for t in np.unique(tl.line_thread).tolist():
+            if t not in done and (threads is None or threads[t]):
+                lo, hi = self._line_range(t)
+                starts, ends = tl.line_start[lo:hi], tl.line_end[lo:hi]
+                ps = self._ps(starts, ends, tl.line_ordinal[lo:hi])
+                use = ps >= 0
+                row, starts, ends, ps = self._line_rows(lo, hi, name_ids)[use], starts[use], \
+                    ends[use], ps[use]
+                self._add_rows(row, ps)
+                if len(row):
+                    self._widen_ns(int(starts.min()), int(ends.max()))
+                self._add_inner(inner_by_row(row, starts, ends, ps, 1000))
+        self._pairs(pid)
 
-    def _name_ids(self, tl):
+    # -- slices -----------------------------------------------------------------------
+    def _name_ids(self, names):
         """The statistics' name number of each of the ``Trace``'s names (int32 below 2^31
         names: a thread's gathered numbers are the query's largest temporary)."""
         ix = self._numbering()
         return np.fromiter((ix.setdefault(n, len(ix)) for n in
-                            (_label(x, NO_NAME) for x in tl.names)),
-                           dtype=np.int32 if len(tl.names) < 2 ** 31 else np.int64,
-                           count=len(tl.names))
+                            (_label(x, NO_NAME) for x in names)),
+                           dtype=np.int32 if len(names) < 2 ** 31 else np.int64,
+                           count=len(names))
 
-    def _thread_query(self, tl, a, b, skip, name_ids, extra, exact):
+    def _grouped_ids(self, name_ids):
+        """Per slice, the name number of its row under ``group_by`` (None: its name)."""
+        tl, by = self.tl, self.group_by
+        if by == "name" or not len(tl.start):
+            return None
+        other = tl.shape if by == "shape" else tl.layer
+        width = len(tl.layers if by != "shape" else tl.shape_labels) + 1
+        key = tl.name.astype(np.int64) * width + (other.astype(np.int64) + 1)
+        if by == "layer":   # "(no layer)" or the name: by category
+            key = key * max(len(tl.cats), 1) + tl.cat
+        uniq, inverse = np.unique(key, return_inverse=True)
+        ix = self._numbering()
+        ids = np.empty(len(uniq), dtype=np.int64)
+        for j, k in enumerate(uniq.tolist()):
+            cat = None
+            if by == "layer":
+                k, c = divmod(k, max(len(tl.cats), 1))
+                cat = _label(tl.cats[c], NO_CATEGORY)
+            n, o = divmod(k, width)
+            name = _label(tl.names[n], NO_NAME)
+            o -= 1
+            layer = tl.layers[o] if by != "shape" and o >= 0 else None
+            shapes = tl.shape_labels[o] if by == "shape" and o >= 0 else None
+            label = grouped(name, cat, layer, shapes, by)
+            ids[j] = ix.setdefault(label, len(ix))
+        return ids[inverse.reshape(-1)].astype(np.int32)
+
+    def _ps(self, starts, ends, ordinals):
+        """Picosecond durations: ns * 1000 but the kept ones; -1 for a slice too long."""
+        tl = self.tl
+        ps = (ends - starts) * 1000
+        if len(tl.ps_ordinal):
+            at = np.searchsorted(tl.ps_ordinal, ordinals)
+            at_c = np.minimum(at, len(tl.ps_ordinal) - 1)
+            hit = tl.ps_ordinal[at_c] == ordinals
+            if hit.any():
+                ps = np.where(hit, tl.ps_value[at_c], ps)
+        long_ = (ends - starts) >= _PS_LIMIT_NS
+        if long_.any():
+            ps = np.where(long_, -1, ps)
+        return ps
+
+    def _line_range(self, t):
+        lt = self.tl.line_thread
+        return int(np.searchsorted(lt, t, "left")), int(np.searchsorted(lt, t, "right"))
+
+    def _lines_of(self, t):
+        if not len(self.tl.line_thread):
+            return None
+        lo, hi = self._line_range(t)
+        return (lo, hi) if hi > lo else None
+
+    def _line_rows(self, lo, hi, name_ids):
+        """Row ids of the Python-line samples ``lo:hi`` (rows made for new ones)."""
+        names = self.tl.names
+        return np.array([self._new_row(PYTHON_LINE, _label(names[k], NO_NAME))
+                         for k in self.tl.line_name[lo:hi].tolist()], dtype=np.int64)
+
+    def _thread_query(self, a, b, skip, name_ids, labels, lines):
         """Count the ``Trace``'s slices ``a:b`` (one thread) into their rows and add their
-        self time (``extra``: the thread's Python-line columns; ``exact``: the kept ps).
-        Durations are the ``Trace``'s ns times 1000 unless kept here, so most threads
+        self time (``lines``: the thread's Python-line samples, a range of ``line_*``).
+        Durations are the ``Trace``'s ns times 1000 unless kept apart, so most threads
         need no picosecond column; the sums go by chunks, the self time on the
         ``Trace``'s own order: little memory beside the columns."""
-        row = self._rows_at(tl, a, b, name_ids)
+        tl = self.tl
+        row = self._rows_at(a, b, name_ids, labels)
         starts, ends = tl.start[a:b], tl.end[a:b]
-        long_ = (ends - starts) >= _PS_LIMIT_NS
         ps = None
-        if exact is not None or long_.any():
-            ps = np.where(long_, -1, (ends - starts) * 1000)
-            if exact is not None:
-                _patch(exact, starts, ends, row, ps)
+        if len(tl.ps_ordinal) or ((ends - starts) >= _PS_LIMIT_NS).any():
+            ps = self._ps(starts, ends, tl.ordinal[a:b])
             skip = skip | (ps < 0)
-        long_ = None
         if skip.any():
             keep = ~skip
             starts, ends, row = starts[keep], ends[keep], row[keep]
@@ -171,16 +206,24 @@ class TraceStats(StatsCollector):
         skip = keep = None
         for c0 in range(0, len(row), _CHUNK):
             c1 = c0 + _CHUNK
-            StatsCollector._add_rows(   # the reader's sums, not this class's override
-                self, row[c0:c1],
-                ps[c0:c1] if ps is not None else (ends[c0:c1] - starts[c0:c1]) * 1000)
+            self._add_rows(row[c0:c1],
+                           ps[c0:c1] if ps is not None else (ends[c0:c1] - starts[c0:c1]) * 1000)
         if len(row):
             self._widen_ns(int(starts.min()), int(ends.max()))
-        if extra is not None:   # the Python-line samples of that thread (not in order)
+        if lines is not None:   # the Python-line samples of that thread, after its slices
+            lo, hi = lines
+            ls, le = tl.line_start[lo:hi], tl.line_end[lo:hi]
+            lps = self._ps(ls, le, tl.line_ordinal[lo:hi])
+            use = lps >= 0
+            lrow = self._line_rows(lo, hi, name_ids)[use]
+            ls, le, lps = ls[use], le[use], lps[use]
+            self._add_rows(lrow, lps)
+            if len(ls):
+                self._widen_ns(int(ls.min()), int(le.max()))
             if ps is None:
                 ps = (ends - starts) * 1000
-            starts, ends, row, ps = (np.concatenate([col, np.frombuffer(more, dtype=np.int64)])
-                                     for col, more in zip((starts, ends, row, ps), extra))
+            starts, ends, row, ps = (np.concatenate([x, y]) for x, y in
+                                     ((starts, ls), (ends, le), (row, lrow), (ps, lps)))
             self._add_inner(inner_by_row(row, starts, ends, ps, 1000))
         elif ps is None:   # ps = ns * 1000: the inner time in ns, times 1000
             self._add_inner({r: v * 1000 for r, v in
@@ -188,9 +231,10 @@ class TraceStats(StatsCollector):
         else:
             self._add_inner(inner_by_row(row, starts, ends, ps, 1000, ordered=True))
 
-    def _rows_at(self, tl, a, b, name_ids):
+    def _rows_at(self, a, b, name_ids, labels):
         """Row ids (int32) of the ``Trace``'s slices ``a:b``, rows made for new ones."""
-        nid = name_ids[tl.name[a:b]]
+        tl = self.tl
+        nid = name_ids[tl.name[a:b]] if labels is None else labels[a:b]
         cat = tl.cat[a:b]
         row = np.empty(b - a, dtype=np.int32)
         # (the categories present by a count, not np.unique: no sorted copy of the column)
@@ -202,12 +246,22 @@ class TraceStats(StatsCollector):
             nids = nid[sel]
             rows = tab[nids]
             if (rows < 0).any():
-                for name in _names_of(tl, name_ids, np.unique(nids[rows < 0])):
-                    self._new_row(domain, name)
+                numbers = self._numbers()
+                for n in np.unique(nids[rows < 0]).tolist():
+                    self._new_row(domain, numbers[n])
                 domain, tab = self._table(domain)
                 rows = tab[nids]
             row[sel] = rows
         return row
+
+    def _numbers(self):
+        """The numbering's names by number (the labels of name numbers)."""
+        ix = self._numbering()
+        if getattr(self, "_by_number", None) is None or len(self._by_number) != len(ix):
+            self._by_number = [None] * len(ix)
+            for n, k in ix.items():
+                self._by_number[k] = n
+        return self._by_number
 
     def _add_inner(self, by_row):
         domain_of, name_of = self._row_domain, self._row_name
@@ -217,25 +271,27 @@ class TraceStats(StatsCollector):
             self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
             inner[row] = inner.get(row, 0) + ps
 
-
-def _names_of(tl, name_ids, wanted):
-    """The labels of the statistics' name numbers ``wanted`` (an array)."""
-    found = {}
-    for k in np.flatnonzero(np.isin(name_ids, wanted)).tolist():
-        found.setdefault(int(name_ids[k]), _label(tl.names[k], NO_NAME))
-    return [found[k] for k in wanted.tolist()]
-
-
-def _patch(exact, starts, ends, row, ps):
-    """Put the kept picoseconds (``exact``: t0, t1, row, ps columns of one thread) in place
-    of ``(t1 - t0) * 1000`` for the slices whose duration had digits below the
-    nanosecond (equal slices take theirs in file order)."""
-    kept = {}
-    for t0, t1, r, v in zip(*exact):
-        kept.setdefault((t0, t1, r), []).append(v)
-    maybe = np.flatnonzero(np.isin(starts, np.frombuffer(exact[0], dtype=np.int64)))
-    for j, key in zip(maybe.tolist(), zip(starts[maybe].tolist(), ends[maybe].tolist(),
-                                          row[maybe].tolist())):
-        values = kept.get(key)
-        if values:
-            ps[j] = values.pop(0)
+    # -- async pairs ------------------------------------------------------------------
+    def _pairs(self, pid):
+        """The async pairs that are no custom-op call (of process ``pid``, None: all), in
+        the order they closed, per process (``RowTable.finish`` merges them)."""
+        tl = self.tl
+        sel = np.flatnonzero(~tl.async_call)
+        if pid is not None:
+            sel = sel[tl.async_process[sel] == self.process]
+        if not len(sel):
+            return
+        sel = sel[np.argsort(tl.async_end_ordinal[sel], kind="stable")]
+        names = [_label(n, NO_NAME) for n in tl.names]
+        cats = [_label(c, NO_CATEGORY) for c in tl.cats]
+        self._process_names = {k: tl.process_names.get(p) for k, p in enumerate(tl.pids)}
+        for k, n, c, s, e, o in zip(tl.async_process[sel].tolist(),
+                                    tl.async_name[sel].tolist(), tl.async_cat[sel].tolist(),
+                                    tl.async_start[sel].tolist(), tl.async_end[sel].tolist(),
+                                    tl.async_ordinal[sel].tolist()):
+            self._widen_ns(s, e)
+            per = self._async_by_pid.get(k)
+            if per is None:
+                per = self._async_by_pid[k] = Stats()
+            ps = tl.async_ps.get(o)
+            per.add_time_ps(cats[c], names[n], (e - s) * 1000 if ps is None else ps)

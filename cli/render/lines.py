@@ -1,7 +1,7 @@
 """``xprof stats --lines [OP_TYPE]``: the ``Python Lines`` section alone, in each format.
 
-The trace is read by the same pass as every ``xprof stats`` (its collectors, with
-``analysis/pylines.py``'s among them); the shares need the ``Custom Operator Calls``
+The trace is read as for every ``xprof stats`` (its ``Trace`` holds the Python-line
+samples, ``Trace.python_lines``); the shares need the ``Custom Operator Calls``
 Python time, so the report's call statistics come along. Only the lines are printed:
 ``--lines`` asks "which line?", the other tables answer other questions.
 """
@@ -24,7 +24,7 @@ SAMPLING = "Python Lines Sampling"
 def document(report, only):
     """``{"Python Lines": {op: rows}, "Python Lines Sampling": {op: summary}, "Unit"}``;
     exit 2 when ``only`` names an op type without samples."""
-    collector = report.extra.get(pylines.SECTION)
+    collector = report.lines
     calls = getattr(report.stats, "calls", None)
     rows, summary = pylines.section(collector, calls, only or None)
     if only and not rows:
@@ -77,25 +77,24 @@ def render(doc, fmt, out):
 STACK_FORMATS = ("collapsed", "speedscope")
 
 
-def run(path, options, fmt, out):
+def run(paths, options, fmt, out):
     if fmt in STACK_FORMATS:
-        return run_stacks(path, options, fmt, out)
-    report = read_report(path, options)
+        return run_stacks(paths, options, fmt, out)
+    report = read_report(paths, options)
     render(document(report, options.lines), fmt, out)
 
 
-def run_stacks(path, options, fmt, out):
+def run_stacks(paths, options, fmt, out):
     """``--lines --format collapsed|speedscope``: the sampled stacks, rooted at each
     custom op and its call (``analysis/pystacks.py``)."""
-    from xprof.mxcli.analysis.pystacks import PythonStacksCollector, collapsed, speedscope
+    from xprof.mxcli.analysis.pystacks import collapsed, speedscope, stacks_of
 
-    collector = PythonStacksCollector()
-    read_report(path, options, [collector])
-    stacks = collector.stacks(options.lines or None)
+    report = read_report(paths, options)
+    stacks = stacks_of(report.lines, options.lines or None)
     if options.lines and not stacks:
         fail(f"--lines {options.lines!r}: no Python-line samples of that op type")
     if fmt == "collapsed":
         click.echo(collapsed(stacks), file=out, nl=False)
     else:
-        name = os.path.basename(path)
+        name = os.path.basename(str(paths[0] if isinstance(paths, (list, tuple)) else paths))
         click.echo(orjson.dumps(speedscope(stacks, name)).decode(), file=out)

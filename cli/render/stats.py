@@ -1,8 +1,9 @@
 """``xprof stats``'s document: a file in, its tables out, in one of :data:`FORMATS`.
 
-The stages (pyinstrument's pipeline): a source streams the file into a
+The stages (pyinstrument's pipeline): a source reads the file into a
 :class:`~xprof.mxcli.analysis.stats_report.Report` (``streaming/sources.py``: a Chrome
-trace through its collectors, or a oneDNN log, ``formats/onednn.py``), processors order
+trace loaded into a ``Trace``, ``stats_report`` a function of it; or a oneDNN log,
+``formats/onednn.py``), processors order
 and cut it (``analysis/stats_processors.py``), a renderer writes it: one module per
 format (``stats_text``, ``stats_json``, ``stats_csv``, ``stats_markdown``), picked by
 name from :data:`RENDERERS`. ``--lines`` is a document of its own (``render/lines.py``).
@@ -10,8 +11,6 @@ A new output format: a module with ``render(report, out)`` and one entry here.
 """
 from __future__ import annotations
 
-from xprof.mxcli.analysis.by_process import ByProcess
-from xprof.mxcli.analysis.communication import Communication
 from xprof.mxcli.analysis.stats_processors import Options, process
 from xprof.mxcli.render import stats_csv, stats_json, stats_markdown, stats_text
 from xprof.mxcli.streaming.sources import read_report
@@ -29,10 +28,10 @@ def render(fmt, report, out):
     RENDERERS[ALIASES.get(fmt, fmt)].render(report, out)
 
 
-def run(path, options, fmt, out):
-    """Read ``path``, process it with ``options``, write format ``fmt`` to ``out``."""
+def run(paths, options, fmt, out):
+    """Read ``paths`` (one trace, or several merged), process it with ``options``, write
+    format ``fmt`` to ``out``."""
     if options.lines is not None:
         from xprof.mxcli.render import lines
-        return lines.run(path, options, fmt, out)
-    extra = [ByProcess(), Communication()] if options.by_process else []
-    render(fmt, process(read_report(path, options, extra), options), out)
+        return lines.run(paths, options, fmt, out)
+    render(fmt, process(read_report(paths, options), options), out)

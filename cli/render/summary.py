@@ -3,9 +3,9 @@ the top operators by self time (time not spent in slices nested inside them) and
 the script called custom operators, where each op type's call latency went, per call,
 with one sentence naming what dominates (the op its inputs waited for, when the trace's
 dependency records tell it). It reads
-the trace file back with the same reader and aggregator as ``xprof stats``, so the two
-never disagree, and decodes it once: the event count, the statistics and the read model
-(``Trace``, for the op a call's inputs waited for) come from the same pass."""
+the trace file back into a ``Trace`` once, as ``xprof stats`` does, so the two never
+disagree: the event count, the statistics and the op a call's inputs waited for are
+functions of it."""
 import sys
 
 import click
@@ -18,27 +18,14 @@ def _count_events(path):
     return sum(len(batch) for batch, _ in reader.batches())
 
 
-class _EventCount:
-    """A collector of the statistics pass that counts the events it is fed."""
-
-    def __init__(self):
-        self.n = 0
-
-    def feed(self, events):
-        self.n += len(events)
-
-    def finish(self, report):
-        pass
-
-
 def _read_once(path):
-    """``(events, stats, trace)`` of the run's trace from one pass over the file."""
-    from xprof.mxcli.analysis.timeline import TimelineCollector
-    from xprof.mxcli.streaming.sources import read_report
+    """``(events, stats, trace)`` of the run's trace, loaded once: the statistics are a
+    function of the ``Trace`` (``analysis/trace_stats.py``)."""
+    from xprof.mxcli.analysis.trace_stats import time_stats
+    from xprof.mxcli.streaming.sources import read_trace
 
-    counter = _EventCount()
-    report = read_report(path, collectors=[counter, TimelineCollector()])
-    return counter.n, report.stats, report.extra.get("timeline")
+    tl = read_trace(path, links="pairs", records=True, keys=False)
+    return tl.events, time_stats(tl)[0], tl
 
 
 def call_lines(calls, top, writers=None):

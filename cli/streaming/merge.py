@@ -23,10 +23,9 @@ of them are named), the second yields its events rewritten:
 from __future__ import annotations
 
 import datetime
-import math
 import os
 
-from xprof.traces.rules import id_key as _key
+from xprof.traces.rules import finite_number as _num, id_key as _key, rank_label
 
 from xprof.traces.tracefile import TraceError, TraceReader
 
@@ -35,10 +34,6 @@ _FLOW = frozenset("stf")
 _ASYNC = frozenset("bneSTFp")
 _INSTANT = frozenset("iIR")
 _EPOCH_US = (1e15, 1e17)   # timestamps in this range are µs since 1970 (2001..5138)
-
-
-def _num(value):
-    return (type(value) is int or type(value) is float) and math.isfinite(value)
 
 
 class _Input:
@@ -141,7 +136,7 @@ class MergedTrace:
         names = [os.path.basename(p) for p in self.paths]
         for info, name in zip(self.inputs, names):
             unique = names.count(name) == 1
-            info.label = f"rank {info.rank}" if info.rank is not None else \
+            info.label = rank_label(info.rank) if info.rank is not None else \
                 (name if unique else info.path)
         timed = [i for i in self.inputs if i.first_ts is not None]
         if self.align == "start":
@@ -234,7 +229,7 @@ class MergedTrace:
                         "args": {"sort_index": pid}})
             labels = [info.labelled[key]] if key in info.labelled else []
             if info.rank is not None:
-                labels.insert(0, f"rank {info.rank}")
+                labels.insert(0, rank_label(info.rank))
             if labels:
                 out.append({"name": "process_labels", "ph": "M", "pid": pid, "tid": 0,
                             "args": {"labels": ", ".join(labels)}})

@@ -56,7 +56,8 @@ import orjson
 
 from xprof.traces.names import CUSTOM_OPERATOR
 
-from xprof.traces.rules import OpenSlices, TIME_MAX_US as TIME_MAX, id_key, to_ns
+from xprof.traces.rules import OpenSlices, TIME_MAX_US as TIME_MAX, finite_number as _num, \
+    id_key, to_ns
 from xprof.traces.slices import SliceTree, binds_to_next
 from xprof.mxcli.streaming.normalize_columns import _group, _heads, _np, _unique_in_order
 
@@ -84,15 +85,6 @@ def _key(value):
     for display: a string id is the viewers' own label for its track (see _fallback_name)."""
     key = id_key(value)
     return ("s", key) if type(key) is str else ("v", key)
-
-
-def _num(value):
-    """A finite number (ints of any size that fit a float too)."""
-    if type(value) is float:
-        return -_INF < value < _INF
-    if type(value) is int:
-        return -1e308 < value < 1e308
-    return False
 
 
 def dumps(value):

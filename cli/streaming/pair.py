@@ -5,7 +5,7 @@ two cores), each read once into what the comparison needs (``analysis/diff.py``'
 """
 from __future__ import annotations
 
-from xprof.mxcli.analysis.diff import Run, calls_section, summarize
+from xprof.mxcli.analysis.diff import run_of, summarize
 
 
 def load_summary(path):
@@ -59,24 +59,16 @@ def _load_or_error(path):
 
 
 def load_run(path):
-    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) in one pass: timeline, row
-    keys (and memory peak), custom-op call spans (exit 2 if unreadable)."""
+    """Read ``path`` (an xprof, MXNet 1.x or PyTorch trace) once into a ``Trace`` with
+    its layer and shape columns, and make the diff's :class:`Run` of it (exit 2 if
+    unreadable)."""
     from xprof.mxcli.errors import fail
-    from xprof.mxcli.streaming import sources
-    from xprof.mxcli.analysis.latency import LatencyCollector
-    from xprof.mxcli.analysis.explain import analyze
-    from xprof.mxcli.analysis.rowkeys import RowKeys
-    from xprof.mxcli.analysis.timeline import TimelineCollector
+    from xprof.mxcli.streaming.sources import OneDNNLog, _claims, read_trace
 
-    keys = RowKeys()
-    report = sources.read_report(
-        path, collectors=[TimelineCollector(), keys],
-        skip=(sources.StatsTotals, sources.CustomOpCalls, LatencyCollector))
-    if "timeline" not in report.extra:
+    if _claims(OneDNNLog, path):
         fail(f"{path}: not a Chrome trace; xprof diff compares traces")
-    tl = report.extra["timeline"]
+    # of the links only the custom-op calls (explain's and the calls section's)
+    tl = read_trace(path, links="calls", records=True, keys=True)
     if not len(tl.start):
         fail(f"{path}: no slices (complete events or B/E pairs) to compare")
-    stats = {"Custom Operator Calls": calls_section(tl),
-             "Memory peak kB": keys.memory_peak_kb}
-    return Run(str(path), tl, stats, keys, analyze(tl))
+    return run_of(path, tl)

@@ -13,6 +13,8 @@ its process track is named ``rank R: ...`` and the trace's ``otherData`` holds
 """
 import os
 
+from xprof.traces.rules import rank_label
+
 __all__ = ["rank", "world_size", "filename_for_rank", "process_label"]
 
 _RANK_VARS = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -59,8 +61,9 @@ def filename_for_rank(filename, r):
 
 
 def process_label(r):
-    """The prefix of a ranked process's name in its trace (``rank 1``)."""
-    return f"rank {r}"
+    """The prefix of a ranked process's name in its trace (``rank 1``: the readers'
+    rule, ``xprof.traces.rules.rank_label``)."""
+    return rank_label(r)
 
 
 def failed_filename(path):

@@ -5,7 +5,7 @@ from deptrace import meta, op, sync
 from xprof.mxcli.analysis.depgraph import Graph
 from xprof.mxcli.analysis.findings import findings
 from xprof.mxcli.analysis.threads import CUSTOM, DRIVER, WORKER, busy_blocked_idle, union_length
-from xprof.mxcli.analysis.timeline import from_events
+from xprof.traces.model import from_events
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 from deptrace import meta, op
 
 from xprof.mxcli.analysis.depgraph import Graph
-from xprof.mxcli.analysis.timeline import from_events
+from xprof.traces.model import from_events
 
 
 def _graph(events):

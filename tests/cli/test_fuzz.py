@@ -9,7 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xprof.mxcli.streaming.checker import Checker
-from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.stats_report import stats_report
+from xprof.mxcli.analysis.stats_processors import Options
+from xprof.traces.model import Builder
+from xprof.traces.model import from_events
 from cli_helpers import normalize
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
@@ -41,9 +44,9 @@ def test_no_crash(evs):
     checker2 = Checker()
     checker2.check_batch(0, evs, True)
     checker2.finish()
-    collector = StatsCollector()
-    collector.feed(evs)
-    collector.finish()
+    for group_by in ("name", "layer"):   # the statistics of the Trace, by every view
+        tl = from_events(evs, Builder(links="pairs", records="times", keys=True))
+        stats_report(tl, Options(group_by=group_by, by_process=True))
     normalize(evs, {}, domains=("c",), since_ms=0.001, until_ms=1, name_glob="*")
     normalize(evs, {})
 
@@ -75,14 +78,13 @@ def test_huge_integers_in_dependency_records_never_crash(evs):
     from xprof.mxcli.analysis.diff import diff
     from xprof.mxcli.analysis.explain import analyze
     from xprof.mxcli.analysis.mark import chunks
-    from xprof.mxcli.analysis.timeline import from_events
-    from xprof.mxcli.analysis.latency import LatencyCollector
+    from xprof.mxcli.analysis.latency import rows_of
 
     doc = {"traceEvents": [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0,
                             "args": {"name": "main"}}] + evs}
     tl = from_events(doc["traceEvents"])
     analysis = analyze(tl) if len(tl.start) else None
-    LatencyCollector(None).feed(doc["traceEvents"])
+    rows_of(tl)
     if analysis is None:
         return
     analysis.to_dict()

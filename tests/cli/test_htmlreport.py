@@ -201,7 +201,7 @@ def test_a_trace_of_more_names_than_the_table_shows_draws_the_rows_of_the_whole_
     events.append(X("MyOp::pure_python", 9600.0, 1.0, tid=3, cat="Custom Operator"))
     trace = write_trace(tmp_path / "t.json", events)
 
-    full = process(read_report(str(trace)), Options()).doc   # every row, as xprof stats
+    full = process(read_report([str(trace)]), Options()).doc   # every row, as xprof stats
     whole = dict(_doc(stats=full))
     page_doc = collect.collect(str(trace))
     assert len(page_doc["stats"]["Time"]["operator"]) < 900    # rows were left out

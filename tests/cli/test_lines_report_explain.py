@@ -9,7 +9,7 @@ from cli_helpers import X, meta
 
 from xprof.mxcli.analysis.findings import findings
 from xprof.mxcli.render.html import render
-from xprof.mxcli.analysis.timeline import from_events
+from xprof.traces.model import from_events
 
 ROWS = {"MyOp": [{"function": "work", "file": "/src/op.py", "line": 12, "self_ms": 60.0,
                   "%": 75.0, "samples": 60, "±%": 9.8},

@@ -1,7 +1,8 @@
-"""analysis/stats_collector.py's two paths agree: a batch's ``X`` events taken as columns (numpy)
-give exactly the statistics of the event-by-event path (``feed_events``), whatever the
-batch holds: well-formed xprof events, MXNet's B/E pairs, malformed values, integer
-times near the float64 limits, unhashable ids."""
+"""The ``Trace`` load's two paths agree (``traces/builder.py``): a batch's ``X`` events taken
+as columns (numpy) give exactly the statistics (``analysis/trace_stats.py``) of the
+event-by-event path (``Builder._feed_careful``), whatever the batch holds: well-formed
+xprof events, MXNet's B/E pairs, malformed values, integer times near the float64
+limits, unhashable ids."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xprof.mxcli.analysis.stats_collector import StatsCollector
+from xprof.mxcli.analysis.trace_stats import time_stats
+from xprof.traces.batch import Batch
+from xprof.traces.model import Builder
 from xprof.traces.tracefile import TraceReader
 
 _TIMES = st.one_of(
@@ -42,19 +45,28 @@ def _result(stats):
     return stats.time, stats.inner, stats.span, stats.memory, stats.counter
 
 
+def _builder():
+    return Builder(links="pairs", records="times")
+
+
+def _finish(builder):
+    return _result(time_stats(builder.finish())[0])
+
+
 def _by_events(events):
-    c = StatsCollector()
-    c.feed_events(events)
-    return _result(c.finish())
+    b = _builder()
+    b._note_pids(events)
+    b._feed_careful(events)
+    return _finish(b)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(_event(), st.just(7)), max_size=40), st.integers(1, 12))
 def test_columns_and_events_give_the_same_statistics(events, batch):
-    c = StatsCollector()
+    b = _builder()
     for k in range(0, len(events), batch):
-        c.feed(events[k:k + batch])
-    assert _result(c.finish()) == _by_events(events)
+        b.feed(Batch(events[k:k + batch]))
+    assert _finish(b) == _by_events(events)
 
 
 @settings(max_examples=100, deadline=None)
@@ -65,19 +77,20 @@ def test_columns_and_events_give_the_same_statistics(events, batch):
 def test_well_formed_batches_take_the_column_path(rows):
     events = [{"ph": "X", "name": n, "cat": "operator", "pid": 0, "tid": t, "ts": ts, "dur": d}
               for n, t, ts, d in rows]
-    c = StatsCollector()
-    c.feed_events = None            # the per-event path must not be needed
-    c.feed(events)
-    assert _result(c.finish()) == _by_events(events)
+    b = _builder()
+    b._feed_careful = None            # the per-event path must not be needed
+    b.feed(Batch(events))
+    b._feed_careful = Builder._feed_careful.__get__(b)
+    assert _finish(b) == _by_events(events)
 
 
 def _both_ways(path):
-    c = StatsCollector()
+    b = _builder()
     events = []
     for batch, _ in TraceReader(path).batches():
-        c.feed(batch)
+        b.feed(Batch(batch))
         events.extend(batch)
-    return _result(c.finish()), _by_events(events)
+    return _finish(b), _by_events(events)
 
 
 def test_fixture_traces_read_the_same_both_ways(traces_dir):
@@ -121,7 +134,7 @@ def test_a_batch_and_its_view_are_freed_without_the_garbage_collector():
     ev = Event(ph="X", name="a", cat="c", ts=0.0, dur=1.0, pid=0, tid=0)
     alive = weakref.ref(ev)
     batch = Batch([ev, {"ph": "C", "name": "m", "ts": 0, "args": {"m": 1}}])
-    StatsCollector().feed(batch)
+    _builder().feed(batch)
     assert batch.view().xs == [ev]
     was = gc.isenabled()
     gc.disable()

@@ -1,16 +1,17 @@
-"""``xprof stats``' rows as a query on the ``Trace`` (``analysis/trace_stats.py``) equal the
-streaming reader's (``analysis/stats_collector.py``) on the cases the ``Trace`` holds differently:
-Python-line samples, sync points' instants, durations with digits below the nanosecond,
-a slice longer than 2^63 ps, a duration without a usable start, ``B``/``E`` pairs, async
-pairs and counters, in one batch or event by event."""
+"""``xprof stats``' rows as a query on the ``Trace`` (``analysis/trace_stats.py``), on the
+cases the ``Trace`` holds apart from its slices: Python-line samples, sync points'
+instants, durations with digits below the nanosecond, a slice longer than 2^63 ps, a
+duration without a usable start, ``B``/``E`` pairs, async pairs and counters; the same
+figures whatever the batches and whichever path of the load (columns or event by event)
+read them, and whatever the load kept (records or not). The expected figures are worked
+out by hand from the events."""
 from __future__ import annotations
 
 import pytest
 
-from xprof.mxcli.analysis.stats_collector import StatsCollector
-from xprof.mxcli.analysis.timeline import Builder
-from xprof.mxcli.analysis.trace_stats import TraceStats
+from xprof.mxcli.analysis.trace_stats import time_stats
 from xprof.traces.batch import Batch
+from xprof.traces.model import Builder
 from xprof.traces.stats import to_json_obj
 
 
@@ -37,33 +38,33 @@ def _events():
     ]
 
 
-@pytest.mark.parametrize("batches", [1, 3, 14])
-@pytest.mark.parametrize("records", [True, False])
-def test_trace_stats_equal_the_streaming_reader(batches, records):
-    events = _events()
+def _stats(events, batches, records, careful=False):
+    builder = Builder(links="pairs", records=records)
     size = -(-len(events) // batches)
-    parts = [events[k:k + size] for k in range(0, len(events), size)]
-    streaming = StatsCollector()
-    query = TraceStats()
-    builder = Builder(records=records)
-    names = {}   # the pass's one numbering (Batch.names)
-    for part in parts:
-        streaming.feed(Batch(part))
-        batch = Batch(part, names)
-        builder.feed(batch)
-        query.feed(batch)
-    query.use_trace(builder.finish())
-    expected = to_json_obj(streaming.finish(), "total")
-    got = to_json_obj(query.finish(), "total")
-    assert got == expected
-    assert set(got["Time"]) == {"operator", "python_line", "API", "user", "uncategorized"}
-    assert got["Time"]["operator"]["inner"]["Count"] == 2
-    assert "huge" not in got["Time"]["operator"] and got["Time"]["operator"]["nowhere"]
-    assert "WaitForAll" not in got["Time"]["operator"]
+    for k in range(0, len(events), size):
+        part = events[k:k + size]
+        if careful:   # event by event, as a batch with anything unusual is read
+            builder._note_pids(part)
+            builder._feed_careful(part)
+        else:
+            builder.feed(Batch(part))
+    return to_json_obj(time_stats(builder.finish())[0], "total")
 
 
-def test_trace_stats_needs_its_trace():
-    query = TraceStats()
-    query.feed(Batch([_x("a", 0, 1)]))
-    with pytest.raises(RuntimeError):
-        query.finish()
+@pytest.mark.parametrize("batches", [1, 3, 14])
+@pytest.mark.parametrize("records", [True, "times", False])
+def test_the_statistics_of_a_trace_whatever_its_load(batches, records):
+    got = _stats(_events(), batches, records)
+    assert got == _stats(_events(), 1, True, careful=True)
+    time = got["Time"]
+    assert set(time) == {"operator", "python_line", "API", "user", "uncategorized"}
+    ops = time["operator"]
+    # 20.0004 + 20.0006 us, kept in ps (not 20.000 + 20.001 from the ns columns)
+    assert ops["inner"]["Count"] == 2 and ops["inner"]["Total"] == 0.040001
+    # outer: 100 us less its two children; inner: less the Python-line sample in it
+    assert ops["outer"]["Self"] == 0.059999 and ops["inner"]["Self"] == 0.035001
+    assert "huge" not in ops and ops["nowhere"]["Total"] == 0.007   # no place: counted
+    assert "WaitForAll" not in ops                                   # an instant's wait
+    assert time["API"]["pair"]["Total"] == 0.0105 and time["user"]["task"]["Total"] == 0.009
+    assert time["uncategorized"]["(unnamed)"]["Count"] == 1
+    assert got["Memory"]["Device Storage"]["Memory: cpu/0"]["Max"] == 4.096

@@ -7,7 +7,7 @@ import pytest
 
 import xprof.runtime as mx
 from xprof.mxcli.analysis.explain import explain
-from xprof.mxcli.analysis.timeline import load
+from xprof.traces.model import load
 
 ENGINES = ["ThreadedEngine", "NaiveEngine"]
 

@@ -133,9 +133,9 @@ def test_a_load_of_the_calls_only_keeps_what_the_readers_read():
     assert len(full.async_start) == 2 and list(calls.async_call) == [True]
 
 
-def test_a_load_of_slices_and_spans_alone_reads_no_records_flows_or_instants():
-    # Builder(records=False, links="spans") (xprof stats): the same slices and call
-    # stats as a full load, no dependency record, sync point, instant or flow step
+def test_a_load_of_slices_and_pairs_alone_reads_no_records_flows_or_instants():
+    # Builder(records=False, links="pairs"): the same slices and call stats as a full
+    # load, no dependency record, sync point, instant or flow step
     split = {"queued_ns": 1000, "inputs_ns": 400, "python_ns": 2000, "blocked_ns": 0,
              "sub_operators_ns": 500, "setup_ns": 0}
     call = {"ph": "b", "name": "MyOp", "cat": "Custom Operator", "id": 2, "ts": 10,
@@ -146,8 +146,8 @@ def test_a_load_of_slices_and_spans_alone_reads_no_records_flows_or_instants():
     events = [op, _x("b", 20, 10), _flow("s", 7, 20), _flow("f", 7, 50), wait,
               call, dict(call, ph="e", ts=15, args=None)]
     full = from_events(events)
-    lean = from_events(events, Builder(records=False, links="spans"))
-    assert (lean.links_bound, lean.records_read, full.records_read) == ("spans", False, True)
+    lean = from_events(events, Builder(records=False, links="pairs"))
+    assert (lean.links_bound, lean.records_read, full.records_read) == ("pairs", False, True)
     assert lean.max_flow_id is None and len(lean.flow_id) == 0
     assert len(full.dep_slice) == 1 and len(lean.dep_slice) == 0
     assert len(full.sync_slice) == 1 and len(lean.sync_slice) == 0

@@ -4,10 +4,10 @@ trace files.
 Why a separate stage: the renderer (``render.py``) then works on dicts alone, the same
 documents other commands print (``xprof stats --format json``, ``xprof explain --format
 json``), so a unit test can render a hand-made document and the page never disagrees
-with the commands. One streaming pass over the trace feeds every collector: the
-aggregate statistics, the :class:`Overview` (counts, threads, the trace's time span,
-memory counter samples) and the timeline ``xprof explain`` analyses
-(:class:`TimelineCollector`), so the file is read and decoded once.
+with the commands. The trace is loaded once into a ``Trace``; every part of the page is
+a function of it: the statistics (``pagestats.py``), the overview (:func:`overview_of`:
+counts, threads, the trace's time span), the memory counter samples
+(:func:`memory_samples`) and the ``xprof explain`` analysis.
 
 :func:`collect` returns::
 
@@ -27,120 +27,55 @@ import os
 
 import numpy as np
 
-from xprof.traces.batch import view
-from xprof.traces.rules import id_key, thread_key
+from xprof.traces.counters import is_memory
 
 from xprof.mxcli.analysis.explain import analyze
 from xprof.mxcli.analysis.callinputs import input_writers
-from xprof.mxcli.analysis.timeline import TimelineCollector
-from xprof.mxcli.render.html.pagestats import PageStatsTotals
+from xprof.mxcli.analysis.stats_report import Report
+from xprof.mxcli.render.html.pagestats import page_statistics
 from xprof.mxcli.render.html.render import MAX_OPERATOR_ROWS, OPERATOR_ROWS
 
 MAX_MEMORY_POINTS = 1500       # per series; peaks are kept (see _downsample)
 MAX_ALLOCATIONS = 50
-MEMORY_CATEGORY = "Device Storage"
 
 
-class Overview:
-    """Feed batches of events; :meth:`finish` gives counts, threads, time span and the
-    memory counter samples (``ts`` in us, values as recorded: bytes)."""
+def overview_of(tl, stats):
+    """Counts, threads, time span and origin of a ``Trace`` (``stats``: its statistics,
+    whose domains name the kind of trace)."""
+    top = tl.top
+    other = top.get("otherData") if type(top.get("otherData")) is dict else {}
+    domains = set(stats.time) if stats is not None else set()
+    kind = ("xprof" if "xprof_version" in other else
+            "PyTorch" if "schemaVersion" in top or "cpu_op" in domains else
+            "MXNet" if domains & {"MXNET_C_API", "operator"} else "Chrome trace")
+    t0, t1, threads = tl.extent
+    names = sorted(str(tl.named_threads.get(t) or f"pid {t[0]} tid {t[1]}") for t in threads)
+    return {
+        "kind": kind,
+        "script": other.get("command"),
+        "engine": other.get("engine"),
+        "start_time": other.get("start_time"),
+        "os_pid": other.get("os_pid"),
+        "events": tl.events,
+        "threads": names,
+        "wall_ms": (t1 - t0) / 1000 if t1 >= t0 else 0.0,
+        "t0_us": t0 if t1 >= t0 else 0,
+    }
 
-    def __init__(self):
-        self.events = 0
-        self.thread_names = {}
-        self.process_names = {}
-        self.threads = set()
-        self.t0 = float("inf")
-        self.t1 = float("-inf")
-        self.memory = {}
 
-    def feed(self, events):
-        # the X events (most of a trace) from the batch's columns, the others in one
-        # plain loop: this pass shares its time budget with the statistics (a million
-        # events in a few seconds)
-        v = view(events)
-        rest = events
-        if v is not None and v.x_pos and self._feed_x(v):
-            rest = v.others()
-        t0, t1, threads, memory = self.t0, self.t1, self.threads, self.memory
-        for e in rest:
-            try:
-                ph = e["ph"]
-                ts = e["ts"]
-            except (KeyError, TypeError):     # metadata (no ts), or not an event at all
-                if type(e) is dict and e.get("ph") == "M":
-                    self._metadata(e)
-                continue
-            try:
-                if ph == "C":
-                    name = e.get("name")
-                    if e.get("cat") == MEMORY_CATEGORY or (type(name) is str
-                                                          and name.startswith("Memory:")):
-                        for series, value in e["args"].items():
-                            if type(value) in (int, float):
-                                memory.setdefault(series, []).append((ts, value))
-                    continue
-                if ph == "M":
-                    self._metadata(e)
-                    continue
-                if ts < t0:
-                    t0 = ts
-                dur = e.get("dur")
-                end = ts + dur if dur else ts
-                if end > t1:
-                    t1 = end
-                threads.add(thread_key(e.get("pid"), e.get("tid")))
-            except (TypeError, AttributeError):   # a non-numeric ts/dur
-                continue
-        self.events += len(events)
-        self.t0, self.t1 = t0, t1
-
-    def _feed_x(self, v):
-        """Span and threads of a batch's ``X`` events; False when one has a time that
-        is not a finite number or unhashable ids (the loop then takes them one by one)."""
-        ts, dur, _, _, pids, tids = v.fields()
-        if not set(map(type, ts)) | set(map(type, dur)) <= {int, float}:
-            return False
-        ts, dur = np.array(ts, dtype=np.float64), np.array(dur, dtype=np.float64)
-        if not (np.isfinite(ts).all() and np.isfinite(dur).all()):
-            return False
-        try:
-            self.threads.update(zip(pids, tids))
-        except TypeError:
-            return False
-        self.t0 = min(self.t0, float(ts.min()))
-        self.t1 = max(self.t1, float((ts + dur).max()))
-        return True
-
-    def _metadata(self, e):
-        args = e.get("args")
-        name = args.get("name") if type(args) is dict else None
-        if e.get("name") == "thread_name":
-            self.thread_names[thread_key(e.get("pid"), e.get("tid"))] = name
-        elif e.get("name") == "process_name":
-            self.process_names[id_key(e.get("pid"))] = name
-
-    def finish(self, report):
-        """Store the overview in ``report.extra["overview"]`` (a stats-pipeline collector)."""
-        top = report.top
-        other = top.get("otherData") if type(top.get("otherData")) is dict else {}
-        domains = set(report.stats.time) if report.stats is not None else set()
-        kind = ("xprof" if "xprof_version" in other else
-                "PyTorch" if "schemaVersion" in top or "cpu_op" in domains else
-                "MXNet" if domains & {"MXNET_C_API", "operator"} else "Chrome trace")
-        names = sorted(str(self.thread_names.get(t) or f"pid {t[0]} tid {t[1]}")
-                       for t in self.threads)
-        report.extra["overview"] = {
-            "kind": kind,
-            "script": other.get("command"),
-            "engine": other.get("engine"),
-            "start_time": other.get("start_time"),
-            "os_pid": other.get("os_pid"),
-            "events": self.events,
-            "threads": names,
-            "wall_ms": (self.t1 - self.t0) / 1000 if self.t1 >= self.t0 else 0.0,
-            "t0_us": self.t0 if self.t1 >= self.t0 else 0,
-        }
+def memory_samples(tl):
+    """``{series: [(ts us, bytes)]}`` of the memory counters (``Device Storage``, or a name
+    starting ``Memory:``), by arg key, in file order."""
+    out = {}
+    table = tl.counter_series_table
+    memory = [is_memory(cat, name) for cat, name, _, _ in table]
+    if not any(memory):
+        return out
+    sel = np.flatnonzero(np.array(memory)[tl.counter_series] & ~np.isnan(tl.counter_ts))
+    for s, ts, v, i in zip(tl.counter_series[sel].tolist(), tl.counter_ts[sel].tolist(),
+                           tl.counter_value[sel].tolist(), tl.counter_is_int[sel].tolist()):
+        out.setdefault(table[s][2], []).append((ts, int(v) if i else v))
+    return out
 
 
 def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
@@ -164,49 +99,40 @@ def _downsample(samples, t0_us, limit=MAX_MEMORY_POINTS):
 
 
 def read_trace(path):
-    """One pass, through ``xprof stats``'s own stages: ``(stats JSON document as ``xprof
-    stats --format json`` prints it but for the ``Operator Latency`` section and the
-    time rows the page does not show (``pagestats.py``; ``OPERATOR_ROWS``: how many
-    operator rows there are), overview dict, memory samples, timeline)``; exit 2 for
-    what is not a Chrome trace."""
+    """``(stats JSON document as ``xprof stats --format json`` prints it but for the
+    ``Operator Latency`` section and the time rows the page does not show
+    (``pagestats.py``; ``OPERATOR_ROWS``: how many operator rows there are), overview
+    dict, memory samples, Trace, Python lines)`` of the trace at ``path``, loaded once;
+    exit 2 for what is not a Chrome trace."""
     from xprof.mxcli.render.stats import Options, process
-    from xprof.mxcli.analysis.latency import LatencyCollector
-    from xprof.mxcli.streaming.sources import CustomOpCalls, StatsTotals, read_report
+    from xprof.mxcli.streaming.sources import OneDNNLog, _claims, read_trace as load
 
-    overview = Overview()
-    # no Operator Latency section on the page: its collector is left out of the pass;
-    # the aggregate tables are those the page shows (pagestats.py); the custom-op calls
-    # are the Trace's (paired once, in its build); the Trace is finished first: the
-    # statistics' self time is computed on its slice columns (pagestats.py)
-    report = read_report(path, collectors=[TimelineCollector(),
-                                           PageStatsTotals(MAX_OPERATOR_ROWS), overview],
-                         skip=(StatsTotals, CustomOpCalls, LatencyCollector))
-    if "overview" not in report.extra:
+    if _claims(OneDNNLog, path):
         _fail(f"{path}: a oneDNN verbose log, not a Chrome trace; xprof report reads "
               f"traces (xprof stats reads both)")
-    timeline = report.extra["timeline"]
-    report.stats.calls = timeline.call_stats
-    if timeline.call_span is not None:   # the calls widen the wall time, as in xprof stats
-        report.stats.add_span_ns(*timeline.call_span)
-    lines = python_lines(report)
+    # every async pair (the statistics' rows) and the dependency records (explain); no
+    # flow step, no layer or shape column: the page reads none
+    tl = load(path, links="pairs", records=True, keys=False)
+    stats, rows = page_statistics(tl, MAX_OPERATOR_ROWS)
+    report = Report(path=path, stats=stats, top=tl.top)
+    lines = python_lines(tl, stats.calls)
     doc = process(report, Options()).doc
-    doc[OPERATOR_ROWS] = report.extra["operator rows"]
-    return doc, report.extra["overview"], overview.memory, timeline, lines
+    doc[OPERATOR_ROWS] = rows
+    return doc, overview_of(tl, stats), memory_samples(tl), tl, lines
 
 
 MAX_LINES = 5   # the report's rows per custom op type (xprof stats --lines has them all)
 
 
-def python_lines(report):
+def python_lines(tl, calls):
     """``{"rows": {op: top rows}, "summary": {op: ...}}`` of the trace's Python-line
     samples (``analysis/pylines.py``, as ``xprof stats --lines``), or None without any."""
     from xprof.mxcli.analysis import pylines
 
-    collector = report.extra.get(pylines.SECTION)
-    if collector is None or not collector.tables:
+    samples = tl.python_lines
+    if samples is None or not samples.tables:
         return None
-    rows, summary = pylines.section(collector, getattr(report.stats, "calls", None),
-                                    top=MAX_LINES)
+    rows, summary = pylines.section(samples, calls, top=MAX_LINES)
     return {"rows": rows, "summary": summary}
 
 

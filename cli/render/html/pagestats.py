@@ -18,8 +18,8 @@ order and the figures drawn are those of the whole document:
   can rank among them).
 
 Memory, counters, self times and the span are kept as they are, and every domain (maybe
-with no row). :class:`PageStatsTotals` makes the reader leave out, before they become
-rows, those :func:`candidates` says cannot be shown.
+with no row). :func:`page_statistics` leaves out, before they become rows, those
+:func:`candidates` says cannot be shown.
 """
 from __future__ import annotations
 
@@ -35,31 +35,18 @@ from xprof.mxcli.analysis.flat import API_DOMAINS, is_sync_wait
 _MARGIN_PS = 2000   # two 1-ns steps of the rounded Self: ranks cannot cross it
 
 
-class PageStatsTotals:
-    """The aggregate tables as the page needs them (a stats-pipeline collector in place
-    of ``sources.StatsTotals``): the reader's rows filled by its column path are made
-    Stats rows only when :func:`candidates` keeps them, so a trace of a million names
-    never holds a million rows; then :func:`page_stats`. ``report.extra["operator
-    rows"]``: how many operator rows the whole statistics hold. The slices are counted
-    from the pass's ``Trace`` (``analysis/trace_stats.py``: one copy of the slice
-    columns), so the pass's ``TimelineCollector`` comes before this collector."""
+def page_statistics(tl, limit):
+    """``(Stats, operator rows)``: the statistics of a ``Trace`` as the page needs them
+    (:func:`page_stats`), and how many operator rows the whole statistics hold. The
+    rows :func:`candidates` says cannot be shown are left out before they become rows
+    (``trace_stats.time_stats(keep=...)``), so a trace of a million names never holds a
+    million rows."""
+    from xprof.mxcli.analysis.trace_stats import time_stats
 
-    def __init__(self, limit):
-        from xprof.mxcli.analysis.trace_stats import TraceStats
-
-        self._collector = TraceStats()
-        self._limit = limit
-
-    def feed(self, events):
-        self._collector.feed(events)
-
-    def finish(self, report):
-        c = self._collector
-        c.use_trace(report.extra["timeline"])
-        stats = c.finish(keep=lambda *cols: candidates(*cols, limit=self._limit))
-        left = sum(n for d, n in c.dropped.items() if d not in API_DOMAINS)
-        report.stats, rows = page_stats(stats, self._limit)
-        report.extra["operator rows"] = rows + left
+    stats, dropped = time_stats(tl, keep=lambda *cols: candidates(*cols, limit=limit))
+    left = sum(n for d, n in dropped.items() if d not in API_DOMAINS)
+    stats, rows = page_stats(stats, limit)
+    return stats, rows + left
 
 
 def candidates(domains, names, count, total, self_ps, limit):

@@ -1,14 +1,17 @@
-"""What identifies an operator across two runs: its layer and input shapes, by event.
+"""The layer and input shapes of each slice, read from the events' args while a
+:class:`~.model.Trace` is loaded (``Builder(keys=True)``), and the collectives' args.
 
-``xprof diff`` matches the slices of two traces by (name, layer, input shapes): an
-op's name alone mixes the two convolutions of a network, and its time stamps or order
-differ between runs. The :class:`~.timeline.Timeline` keeps a slice's name, thread and
-times but not its args, so this collector, fed the same batches (in the same pass),
-keeps what the match needs from the few events that carry args: by the event's index
-in the file (the timeline's ``ordinal``), its ``args.name`` (the layer xprof records)
-and ``args["Input Dims"]`` (xprof, PyTorch with ``record_shapes``) as interned ids.
-It also keeps process names, so the ranks of a merged multi-rank trace (``rank R:
-...``) compare rank by rank, and the peak of the memory counters.
+Why in the model: ``xprof diff`` matches ops by (name, layer, input shapes), ``xprof
+stats --group-by layer|op,layer|shape`` groups by them and ``explain --what-if
+layer:NAME`` selects by the layer; each read the args its own way. The ``Trace`` keeps a
+slice's name, thread and times; this table keeps, for the few events that carry args,
+their ``args.name`` (the layer xprof records on every engine op) and ``args["Input
+Dims"]`` (xprof, PyTorch with ``record_shapes``) as interned ids, by the event's index in
+the file (the slice's ``ordinal``; a ``B``'s for a ``B``/``E`` slice), and the ``Trace``
+gets them as its ``layer``/``shape`` columns.
+
+:func:`layer_of` and :func:`shapes_label` are the rules that name a layer and a list of
+shapes (MXNet's naming, PyTorch's printing).
 """
 from __future__ import annotations
 
@@ -18,29 +21,50 @@ from operator import itemgetter
 import numpy as np
 import orjson
 
-from xprof.traces.batch import view
-from xprof.mxcli.analysis.grouping import LAYER_ARG, SHAPES_ARG, dims_of, shapes_label
+from .names import INPUT_DIMS
 
-MEMORY_CATEGORY = "Device Storage"
+SHAPES_ARG = INPUT_DIMS        # PyTorch's key, which xprof writes too
+LAYER_ARG = "name"
+# what MXNet appends to a layer's name: a hybridized graph node's "_fwd"; a parameter
+# (an update op carries its parameter's name); a Dense/Conv layer's own activation
+_LAYER_SUFFIX = re.compile(
+    r"(_fwd)?(_(l\d+_)?(i2h_|h2h_|h2r_)?(weight|bias|gamma|beta|alpha|running_mean|"
+    r"running_var|moving_mean|moving_var))?(_(relu|sigmoid|tanh|softrelu|softsign))?(_fwd)?$")
 
-_RANK = re.compile(r"^rank (\d+):")
+
+def layer_of(name):
+    """The layer a recorded ``args.name`` belongs to (``dense0_weight`` -> ``dense0``)."""
+    stem = _LAYER_SUFFIX.sub("", name, count=1)
+    return stem or name
 
 
-class RowKeys:
+def shapes_label(dims):
+    """``[[8, 1, 28, 28], [20]]`` as text (PyTorch prints input shapes this way)."""
+    return "[" + ", ".join("[" + ", ".join(str(d) for d in shape) + "]" for shape in dims) + "]"
+
+
+def dims_of(value):
+    """``value`` when it is a list of shapes (lists of ints), else None."""
+    if type(value) is not list:
+        return None
+    for shape in value:
+        if type(shape) is not list or any(type(d) is not int for d in shape):
+            return None
+    return value
+
+
+class ArgKeys:
     """Fed batches of decoded events (:meth:`feed`), in file order, from the first.
 
-    After the pass: ``ordinal``/``layer``/``shapes`` (int64 arrays, one entry per event
-    with a layer or shapes; -1: none), ``layers``/``shape_labels`` (the interned texts),
-    ``ranks`` ({pid: rank} for processes named ``rank R: ...``)."""
+    :meth:`finish` gives ``ordinal``/``layer``/``shapes`` (int64 arrays, one entry per
+    event with a layer or shapes; -1: none) and the interned texts ``layers``/
+    ``shape_labels``; :meth:`of_slices` the ids of slices by their ordinals."""
 
     def __init__(self):
-        self.index = 0
         self._chunks = []   # (ordinals, layer ids, shape ids) arrays, a batch's in any order
         self.layers, self.shape_labels = [], []
         self._layer_ix, self._shape_ix = {}, {}
         self._inner_ix = {}   # an element's JSON without its outer brackets -> shape id
-        self.ranks = {}
-        self.memory_peak_kb = None
 
     def _intern(self, table, texts, value):
         ix = table.get(value)
@@ -49,19 +73,16 @@ class RowKeys:
             texts.append(value)
         return ix
 
-    def feed(self, events):
-        """Add one batch: its ``X`` events from the batch's shared columns (their args,
-        read once for every collector), the others (``B`` slices, counters, metadata)
-        one by one."""
-        base = self.index
-        self.index += len(events)
-        v = view(events)
+    def feed(self, events, v, base):
+        """Add one batch (``v``: its view or None; ``base``: its first event's index in
+        the file): its ``X`` events from the view's columns (their args, read once), the
+        ``B`` events one by one."""
         if v is None:
             self._feed_events(events, base, range(len(events)))
             return
         if v.x_pos:
             self._feed_x(v, base)
-        if len(v.x_pos) < len(events):
+        if len(v.x_pos) < len(events) and "B" in v.phs:
             self._feed_events(v.others(), base, v.other_pos())
 
     def _feed_x(self, v, base):
@@ -195,28 +216,12 @@ class RowKeys:
                     ords.append(base + i)
                     layers_col.append(li)
                     shapes_col.append(si)
-            elif ph == "C":   # a memory counter: its peak (kB, as xprof stats shows it)
-                name = ev.get("name")
-                if ev.get("cat") == MEMORY_CATEGORY or (type(name) is str
-                                                       and name.startswith("Memory:")):
-                    for v in args.values():
-                        if type(v) in (int, float) and v == v and abs(v) < 2 ** 63:
-                            kb = v / 1000.0
-                            if self.memory_peak_kb is None or kb > self.memory_peak_kb:
-                                self.memory_peak_kb = kb
-            elif ph == "M" and ev.get("name") == "process_name":
-                m = _RANK.match(str(args.get("name", "")))
-                if m:
-                    try:
-                        self.ranks[ev.get("pid")] = int(m.group(1))
-                    except TypeError:   # an unhashable pid: no rank for it
-                        pass
         if ords:
             self._chunks.append((np.array(ords, dtype=np.int64),
                                  np.array(layers_col, dtype=np.int64),
                                  np.array(shapes_col, dtype=np.int64)))
 
-    def finish(self, report=None):
+    def finish(self):
         chunks, self._chunks = self._chunks, []
         if chunks:
             ordinal, layer, shapes = (np.concatenate([c[j] for c in chunks]) for j in range(3))
@@ -224,8 +229,6 @@ class RowKeys:
             self.ordinal, self.layer, self.shapes = ordinal[order], layer[order], shapes[order]
         else:
             self.ordinal = self.layer = self.shapes = np.zeros(0, dtype=np.int64)
-        if report is not None:
-            report.extra["rowkeys"] = self
 
     def of_slices(self, ordinals):
         """``(layer ids, shape ids)`` of slices with these ordinals (-1: none)."""

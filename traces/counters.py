@@ -1,0 +1,114 @@
+"""The counter table of a :class:`~.model.Trace`: every numeric value of every ``C``
+event, filled while the trace is loaded.
+
+Why a table and not running sums: ``xprof stats`` sums the series, ``xprof report``
+draws the memory series over time and ``xprof diff`` compares their peaks; each kept
+its own pass over the events. One row per value (a series number, the value, its time)
+serves all three.
+
+A series is ``(category, event name, arg key, single)``: ``single`` when the event had
+that one arg. ``xprof stats`` names it after the event when the only key is the event's
+name (xprof's memory counters, ``{"Memory: cpu/0": bytes}``), ``name.key`` otherwise
+(:func:`series_name`); a series is memory (bytes) when its category is ``Device
+Storage`` or its name starts with ``Memory:`` (:func:`is_memory`).
+"""
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+
+from .names import DEVICE_STORAGE
+from .rules import finite_number
+
+NO_CATEGORY = "uncategorized"
+NO_NAME = "(unnamed)"
+
+
+def label(value, default):
+    """A usable row/domain label: a non-empty string, else the default."""
+    return value if type(value) is str and value else default
+
+
+def is_memory(cat, name):
+    """Whether a counter of category ``cat`` named ``name`` counts bytes of memory."""
+    return cat == DEVICE_STORAGE or (type(name) is str and name.startswith("Memory:"))
+
+
+def series_name(name, key, single):
+    """The name ``xprof stats`` gives a series (see the module docstring)."""
+    return name if single and key == name else f"{name}.{key}"
+
+
+def level(value):
+    """A counter value as the statistics hold it (floats beyond 2^53), else None."""
+    if type(value) is float:
+        return value if finite_number(value) else None
+    if type(value) is int:
+        if -(2 ** 53) <= value <= 2 ** 53:
+            return value
+        return float(value) if -1e308 < value < 1e308 else None
+    return None
+
+
+class Counters:
+    """Fed each ``C`` event (:meth:`add`), in file order; :meth:`finish` gives the
+    columns: ``series`` (int32 into ``series_table``), ``value`` (float64), ``is_int``
+    (the value was a JSON integer, exact below 2^53), ``ts`` (µs as the file has it,
+    NaN when it is no number)."""
+
+    def __init__(self):
+        self._ix = {}
+        self._cols = (array("i"), array("d"), array("b"), array("d"))
+
+    def add(self, ev):
+        args = ev.get("args")
+        if type(args) is not dict or not args:
+            return
+        name = label(ev.get("name"), NO_NAME)
+        cat = label(ev.get("cat"), NO_CATEGORY)
+        ts = ev.get("ts")
+        ts = float(ts) if (type(ts) is int or type(ts) is float) and -1e308 < ts < 1e308 \
+            else float("nan")
+        single = len(args) == 1
+        series, values, ints, times = self._cols
+        for key, value in args.items():
+            t = type(value)
+            if t is not int and t is not float:
+                continue
+            if t is int and not -1e308 < value < 1e308:
+                continue
+            k = (cat, name, key, single)
+            s = self._ix.get(k)
+            if s is None:
+                s = self._ix[k] = len(self._ix)
+            series.append(s)
+            values.append(value)
+            ints.append(t is int)
+            times.append(ts)
+
+    def finish(self, tl):
+        series, values, ints, times = self._cols
+        self._cols = None
+        tl.counter_series_table = [None] * len(self._ix)
+        for k, s in self._ix.items():
+            tl.counter_series_table[s] = k
+        tl.counter_series = np.frombuffer(series, dtype=np.int32) if len(series) else \
+            np.zeros(0, dtype=np.int32)
+        tl.counter_value = np.frombuffer(values, dtype=np.float64) if len(values) else \
+            np.zeros(0)
+        tl.counter_is_int = np.frombuffer(ints, dtype=np.int8).astype(bool)
+        tl.counter_ts = np.frombuffer(times, dtype=np.float64) if len(times) else np.zeros(0)
+
+
+def by_series(tl):
+    """``(series number, [values in file order, ints as ints])`` of every series."""
+    if not len(tl.counter_series):
+        return
+    order = np.argsort(tl.counter_series, kind="stable")
+    series = tl.counter_series[order]
+    cuts = np.flatnonzero(np.r_[True, series[1:] != series[:-1], True]).tolist()
+    values = tl.counter_value[order].tolist()
+    ints = tl.counter_is_int[order].tolist()
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        yield int(series[a]), [int(v) if i else v for v, i in zip(values[a:b], ints[a:b])]
