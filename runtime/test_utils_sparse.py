@@ -2,7 +2,8 @@
 ``rand_ndarray(shape, stype, density)``, ``rand_sparse_ndarray`` (the array and the
 numpy parts it was made from), ``create_sparse_array(_zd)``. Values come from numpy's
 global generator (``np.random``), so MXNet's ``with_seed`` makes them repeatable. CSR
-arrays are made with ``scipy.sparse`` (a test dependency in MXNet too)."""
+parts are drawn with numpy alone (MXNet uses ``scipy.sparse``; xprof does not depend on
+scipy): the same law, uniform positions without replacement, uniform values."""
 import numpy as np
 import numpy.random as rnd
 
@@ -21,7 +22,7 @@ def assign_each(values, function):
 
 
 def shuffle_csr_column_indices(csr):
-    """A scipy CSR matrix with each row's column indices (and values) shuffled."""
+    """A CSR matrix (its parts) with each row's column indices (and values) shuffled."""
     for r in range(csr.shape[0]):
         lo, hi = csr.indptr[r], csr.indptr[r + 1]
         order = rnd.permutation(hi - lo)
@@ -30,10 +31,29 @@ def shuffle_csr_column_indices(csr):
     return csr
 
 
+class _CsrParts:
+    """A CSR matrix's three arrays (``data``, ``indices``, ``indptr``) and its shape."""
+
+    def __init__(self, data, indices, indptr, shape):
+        self.data, self.indices, self.indptr, self.shape = data, indices, indptr, shape
+
+    @classmethod
+    def of_positions(cls, rows, cols, flat, data):
+        """From the row-major positions (sorted) of the stored values."""
+        r = flat // cols
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=rows))])
+        return cls(data, (flat % cols).astype(np.int64), indptr.astype(np.int64),
+                   (rows, cols))
+
+
 def _uniform_csr(rows, cols, density, dtype, data_init, shuffle):
-    import scipy.sparse as spsp
-    m = spsp.random(rows, cols, density=density, format="csr", dtype=dtype,
-                    random_state=rnd.randint(0, 2 ** 31 - 1))
+    """``round(density * rows * cols)`` positions drawn uniformly without replacement,
+    uniform values in [0, 1) (as ``scipy.sparse.random``)."""
+    k = int(round(density * rows * cols))
+    flat = np.sort(rnd.choice(rows * cols, size=k, replace=False)) if k else \
+        np.zeros(0, np.int64)
+    data = rnd.uniform(size=k).astype(dtype)
+    m = _CsrParts.of_positions(rows, cols, flat, data)
     if data_init is not None:
         m.data.fill(data_init)
     if shuffle:
@@ -43,7 +63,6 @@ def _uniform_csr(rows, cols, density, dtype, data_init, shuffle):
 
 def _powerlaw_csr(rows, cols, density, dtype):
     """Row i holds twice row i-1's nonzeros (from 1), until density's count is used."""
-    import scipy.sparse as spsp
     left = int(round(rows * cols * density))
     dense = np.zeros((rows, cols), dtype)
     per_row = 1
@@ -54,7 +73,8 @@ def _powerlaw_csr(rows, cols, density, dtype):
         dense[r, :k] = rnd.uniform(size=k)
         left -= k
         per_row *= 2
-    return spsp.csr_matrix(dense)
+    flat = np.flatnonzero(dense)
+    return _CsrParts.of_positions(rows, cols, flat, dense.reshape(-1)[flat])
 
 
 def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
