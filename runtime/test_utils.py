@@ -255,14 +255,6 @@ def np_reduce(dat, axis, keepdims, numpy_reduce_func):
     return ret
 
 
-def assign_each(the_input, function):
-    return np.vectorize(function)(the_input) if function is not None else the_input
-
-
-def assign_each2(input1, input2, function):
-    return np.vectorize(function)(input1, input2) if function is not None else input1
-
-
 # -- symbolic checks ---------------------------------------------------------------------------
 def _as_nd(value, ctx, dtype):
     if isinstance(value, NDArray):
@@ -615,7 +607,8 @@ def list_gpus():
 
 from .test_utils_data import (DummyIter, download, get_bz2_data, get_cifar10,  # noqa: E402,F401
                               get_mnist, get_mnist_iterator, get_mnist_ubyte)
-from .test_utils_sparse import (create_sparse_array, create_sparse_array_zd,  # noqa: E402,F401
+from .test_utils_sparse import (assign_each, assign_each2,  # noqa: E402,F401
+                                create_sparse_array, create_sparse_array_zd,
                                 rand_ndarray, rand_sparse_ndarray, shuffle_csr_column_indices)
 from .test_utils_np import (check_gluon_hybridize_consistency,  # noqa: E402,F401
                             collapse_sum_like, gen_buckets_probs_with_ppf, has_tvm_ops,

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.random as rnd
 
 __all__ = ["rand_ndarray", "rand_sparse_ndarray", "create_sparse_array",
-           "create_sparse_array_zd", "shuffle_csr_column_indices"]
+           "create_sparse_array_zd", "shuffle_csr_column_indices", "assign_each", "assign_each2"]
 
 
 def _defaults(density, dtype, ctx):
@@ -18,7 +18,23 @@ def _defaults(density, dtype, ctx):
 
 
 def assign_each(values, function):
-    return np.vectorize(function)(values) if function is not None else values
+    """``function`` applied to each value: a new float64 array of ``values``' shape, as
+    MXNet's (empty arrays included); a copy when ``function`` is None."""
+    return assign_each2(values, None, function and (lambda v, _: function(v)))
+
+
+def assign_each2(values1, values2, function):
+    """``function`` of each pair of values (``values2`` None: of each value alone), into a
+    new float64 array of ``values1``' shape; a copy of ``values1`` when it is None."""
+    if function is None:
+        return np.array(values1)
+    first = np.asarray(values1)
+    second = None if values2 is None else np.asarray(values2).reshape(-1)
+    out = np.zeros(first.shape)
+    flat = out.reshape(-1)
+    for i, v in enumerate(first.reshape(-1)):
+        flat[i] = function(v, None if second is None else second[i])
+    return out
 
 
 def shuffle_csr_column_indices(csr):

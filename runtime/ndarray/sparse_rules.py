@@ -9,7 +9,9 @@ runs until the first sparse array exists (:func:`activate`): ``invoke`` reads on
   ``sqrt``, ``square``, ``relu``, ``sin``...) and ``Cast``/``copy``/``zeros_like``
   keep the input's type; other unary operators give dense results;
 - scalar operators keep it when they map 0 to 0 (``x * 2``, ``x == 1``), else dense;
-- ``elemwise_add``/``_sub``: two arrays of one sparse type keep it; ``elemwise_mul``,
+- ``elemwise_add``/``_sub``, ``_maximum``/``_minimum``/``_hypot``: two arrays of one
+  sparse type keep it (``elemwise_div``'s
+  result is always dense: MXNet's ``SparseSparseWithDenseResult``); ``elemwise_mul``,
   ``broadcast_mul``/``_div``: a sparse left side (or either side of ``elemwise_mul``)
   keeps it; ``add_n`` of one sparse type keeps it;
 - ``dot``: ``dot(csr.T, dns|rsp)`` row_sparse, ``dot(dns, csr)`` csr, otherwise dense
@@ -33,7 +35,8 @@ ZERO_PRESERVING = frozenset((
     "fix", "floor", "log1p", "negative", "radians", "relu", "rint", "round", "sign", "sin",
     "sinh", "sqrt", "square", "tan", "tanh", "trunc", "Cast", "CopyCPU2CPU", "_copy",
     "identity", "BlockGrad", "zeros_like", "_sparse_retain"))
-_SAME_SPARSE = frozenset(("elemwise_add", "elemwise_sub", "elemwise_div", "_grad_add"))
+_SAME_SPARSE = frozenset(("elemwise_add", "elemwise_sub", "_grad_add", "_maximum", "_minimum",
+                          "_hypot"))
 _LEFT_SPARSE = frozenset(("broadcast_mul", "broadcast_div"))
 
 

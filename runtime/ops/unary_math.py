@@ -58,8 +58,17 @@ def _elementwise(fn):
 
 def _digamma(x):
     """psi(x): the recurrence up to x >= 6, then the asymptotic series; reflection for
-    x < 0.5 (float64 throughout)."""
-    x = np.asarray(x, dtype=np.float64)
+    x < 0.5 (float64 throughout). At its poles (0, -1, -2...) it is MXNet's (cephes')
+    value, the largest double in the input's dtype: +inf for float32 and float16, so that
+    a zero gradient times it is nan there, as in MXNet."""
+    x = np.asarray(x)
+    poles = (x <= 0) & (np.floor(x) == x)
+    if np.any(poles):
+        with np.errstate(all="ignore"):
+            pole = np.float64(np.array(np.finfo(np.float64).max).astype(
+                x.dtype if x.dtype.kind == "f" else np.float64))
+            return np.where(poles, pole, _digamma(np.where(poles, 0.5, x)))
+    x = x.astype(np.float64)
     out = np.zeros_like(x)
     neg = x < 0.5
     if np.any(neg):

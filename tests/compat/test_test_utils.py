@@ -62,3 +62,16 @@ def test_random_helpers_and_np_reduce():
     np.testing.assert_array_equal(tu.np_reduce(d, (0, 2), True, np.sum),
                                   d.sum(axis=(0, 2), keepdims=True))
     assert tu.default_context() == mx.current_context()
+
+
+def test_assign_each_is_mxnets_including_empty_arrays():
+    # a new float64 array of the input's shape (empty ones too: sparse tests at density
+    # 0 give them), or a copy when there is no function
+    x = np.array([[1, 2], [3, 4]], np.int32)
+    out = tu.assign_each(x, lambda v: v * 10)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, x * 10)
+    assert tu.assign_each(np.zeros((0, 3), np.float32), lambda v: v + 1).shape == (0, 3)
+    same = tu.assign_each(x, None)
+    assert same is not x and same.dtype == x.dtype
+    np.testing.assert_array_equal(tu.assign_each2(x, x + 1, lambda a, b: a * b), x * (x + 1))

@@ -51,6 +51,12 @@ def test_made_from_arrays_keeps_them_until_written():
     (lambda c, d: mx.nd.dot(c, d, transpose_a=True), "row_sparse"),
     (lambda c, d: mx.nd.dot(d.T, c), "csr"),
     (lambda c, d: mx.nd.sum(c, axis=0), "default"),
+    # elemwise_div's result is dense whatever its inputs (SparseSparseWithDenseResult)
+    (lambda c, d: mx.nd.elemwise_div(c, c + 1), "default"),
+    (lambda c, d: mx.nd._internal._maximum(c, c * 2), "csr"),
+    (lambda c, d: mx.nd._internal._minimum(c, c), "csr"),
+    (lambda c, d: mx.nd._internal._hypot(c, c), "csr"),
+    (lambda c, d: mx.nd._internal._maximum(c, d), "default"),
 ])
 def test_result_storage_types_follow_mxnet(expr, stype):
     c = mx.nd.array(DENSE).tostype("csr")

@@ -100,6 +100,25 @@ def test_special_functions_against_math():
     check_grad("gammaln", [neg], rtol=1e-5, atol=1e-8)
 
 
+def test_digamma_poles_as_mxnet():
+    # cephes' psi is the largest double at 0, -1, -2...: +inf once it is a float32, so
+    # gamma's gradient there is +inf and a zero gradient times gammaln's is nan; in
+    # float64 it stays finite (0 * DBL_MAX = 0)
+    for dtype, zero_times in (("float32", np.nan), ("float64", 0.0)):
+        x = mx.nd.array([0.0, -2.0, 1.0], dtype=dtype)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.gamma(x)
+        y.backward()
+        g = x.grad.asnumpy()
+        assert g[0] == g[1] == np.inf                                   # inf * psi
+        np.testing.assert_allclose(g[2], -0.5772156649, rtol=1e-6)      # gamma(1) psi(1)
+        with mx.autograd.record():
+            y = mx.nd.gammaln(x)
+        y.backward(mx.nd.zeros((3,), dtype=dtype))
+        np.testing.assert_array_equal(x.grad.asnumpy()[:2], [zero_times] * 2)
+
+
 def test_parametrized_activations():
     x = np.array([-3.0, -1.0, -0.2, 0.3, 1.5, 4.0])
     np.testing.assert_allclose(run("hard_sigmoid", x, alpha=0.25, beta=0.5)[0],
