@@ -22,7 +22,7 @@ import numpy as np
 
 from ..util import default_float
 from .elemwise import SCALAR_FNS, _COMPARE, _as, _unary, unbroadcast
-from .registry import broadcast_shape, defop, derive, registry
+from .registry import broadcast_shape, defop, derive, reads_no_out_grads, registry
 
 __all__ = ["result_type", "float_of", "scalar_result", "BINARY", "SCALAR", "UNARY"]
 
@@ -169,6 +169,7 @@ def _bool_scalar_infer(in_shapes, in_dtypes, **_):
     return [tuple(in_shapes[0])], [_BOOL]
 
 
+@reads_no_out_grads
 def _no_grad(ograds, inputs, outputs, **_):
     return [None] * len(inputs)
 

@@ -15,7 +15,7 @@ import numpy as np
 from .np_elemwise import float_of
 from .params import _dtype
 from .reduce import _expand, _reduced
-from .registry import defop, derive, input_size, registry
+from .registry import defop, derive, input_size, reads_no_out_grads, registry
 
 __all__ = ["reduced_shape", "np_axes"]
 
@@ -129,6 +129,7 @@ for _name, _std in (("_npi_var", False), ("_npi_std", True)):
 
 
 # -- all, any, argmax, argmin --------------------------------------------------------------
+@reads_no_out_grads
 def _no_grad(ograds, inputs, outputs, **_):
     return [None] * len(inputs)
 

@@ -77,6 +77,7 @@ def _cheap(in_shapes, **_):
     return 1
 
 
+@_registry.reads_no_out_grads
 def _zeros_grad(ograds, inputs, outputs, **_):
     return [np.zeros_like(x) for x in inputs]
 

@@ -26,14 +26,17 @@ Gradient contract (``grad_reads``: which forward values it reads, see ``OpDef``)
 (or None for "no gradient") per input. It runs as the engine op ``grad_name``
 (:func:`backward_name` unless given: MXNet 2's NumPy operators name theirs otherwise). With ``grad_needs=True`` the gradient also
 receives ``_needs`` (one bool per input): it may return None for inputs whose gradient
-nobody needs (a network's data input) and skip computing it.
+nobody needs (a network's data input) and skip computing it. A gradient that reads no
+output gradient (MXNet's ``MakeZeroGradNodes``: ``shape_array``, ``argmax``, ``topk`` of
+indices) says so with :func:`reads_no_out_grads`: an executor's ``backward`` then leaves
+that output's given gradient unread, unchecked, as MXNet's does.
 """
 import math
 
 import numpy as np
 
 __all__ = ["OpDef", "defop", "derive", "alias", "get", "registry", "canonical", "same_shape",
-           "broadcast_shape", "input_size"]
+           "broadcast_shape", "input_size", "reads_no_out_grads"]
 
 registry = {}    # every name an operator answers to (aliases included) -> its OpDef
 
@@ -123,6 +126,11 @@ class OpDef:
             return out[0] if len(out) == 1 else out
         return kernel
 
+    def reads_out_grads(self, params):
+        """Whether the gradient reads the output gradients (see :func:`reads_no_out_grads`)."""
+        rule = getattr(self.grad, "reads_out_grads", True)
+        return bool(rule(params)) if callable(rule) else rule
+
     def written(self, inputs, outs, is_train):
         """The arrays the kernel's results go to: the outputs, then, in training for a
         ``mutate_aux`` op, its auxiliary-state inputs (updated in place, as in MXNet)."""
@@ -192,6 +200,13 @@ class OpDef:
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
+
+
+def reads_no_out_grads(grad, when=None):
+    """Mark the gradient function ``grad`` as reading no output gradient (its inputs'
+    gradients are zeros), always or, with ``when(params)``, for those params."""
+    grad.reads_out_grads = False if when is None else (lambda params: not when(params))
+    return grad
 
 
 def backward_name(name):

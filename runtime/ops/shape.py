@@ -8,7 +8,7 @@ import numpy as np
 
 from .elemwise import unbroadcast
 from .params import _as, _axis, _cheap, _size, parse_tuple
-from .registry import defop, input_size
+from .registry import defop, input_size, reads_no_out_grads
 
 __all__ = ["reshape_shape"]
 
@@ -293,6 +293,7 @@ defop("broadcast_like", _broadcast_like, arg_names=("lhs", "rhs"),
 
 
 # -- shape_array, size_array: the shape as data (int64, no gradient) ------------------------
+@reads_no_out_grads
 def _no_grad(ograds, inputs, outputs, **_):
     return [np.zeros_like(inputs[0])]
 

@@ -3,7 +3,7 @@
 indices). Gradients flow back to the elements selected; indices have none."""
 import numpy as np
 
-from .registry import defop, input_size
+from .registry import defop, input_size, reads_no_out_grads
 
 
 def _axis_of(axis, ndim, opname):
@@ -129,6 +129,8 @@ def _topk_infer(in_shapes, in_dtypes, axis=-1, k=1, ret_typ="indices", is_ascend
     return [out, out], [in_dtypes[0], np.dtype(dtype)]
 
 
+reads_no_out_grads(_topk_grad,    # indices or a mask: MXNet's MakeZeroGradNodes
+                   when=lambda p: p.get("ret_typ", "indices") not in ("value", "both"))
 defop("topk", _topk, infer=_topk_infer, grad=_topk_grad, cost=input_size,
       num_outputs=lambda p: 2 if p.get("ret_typ") == "both" else 1,
       params={"axis": -1, "k": 1, "ret_typ": "indices", "is_ascend": False,

@@ -11,8 +11,7 @@ Bulk execution: consecutive steps run as one engine op per *segment*
 (:mod:`.segments`, which says how and which settings bound them).
 
 With bulk off (or a segment of one step) every node is its own event, named by its
-operator (``Convolution``, ``_backward_Convolution``), with the node name in its args
-(``{"name": "conv0"}``) so that two convolutions can be told apart.
+operator (``_backward_Convolution``), its node name in its args (``{"name": "conv0"}``).
 """
 
 import math
@@ -366,11 +365,13 @@ class Executor(ExecutorMemory):
                 out_grads = [out_grads]
             out_grads = list(out_grads)
             if len(out_grads) < len(heads):
-                raise ValueError(f"backward: {len(out_grads)} out_grads for "
-                                 f"{len(heads)} outputs")
+                raise ValueError(f"backward: {len(out_grads)} out_grads for {len(heads)} outputs")
             out_grads = out_grads[:len(heads)]   # as MXNet: gradients past the outputs unread
             copy = _registry.get("CopyCPU2CPU")
             for i, (g, h) in enumerate(zip(out_grads, heads)):
+                n = self._symbol._outputs[i][0]
+                if n.op is not None and not n.op.reads_out_grads(n.full_params()):
+                    continue      # as MXNet: a gradient its op never reads is left unread
                 if not isinstance(g, _nd.NDArray):
                     g = _nd.from_numpy(np.asarray(g, dtype=h._dtype), self._ctx)
                 if g.shape != h.shape:

@@ -295,3 +295,22 @@ def test_bind_reads_a_grad_req_dict_by_the_symbols_names():
     np.testing.assert_array_equal(grads["x"].asnumpy(), [3, 3])
     with pytest.warns(UserWarning, match="grad_req has argument name.*ignored: 'w'; arguments: x"):
         (x * 3).bind(mx.cpu(), args=args, args_grad=grads, grad_req={"x": "write", "w": "add"})
+
+
+def test_backward_leaves_unread_out_grads_unchecked_as_mxnet():
+    # an op whose gradient reads no output gradient (MXNet's MakeZeroGradNodes) gets its
+    # given gradient left unread: a wrong shape there is not an error, the input's
+    # gradient is zeros; one its gradient reads must still match the output
+    x = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for sym in (mx.sym.shape_array(mx.sym.var("x")), mx.sym.argmax(mx.sym.var("x"), axis=1),
+                mx.sym.topk(mx.sym.var("x"), k=2, ret_typ="indices")):
+        g = mx.nd.ones((2, 3))
+        exe = sym.bind(mx.cpu(), args={"x": x}, args_grad={"x": g})
+        exe.forward(is_train=True)
+        exe.backward([mx.nd.ones((7, 7))])
+        np.testing.assert_array_equal(g.asnumpy(), np.zeros((2, 3)))
+    exe = mx.sym.topk(mx.sym.var("x"), k=2, ret_typ="value").bind(
+        mx.cpu(), args={"x": x}, args_grad={"x": mx.nd.ones((2, 3))})
+    exe.forward(is_train=True)
+    with pytest.raises(ValueError, match=r"out_grads\[0\] has shape \(7, 7\)"):
+        exe.backward([mx.nd.ones((7, 7))])
