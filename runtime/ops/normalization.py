@@ -203,6 +203,38 @@ defop("BatchNorm", _batch_norm, train_kernel=_batch_norm_train,
       params=dict(_BN_PARAMS), aliases=("BatchNorm_v1",))   # MXNet's legacy BatchNorm
 
 
+# -- contrib SyncBatchNorm: BatchNorm over axis 1 across devices; with one device (ndev=1,
+# all xprof has) it is BatchNorm, but its third output is the variance, not 1/std -------
+_SYNC_PARAMS = {"eps": 1e-3, "momentum": 0.9, "fix_gamma": True, "use_global_stats": False,
+                "output_mean_var": False, "ndev": 1, "key": ""}
+
+
+def _sync_bn(kernel):
+    def run(data, gamma, beta, moving_mean, moving_var, ndev=1, key="", **params):
+        if int(ndev) != 1:
+            raise ValueError(f"SyncBatchNorm: ndev={ndev} is not supported; xprof has one "
+                             "device (use ndev=1)")
+        outs = kernel(data, gamma, beta, moving_mean, moving_var, axis=1, **params)
+        eps = _eps(params.get("eps", 1e-3), "SyncBatchNorm")
+        var = (1.0 / np.square(outs[2].astype(np.float64)) - eps).astype(outs[2].dtype)
+        return outs[:2] + (var,) + tuple(outs[3:])
+    return run
+
+
+def _sync_bn_grad(ograds, inputs, outputs, eps=1e-3, ndev=1, key="", **params):
+    invstd = (1.0 / np.sqrt(outputs[2].astype(np.float64) + eps)).astype(outputs[2].dtype)
+    return _batch_norm_grad(ograds, inputs, [outputs[0], outputs[1], invstd], eps=eps,
+                            axis=1, **params)
+
+
+defop("_contrib_SyncBatchNorm", _sync_bn(_batch_norm), train_kernel=_sync_bn(_batch_norm_train),
+      arg_names=("data", "gamma", "beta"), aux_names=("moving_mean", "moving_var"),
+      mutate_aux=True, infer=_batch_norm_infer, infer_args=_batch_norm_infer_args,
+      grad=_sync_bn_grad, num_outputs=3, visible_outputs=_mean_var_visible,
+      output_names=("output", "mean", "var"), cost=lambda s, **_: 8 * input_size(s),
+      params=dict(_SYNC_PARAMS))
+
+
 # -- LayerNorm -------------------------------------------------------------------------
 def _layer_norm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
     axis = _axis(axis, data.ndim, "LayerNorm")

@@ -304,3 +304,33 @@ def test_layer_norm_gradient_sums_over_many_rows_keep_float32_precision():
     assert dgamma.dtype == np.float32
     np.testing.assert_allclose(dgamma, (og * xhat).sum(axis=0), rtol=0, atol=2e-5)
     np.testing.assert_allclose(dbeta, og.sum(axis=0), rtol=0, atol=2e-5)
+
+
+def test_contrib_sync_batch_norm_is_batch_norm_with_the_variance_as_third_output():
+    # one device: MXNet's SyncBatchNorm normalizes over axis 1 as BatchNorm does, but
+    # output_mean_var gives the batch variance where BatchNorm gives 1/sqrt(var + eps)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=(4, 3, 5)).astype(np.float32)
+    gamma = rng.uniform(size=3).astype(np.float32)
+    og = rng.uniform(size=x.shape).astype(np.float32)
+    results = {}
+    for name, op in (("sync", mx.nd.contrib.SyncBatchNorm), ("bn", mx.nd.BatchNorm)):
+        data, g = mx.nd.array(x), mx.nd.array(gamma)
+        data.attach_grad()
+        g.attach_grad()
+        mm, mv = mx.nd.zeros(3), mx.nd.ones(3)
+        with mx.autograd.record():
+            out, mean, third = op(data, g, mx.nd.zeros(3), mm, mv, eps=1e-5, momentum=0.9,
+                                  fix_gamma=False, output_mean_var=True)
+        out.backward(mx.nd.array(og))
+        results[name] = (out.asnumpy(), mean.asnumpy(), third.asnumpy(), mm.asnumpy(),
+                         data.grad.asnumpy(), g.grad.asnumpy())
+    sync, bn = results["sync"], results["bn"]
+    var = x.var(axis=(0, 2))
+    np.testing.assert_allclose(sync[2], var, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(bn[2], 1 / np.sqrt(var + 1e-5), rtol=1e-4)
+    for a, b in zip(sync[:2] + sync[3:], bn[:2] + bn[3:]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="ndev=2"):
+        mx.nd.contrib.SyncBatchNorm(mx.nd.array(x), mx.nd.ones(3), mx.nd.zeros(3),
+                                    mx.nd.zeros(3), mx.nd.ones(3), ndev=2).wait_to_read()
