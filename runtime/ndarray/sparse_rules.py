@@ -17,9 +17,12 @@ runs until the first sparse array exists (:func:`activate`): ``invoke`` reads on
 - ``dot``: ``dot(csr.T, dns|rsp)`` row_sparse, ``dot(dns, csr)`` csr, otherwise dense
   (``forward_stype`` overrides);
 - ``slice`` of csr rows, ``concat`` of csr along axis 0, ``_sparse_retain`` and
-  ``cast_storage`` as MXNet's; everything else falls back to dense.
+  ``cast_storage`` as MXNet's; everything else falls back to dense;
+- ``BatchNorm`` with ``fix_gamma=True`` refuses sparse inputs (an MXNetError), as MXNet's.
 """
 import numpy as np
+
+from ..base import mxnet_error_type
 
 __all__ = ["activate", "result_class", "stype_of", "class_of", "CLASSES"]
 
@@ -97,6 +100,12 @@ def result_stype(op, inputs, params):
     if not sparse:
         return None
     name = op.name
+    if name == "BatchNorm" and \
+            str(params.get("fix_gamma", op.params.get("fix_gamma"))).lower() in ("true", "1"):
+        # MXNet's BatchNormStorageType refuses it (apache/mxnet#11647)
+        raise mxnet_error_type(ValueError)(
+            "BatchNorm: fix_gamma=True is not supported for sparse arrays (inputs "
+            f"{stypes}); use fix_gamma=False or dense arrays")
     if name == "cast_storage":
         return params.get("stype", "default")
     if name == "dot":

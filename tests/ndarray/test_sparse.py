@@ -80,3 +80,20 @@ def test_sparse_front_doors_accept_dense_arrays():
     g = mx.nd.ones((2, 2))
     g.attach_grad(stype="csr")
     assert g.grad.stype == "csr"
+
+
+def test_batch_norm_with_fix_gamma_refuses_sparse_inputs_as_mxnet():
+    # MXNet's BatchNorm storage inference: fix_gamma=True (its default) with any sparse
+    # input is an MXNetError, imperatively and at bind; fix_gamma=False falls back
+    data = mx.nd.array(DENSE).tostype("row_sparse")
+    stats = [mx.nd.ones((4,)) for _ in range(4)]
+    with pytest.raises(mx.MXNetError, match="fix_gamma=True"):
+        mx.nd.BatchNorm(data, *stats)
+    sym = mx.sym.BatchNorm(mx.sym.var("data", stype="row_sparse"))
+    with pytest.raises(mx.MXNetError, match="fix_gamma=True"):
+        sym.bind(mx.cpu(), args=[data] + stats[:2], aux_states=stats[2:])
+    out = mx.nd.BatchNorm(data, *stats, fix_gamma=False, use_global_stats=True, eps=1e-5)
+    want = mx.nd.BatchNorm(mx.nd.array(DENSE), *stats, fix_gamma=False,
+                           use_global_stats=True, eps=1e-5)
+    assert out.stype == "default"
+    np.testing.assert_allclose(out.asnumpy(), want.asnumpy())
