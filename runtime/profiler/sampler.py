@@ -101,6 +101,8 @@ def enter(call_name, t_start):
     entry = [_numbers(), call_name, t_start,
              R.lines_buffer(R.local.buf).events.append, outer, False]
     running[me] = entry
+    if sampler.thread is None:   # the session's first call: the thread starts now
+        sampler.launch()
     if not sampler.lowered:
         sampler.lower()
     return entry
@@ -128,6 +130,9 @@ class Sampler:
 
     def __init__(self):
         self.thread = None
+        self.armed = False    # recording with sampling on (the thread starts at a call)
+        self.native = False   # the C loop runs
+        self._launching = threading.Lock()
         self.stop_event = None
         self.stop_lock = None   # the C loop's (None: the Python loop runs)
         self.saved_switch = None
@@ -141,34 +146,50 @@ class Sampler:
 
     @property
     def on(self):
-        return self.thread is not None
+        return self.armed
 
     def start(self):
+        """Sampling armed: the thread itself starts at the first custom-op call's entry
+        (:meth:`launch`), so a program running no custom-op Python (a CNN, an MLP) has no
+        sampler thread and no wake-ups (issue #42: ~22 a step on the CNN, in every
+        mode); with ``--sample-all-threads`` it starts now."""
         interval, all_threads, native = settings()
-        if interval <= 0 or self.on:
+        if interval <= 0 or self.armed:
             return
-        self.interval_ns, self.all_threads = interval, all_threads
-        self.stop_lock = _native.new_stop_lock() if native else None
+        self.interval_ns, self.all_threads, self.native = interval, all_threads, native
         self.saved_switch = sys.getswitchinterval()
         self.switch = min(self.saved_switch, interval / 1e9 / _SWITCH_FRACTION)
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
-                                       name="xprof line sampler", daemon=True)
-        self.thread.start()
+        self.armed = True
         flags.lines = True
         if all_threads:   # the script's threads are sampled all along
+            self.launch()
             self.lower()
 
+    def launch(self):
+        """The sampler thread starts (once per session; any thread may ask)."""
+        with self._launching:
+            if self.thread is not None or not self.armed:
+                return
+            self.stop_lock = _native.new_stop_lock() if self.native else None
+            self.stop_event = threading.Event()
+            self.thread = threading.Thread(target=self._loop, args=(self.stop_event,),
+                                           name="xprof line sampler", daemon=True)
+            self.thread.start()
+
     def stop(self):
-        if not self.on:
+        if not self.armed:
             return
         flags.lines = False
-        self.stop_event.set()
-        if self.stop_lock is not None:
-            _native.stop(self.stop_lock)
-        if self.thread is not threading.current_thread():
-            self.thread.join()
-        self.thread = None
+        with self._launching:
+            self.armed = False
+            thread = self.thread
+        if thread is not None:
+            self.stop_event.set()
+            if self.stop_lock is not None:
+                _native.stop(self.stop_lock)
+            if thread is not threading.current_thread():
+                thread.join()
+            self.thread = None
         self.restore()
 
     def lower(self):
@@ -195,7 +216,7 @@ class Sampler:
                 "achieved_interval_ms": round(self.gap_ns / self.gaps / 1e6, 4)
                 if self.gaps else None,
                 "switch_interval_ms": round(self.switch * 1e3, 4),
-                "loop": "python" if self.stop_lock is None else "native"}
+                "loop": "native" if self.native else "python"}
 
     def _loop(self, stop):
         try:
@@ -315,8 +336,9 @@ sampler = Sampler()
 def _forked_child():
     """A forked child (a DataLoader worker) has no sampler thread: forget it, and give
     the child Python's switch interval back."""
-    if sampler.thread is not None:
+    if sampler.armed:
         sampler.thread = None
+        sampler.armed = False
         sampler.stop_lock = None
         flags.lines = False
         sampler.restore()

@@ -113,6 +113,7 @@ def test_stopping_ends_the_c_loop_promptly(tmp_path, monkeypatch, threaded_engin
     monkeypatch.setenv("XPROF_PROFILER_SAMPLE_NATIVE", "1")
     mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
     mx.profiler.set_state("run")
+    S.sampler.launch()   # (as a custom-op call's entry does)
     thread = S.sampler.thread
     assert thread is not None and S.sampler.info()["loop"] == "native"
     t = time.perf_counter()
@@ -148,6 +149,7 @@ def _ticks_while_parked(monkeypatch, tmp_path, loop, filename, register_stop):
         ready.wait(30)
         S.running[thread.ident] = [10**9, "Hand", time.perf_counter_ns(), got.append, None,
                                    False]
+        S.sampler.launch()   # (as a custom-op call's entry does)
         ticks = S.sampler.ticks
         deadline = time.monotonic() + 30
         while S.sampler.ticks < ticks + 8 and time.monotonic() < deadline:
@@ -177,3 +179,33 @@ def test_samples_outside_the_users_function_are_dropped(tmp_path, monkeypatch, l
     assert own == []
     bottom = _ticks_while_parked(monkeypatch, tmp_path, loop, tmp_path / "user.py", False)
     assert bottom == []
+
+
+def test_no_sampler_thread_until_a_custom_op_call(tmp_path, monkeypatch, threaded_engine):
+    """Issue #42: a profiled program that runs no custom-op Python has no sampler thread
+    (no wake-ups); the first call's entry starts it, and that call is sampled."""
+    monkeypatch.setenv("XPROF_PROFILER_SAMPLE_INTERVAL_MS", "1")
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "unused.json"))
+    mx.profiler.set_state("run")
+    try:
+        x = mx.nd.ones((8, 8))
+        for _ in range(20):
+            x = x + 1
+        mx.nd.waitall()
+        assert S.sampler.on and S.sampler.thread is None
+        assert not any(t.name == "xprof line sampler" for t in threading.enumerate())
+        release.clear()
+        y = mx.nd.Custom(x, op_type="ParkedForLines")
+        deadline = time.monotonic() + 30
+        while S.sampler.samples < 3 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        thread = S.sampler.thread
+        assert thread is not None and thread.is_alive()
+        assert S.sampler.samples >= 3
+        release.set()
+        y.wait_to_read()
+    finally:
+        release.set()
+        mx.profiler.set_state("stop")
+        session.end_session(R.snapshot())
+    assert S.sampler.thread is None and not thread.is_alive()
