@@ -2,15 +2,14 @@
 
 The deterministic side of ``bench_real_overhead.py`` (issue #42): each job of that
 benchmark (cnn, mlp, custom) runs in a fresh interpreter under valgrind's callgrind,
-3 warm-up steps unprofiled, then the profiler set to the mode and started, ``N2`` or
-``N1`` steps, ``waitall``, and ``os._exit`` (no dump: the step's cost is what is
-measured). Counting runs only over the steps (callgrind's client requests, from a tiny
-library built with ``cc`` at start: import, building, warm-up and the profiler's start
-run uncounted and uninstrumented, which is also what makes a run take a minute, not
-four). Every thread of the process is
+3 warm-up steps unprofiled, then the profiler set to the mode and started, ``--steps``
+steps, ``waitall``, and ``os._exit`` (no dump: the step's cost is what is measured).
+Counting runs only over the steps (callgrind's client requests, from a tiny library
+built with ``cc`` at start: import, building, warm-up and the profiler's start run
+uncounted and uninstrumented; a run still takes 1-5 minutes). Every thread of the process is
 counted (callgrind serializes them): the engine's workers, the custom-op pool and the
 line sampler. Modes: off, each of bench_real_overhead's modes, ``all`` with the line
-sampler (its default) and ``all`` without it. Callgrind runs threads one at a time, so
+sampler (its default) and ``all-nolines`` without it. Callgrind runs threads one at a time, so
 a waiting thread's spins and the sampler's ticks vary a little between runs; the rest
 is exact.
 
@@ -18,7 +17,7 @@ is exact.
         [--modes off,operators,...] [--keep DIR]
 
 ``--keep DIR`` keeps the callgrind files (``callgrind_annotate`` attributes them by
-function). Needs valgrind.
+function). Needs valgrind and a C compiler.
 """
 import argparse
 import os
