@@ -312,6 +312,7 @@ def load(paths=None, on_batch=None, links="all", records=True, keys=True, reader
     try:
         for batch, _ in reader.batches():
             b.feed(Batch(batch))
+            batch = None   # freed before the next batch is decoded (one batch alive)
             if on_batch is not None:
                 on_batch()
     finally:
