@@ -13,7 +13,8 @@ Options (what a reader needs, so that ``xprof stats`` keeps within its memory):
 ``links``: ``"all"`` (flow steps bound, every async pair), ``"pairs"`` (every async
 pair, no flow step read), ``"calls"`` (only the custom-op calls' pairs and the largest
 flow id: explain, diff); ``records``: ``True`` (dependency records and sync points),
-``"times"`` (only each record's push and ready times: ``Operator Latency``), ``False``;
+``"times"`` (only each record's push and ready times: ``Operator Latency``; no pusher,
+no variables), ``False``;
 ``keys``: the layer and shape columns.
 """
 from __future__ import annotations
