@@ -47,7 +47,7 @@ _PAIR_CHUNK = 1 << 12   # async pairs counted at a time (6 Python ints a pair al
 def time_stats(tl, group_by="name", process=None, sync_time=None, keep=None):
     """``(Stats, dropped)`` of the ``Trace`` ``tl`` (see the module docstring); ``keep``:
     a page's choice of rows (``RowTable.finish``), ``dropped`` what it left out."""
-    q = _Query(tl, group_by, process)
+    q = _Query(tl, group_by, process, rows_inner=keep is not None)
     q.count()
     stats = q.finish(sync_time, keep)
     if process is None:
@@ -71,9 +71,12 @@ def add_counters(stats, tl):
 
 
 class _Query(RowTable):
-    def __init__(self, tl, group_by, process):
+    def __init__(self, tl, group_by, process, rows_inner=False):
         super().__init__()
         self.tl = tl
+        # the inner time by row id too (a page's choice of rows reads each row's self
+        # time): only then, a trace of a million names kept a dict entry per row
+        self.rows_inner = rows_inner
         self.group_by = group_by
         self.process = process
         if group_by != "name" and tl.layer is None:
@@ -266,10 +269,13 @@ class _Query(RowTable):
 
     def _add_inner(self, by_row):
         domain_of, name_of = self._row_domain, self._row_name
+        for row, ps in by_row.items():
+            self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
+        if not self.rows_inner:
+            return
         inner = self._inner if self._inner is not None else {}
         self._inner = inner
         for row, ps in by_row.items():
-            self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
             inner[row] = inner.get(row, 0) + ps
 
     # -- async pairs ------------------------------------------------------------------
