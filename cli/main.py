@@ -23,10 +23,14 @@ from xprof.mxcli import view as _view
 
 # click >= 8.2 raises this for a bare `xprof`; its message is the whole help text.
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
-try:
-    from concurrent.futures.process import BrokenProcessPool as _BrokenPool
-except ImportError:   # pragma: no cover - (no multiprocessing on the platform)
-    _BrokenPool = ()
+
+
+def _broken_pool():
+    """``BrokenProcessPool`` when a reader used a process pool (its module imported),
+    else no exception class: importing it at start-up costs every command
+    multiprocessing, subprocess and logging (1-2 MB of peak memory)."""
+    module = sys.modules.get("concurrent.futures.process")
+    return getattr(module, "BrokenProcessPool", ()) if module is not None else ()
 
 
 def _running(args):
@@ -69,7 +73,7 @@ class _Group(click.Group):
             click.echo(f"xprof: error: out of memory{_running(args)}: the input needs "
                        f"more memory than this process may use", err=True)
             rv = 2
-        except _BrokenPool:   # a reader process killed (the OOM killer, a signal)
+        except _broken_pool():   # a reader process killed (the OOM killer, a signal)
             click.echo(f"xprof: error: a reader process{_running(args)} ended before it "
                        f"finished (killed, or out of memory)", err=True)
             rv = 2   # never 1: that is xprof diff's "regression"

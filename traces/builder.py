@@ -13,7 +13,8 @@ Options (what a reader needs, so that ``xprof stats`` keeps within its memory):
 ``links``: ``"all"`` (flow steps bound, every async pair), ``"pairs"`` (every async
 pair, no flow step read), ``"calls"`` (only the custom-op calls' pairs and the largest
 flow id: explain, diff); ``records``: ``True`` (dependency records and sync points),
-``"times"`` (only each record's push and ready times: ``Operator Latency``), ``False``;
+``"times"`` (only each record's push and ready times: ``Operator Latency``; no pusher,
+no variables), ``False``;
 ``keys``: the layer and shape columns.
 """
 from __future__ import annotations
@@ -270,12 +271,16 @@ class Builder:
 
     def _add_deps(self, rows, lens, flat):
         """Dependency records (int64 arrays: their slices' rows, lengths, items); with
-        ``records="times"`` only their first three items (push, ready, pusher)."""
-        if self.records == "times" and len(lens) and (lens != 3).any():
-            head = np.zeros(len(lens), dtype=np.int64)
-            np.cumsum(lens[:-1], out=head[1:])
-            flat = flat[(head[:, None] + np.arange(3)).reshape(-1)]
-            lens = np.full(len(lens), 3, dtype=np.int64)
+        ``records="times"`` only their first two items (push, ready) and no lengths (a
+        third fewer bytes kept while the file is read)."""
+        if self.records == "times":
+            if len(lens) and (lens != 2).any():
+                head = np.zeros(len(lens), dtype=np.int64)
+                np.cumsum(lens[:-1], out=head[1:])
+                flat = flat[(head[:, None] + np.arange(2)).reshape(-1)]
+            self.deps[0].frombytes(rows.tobytes())
+            self.deps[2].frombytes(flat.tobytes())
+            return
         for col, values in zip(self.deps, (rows, lens, flat)):
             col.frombytes(values.tobytes())
 
@@ -583,6 +588,9 @@ class Builder:
     def _dependencies(self, tl, rank, thread):
         if not len(self.deps[0]):
             return
+        if self.records == "times":
+            self._times(tl, rank)
+            return
         # numpy views of the columns (no copy); each array let go once read: a 1M-op
         # trace's records are a load's peak
         rows, lens, flat = (np.frombuffer(col, dtype=np.int64) for col in self.deps)
@@ -632,6 +640,31 @@ class Builder:
         tl.dep_pusher = pusher[sel]
         start = p = q = pusher = None
         tl.dep_vars, tl.dep_var_start = csr(counts, variables, sel)
+
+    def _times(self, tl, rank):
+        """The dependency records of a ``records="times"`` load: ``dep_slice``,
+        ``dep_push``, ``dep_ready`` only (``xprof stats``' ``Operator Latency``; no
+        pusher, no variables: those columns stay empty), each temporary let go once
+        read."""
+        rows = np.frombuffer(self.deps[0], dtype=np.int64)
+        flat = np.frombuffer(self.deps[2], dtype=np.int64)
+        self.deps = None
+        p, q = flat[0::2], flat[1::2]   # views: pushed p, ready q ns before the start
+        ok = (q >= 0) & (q <= p)
+        if (rank < 0).any():   # Python-line samples left out
+            ok &= rank[rows] >= 0
+        keep = np.flatnonzero(ok) if not ok.all() else None
+        ok = None
+        r = rank[rows] if keep is None else rank[rows[keep]]
+        rows = None
+        order = np.argsort(r, kind="stable")
+        tl.dep_slice = r[order]
+        r = None
+        sel = order if keep is None else keep[order]
+        order = keep = None
+        start = tl.start[tl.dep_slice]
+        tl.dep_push = start - p[sel]
+        tl.dep_ready = start - q[sel]
 
     def _syncs(self, tl, rank):
         rows, every, counts, flat = [], [], [], []

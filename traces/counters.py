@@ -18,6 +18,8 @@ from array import array
 
 import numpy as np
 
+_BLOCK = 1 << 12   # counter values made Python objects at a time
+
 from .names import DEVICE_STORAGE
 from .rules import finite_number
 
@@ -102,13 +104,20 @@ class Counters:
 
 
 def by_series(tl):
-    """``(series number, [values in file order, ints as ints])`` of every series."""
+    """``(series number, its values in file order, ints as ints)`` of every series; the
+    values an iterator made a block at a time (a million values are not all Python
+    objects at once)."""
     if not len(tl.counter_series):
         return
     order = np.argsort(tl.counter_series, kind="stable")
     series = tl.counter_series[order]
     cuts = np.flatnonzero(np.r_[True, series[1:] != series[:-1], True]).tolist()
-    values = tl.counter_value[order].tolist()
-    ints = tl.counter_is_int[order].tolist()
     for a, b in zip(cuts[:-1], cuts[1:]):
-        yield int(series[a]), [int(v) if i else v for v, i in zip(values[a:b], ints[a:b])]
+        yield int(series[a]), _values(tl, order[a:b])
+
+
+def _values(tl, rows):
+    for c0 in range(0, len(rows), _BLOCK):
+        part = rows[c0:c0 + _BLOCK]
+        yield from (int(v) if i else v for v, i in zip(tl.counter_value[part].tolist(),
+                                                       tl.counter_is_int[part].tolist()))

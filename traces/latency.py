@@ -40,23 +40,29 @@ def _row(count, total, p50, p95, most):
 def section(names, name_ids, dependency, queue, run):
     """The ``Operator Latency`` section. ``names[name_ids[i]]`` is op i's name; the other
     three are sequences of integer nanoseconds (one entry per op; numpy arrays are
-    accepted). Grouped and sorted with numpy: no Python work per op."""
-    ids = np.asarray(name_ids, dtype=np.int64).reshape(-1)
+    accepted), or functions that return one when called (a reader's columns made one
+    at a time: a million ops' three columns are not all alive at once). Grouped and
+    sorted with numpy: no Python work per op."""
+    ids = np.asarray(name_ids).reshape(-1)
+    if ids.dtype.kind not in "iu":
+        ids = ids.astype(np.int64)
     if not len(ids):
         return {}
     order = np.argsort(ids, kind="stable")
     g = ids[order]
+    ids = None
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     counts = np.diff(np.r_[starts, len(g)])
-    group = np.repeat(np.arange(len(starts)), counts)
     figures = []
     for col in (dependency, queue, run):
-        v = np.asarray(col, dtype=np.int64).reshape(-1)[order]
-        v = v[np.lexsort((v, group))]   # sorted within each name
+        v = np.asarray(col() if callable(col) else col, dtype=np.int64).reshape(-1)[order]
+        col = None
+        v = v[np.lexsort((v, g))]   # sorted within each name (g: the names, sorted)
         # nearest rank: the smallest value with at least p% of the values at or below it
         ranks = [v[starts + np.maximum(0, -(-p * counts // 100) - 1)] for p in (50, 95)]
         figures.append(list(zip(np.add.reduceat(v, starts).tolist(), ranks[0].tolist(),
                                 ranks[1].tolist(), v[starts + counts - 1].tolist())))
+        v = None
     rows = []
     for i, (k, n) in enumerate(zip(g[starts].tolist(), counts.tolist())):
         row = {"Count": n}

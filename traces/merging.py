@@ -56,6 +56,7 @@ class MergedInputs:
             for batch, maybe_big in reader.batches():
                 self._rewrite(batch, k, info)
                 yield batch, maybe_big
+                batch = None   # not kept while the next is decoded
             info.top = reader.top
             self.truncated = self.truncated or reader.truncated
             other = reader.top.get("otherData") if isinstance(reader.top, dict) else None

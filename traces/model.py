@@ -78,7 +78,8 @@ class Trace:
       ``dep_slice`` (row of its slice), ``dep_push``/``dep_ready`` (int ns),
       ``dep_pusher`` (thread index), ``dep_vars``/``dep_var_start`` (CSR: the variables of
       record i are ``dep_vars[dep_var_start[i]:dep_var_start[i + 1]]``, > 0 read, < 0
-      written).
+      written); a ``records="times"`` load (``xprof stats``) fills only ``dep_slice``,
+      ``dep_push`` and ``dep_ready``.
     Sync points (``sync_*``): ``sync_slice``, ``sync_all`` (bool), ``sync_vars``/
     ``sync_var_start`` (CSR of the variables waited for); ``instant_slice``: the rows of
     the slices made of a sync point's instant (an ``i`` at the end of the wait, its
@@ -312,6 +313,7 @@ def load(paths=None, on_batch=None, links="all", records=True, keys=True, reader
     try:
         for batch, _ in reader.batches():
             b.feed(Batch(batch))
+            batch = None   # freed before the next batch is decoded (one batch alive)
             if on_batch is not None:
                 on_batch()
     finally:

@@ -31,7 +31,7 @@ import zlib
 
 import orjson
 
-DEFAULT_CHUNK = 1 << 20
+DEFAULT_CHUNK = 1 << 18
 _MAX_DEPTH = 1000  # about where the standard library's decoder gives up (recursion limit)
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -309,6 +309,7 @@ class TraceReader:
                 batch = (items, digit_runs(raw)[0])
             need_sep, after_comma = True, False
             yield batch
+            batch = items = None   # the consumer's; not kept while the next is decoded
 
     # -- element decoding -----------------------------------------------------------
     def _bulk(self):

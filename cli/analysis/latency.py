@@ -22,17 +22,26 @@ def rows_of(tl):
     if not len(tl.dep_slice):
         return None
     rows = tl.dep_slice
-    start = tl.start[rows]
-    dependency = tl.dep_ready - tl.dep_push   # (pushed p, ready q ns before the start)
-    queue = start - tl.dep_ready
-    run = tl.end[rows] - start
-    start = None
     name_ids = tl.name[rows]
     first = np.full(len(tl.names), -1, dtype=np.int64)   # each name's first record, in
     ords = tl.ordinal[rows].astype(np.int64)              # file order: its category
     order = np.argsort(ords, kind="stable")[::-1]
+    ords = None
     first[name_ids[order]] = rows[order]
+    order = None
     cat_of = {tl.names[n]: tl.cats[tl.cat[r]] for n, r in enumerate(first.tolist()) if r >= 0}
+    first = None
+
+    # each part made when the section reads it (pushed p, ready q ns before the start)
+    def dependency():
+        return tl.dep_ready - tl.dep_push
+
+    def queue():
+        return tl.start[rows] - tl.dep_ready
+
+    def run():
+        return tl.end[rows] - tl.start[rows]
+
     return shared_latency.section(tl.names, name_ids, dependency, queue, run), cat_of
 
 

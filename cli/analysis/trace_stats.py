@@ -41,12 +41,13 @@ from xprof.mxcli.analysis.stats_rows import NO_CATEGORY, NO_NAME, RowTable, _lab
 
 _PS_LIMIT_NS = -(-2 ** 63 // 1000)   # ns: a slice this long has no int64 ps (skipped)
 _CHUNK = 1 << 16   # slices summed at a time (the sums' sort: 24 bytes a slice)
+_PAIR_CHUNK = 1 << 12   # async pairs counted at a time (6 Python ints a pair alive)
 
 
 def time_stats(tl, group_by="name", process=None, sync_time=None, keep=None):
     """``(Stats, dropped)`` of the ``Trace`` ``tl`` (see the module docstring); ``keep``:
     a page's choice of rows (``RowTable.finish``), ``dropped`` what it left out."""
-    q = _Query(tl, group_by, process)
+    q = _Query(tl, group_by, process, rows_inner=keep is not None)
     q.count()
     stats = q.finish(sync_time, keep)
     if process is None:
@@ -70,9 +71,12 @@ def add_counters(stats, tl):
 
 
 class _Query(RowTable):
-    def __init__(self, tl, group_by, process):
+    def __init__(self, tl, group_by, process, rows_inner=False):
         super().__init__()
         self.tl = tl
+        # the inner time by row id too (a page's choice of rows reads each row's self
+        # time): only then, a trace of a million names kept a dict entry per row
+        self.rows_inner = rows_inner
         self.group_by = group_by
         self.process = process
         if group_by != "name" and tl.layer is None:
@@ -265,10 +269,13 @@ class _Query(RowTable):
 
     def _add_inner(self, by_row):
         domain_of, name_of = self._row_domain, self._row_name
+        for row, ps in by_row.items():
+            self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
+        if not self.rows_inner:
+            return
         inner = self._inner if self._inner is not None else {}
         self._inner = inner
         for row, ps in by_row.items():
-            self.stats.add_inner_ps(domain_of[row], name_of[row], ps)
             inner[row] = inner.get(row, 0) + ps
 
     # -- async pairs ------------------------------------------------------------------
@@ -285,13 +292,17 @@ class _Query(RowTable):
         names = [_label(n, NO_NAME) for n in tl.names]
         cats = [_label(c, NO_CATEGORY) for c in tl.cats]
         self._process_names = {k: tl.process_names.get(p) for k, p in enumerate(tl.pids)}
-        for k, n, c, s, e, o in zip(tl.async_process[sel].tolist(),
-                                    tl.async_name[sel].tolist(), tl.async_cat[sel].tolist(),
-                                    tl.async_start[sel].tolist(), tl.async_end[sel].tolist(),
-                                    tl.async_ordinal[sel].tolist()):
-            self._widen_ns(s, e)
-            per = self._async_by_pid.get(k)
-            if per is None:
-                per = self._async_by_pid[k] = Stats()
-            ps = tl.async_ps.get(o)
-            per.add_time_ps(cats[c], names[n], (e - s) * 1000 if ps is None else ps)
+        for c0 in range(0, len(sel), _PAIR_CHUNK):   # a chunk's Python ints at a time
+            part = sel[c0:c0 + _PAIR_CHUNK]
+            for k, n, c, s, e, o in zip(tl.async_process[part].tolist(),
+                                        tl.async_name[part].tolist(),
+                                        tl.async_cat[part].tolist(),
+                                        tl.async_start[part].tolist(),
+                                        tl.async_end[part].tolist(),
+                                        tl.async_ordinal[part].tolist()):
+                self._widen_ns(s, e)
+                per = self._async_by_pid.get(k)
+                if per is None:
+                    per = self._async_by_pid[k] = Stats()
+                ps = tl.async_ps.get(o)
+                per.add_time_ps(cats[c], names[n], (e - s) * 1000 if ps is None else ps)
