@@ -1,15 +1,16 @@
 """``xprof explain --what-if`` against ``xprof run --slow``: predicted and measured.
 
-For each job and engine: 3 runs as they are (the baseline), the replay's error on each
-(replayed wall against recorded), then for the three ops with most run time on the
-critical path and one op off it (the largest op whose time is not on the path), the
-change of wall time the replay predicts for ``OP=2x`` (the median over the 3 baseline
-runs) against the change measured by 3 runs with ``--slow OP=2x`` (median of the slowed
-walls minus median of the baseline walls). The agreement asked for is within max(15%
+For each job and engine, ``--runs`` rounds (default 5), each a run as it is (the
+baseline) followed by one run per op with ``--slow OP=2x``: the replay's error on each
+baseline (replayed wall against recorded), and for the three ops with most run time on
+the critical path and one op off it (the largest op whose time is not on the path), the
+change of wall time the replay predicts for ``OP=2x`` (the median over the baselines)
+against the change measured (the median over the rounds of the slowed wall minus the
+same round's baseline wall: paired, so a drift of the machine cancels). The agreement asked for is within max(15%
 of the measured change, 3% of wall); the off-path op should predict and measure no
 change beyond that.
 
-    python benchmarks/bench_whatif.py [--runs 3] [--jobs mlp,hybrid,module,cnn,custom]
+    python benchmarks/bench_whatif.py [--runs 5] [--jobs mlp,hybrid,module,cnn,custom]
         [--engines ThreadedEngine,NaiveEngine] [--json out.json]
 
 A measurement, not a test: run it on a quiet machine (the line sampler off, one BLAS
@@ -52,12 +53,13 @@ def measure(job, engine, runs, tmp):
     from xprof.mxcli.analysis import explain as ex, replay as rp, whatif as wi
     from xprof.traces import whatif as grammar
 
-    base = []
-    for k in range(runs):
+    def base_run(k):
         path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-base{k}.json", engine)
         a = ex.analyze(str(path))
         m = rp.model_of(a.tl, a.graph)
-        base.append((a, m, rp.replay(m)))
+        return a, m, rp.replay(m)
+
+    base = [base_run(0)]
     a0 = base[0][0]
     ops = []
     for name, _ in a0.top_ops(10):
@@ -71,18 +73,24 @@ def measure(job, engine, runs, tmp):
     off = _off_path(a0)
     if off is not None:
         ops.append(off)
+    # rounds: a baseline run, then each op slowed, one after the other, so a drift of
+    # the machine falls on both sides; the measured change is the median over the
+    # rounds of (slowed wall - the same round's baseline wall)
+    slowed = {spec: [] for spec in ops}
+    for k in range(runs):
+        if k:
+            base.append(base_run(k))
+        for spec in ops:
+            path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-slow{k}.json", engine,
+                       spec + "=2x")
+            slowed[spec].append(ex.analyze(str(path)).wall / 1e6)
     walls = [a.wall / 1e6 for a, _, _ in base]
     rows = []
     for spec in ops:
         predicted = statistics.median(
             wi.predict(m, [grammar.parse(spec + "=2x")], r)[0]["delta_ms"]
             for _, m, r in base)
-        slowed = []
-        for k in range(runs):
-            path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-slow{k}.json", engine,
-                       spec + "=2x")
-            slowed.append(ex.analyze(str(path)).wall / 1e6)
-        measured = statistics.median(slowed) - statistics.median(walls)
+        measured = statistics.median(s - b for s, b in zip(slowed[spec], walls))
         bound = max(0.15 * abs(measured), 0.03 * statistics.median(walls))
         rows.append({"op": spec, "on_path": spec != off, "predicted_ms": round(predicted, 3),
                      "measured_ms": round(measured, 3), "bound_ms": round(bound, 3),
@@ -112,7 +120,7 @@ def _off_path(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", default=",".join(JOBS))
     ap.add_argument("--engines", default="ThreadedEngine,NaiveEngine")
     ap.add_argument("--json", default=None)

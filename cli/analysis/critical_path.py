@@ -170,6 +170,11 @@ class _Walker:
                 idx = self.rec_by_thread[th]
                 cand = idx[a:b]
                 cand = cand[(self.g.end[cand] <= hi) & (cand != skip)]
+                if skip >= 0 and len(cand):
+                    # records of the very same span as the one expanded nest by index
+                    # (the later inside the earlier), never both ways: no endless descent
+                    same = (self.g.start[cand] == lo) & (self.g.end[cand] == hi)
+                    cand = cand[~same | (cand > skip)]
                 if len(cand):
                     ends = self.g.end[cand]
                     prev = np.r_[lo, np.maximum.accumulate(ends)[:-1]]

@@ -215,3 +215,19 @@ def test_queue_wait_behind_a_busy_worker_is_reported():
     # the wrong index: "0 workers ran ops" beside two busy workers)
     assert any("free engine worker (1 engine worker ran ops on the path)" in t
                for t in texts), texts
+
+
+def test_two_records_of_the_same_span_on_one_thread_nest_once():
+    # NaiveEngine-shaped: an inline call and a sub-operator recorded with the very same
+    # start and end (clock ties on a coarse clock). Each is "wholly inside" the other;
+    # the walk nests the later in the earlier once (a loop between them recursed forever)
+    co = "Custom Operator"
+    ev = meta({0: "main thread"}) + [
+        op("MyOp::pure_python", 0, 10, 10, 10, 50, writes=[1], cat=co),
+        op("MyOp::_plus_scalar", 0, 10, 10, 10, 50, writes=[2], cat=co),
+        op("b", 0, 60, 60, 60, 70, reads=[1, 2], writes=[3]),
+        sync(0, 71, 72, "all"),
+    ]
+    doc = explain(ev)
+    assert doc["critical_path_ms"] == pytest.approx(doc["wall_ms"])
+    _contiguous(doc)
