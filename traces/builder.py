@@ -186,9 +186,13 @@ class Builder:
                 end = ts + dur if dur else ts
                 if end > t1:
                     t1 = end
-                keys.add(thread_key(e.get("pid"), e.get("tid")))
+                pt = (e.get("pid"), e.get("tid"))
             except (TypeError, AttributeError):   # a non-numeric ts/dur
                 continue
+            try:
+                keys.add(pt)       # hashable ids are their own keys (rules.thread_key)
+            except TypeError:
+                keys.add(thread_key(*pt))
         self.t0, self.t1 = t0, t1
 
     def _feed_columns(self, v):
