@@ -85,21 +85,47 @@ def _no_trace(frame, event, arg):
     return None
 
 
+# (frame, make_exc) of a signal's exception deferred to a user frame: a blocking sync
+# point the runtime enters before control is back there raises it (raise_deferred)
+_deferred = None
+
+
 def raise_at_safe_point(frame, make_exc):
     """Raise ``make_exc()`` now if ``frame`` is a safe point, else arrange for it to be
-    raised at the next bytecode of the frame :func:`safe_frame` picks."""
+    raised at the next bytecode of the frame :func:`safe_frame` picks, or at the next
+    blocking wait the runtime enters first (:func:`raise_deferred`)."""
+    global _deferred
     target = safe_frame(frame)
     if target is frame or sys.gettrace() is not None:
         raise make_exc()
 
     def raise_now(f, event, arg):
+        global _deferred
+        _deferred = None
         sys.settrace(None)
         f.f_trace = None
         raise make_exc()
 
+    _deferred = (target, make_exc)
     target.f_trace = raise_now
     target.f_trace_opcodes = True
     sys.settrace(_no_trace)
+
+
+def raise_deferred():
+    """Called by the main thread's blocking waits (every 10 ms): a signal that landed in
+    runtime code on the way into the wait (``wait_to_read``'s body, a hook) was deferred
+    to the user's frame, which a wait on stuck work never returns to. Raise it here,
+    a safe point, instead of waiting for ever."""
+    global _deferred
+    found = _deferred
+    if found is None or threading.current_thread() is not threading.main_thread():
+        return
+    _deferred = None
+    target, make_exc = found
+    target.f_trace = None
+    sys.settrace(None)
+    raise make_exc()
 
 
 # Set when the process was asked to stop by SIGTERM (profiler/exits.py), or when a

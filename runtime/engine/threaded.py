@@ -16,6 +16,7 @@ from collections import deque
 from time import perf_counter_ns
 
 from ..base import as_mxnet_error
+from . import signals
 from .base import (ALWAYS_RUN, ASYNC, MODE_IMPERATIVE, MODE_INTERNAL, STAMPED, Engine, Opr,
                    role_thread, tags_set, thread_state)
 
@@ -386,11 +387,15 @@ class ThreadedEngine(Engine):
             if hook is None:
                 while not waiter.event.wait(_KICK_S):
                     self._kick()
+                    if signals._deferred is not None:
+                        signals.raise_deferred()
             else:
                 hook(True)
                 try:
                     while not waiter.event.wait(_KICK_S):
                         self._kick()
+                        if signals._deferred is not None:
+                            signals.raise_deferred()
                 finally:
                     hook(False)
         if observer is not None:
@@ -429,6 +434,8 @@ class ThreadedEngine(Engine):
                 try:
                     if not self._idle_cv.wait(_KICK_S):
                         self._kick_locked()
+                        if signals._deferred is not None:
+                            signals.raise_deferred()
                 finally:
                     self._idle_waiters -= 1
             errors, self._errors = self._errors, []

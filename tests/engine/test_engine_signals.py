@@ -196,3 +196,44 @@ def test_interrupt_landing_in_runtime_code_is_raised_in_the_callers_frame(on_eng
     mx.nd.waitall()
     assert mx.engine.get().pending() == 0
     assert (x + 1).asnumpy().sum() == 4
+
+
+STUCK_AFTER_A_SIGNAL_IN_THE_RUNTIME = textwrap.dedent("""
+    import os, signal, threading
+    import xprof.runtime as mx
+    from xprof.runtime.engine import signals
+
+    class Stuck(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            threading.Event().wait()          # never returns
+
+    class StuckProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return Stuck()
+
+    mx.operator.register("Stuck")(StuckProp)
+    signal.signal(signal.SIGINT, signals._on_sigint)
+    z = mx.nd.Custom(mx.nd.ones((3,)), op_type="Stuck") * 2
+    # a function the handler takes for runtime code (its file is in the runtime's folder):
+    # the signal lands in it, so its exception is deferred to the caller's frame, and the
+    # function then blocks at a sync point on the stuck op
+    src = "def enter(z):\\n    os.kill(os.getpid(), signal.SIGINT)\\n    z.wait_to_read()\\n"
+    where = os.path.join(os.path.dirname(mx.__file__), "engine", "_as_if_runtime.py")
+    space = {"os": os, "signal": signal}
+    exec(compile(src, where, "exec"), space)
+    try:
+        space["enter"](z)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    os._exit(0)
+""")
+
+
+def test_a_signal_deferred_in_runtime_code_is_raised_by_the_wait_it_enters():
+    """A signal that lands in runtime code on the way into a blocking sync point is
+    deferred to the user's frame; a wait on stuck work never returns there, so the wait
+    raises it (it used to wait for ever: one Ctrl-C did not end ``xprof run``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
+    done = subprocess.run([sys.executable, "-c", STUCK_AFTER_A_SIGNAL_IN_THE_RUNTIME],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "interrupted", done.stderr[-2000:]
