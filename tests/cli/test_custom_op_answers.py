@@ -184,12 +184,19 @@ def test_diff_names_the_op_that_was_made_faster_first_with_its_own_change(pair):
         lines = cli("diff", a, b).stdout.splitlines()
         header = next(i for i, ln in enumerate(lines) if ln.startswith("Row "))
         assert lines[header + 1].startswith("NumpyHeavy::pure_python"), lines[:header + 3]
-    # whatever its significance, the largest impact on the wall is its
-    assert max(doc["rows"], key=lambda r: abs(r["impact_ms"]))["name"] == \
-        "NumpyHeavy::pure_python"
+    # whatever its significance, the largest impact on the wall is its, where the job's
+    # own clock says its total change is the largest by a margin (load can slow the
+    # unchanged ops of one run by as much: then no order of impacts is known)
+    def total_change(name):
+        return sum(tb["ops"][name]["each_ms"]) - sum(ta["ops"][name]["each_ms"])
+
+    others = max(abs(total_change(n)) for n in ("ReadScale", "Clip"))
     summary = doc["critical_path"]["summary"]
     on, _, off = summary.partition(" on the path")
-    assert on.split(", of which ")[1].startswith("NumpyHeavy::pure_python"), summary
+    if abs(total_change("NumpyHeavy")) > 1.5 * others:
+        assert max(doc["rows"], key=lambda r: abs(r["impact_ms"]))["name"] == \
+            "NumpyHeavy::pure_python"
+        assert on.split(", of which ")[1].startswith("NumpyHeavy::pure_python"), summary
     assert not off.startswith("; NumpyHeavy::pure_python"), summary   # never "absorbed"
 
 
