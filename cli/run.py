@@ -260,6 +260,10 @@ class _RunCommand(click.Command):
                    "prediction: OP=2x, OP=+2ms, layer:NAME=2x, custom:TYPE=2x (factors "
                    ">= 1; repeatable). Each slowed event is marked (args.slowed_ns); a "
                    "SPEC that slows nothing ends the run with exit 2.")
+@click.option("--slow-alternate", "slow_alternate", is_flag=True,
+              help="With --slow: slow every other step only (a step ends where the "
+                   "script's waitall returns; the first is not slowed), so one run "
+                   "measures the change between its own steps.")
 @click.option("--timeout", "job_timeout", type=click.FloatRange(min=0, min_open=True),
               default=None, metavar="SECONDS",
               help="With --nproc: stop the job (every rank) after this long; exit 124.")
@@ -276,9 +280,8 @@ class _RunCommand(click.Command):
 @click.argument("script_and_args", nargs=-1, type=click.UNPROCESSED,
                 metavar="SCRIPT [ARGS]...")
 def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_stats,
-        write_html, open_view, quiet, baseline, slow_specs, job_timeout, end_grace, nproc,
-        hostfile,
-        script_and_args):
+        write_html, open_view, quiet, baseline, slow_specs, slow_alternate, job_timeout,
+        end_grace, nproc, hostfile, script_and_args):
     """Run SCRIPT with the xprof engine and profiler booted; leave a Chrome trace.
 
     \b
@@ -299,6 +302,8 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
             _grammar.parse_slow(text)
         except ValueError as e:
             fail(str(e))
+    if slow_alternate and not slow_specs:
+        fail("--slow-alternate alternates the steps --slow slows; give --slow SPEC too")
 
     if module is None:
         if not script_and_args:
@@ -368,7 +373,7 @@ def run(module, output, mode, bulk, sample_interval, sample_all_threads, show_st
         from xprof.runtime.profiler import ranks
         output = ranks.filename_for_rank(os.path.abspath(output), ranks.rank())
         from xprof.runtime import slow
-        slow.install(slow_specs)
+        slow.install(slow_specs, alternate_steps=slow_alternate)
         saved_config = session.get_config()
         session.start_for_cli(output, aggregate_stats=True,
                               **_config.kwargs_for_mode(mode_bits))

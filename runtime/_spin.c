@@ -6,7 +6,9 @@
  * different slowdown from the one predicted), and time.sleep gives the core away and
  * wakes up late on a loaded machine. spin(ns) releases the GIL and spins on the
  * monotonic clock until ns have passed (runtime/slow.py falls back to a Python loop
- * where this module was not built).
+ * where this module was not built). It returns how long past the end the GIL took to
+ * come back: a slower kernel takes the GIL back once, the wait after it once more, and
+ * runtime/slow.py takes that second hand-off out of the next wait it gives.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,18 +26,21 @@ static PyObject *spin(PyObject *self, PyObject *arg)
     long long ns = PyLong_AsLongLong(arg);
     if (ns == -1 && PyErr_Occurred())
         return NULL;
+    long long end = 0;
     if (ns > 0) {
         Py_BEGIN_ALLOW_THREADS
-        long long end = now_ns() + ns;
+        end = now_ns() + ns;
         while (now_ns() < end)
             ;
         Py_END_ALLOW_THREADS
+        return PyLong_FromLongLong(now_ns() - end);
     }
-    Py_RETURN_NONE;
+    return PyLong_FromLongLong(0);
 }
 
 static PyMethodDef methods[] = {
-    {"spin", spin, METH_O, "spin(ns): busy-wait ns nanoseconds without the GIL."},
+    {"spin", spin, METH_O, "spin(ns): busy-wait ns nanoseconds without the GIL; the ns past them until the GIL "
+     "was back."},
     {NULL, NULL, 0, NULL}
 };
 

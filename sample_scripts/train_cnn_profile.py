@@ -9,14 +9,14 @@ trained with SGD on MNIST read from local idx files (``--mnist DIR``, holding
 ``train-images-idx3-ubyte`` and ``train-labels-idx1-ubyte``, plain or ``.gz``) or, by
 default, on a small synthetic dataset. One warm-up iteration runs unprofiled (it
 creates the deferred parameters and, with ``--hybridize``, builds the graph); the next
-iteration is profiled, the aggregate table printed (``mx.profiler.dumps()``) and the
-trace written (``mx.profiler.dump()``). Open the trace file in
-chrome://tracing or Perfetto, or run ``xprof stats`` on it: each operator event carries
+iteration (``--iterations N``: the next N, each ended by ``waitall``) is profiled, the
+aggregate table printed (``mx.profiler.dumps()``) and the trace written
+(``mx.profiler.dump()``). Open the trace file in chrome://tracing or Perfetto, or run ``xprof stats`` on it: each operator event carries
 its layer's name (``{"name": "hybridsequential0_conv0"}``) so the two convolutions can
 be told apart.
 
     python sample_scripts/train_cnn_profile.py [--mnist DIR | DIR] [--hybridize]
-        [--batch-size 64] [--output profile_output.json]
+        [--batch-size 64] [--iterations 1] [--output profile_output.json]
 
 Only the import line differs from the MXNet version of this script.
 """
@@ -78,6 +78,8 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--samples", type=int, default=256,
                         help="synthetic samples (ignored with --mnist)")
+    parser.add_argument("--iterations", type=int, default=1,
+                        help="iterations to profile (the data must hold one more)")
     parser.add_argument("--output", default="profile_output.json",
                         help="trace file to write (Chrome trace format)")
     args = parser.parse_args(argv)
@@ -86,6 +88,8 @@ def main(argv=None):
     args.mnist = args.mnist or args.mnist_dir
     if args.batch_size < 1:
         parser.error("--batch-size must be positive")
+    if args.iterations < 1:
+        parser.error("--iterations must be positive")
 
     mx.random.seed(42)
     np.random.seed(42)
@@ -104,8 +108,8 @@ def main(argv=None):
         try:
             data, label = next(batches)
         except StopIteration:
-            sys.exit("train_cnn_profile: not enough data for two batches; lower "
-                     "--batch-size")
+            sys.exit(f"train_cnn_profile: not enough data for {args.iterations + 1} "
+                     f"batches; lower --batch-size or --iterations")
         data = data.as_in_context(ctx)
         label = label.as_in_context(ctx)
         with autograd.record():
@@ -121,9 +125,10 @@ def main(argv=None):
 
     mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=args.output)
     mx.profiler.set_state("run")
-    loss = run_iteration()
-    # Ask the engine to finish everything (ops run asynchronously).
-    mx.nd.waitall()
+    for _ in range(args.iterations):
+        loss = run_iteration()
+        # Ask the engine to finish everything (ops run asynchronously).
+        mx.nd.waitall()
     mx.profiler.set_state("stop")
     # The aggregate table first: dump() ends the profiling session (xprof releases the
     # recorded events then), and this order works the same in MXNet.

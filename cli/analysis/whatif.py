@@ -75,10 +75,10 @@ def change_of(model, spec):
                      add=spec.add_ns)
 
 
-def steps_ms(model, result=None):
-    """The median step time (ms): between consecutive ``waitall`` ends of the driver
-    with most of them (recorded, or of a replay ``result``); None with fewer than
-    :data:`MIN_STEPS` steps."""
+def step_ends(model, result=None):
+    """The ends (ns) of the ``waitall`` s of the driver with most of them (recorded, or
+    of a replay ``result``), in order: consecutive ends bound a step; None with fewer
+    than :data:`MIN_STEPS` steps."""
     tl = model.tl
     rows = tl.sync_slice
     if not len(rows):
@@ -93,9 +93,51 @@ def steps_ms(model, result=None):
     mine = cand[threads[cand] == main]
     ends = (result.sync_end[mine] if result is not None else tl.end[rows][mine]).astype(np.int64)
     ends = np.sort(ends[ends >= 0])
-    if len(ends) <= MIN_STEPS:
+    return ends if len(ends) > MIN_STEPS else None
+
+
+def steps_ms(model, result=None):
+    """The median step time (ms): between consecutive ``waitall`` ends of the driver
+    with most of them (:func:`step_ends`); None with fewer than :data:`MIN_STEPS`."""
+    ends = step_ends(model, result)
+    return None if ends is None else round(float(np.median(np.diff(ends))) / _MS, 6)
+
+
+def alternate_check(model, spec_text, slowed_starts):
+    """A run of ``xprof run --slow SPEC --slow-alternate`` checked against the
+    prediction for SPEC: the measured change is the median of its slowed steps (a
+    ``slowed_starts`` event, ns, starts in them) less the median of the others; the
+    predicted one the median, over the others, of the step replayed with SPEC less the
+    step replayed as recorded (the slowed steps' ops already carry the wait, so they are
+    not predicted from). Both from one process, so a machine whose speed differs between
+    processes moves them together. ``{"spec", "step_ms", "steps", "measured_ms",
+    "predicted_ms", "spread_ms"}`` (ms; ``steps``: [slowed, plain]; ``spread_ms``: half
+    the interquartile range of the steps of either kind, the larger: how far the machine
+    moved them); None without two steps each way."""
+    ends = step_ends(model)
+    if ends is None:
         return None
-    return round(float(np.median(np.diff(ends))) / _MS, 6)
+    starts = np.sort(np.asarray(slowed_starts, dtype=np.int64))
+    lo, hi = ends[:-1], ends[1:]
+    slowed = np.searchsorted(starts, hi) > np.searchsorted(starts, lo)
+    if slowed.sum() < 2 or (~slowed).sum() < 2:
+        return None
+    base = rp.replay(model)
+    changed = rp.replay(model, [change_of(model, grammar.parse(spec_text))])
+    d_base = np.diff(step_ends(model, base).astype(np.float64))
+    d_changed = np.diff(step_ends(model, changed).astype(np.float64))
+    recorded = np.diff(ends.astype(np.float64))
+    if not len(d_base) == len(d_changed) == len(recorded):
+        return None
+    plain = ~slowed
+    spread = max(float(np.subtract(*np.percentile(recorded[side], [75, 25])))
+                 for side in (plain, slowed)) / 2
+    return {"spec": spec_text, "step_ms": round(float(np.median(recorded[plain])) / _MS, 6),
+            "steps": [int(slowed.sum()), int(plain.sum())],
+            "measured_ms": round(float(np.median(recorded[slowed]) - np.median(recorded[plain]))
+                                 / _MS, 6),
+            "predicted_ms": round(float(np.median((d_changed - d_base)[plain])) / _MS, 6),
+            "spread_ms": round(spread / _MS, 6)}
 
 
 def replayed_events(model, result):

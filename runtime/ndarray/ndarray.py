@@ -689,6 +689,8 @@ def waitall():
     """Block until every pushed operation is done; raise the first pending error."""
     t0 = perf_counter_ns() if _flags.recording else 0
     _wait_all()
+    if _engine._slow is not None:   # xprof run --slow: a step ended here
+        _engine._slow.step_end()
     if t0:
         _waited(t0)
         if _flags.api:

@@ -141,3 +141,40 @@ def test_the_report_shows_what_would_help(tmp_path):
     page = (tmp_path / "r.html").read_text()
     table = page.split('id="what-would-help"')[1].split("</table>")[0]
     assert ">a1<" in table and ">a2<" in table
+
+
+def _alternating_steps(n=12):
+    """``n`` steps, each ended by a waitall: the main thread pushes ``a`` (100 us) on
+    worker 0 and ``b`` (150 us) on worker 1 beside it; every other step, from the second,
+    ``a`` ran 2x (a ``--slow-alternate`` run): those steps end with ``a``, 49 us later
+    (``b`` starts 1 us after ``a``)."""
+    events, slowed, t = meta(), [], 0.0
+    for k in range(n):
+        da = 200 if k % 2 else 100
+        a0, b0 = t + 2, t + 3
+        events += [op("a", 1, t + 1, t + 1, a0, a0 + da, writes=[2 * k + 1]),
+                   op("b", 2, t + 1, t + 1, b0, b0 + 150, writes=[2 * k + 2])]
+        end = max(a0 + da, b0 + 150) + 1
+        events.append(sync(0, t + 4, end, "all"))
+        if k % 2:
+            slowed.append(round(a0 * 1000))
+        t = end + 10
+    return events, slowed
+
+
+def test_alternating_steps_check_a_prediction_against_the_run_itself():
+    """The steps slowed by ``--slow-alternate`` against the plain ones: ``a`` made 2x
+    slower costs a step 49 us, not its 100 us (``b`` ran beside it), measured and
+    predicted from the plain steps alone."""
+    events, slowed = _alternating_steps()
+    _, m = _model(events)
+    check = wi.alternate_check(m, "a=2x", slowed)
+    assert check["steps"] == [6, 5]          # (the first step has no start: not counted)
+    assert check["measured_ms"] == pytest.approx(0.049, abs=1e-6)
+    assert check["predicted_ms"] == pytest.approx(0.049, abs=1e-6)
+    assert check["step_ms"] == pytest.approx(0.164, abs=1e-6)
+    assert check["spread_ms"] == pytest.approx(0, abs=1e-6)
+    # b=2x (300 us) bounds the plain steps instead: +150 us
+    assert wi.alternate_check(m, "b=2x", slowed)["predicted_ms"] == pytest.approx(0.15, abs=1e-6)
+    # no slowed step, or none plain: nothing to check
+    assert wi.alternate_check(m, "a=2x", []) is None

@@ -2,6 +2,7 @@
 the known answers of ``explain``'s blocked time.
 
     python tests/jobs/blocked_waits.py [--mode waitall|custom] [--rounds 3] [--size 768]
+        [--step-sync]
 
 ``waitall``: each round pushes a chain of matrix products (``--size`` square, seconds of
 arithmetic the engine runs on its workers) and blocks in ``mx.nd.waitall()``.
@@ -57,6 +58,8 @@ def main():
     ap.add_argument("--mode", choices=("waitall", "custom"), default="waitall")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--size", type=int, default=768)
+    ap.add_argument("--step-sync", action="store_true",
+                    help="end each round with mx.nd.waitall() (a step boundary)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     x = mx.nd.array(rng.uniform(size=(args.size, args.size)).astype(np.float32))
@@ -73,6 +76,8 @@ def main():
             t0 = time.perf_counter()
             y.asnumpy()
         main_blocked += time.perf_counter() - t0
+        if args.step_sync:
+            mx.nd.waitall()
     print(json.dumps({"main_blocked_s": main_blocked, "forward_blocked_s": FORWARD_BLOCKED[0],
                       "wall_s": time.perf_counter() - w0}))
 
