@@ -58,7 +58,7 @@ def spin(ns):
         if owed >= ns:
             _owed.ns = owed - ns
             return
-        _owed.ns = _spin(int(ns - owed))
+        _owed.ns = _spin(int(ns - owed)) or 0
         return
     end = perf_counter_ns() + ns
     while perf_counter_ns() < end:

@@ -105,9 +105,9 @@ def steps_ms(model, result=None):
 
 def alternate_check(model, spec_text, slowed_starts):
     """A run of ``xprof run --slow SPEC --slow-alternate`` checked against the
-    prediction for SPEC: the measured change is the median of its slowed steps (a
-    ``slowed_starts`` event, ns, starts in them) less the median of the others; the
-    predicted one the median, over the others, of the step replayed with SPEC less the
+    prediction for SPEC: the measured change is the median over its slowed steps (a
+    ``slowed_starts`` event, ns, starts in them) of each less the plain steps beside
+    it; the predicted one the median, over the others, of the step replayed with SPEC less the
     step replayed as recorded (the slowed steps' ops already carry the wait, so they are
     not predicted from). Both from one process, so a machine whose speed differs between
     processes moves them together. ``{"spec", "step_ms", "steps", "measured_ms",
@@ -134,10 +134,21 @@ def alternate_check(model, spec_text, slowed_starts):
                  for side in (plain, slowed)) / 2
     return {"spec": spec_text, "step_ms": round(float(np.median(recorded[plain])) / _MS, 6),
             "steps": [int(slowed.sum()), int(plain.sum())],
-            "measured_ms": round(float(np.median(recorded[slowed]) - np.median(recorded[plain]))
-                                 / _MS, 6),
+            "measured_ms": round(_beside(recorded, slowed) / _MS, 6),
             "predicted_ms": round(float(np.median((d_changed - d_base)[plain])) / _MS, 6),
             "spread_ms": round(spread / _MS, 6)}
+
+
+def _beside(steps, slowed):
+    """The median over the slowed steps of each less the mean of the plain steps beside
+    it (before and after): a change of the machine's speed lasting a few steps falls on
+    both sides."""
+    out = []
+    for i in np.flatnonzero(slowed):
+        near = [steps[j] for j in (i - 1, i + 1) if 0 <= j < len(steps) and not slowed[j]]
+        if near:
+            out.append(steps[i] - sum(near) / len(near))
+    return float(np.median(out))
 
 
 def replayed_events(model, result):
