@@ -77,8 +77,8 @@ def measure(job, engine, runs, tmp):
 
     def base_run(k):
         path = run(JOBS[job], Path(tmp) / f"{job}-{engine}-base{k}.json", engine)
-        a = ex.analyze(str(path))
-        m = rp.model_of(a.tl, a.graph)
+        a = ex.analyze(str(path), layers=True)
+        m = rp.model_of(a.tl, a.graph, a.layers)
         return a, m, rp.replay(m)
 
     base = [base_run(0)]
@@ -131,8 +131,9 @@ def _targets(a0):
             ops.append(spec)
         if len(ops) == 3:
             break
-    off = _off_path(a0)
-    return ops, off
+    from xprof.mxcli.analysis import whatif as wi
+
+    return ops, wi.off_path(a0)
 
 
 def measure_steps(job, engine, runs, tmp, steps):
@@ -141,7 +142,8 @@ def measure_steps(job, engine, runs, tmp, steps):
 
     argv = [a.replace("{n}", str(steps)).replace("{samples}", str(64 * (steps + 1)))
             for a in STEPPED[job]]
-    a0 = ex.analyze(str(run(argv, Path(tmp) / f"{job}-{engine}-plain.json", engine)))
+    a0 = ex.analyze(str(run(argv, Path(tmp) / f"{job}-{engine}-plain.json", engine)),
+                    layers=True)
     ops, off = _targets(a0)
     rows = []
     for spec in ops + ([off] if off else []):
@@ -149,9 +151,9 @@ def measure_steps(job, engine, runs, tmp, steps):
         for k in range(runs):
             path = run(argv, Path(tmp) / f"{job}-{engine}-alt{k}.json", engine,
                        spec + "=2x", alternate=True)
-            a = ex.analyze(str(path))
-            checks.append(wi.alternate_check(rp.model_of(a.tl, a.graph), spec + "=2x",
-                                             slowed_starts(path)))
+            a = ex.analyze(str(path), layers=True)
+            model = rp.model_of(a.tl, a.graph, a.layers)
+            checks.append(wi.alternate_check(model, spec + "=2x", slowed_starts(path)))
         checks = [c for c in checks if c is not None]
         if not checks:
             rows.append({"op": spec, "on_path": spec != off, "ok": None})
@@ -166,24 +168,6 @@ def measure_steps(job, engine, runs, tmp, steps):
                      "runs": checks})
     return {"job": job, "engine": engine, "design": "steps",
             "wall_ms": [round(a0.wall / 1e6, 3)], "ops": rows}
-
-
-def _off_path(a):
-    """The op with most total time of which (almost) none is on the critical path."""
-    tl = a.tl
-    import numpy as np
-    totals = np.bincount(tl.name, weights=tl.end - tl.start, minlength=len(tl.names))
-    on = {n for n, ns in a.by_name.items() if ns > 0.01 * totals[tl.names.index(n)]}
-    best = None
-    g = a.graph
-    names_with_records = set(np.unique(g.name).tolist())
-    for i in np.argsort(-totals).tolist():
-        n = tl.names[i]
-        if i in names_with_records and n not in on and not n.endswith("::pure_python") \
-                and totals[i] > 0:
-            best = n
-            break
-    return best
 
 
 def main():

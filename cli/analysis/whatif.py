@@ -139,6 +139,39 @@ def alternate_check(model, spec_text, slowed_starts):
             "spread_ms": round(spread / _MS, 6)}
 
 
+def off_path(analysis):
+    """A what-if target with time of its own of which at most a tenth is on the critical
+    path (an op name, else an op's layer, ``layer:NAME``: a parameter's update beside the
+    next step's work), the one with most time; None when every op is on it (one thread
+    ran them all). ``analysis``: :func:`.explain.analyze` with ``layers=True``."""
+    import collections
+
+    from xprof.mxcli.analysis import critical_path as cp
+
+    tl, g, path = analysis.tl, analysis.graph, analysis.path
+    if g is None:
+        return None
+    on_path = np.zeros(len(tl.start))
+    for kind, row, t0, t1 in zip(path.kind, path.row, path.t0, path.t1):
+        if kind == cp.OP and row >= 0:
+            on_path[row] += t1 - t0
+    layers = getattr(analysis, "layers", None) or [None] * len(g)
+    total, on = collections.Counter(), collections.Counter()
+    for i in range(len(g)):
+        row = int(g.slice[i])
+        name = tl.names[tl.name[row]]
+        if name.endswith("::" + PURE_PYTHON):
+            continue
+        for key in (name, f"layer:{layers[i]}" if layers[i] else None):
+            if key:
+                total[key] += int(tl.end[row] - tl.start[row])
+                on[key] += on_path[row]
+    for key, ns in total.most_common():
+        if on[key] <= 0.1 * ns:
+            return key
+    return None
+
+
 def _beside(steps, slowed):
     """The median over the slowed steps of each less the mean of the plain steps beside
     it (before and after): a change of the machine's speed lasting a few steps falls on

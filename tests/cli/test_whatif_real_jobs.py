@@ -102,34 +102,10 @@ def _spec_of(name):
 
 
 def _off_path(tmp, engine, argv):
-    """A what-if target with time of its own of which at most a tenth is on the critical
-    path: an op name, else an op's layer (``layer:NAME``: a parameter's update beside the
-    next step's work), the one with most time; or None."""
-    import collections
+    """The run's op (or layer) with at most a tenth of its time on the path."""
+    from xprof.mxcli.analysis import explain as ex, whatif as wi
 
-    import numpy as np
-    from xprof.mxcli.analysis import critical_path as cp, explain as ex
-
-    a = ex.analyze(str(_run(tmp, engine, argv)), layers=True)
-    tl, g = a.tl, a.graph
-    on_path = np.zeros(len(tl.start))
-    for kind, row, t0, t1 in zip(a.path.kind, a.path.row, a.path.t0, a.path.t1):
-        if kind == cp.OP and row >= 0:
-            on_path[row] += t1 - t0
-    total, on = collections.Counter(), collections.Counter()
-    for i in range(len(g)):
-        row = int(g.slice[i])
-        name = tl.names[tl.name[row]]
-        if name.endswith("::pure_python"):
-            continue
-        for key in (name, f"layer:{a.layers[i]}" if a.layers[i] else None):
-            if key:
-                total[key] += int(tl.end[row] - tl.start[row])
-                on[key] += on_path[row]
-    for key, ns in total.most_common():
-        if on[key] <= 0.1 * ns:
-            return key
-    return None
+    return wi.off_path(ex.analyze(str(_run(tmp, engine, argv)), layers=True))
 
 
 def _alternate(tmp, engine, argv, spec):
@@ -142,8 +118,8 @@ def _alternate(tmp, engine, argv, spec):
     trace = _run(tmp, engine, argv, slow=[spec + "=2x"], alternate=True)
     events = json.loads(trace.read_text())["traceEvents"]
     starts = [round(e["ts"] * 1000) for e in events if "slowed_ns" in (e.get("args") or {})]
-    a = ex.analyze(str(trace))
-    check = wi.alternate_check(rp.model_of(a.tl, a.graph), spec + "=2x", starts)
+    a = ex.analyze(str(trace), layers=True)
+    check = wi.alternate_check(rp.model_of(a.tl, a.graph, a.layers), spec + "=2x", starts)
     assert check is not None and min(check["steps"]) >= 10, check
     if check["spread_ms"] > 0.25 * check["step_ms"]:
         pytest.skip(f"the steps spread too far to check a prediction: {check}")
