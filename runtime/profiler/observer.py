@@ -103,16 +103,38 @@ class Observer:
         maybe with ``"Input Dims"``). The attributes are part of the record's slice key
         (:func:`args_key`), so the record holds integers only besides its name and
         category and the dump writes each distinct set of attributes once."""
-        # (one or two variables, nearly every op: a tuple display is several times
-        # cheaper than tuple(map(id, ...)), measured under callgrind)
+        # Variables: a tuple display up to three (nearly every op: one to three, a
+        # FullyConnected's data, weight and bias); tuple(map(id, ...)) measured ~3,000
+        # instructions (callgrind), a display of three ~400. The key: an attrs dict (a
+        # Gluon layer's op) is looked up by a plain tuple of its items, equal to the
+        # stored OpArgs key and much cheaper to build than it (a tuple subclass's
+        # constructor); only its first use stores the OpArgs (:meth:`attrs_key`).
         n = len(reads)
+        if attrs is None:
+            key = self.op_keys[name]
+        elif type(attrs) is tuple:
+            key = self.shaped_keys[(name, attrs)]
+        else:
+            key = self.shaped_keys.get((name, tuple(attrs.items())))
+            if key is None:
+                key = self.attrs_key(name, attrs)
+        m = len(writes)
         self.sink.add(_op_dep(name, OPERATOR, t0, t1, t_push, t_ready, pusher,
-                              id(reads[0]) if n == 1 else (id(reads[0]), id(reads[1]))
-                              if n == 2 else tuple(map(id, reads)),
-                              id(writes[0]) if len(writes) == 1 else tuple(map(id, writes)),
-                              self.op_keys[name] if attrs is None else
-                              self.shaped_keys[(name, attrs if type(attrs) is tuple
-                                                else R.OpArgs(attrs.items()))]))
+                              id(reads[0]) if n == 1 else
+                              (id(reads[0]), id(reads[1])) if n == 2 else
+                              (id(reads[0]), id(reads[1]), id(reads[2])) if n == 3 else
+                              tuple(map(id, reads)),
+                              id(writes[0]) if m == 1 else
+                              (id(writes[0]), id(writes[1])) if m == 2 else
+                              tuple(map(id, writes)), key))
+
+    def attrs_key(self, name, attrs):
+        """The slice key of op ``name`` with attributes ``attrs`` (None, a tuple of input
+        shapes, or a dict, stored as its items: :class:`~.recorder.OpArgs`)."""
+        if attrs is None:
+            return self.op_keys[name]
+        return self.shaped_keys[(name, attrs if type(attrs) is tuple
+                                 else R.OpArgs(attrs.items()))]
 
     def op_with(self, name, tag, attrs, t_push, t0, t1, t_ready=None, reads=(), writes=()):
         """A custom operator's sub-operator (``tag``: its :class:`Call`), pushed at
@@ -154,9 +176,7 @@ class Observer:
     def _op_plain(self, name, t0, t1, t_push, t_ready, pusher, reads, writes, attrs=None):
         """:meth:`op_dep` without the dependency record: the plain slice (key, t0, t1)
         the engine recorded before dependency records existed (:func:`dependency_records`)."""
-        self.sink.add_slice((self.op_keys[name] if attrs is None else
-                             self.shaped_keys[(name, attrs if type(attrs) is tuple
-                                               else R.OpArgs(attrs.items()))], t0, t1))
+        self.sink.add_slice((self.attrs_key(name, attrs), t0, t1))
 
     def sync(self, name, t0, var=None):
         """A sync point on this thread waited from ``t0`` to now for ``var`` (None: for
