@@ -25,7 +25,7 @@ it, the engine stamps ``perf_counter_ns`` around the function and tells the obse
                                             every op with its dependency record: the
                                             push and ready stamps and the pushing
                                             thread's track stamped on the ``Opr`` while
-                                            profiling (``observer.pushed_by()`` at the
+                                            profiling (``observer.pushed_by()``, inlined, at the
                                             push; ``t_ready`` when its last dependency is
                                             released), None for an op run at once where
                                             it was pushed; its variables; its attrs

@@ -196,8 +196,9 @@ class ThreadedEngine(Engine):
                         run_now = True
             if not run_now:
                 op = Opr(fn, args, reads, writes, name, prio, mode, tag, attrs)
-                if observer is not None and observer.stamps:
-                    op.t_push, op.pusher = observer.pushed_by()
+                if observer is not None and observer.stamps:   # observer.pushed_by(), inlined
+                    op.t_push = perf_counter_ns()
+                    op.pusher = observer.sink.tid
                 wait = 0
                 for v in reads:
                     if v.writer or v.queue:

@@ -16,8 +16,9 @@ per event costs more than the record itself. So the observer also exposes the tw
 attributes that method would use, and the engine and ``NDArray`` scalar path inline it::
 
     observer.sink.add_slice((observer.op_keys[name], t0, t1))   # == observer.op(name, ...)
+    op.t_push, op.pusher = perf_counter_ns(), observer.sink.tid  # == observer.pushed_by()
 
-``sink`` is the calling thread's recorder handle, ``op_keys``/``api_keys`` give a
+``sink`` is the calling thread's recorder handle (``tid``: its track), ``op_keys``/``api_keys`` give a
 name's slice key on first use. Only this module knows what they are.
 """
 from time import perf_counter_ns
@@ -184,9 +185,12 @@ class Observer:
         self.sink.add(records.sync(name, OPERATOR, t0, perf_counter_ns(),
                                    None if var is None else (id(var),)))
 
-    def pushed_by(self):
-        """(now, this thread's track): stamped on an op when it is pushed."""
-        return perf_counter_ns(), R.local.buf.tid
+    @staticmethod
+    def pushed_by():
+        """(now, this thread's track): stamped on an op when it is pushed (the engine
+        inlines it as ``perf_counter_ns()`` and ``observer.sink.tid``: a Python call per
+        queued op measured ~1,800 instructions under callgrind)."""
+        return perf_counter_ns(), R.local.tid
 
     # -- the NDArray layer -----------------------------------------------------------------
     def api(self, name, t0):

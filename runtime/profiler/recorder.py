@@ -196,10 +196,12 @@ _lines_lock = threading.Lock()
 class _Local(threading.local):
     """The calling thread's buffer, with ``add`` (its ``events.append``), ``add_slice``
     (its ``slices.extend``) and ``pack`` (its ``packed.extend``) bound once: the
-    cheapest way to record (one thread-local read and one C call)."""
+    cheapest way to record (one thread-local read and one C call); ``tid``, its track
+    (an op's pusher, stamped by the engine at every queued push)."""
 
     def __init__(self):
         self.buf = register_thread()
+        self.tid = self.buf.tid
         self.add = self.buf.events.append
         self.add_slice = self.buf.slices.extend
         self.pack = self.buf.packed.extend
