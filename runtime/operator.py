@@ -253,7 +253,7 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
         # The call's dependency record (profiling only; set here: a method call costs
         # ~400 instructions): pushed at t_push by the thread with track `pusher`, ready
         # at t_ready (its inputs were), the id()s of its inputs and outputs (a tuple
-        # display for one: cheaper than tuple(map(id, ...))); its span's start. The
+        # display for up to three: cheaper than tuple(map(id, ...))); its span's start. The
         # engine's stamps of the call's op when it has them (the op was ready when its
         # inputs were, and the wait for an engine worker to hand the call to the pool is
         # queue wait like the pool's own queue); else (run at once: NaiveEngine) the
@@ -264,7 +264,10 @@ def run_call(name, mode, body, reads, outputs, write_reqs, check_names=None, set
             else:
                 call.t_push, call.pusher = pushed
                 call.t_ready = call.t_push
-            call.reads = id(reads[0]) if len(reads) == 1 else tuple(map(id, reads))
+            n = len(reads)   # (a backward reads three: its output's gradient, input, output)
+            call.reads = id(reads[0]) if n == 1 else (id(reads[0]), id(reads[1])) if n == 2 \
+                else (id(reads[0]), id(reads[1]), id(reads[2])) if n == 3 \
+                else tuple(map(id, reads))
             call.writes = id(outputs[0]) if len(outputs) == 1 else \
                 tuple(map(id, outputs))
             call.t_span = t_span
