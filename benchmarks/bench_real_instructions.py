@@ -6,14 +6,18 @@ benchmark (cnn, mlp, custom) runs in a fresh interpreter under valgrind's callgr
 steps, ``waitall``, and ``os._exit`` (no dump: the step's cost is what is measured).
 Counting runs only over the steps (callgrind's client requests, from a tiny library
 built with ``cc`` at start: import, building, warm-up and the profiler's start run
-uncounted and uninstrumented; a run still takes 1-5 minutes). Every thread of the process is
+uncounted and uninstrumented; a run still takes 1-5 minutes). The collector runs as it
+does in the job; no full collection is counted after the steps (it was, until
+2026-12-07: one ``gc.collect()`` over the whole heap, ~2.7 M instructions, a quarter of
+a custom step at 5 steps, and more with the profile's records to walk). Steps counted:
+:data:`STEPS` (``--steps`` for every job). Every thread of the process is
 counted (callgrind serializes them): the engine's workers, the custom-op pool and the
 line sampler. Modes: off, each of bench_real_overhead's modes, ``all`` with the line
 sampler (its default) and ``all-nolines`` without it. Callgrind runs threads one at a time, so
 a waiting thread's spins and the sampler's ticks vary a little between runs; the rest
 is exact.
 
-    python benchmarks/bench_real_instructions.py [--jobs cnn,mlp,custom] [--steps 5]
+    python benchmarks/bench_real_instructions.py [--jobs cnn,mlp,custom] [--steps N]
         [--modes off,operators,...] [--keep DIR]
 
 ``--keep DIR`` keeps the callgrind files (``callgrind_annotate`` attributes them by
@@ -31,8 +35,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench_real_overhead import MODES as _MODES  # noqa: E402
 
-MODES = dict(_MODES)
-MODES["all-nolines"] = dict(profile_all=True, _no_lines=True)
+MODES = dict(_MODES)   # (with "all-nolines": "all" without the line sampler)
+# steps counted per job: the custom job's step is ~10 M instructions and its threads'
+# interleaving under callgrind moves a count by ~0.1-0.5% a step, so it counts more
+STEPS = {"cnn": 5, "mlp": 5, "custom": 20}
 
 CHILD = r'''
 import gc, os, sys
@@ -54,7 +60,6 @@ gc.collect()
 cg.cg_start()
 for _ in range(n):
     step()
-gc.collect()
 cg.cg_stop()
 os._exit(0)
 '''
@@ -101,7 +106,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", default="cnn,mlp,custom")
     ap.add_argument("--modes", default=",".join(MODES))
-    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=None,
+                    help="steps counted (default: %s)" % STEPS)
     ap.add_argument("--keep", default=None)
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("cc") is None:
@@ -111,17 +117,19 @@ def main():
     lib = _toggle(tmp)
     keep = a.keep or tmp
     os.makedirs(keep, exist_ok=True)
-    print(f"instructions per step (callgrind, every thread, {a.steps} steps after 3 warm-up)")
+    print("instructions per step (callgrind, every thread, after 3 warm-up steps)")
     for job in a.jobs.split(","):
+        steps = a.steps or STEPS[job]
         per = {}
         for mode in a.modes.split(","):
             name = f"cg.{job}.{re.sub('[^a-z]+', '_', mode)}"
-            count, _ = instructions(job, a.steps, MODES[mode], os.path.join(keep, name),
+            count, _ = instructions(job, steps, MODES[mode], os.path.join(keep, name),
                                     tmp, lib)
-            per[mode] = count / a.steps
+            per[mode] = count / steps
             off = per.get("off")
             rel = f"  {per[mode] / off - 1:+.2%}" if off and mode != "off" else ""
-            print(f"  {job:7s} {mode:22s} {per[mode] / 1e6:10.2f} M{rel}", flush=True)
+            print(f"  {job:7s} {mode:14s} {steps:3d} steps {per[mode] / 1e6:10.3f} M{rel}",
+                  flush=True)
 
 
 if __name__ == "__main__":

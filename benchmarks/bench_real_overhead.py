@@ -10,9 +10,18 @@ Jobs (Gluon, imperative, SGD, the engine's defaults):
 Each (job, mode) runs in a process of its own: 3 warm-up steps unprofiled, then the
 profiler set to the mode and started, ``--steps`` steps, each ended by ``waitall``;
 the CPU time of the process (``time.process_time``, steadier than wall time on a shared
-VM) and the wall time per step, and the events recorded. Modes alternate within each
-round (off, operators, api, memory, all, ...), ``--rounds`` rounds; the figure of a mode
-is the median over the rounds of its ratio to ``off`` in the same round, with the range.
+VM) and the wall time per step, and the events recorded. ``all-nolines`` is ``all``
+without the Python-line sampler: the sampler's own share is ``all`` against it.
+
+The estimator: modes alternate within each round, ``--rounds`` rounds, and each round
+starts at the next mode (off, operators, api, ... then operators, api, ..., off), so no
+mode always runs right after ``off`` or at the same place in the round. A mode's figure
+is the median over the rounds of its CPU time per step over ``off``'s in the same round
+(paired: a slow phase of the machine moves both), with the range and the interquartile
+range of those ratios. A paired ratio carries the noise of two runs: on the quiet VM a
+single mode moved +-4% between runs (docs/lines.md), which is why a mode whose
+instructions add 0.2% (``bench_real_instructions.py``) can read x1.03 with a range of
+[0.97, 1.13]; more rounds narrow the interquartile range, not the noise of a run.
 With MXNet 1.9.1 importable as ``mxnet`` (``--mxnet``), its own profiler's overhead on
 the CNN is measured the same way.
 
@@ -38,6 +47,10 @@ MODES = {
     "memory": dict(profile_imperative=False, profile_symbolic=False, profile_api=False,
                    profile_memory=True),
     "all": dict(profile_all=True),
+    # all of the above without the Python-line sampler (XPROF_PROFILER_SAMPLE_INTERVAL_MS=0
+    # when profiling starts): the control for what the sampler costs, its thread's ticks
+    # and the switch interval it lowers while custom-op Python runs (#42)
+    "all-nolines": dict(profile_all=True, _no_lines=True),
 }
 
 
@@ -113,8 +126,10 @@ def child(job, mode, steps, which):
     step = _build(mx, job)
     for _ in range(3):
         step()
-    cfg = MODES[mode]
+    cfg = None if MODES[mode] is None else dict(MODES[mode])
     if cfg is not None:
+        if cfg.pop("_no_lines", False):   # (read when profiling starts)
+            os.environ["XPROF_PROFILER_SAMPLE_INTERVAL_MS"] = "0"
         mx.profiler.set_config(aggregate_stats=False, filename=os.devnull if which == "mxnet"
                                else os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                  f"bench-real-{os.getpid()}.json"), **cfg)
@@ -163,8 +178,9 @@ def main():
     results = {}
     for job in args.jobs.split(","):
         per = {m: [] for m in modes}
-        for _ in range(args.rounds):
-            for m in modes:
+        for r in range(args.rounds):
+            k = r % len(modes)   # each round starts at the next mode (see the docstring)
+            for m in modes[k:] + modes[:k]:
                 per[m].append(_run(job, m, args.steps, args.engine))
         base = per["off"]
         print(f"{job}: {args.steps} steps, {args.rounds} rounds, {args.engine}; "
@@ -178,9 +194,11 @@ def main():
             wall = [r["wall_ms"] / b["wall_ms"] for r, b in zip(per[m], base)]
             ev = per[m][0]["events"]
             results[job][m] = {"cpu": cpu, "wall": wall, "events": ev}
-            print(f"  {m:10s} CPU x{statistics.median(cpu):.3f} [{min(cpu):.3f}, "
-                  f"{max(cpu):.3f}]  wall x{statistics.median(wall):.3f} [{min(wall):.3f}, "
-                  f"{max(wall):.3f}]  {ev} events")
+            q = statistics.quantiles(cpu, n=4, method="inclusive") if len(cpu) > 1 else cpu * 3
+            print(f"  {m:11s} CPU x{statistics.median(cpu):.3f} [{min(cpu):.3f}, "
+                  f"{max(cpu):.3f}] IQR [{q[0]:.3f}, {q[2]:.3f}]  wall "
+                  f"x{statistics.median(wall):.3f} [{min(wall):.3f}, {max(wall):.3f}]  "
+                  f"{ev} events")
         sys.stdout.flush()
     if args.mxnet:
         try:
