@@ -497,7 +497,8 @@ def new_array(shape, dtype, ctx, role, cls=NDArray):
                 _sizes[shape] = n
             n *= dtype.itemsize
         dev = ctx.dev_num
-        a._released = _Release((dev, -n, -1))
+        a._released = rel = _new(_Release)   # (_Release(entry) without its __init__'s
+        rel.entry = (dev, -n, -1)             # Python frame: ~120 ns less an array)
         _mem_log((dev, n, perf_counter_ns()))
         if _flags.mem_rows:
             _observer.allocation_row(n, ctx.dev_key, role)
