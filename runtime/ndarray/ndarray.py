@@ -602,8 +602,7 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
     writes = list(targets)
     if extra_vars:
         writes.extend(extra_vars)
-    if _flags.shapes:   # with_shapes(attrs, inputs), its one-input case inlined: the call
-        # and its list comprehension measured ~2,400 instructions per op (callgrind)
+    if _flags.shapes:   # with_shapes(attrs, inputs), its one-input case inlined (~2,400 instr.)
         attrs = (inputs[0].shape,) if attrs is None and len(inputs) == 1 else \
             with_shapes(attrs, inputs)
     engine_push(_run, (op.kernel_for(is_train), inputs, targets, params), list(inputs),
@@ -613,11 +612,9 @@ def push_op(op, inputs, params, outs=None, ctx=None, mode=MODE_IMPERATIVE, attrs
 
 def with_shapes(attrs, inputs):
     """The attributes an operator's slice carries when operators are profiled: its input
-    shapes, as a tuple of shapes when it has no other attributes (the observer makes
-    them part of the slice's key: the record stays three integers), else added to a
-    copy of ``attrs`` under ``"Input Dims"`` (as tuples: the observer keys on them)."""
-    n = len(inputs)   # (displays for the usual one to three inputs: a list comprehension
-    # is a function call in Python 3.11, ~1,500 instructions more per op under callgrind)
+    shapes, as a tuple of shapes when it has no other attributes (part of the slice's key:
+    the record stays integers), else in a copy of ``attrs`` under ``"Input Dims"``."""
+    n = len(inputs)   # (displays up to three: a list comprehension is a call in 3.11)
     dims = (inputs[0].shape,) if n == 1 else (inputs[0].shape, inputs[1].shape) if n == 2 \
         else (inputs[0].shape, inputs[1].shape, inputs[2].shape) if n == 3 \
         else tuple([x.shape for x in inputs])
