@@ -20,7 +20,7 @@ no variables), ``False``;
 from __future__ import annotations
 
 from array import array
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -30,7 +30,7 @@ from .batch import view
 from .columns import I32, csr, ordinal_type, table
 from .counters import Counters
 from .linesamples import LineSamples
-from .links import LINK_PHASES, Links
+from .links import FLOW_PHASES, Links
 from .names import COLLECTIVE_NAME, PYTHON_LINE
 from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, thread_key, to_ns_exact, \
     usable_dur, usable_time as _num
@@ -118,8 +118,16 @@ class Builder:
         ix = self.thread_ix[key] = len(self.thread_ix)
         return ix
 
-    def _label_ids(self, name, cat):
-        return self._intern(self.name_ix, name), self._intern(self.cat_ix, cat)
+    def _label_ids(self, names, cats):
+        """The ids of names and categories (lists of strings; new ones numbered)."""
+        return self._ids(self.name_ix, names), self._ids(self.cat_ix, cats)
+
+    def _ids(self, table, values):
+        """The ids of ``values`` (strings) in ``table``, new ones numbered."""
+        ids = list(map(table.get, values))
+        if None in ids:
+            ids = [i if i is not None else self._intern(table, x) for i, x in zip(ids, values)]
+        return ids
 
     def _intern(self, table, value):
         ix = table.get(value)
@@ -158,8 +166,8 @@ class Builder:
     def _note_pids(self, batch):
         """The processes in order of first appearance (any event with a ``pid``)."""
         pids = self.pids
-        try:
-            new = [p for p in dict.fromkeys(ev.get("pid") for ev in batch) if p not in pids]
+        try:   # (dict.get mapped: a C-level walk; TypeError for an event not an object)
+            new = [p for p in dict.fromkeys(map(dict.get, batch, repeat("pid"))) if p not in pids]
         except (TypeError, AttributeError):   # an unhashable pid, an event not an object
             new = [p for p in dict.fromkeys(_key(ev.get("pid")) for ev in batch
                                             if type(ev) is dict) if p not in pids]
@@ -332,7 +340,8 @@ class Builder:
         self.index += len(batch)
         last_pid = last_tid = _NOTHING   # (a pid or tid may be None)
         last_ix = None
-        links = []   # flow steps and async events: traces/links.py, after the loop
+        flows, pairs = [], []   # flow steps, async events: traces/links.py, after the loop
+        counters = []   # C events: traces/counters.py, after the loop
         lines = []   # Python-line samples
         for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
@@ -392,7 +401,9 @@ class Builder:
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
             elif ph == "C":
-                self.counters.add(ev)
+                counters.append(ev)
+            elif ph == "b" or ph == "e":
+                pairs.append((k, ev))
             elif ph == "i" and self.records is True:   # a sync point: at the end of the wait
                 args, ts = get("args"), get("ts")
                 if type(args) is dict and "wait" in args and _num(ts):
@@ -409,10 +420,12 @@ class Builder:
                     syncs.append((base + len(ts_) - 1, args["wait"], True))
             elif ph == "M":
                 self._metadata(ev)
-            elif type(ph) is str and ph in LINK_PHASES:   # (a ph may be any JSON value)
-                links.append((k, ev))
-        if links:
-            self.links.feed(links, index)
+            elif type(ph) is str and ph in FLOW_PHASES:   # (a ph may be any JSON value)
+                flows.append((k, ev))
+        if flows or pairs:
+            self.links.feed(flows, pairs, index)
+        if counters:
+            self.counters.feed(counters)
         if lines:
             self.lines.feed(lines, [PYTHON_LINE] * len(lines))
         if ts_:

@@ -25,6 +25,7 @@ from .rules import finite_number
 
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
+_NAN = float("nan")
 
 
 def label(value, default):
@@ -54,7 +55,7 @@ def level(value):
 
 
 class Counters:
-    """Fed each ``C`` event (:meth:`add`), in file order; :meth:`finish` gives the
+    """Fed the ``C`` events (:meth:`feed`), in file order; :meth:`finish` gives the
     columns: ``series`` (int32 into ``series_table``), ``value`` (float64), ``is_int``
     (the value was a JSON integer, exact below 2^53), ``ts`` (µs as the file has it,
     NaN when it is no number)."""
@@ -63,31 +64,40 @@ class Counters:
         self._ix = {}
         self._cols = (array("i"), array("d"), array("b"), array("d"))
 
-    def add(self, ev):
-        args = ev.get("args")
-        if type(args) is not dict or not args:
-            return
-        name = label(ev.get("name"), NO_NAME)
-        cat = label(ev.get("cat"), NO_CATEGORY)
-        ts = ev.get("ts")
-        ts = float(ts) if (type(ts) is int or type(ts) is float) and -1e308 < ts < 1e308 \
-            else float("nan")
-        single = len(args) == 1
-        series, values, ints, times = self._cols
-        for key, value in args.items():
-            t = type(value)
-            if t is not int and t is not float:
+    def feed(self, events):
+        """Add a batch's ``C`` events, in file order (one loop; the columns grown once at
+        its end)."""
+        index = self._ix
+        series, values, ints, times = [], [], [], []
+        for ev in events:
+            get = ev.get
+            args = get("args")
+            if type(args) is not dict or not args:
                 continue
-            if t is int and not -1e308 < value < 1e308:
-                continue
-            k = (cat, name, key, single)
-            s = self._ix.get(k)
-            if s is None:
-                s = self._ix[k] = len(self._ix)
-            series.append(s)
-            values.append(value)
-            ints.append(t is int)
-            times.append(ts)
+            name, cat, ts = get("name"), get("cat"), get("ts")
+            if type(name) is not str or not name:   # label(), inlined
+                name = NO_NAME
+            if type(cat) is not str or not cat:
+                cat = NO_CATEGORY
+            ts = float(ts) if (type(ts) is int or type(ts) is float) and -1e308 < ts < 1e308 \
+                else _NAN
+            single = len(args) == 1
+            for key, value in args.items():
+                t = type(value)
+                if t is not int and t is not float:
+                    continue
+                if t is int and not -1e308 < value < 1e308:
+                    continue
+                k = (cat, name, key, single)
+                s = index.get(k)
+                if s is None:
+                    s = index[k] = len(index)
+                series.append(s)
+                values.append(value)
+                ints.append(t is int)
+                times.append(ts)
+        for col, column in zip(self._cols, (series, values, ints, times)):
+            col.fromlist(column)
 
     def finish(self, tl):
         series, values, ints, times = self._cols
