@@ -98,6 +98,8 @@ class _Query(RowTable):
             threads = tl.thread_process() == self.process
         name_ids = self._name_ids(tl.names)
         labels = self._grouped_ids(name_ids)
+        if labels is None and len(tl.start):   # a row per name, at least: the sums' columns
+            self._grow(len(self._numbering()))   # made once (not grown, twice the size)
         if len(tl.start):
             skip = np.zeros(len(tl.start), dtype=bool)
             skip[tl.instant_slice] = True
