@@ -21,7 +21,6 @@ import numpy as np
 _BLOCK = 1 << 12   # counter values made Python objects at a time
 
 from .names import DEVICE_STORAGE
-from .rules import finite_number
 
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
@@ -41,17 +40,6 @@ def is_memory(cat, name):
 def series_name(name, key, single):
     """The name ``xprof stats`` gives a series (see the module docstring)."""
     return name if single and key == name else f"{name}.{key}"
-
-
-def level(value):
-    """A counter value as the statistics hold it (floats beyond 2^53), else None."""
-    if type(value) is float:
-        return value if finite_number(value) else None
-    if type(value) is int:
-        if -(2 ** 53) <= value <= 2 ** 53:
-            return value
-        return float(value) if -1e308 < value < 1e308 else None
-    return None
 
 
 class Counters:
@@ -114,9 +102,10 @@ class Counters:
 
 
 def by_series(tl):
-    """``(series number, its values in file order, ints as ints)`` of every series; the
-    values an iterator made a block at a time (a million values are not all Python
-    objects at once)."""
+    """``(series number, its values in file order)`` of every series, each value as the
+    statistics hold it: an integer as an int (a float beyond 2^53), a float, no NaN or
+    infinity; the values an iterator made a block at a time (a million values are not
+    all Python objects at once)."""
     if not len(tl.counter_series):
         return
     order = np.argsort(tl.counter_series, kind="stable")
@@ -129,5 +118,9 @@ def by_series(tl):
 def _values(tl, rows):
     for c0 in range(0, len(rows), _BLOCK):
         part = rows[c0:c0 + _BLOCK]
-        yield from (int(v) if i else v for v, i in zip(tl.counter_value[part].tolist(),
-                                                       tl.counter_is_int[part].tolist()))
+        value = tl.counter_value[part]
+        exact = tl.counter_is_int[part] & (np.abs(value) <= 2 ** 53)
+        finite = np.isfinite(value)
+        if not finite.all():
+            value, exact = value[finite], exact[finite]
+        yield from (int(v) if i else v for v, i in zip(value.tolist(), exact.tolist()))
