@@ -187,20 +187,18 @@ class Builder:
                 continue
             if ph == "C" or ph == "M":
                 continue
-            try:
+            try:   # (subscripts, not get calls: a third of a trace's events come here)
                 if ts < t0:
                     t0 = ts
-                dur = e.get("dur")
-                end = ts + dur if dur else ts
+                end = ts + e["dur"] if "dur" in e and e["dur"] else ts
                 if end > t1:
                     t1 = end
-                pt = (e.get("pid"), e.get("tid"))
-            except (TypeError, AttributeError):   # a non-numeric ts/dur
+            except TypeError:   # a non-numeric ts/dur
                 continue
             try:
-                keys.add(pt)       # hashable ids are their own keys (rules.thread_key)
-            except TypeError:
-                keys.add(thread_key(*pt))
+                keys.add((e["pid"], e["tid"]))   # hashable ids: their own keys (rules.py)
+            except (KeyError, TypeError):   # no pid or tid, or an unhashable one
+                keys.add(thread_key(e.get("pid"), e.get("tid")))
         self.t0, self.t1 = t0, t1
 
     def _feed_columns(self, v):
