@@ -122,11 +122,12 @@ class Builder:
         """The ids of names and categories (lists of strings; new ones numbered)."""
         return self._ids(self.name_ix, names), self._ids(self.cat_ix, cats)
 
-    def _ids(self, table, values):
-        """The ids of ``values`` (strings) in ``table``, new ones numbered."""
+    def _ids(self, table, values, default=None):
+        """The ids of ``values`` in ``table``, new ones numbered (a non-string: ``default``)."""
         ids = list(map(table.get, values))
         if None in ids:
-            ids = [i if i is not None else self._intern(table, x) for i, x in zip(ids, values)]
+            ids = [i if i is not None else self._intern(table, x if type(x) is str else default)
+                   for i, x in zip(ids, values)]
         return ids
 
     def _intern(self, table, value):
@@ -154,11 +155,12 @@ class Builder:
             return
         if len(v.x_pos) < len(batch):   # metadata, links, B/E pairs: one by one
             self._extent(v.others())
-            wanted = self.phases
+            wanted, pos, others = self.phases, v.other_pos(), v.others()
             try:
-                items = [(k, batch[k]) for k, ph in enumerate(v.phs) if ph in wanted]
+                items = [(k, ev) for k, ev, ph in zip(pos, others, map(v.phs.__getitem__, pos))
+                         if ph in wanted]
             except TypeError:   # an unhashable ph: every event to the careful path
-                items = zip(v.other_pos(), v.others())
+                items = zip(pos, others)
             self._feed_careful(batch, items)
         else:
             self.index += len(batch)
@@ -221,15 +223,8 @@ class Builder:
                 (max(float(np.abs(ts).max()), float(dur.max())) >= _EXACT_US
                  or float(dur.max()) >= _EXACT_PS_US):
             return False   # integer times float64 would round: rules.ns, event by event
-        names, cats = self.name_ix, self.cat_ix
-        nm = list(map(names.get, names_))
-        if None in nm:
-            nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
-                  for n, x in zip(nm, names_)]
-        ct = list(map(cats.get, cats_))
-        if None in ct:
-            ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
-                  for c, x in zip(ct, cats_)]
+        nm = self._ids(self.name_ix, names_, "(unnamed)")
+        ct = self._ids(self.cat_ix, cats_, "uncategorized")
         th = list(map(self.thread_ix.get, zip(pids, tids)))
         if None in th:
             th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
@@ -338,8 +333,7 @@ class Builder:
         self.index += len(batch)
         last_pid = last_tid = _NOTHING   # (a pid or tid may be None)
         last_ix = None
-        flows, pairs = [], []   # flow steps, async events: traces/links.py, after the loop
-        counters = []   # C events: traces/counters.py, after the loop
+        flows, pairs, counters = [], [], []   # to links.py and counters.py after the loop
         lines = []   # Python-line samples
         for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
