@@ -305,9 +305,9 @@ class Builder:
                                    np.array(lens, dtype=np.int64),
                                    np.array(list(chain.from_iterable(deps)), dtype=np.int64))
                     return
-        with_args = [(i, a) for i, a in enumerate(args) if a]
-        if not with_args:
+        if not any(args):   # (a C-level test: most slices of most traces have no args)
             return
+        with_args = [(i, a) for i, a in enumerate(args) if a]
         deps = [(i, a.get("dep")) for i, a in with_args]
         deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
         if deps:
