@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-import numpy as np
-
 X_FIELDS = ("ts", "dur", "cat", "name", "pid", "tid")
 _X_GETS = tuple(itemgetter(f) for f in X_FIELDS)
 _PH = itemgetter("ph")
@@ -27,7 +25,7 @@ class BatchView:
 
     # No reference to the batch itself: a Batch holds its view, and a cycle would keep
     # every batch alive while the readers run with the garbage collector off.
-    __slots__ = ("phs", "x_pos", "xs", "_others", "_other_pos", "_fields", "_args", "names")
+    __slots__ = ("phs", "x_pos", "xs", "_others", "_fields", "_args", "names")
 
     def __init__(self, events):
         try:
@@ -36,14 +34,13 @@ class BatchView:
             self.phs = [ev.get("ph") for ev in events]   # AttributeError: not all objects
         if self.phs.count("X") == len(self.phs):   # all slices: no test per event
             self.x_pos = list(range(len(self.phs)))
-            self.xs, self._others, self._other_pos = list(events), [], []
-        else:   # one walk of the phases; the rest C-level
-            self._other_pos = [k for k, ph in enumerate(self.phs) if ph != "X"]
-            x = np.ones(len(self.phs), dtype=bool)
-            x[self._other_pos] = False
-            self.x_pos = np.flatnonzero(x).tolist()
-            self.xs = list(map(events.__getitem__, self.x_pos))
-            self._others = list(map(events.__getitem__, self._other_pos))
+        else:
+            self.x_pos = [k for k, ph in enumerate(self.phs) if ph == "X"]
+        if len(self.x_pos) < len(events):
+            self.xs = [events[k] for k in self.x_pos]
+            self._others = [ev for ev, ph in zip(events, self.phs) if ph != "X"]
+        else:
+            self.xs, self._others = list(events), []
         self._fields = self._args = None
         self.names = None   # the pass's name numbering, when the batch carries one
 
@@ -70,7 +67,7 @@ class BatchView:
 
     def other_pos(self):
         """The positions of :meth:`others` in the batch."""
-        return self._other_pos
+        return [k for k, ph in enumerate(self.phs) if ph != "X"]
 
     @property
     def has_pairs(self):

@@ -155,12 +155,11 @@ class Builder:
             return
         if len(v.x_pos) < len(batch):   # metadata, links, B/E pairs: one by one
             self._extent(v.others())
-            wanted, pos, others = self.phases, v.other_pos(), v.others()
+            wanted = self.phases
             try:
-                items = [(k, ev) for k, ev, ph in zip(pos, others, map(v.phs.__getitem__, pos))
-                         if ph in wanted]
+                items = [(k, batch[k]) for k, ph in enumerate(v.phs) if ph in wanted]
             except TypeError:   # an unhashable ph: every event to the careful path
-                items = zip(pos, others)
+                items = zip(v.other_pos(), v.others())
             self._feed_careful(batch, items)
         else:
             self.index += len(batch)
