@@ -20,7 +20,7 @@ no variables), ``False``;
 from __future__ import annotations
 
 from array import array
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -30,7 +30,7 @@ from .batch import view
 from .columns import I32, csr, ordinal_type, table
 from .counters import Counters
 from .linesamples import LineSamples
-from .links import LINK_PHASES, Links
+from .links import FLOW_PHASES, Links
 from .names import COLLECTIVE_NAME, PYTHON_LINE
 from .rules import OpenSlices, TIME_MAX_US, id_key as _key, ns, thread_key, to_ns_exact, \
     usable_dur, usable_time as _num
@@ -118,8 +118,17 @@ class Builder:
         ix = self.thread_ix[key] = len(self.thread_ix)
         return ix
 
-    def _label_ids(self, name, cat):
-        return self._intern(self.name_ix, name), self._intern(self.cat_ix, cat)
+    def _label_ids(self, names, cats):
+        """The ids of names and categories (lists of strings; new ones numbered)."""
+        return self._ids(self.name_ix, names), self._ids(self.cat_ix, cats)
+
+    def _ids(self, table, values, default=None):
+        """The ids of ``values`` in ``table``, new ones numbered (a non-string: ``default``)."""
+        ids = list(map(table.get, values))
+        if None in ids:
+            ids = [i if i is not None else self._intern(table, x if type(x) is str else default)
+                   for i, x in zip(ids, values)]
+        return ids
 
     def _intern(self, table, value):
         ix = table.get(value)
@@ -158,8 +167,8 @@ class Builder:
     def _note_pids(self, batch):
         """The processes in order of first appearance (any event with a ``pid``)."""
         pids = self.pids
-        try:
-            new = [p for p in dict.fromkeys(ev.get("pid") for ev in batch) if p not in pids]
+        try:   # (dict.get mapped: a C-level walk; TypeError for an event not an object)
+            new = [p for p in dict.fromkeys(map(dict.get, batch, repeat("pid"))) if p not in pids]
         except (TypeError, AttributeError):   # an unhashable pid, an event not an object
             new = [p for p in dict.fromkeys(_key(ev.get("pid")) for ev in batch
                                             if type(ev) is dict) if p not in pids]
@@ -179,20 +188,18 @@ class Builder:
                 continue
             if ph == "C" or ph == "M":
                 continue
-            try:
+            try:   # (subscripts, not get calls: a third of a trace's events come here)
                 if ts < t0:
                     t0 = ts
-                dur = e.get("dur")
-                end = ts + dur if dur else ts
+                end = ts + e["dur"] if "dur" in e and e["dur"] else ts
                 if end > t1:
                     t1 = end
-                pt = (e.get("pid"), e.get("tid"))
-            except (TypeError, AttributeError):   # a non-numeric ts/dur
+            except TypeError:   # a non-numeric ts/dur
                 continue
             try:
-                keys.add(pt)       # hashable ids are their own keys (rules.thread_key)
-            except TypeError:
-                keys.add(thread_key(*pt))
+                keys.add((e["pid"], e["tid"]))   # hashable ids: their own keys (rules.py)
+            except (KeyError, TypeError):   # no pid or tid, or an unhashable one
+                keys.add(thread_key(e.get("pid"), e.get("tid")))
         self.t0, self.t1 = t0, t1
 
     def _feed_columns(self, v):
@@ -215,15 +222,8 @@ class Builder:
                 (max(float(np.abs(ts).max()), float(dur.max())) >= _EXACT_US
                  or float(dur.max()) >= _EXACT_PS_US):
             return False   # integer times float64 would round: rules.ns, event by event
-        names, cats = self.name_ix, self.cat_ix
-        nm = list(map(names.get, names_))
-        if None in nm:
-            nm = [n if n is not None else self._intern(names, x if type(x) is str else "(unnamed)")
-                  for n, x in zip(nm, names_)]
-        ct = list(map(cats.get, cats_))
-        if None in ct:
-            ct = [c if c is not None else self._intern(cats, x if type(x) is str else "uncategorized")
-                  for c, x in zip(ct, cats_)]
+        nm = self._ids(self.name_ix, names_, "(unnamed)")
+        ct = self._ids(self.cat_ix, cats_, "uncategorized")
         th = list(map(self.thread_ix.get, zip(pids, tids)))
         if None in th:
             th = [t if t is not None else self._thread(*k) for t, k in zip(th, zip(pids, tids))]
@@ -304,9 +304,9 @@ class Builder:
                                    np.array(lens, dtype=np.int64),
                                    np.array(list(chain.from_iterable(deps)), dtype=np.int64))
                     return
-        with_args = [(i, a) for i, a in enumerate(args) if a]
-        if not with_args:
+        if not any(args):   # (a C-level test: most slices of most traces have no args)
             return
+        with_args = [(i, a) for i, a in enumerate(args) if a]
         deps = [(i, a.get("dep")) for i, a in with_args]
         deps = [(i, d) for i, d in deps if type(d) is list and len(d) >= 3]
         if deps:
@@ -332,7 +332,7 @@ class Builder:
         self.index += len(batch)
         last_pid = last_tid = _NOTHING   # (a pid or tid may be None)
         last_ix = None
-        links = []   # flow steps and async events: traces/links.py, after the loop
+        flows, pairs, counters = [], [], []   # to links.py and counters.py after the loop
         lines = []   # Python-line samples
         for k, ev in (enumerate(batch) if items is None else items):
             if type(ev) is not dict:
@@ -392,7 +392,9 @@ class Builder:
             elif ph == "B" or ph == "E":
                 self._pair(ev, ph, index + k, th, nm, ct, ts_, du_, od)
             elif ph == "C":
-                self.counters.add(ev)
+                counters.append(ev)
+            elif ph == "b" or ph == "e":
+                pairs.append((k, ev))
             elif ph == "i" and self.records is True:   # a sync point: at the end of the wait
                 args, ts = get("args"), get("ts")
                 if type(args) is dict and "wait" in args and _num(ts):
@@ -409,10 +411,12 @@ class Builder:
                     syncs.append((base + len(ts_) - 1, args["wait"], True))
             elif ph == "M":
                 self._metadata(ev)
-            elif type(ph) is str and ph in LINK_PHASES:   # (a ph may be any JSON value)
-                links.append((k, ev))
-        if links:
-            self.links.feed(links, index)
+            elif type(ph) is str and ph in FLOW_PHASES:   # (a ph may be any JSON value)
+                flows.append((k, ev))
+        if flows or pairs:
+            self.links.feed(flows, pairs, index)
+        if counters:
+            self.counters.feed(counters)
         if lines:
             self.lines.feed(lines, [PYTHON_LINE] * len(lines))
         if ts_:

@@ -21,10 +21,10 @@ import numpy as np
 _BLOCK = 1 << 12   # counter values made Python objects at a time
 
 from .names import DEVICE_STORAGE
-from .rules import finite_number
 
 NO_CATEGORY = "uncategorized"
 NO_NAME = "(unnamed)"
+_NAN = float("nan")
 
 
 def label(value, default):
@@ -42,19 +42,8 @@ def series_name(name, key, single):
     return name if single and key == name else f"{name}.{key}"
 
 
-def level(value):
-    """A counter value as the statistics hold it (floats beyond 2^53), else None."""
-    if type(value) is float:
-        return value if finite_number(value) else None
-    if type(value) is int:
-        if -(2 ** 53) <= value <= 2 ** 53:
-            return value
-        return float(value) if -1e308 < value < 1e308 else None
-    return None
-
-
 class Counters:
-    """Fed each ``C`` event (:meth:`add`), in file order; :meth:`finish` gives the
+    """Fed the ``C`` events (:meth:`feed`), in file order; :meth:`finish` gives the
     columns: ``series`` (int32 into ``series_table``), ``value`` (float64), ``is_int``
     (the value was a JSON integer, exact below 2^53), ``ts`` (µs as the file has it,
     NaN when it is no number)."""
@@ -63,31 +52,40 @@ class Counters:
         self._ix = {}
         self._cols = (array("i"), array("d"), array("b"), array("d"))
 
-    def add(self, ev):
-        args = ev.get("args")
-        if type(args) is not dict or not args:
-            return
-        name = label(ev.get("name"), NO_NAME)
-        cat = label(ev.get("cat"), NO_CATEGORY)
-        ts = ev.get("ts")
-        ts = float(ts) if (type(ts) is int or type(ts) is float) and -1e308 < ts < 1e308 \
-            else float("nan")
-        single = len(args) == 1
-        series, values, ints, times = self._cols
-        for key, value in args.items():
-            t = type(value)
-            if t is not int and t is not float:
+    def feed(self, events):
+        """Add a batch's ``C`` events, in file order (one loop; the columns grown once at
+        its end)."""
+        index = self._ix
+        series, values, ints, times = [], [], [], []
+        for ev in events:
+            get = ev.get
+            args = get("args")
+            if type(args) is not dict or not args:
                 continue
-            if t is int and not -1e308 < value < 1e308:
-                continue
-            k = (cat, name, key, single)
-            s = self._ix.get(k)
-            if s is None:
-                s = self._ix[k] = len(self._ix)
-            series.append(s)
-            values.append(value)
-            ints.append(t is int)
-            times.append(ts)
+            name, cat, ts = get("name"), get("cat"), get("ts")
+            if type(name) is not str or not name:   # label(), inlined
+                name = NO_NAME
+            if type(cat) is not str or not cat:
+                cat = NO_CATEGORY
+            ts = float(ts) if (type(ts) is int or type(ts) is float) and -1e308 < ts < 1e308 \
+                else _NAN
+            single = len(args) == 1
+            for key, value in args.items():
+                t = type(value)
+                if t is not int and t is not float:
+                    continue
+                if t is int and not -1e308 < value < 1e308:
+                    continue
+                k = (cat, name, key, single)
+                s = index.get(k)
+                if s is None:
+                    s = index[k] = len(index)
+                series.append(s)
+                values.append(value)
+                ints.append(t is int)
+                times.append(ts)
+        for col, column in zip(self._cols, (series, values, ints, times)):
+            col.fromlist(column)
 
     def finish(self, tl):
         series, values, ints, times = self._cols
@@ -104,9 +102,10 @@ class Counters:
 
 
 def by_series(tl):
-    """``(series number, its values in file order, ints as ints)`` of every series; the
-    values an iterator made a block at a time (a million values are not all Python
-    objects at once)."""
+    """``(series number, its values in file order)`` of every series, each value as the
+    statistics hold it: an integer as an int (a float beyond 2^53), a float, no NaN or
+    infinity; the values an iterator made a block at a time (a million values are not
+    all Python objects at once)."""
     if not len(tl.counter_series):
         return
     order = np.argsort(tl.counter_series, kind="stable")
@@ -119,5 +118,9 @@ def by_series(tl):
 def _values(tl, rows):
     for c0 in range(0, len(rows), _BLOCK):
         part = rows[c0:c0 + _BLOCK]
-        yield from (int(v) if i else v for v, i in zip(tl.counter_value[part].tolist(),
-                                                       tl.counter_is_int[part].tolist()))
+        value = tl.counter_value[part]
+        exact = tl.counter_is_int[part] & (np.abs(value) <= 2 ** 53)
+        finite = np.isfinite(value)
+        if not finite.all():
+            value, exact = value[finite], exact[finite]
+        yield from (int(v) if i else v for v, i in zip(value.tolist(), exact.tolist()))

@@ -22,7 +22,6 @@ from . import callstats, slices
 from .rules import OpenSlices, TIME_MAX_US, async_key, id_key, ns, thread_key, to_ns_exact
 
 FLOW_PHASES = {"s": 0, "t": 1, "f": 2}
-LINK_PHASES = frozenset("stfbe")
 _INT_LIMIT = 2 ** 62
 _EXACT_US = 2 ** 53 / 1000   # an integer time (us) beyond it is inexact as float64 ns
 
@@ -45,7 +44,7 @@ class Links:
     numbers its arrows above it) or None (no flow step read)."""
 
     def __init__(self, label_ids, pairs="all", flows="bound"):
-        self._label_ids = label_ids   # (name, cat) -> their ids in the Trace's tables
+        self._label_ids = label_ids   # (names, cats) -> their ids in the Trace's tables
         self._only_calls = pairs == "calls"
         self._flows_mode = flows
         self._max_flow_id = 0
@@ -74,23 +73,19 @@ class Links:
             code = self._codes[key] = len(self._codes)
         return code
 
-    def feed(self, items, first):
-        """``items``: ``(position, event)`` of a batch's link events (``s``/``t``/``f``/
-        ``b``/``e``), ``first`` the batch's first event's index in the file."""
-        flows = [(k, ev) for k, ev in items if ev["ph"] in FLOW_PHASES]
+    def feed(self, flows, pairs, first):
+        """A batch's link events, ``(position, event)`` each: ``flows`` its flow steps
+        (``s``/``t``/``f``), ``pairs`` its async events (``b``/``e``); ``first`` the
+        batch's first event's index in the file."""
         if flows:
             if self._flows_mode == "max":
                 self._flow_max(flows)
             elif self._flows_mode == "bound":
                 self._flow_steps(flows, first)
-        if len(flows) < len(items):
+        if pairs:
             if self._only_calls:   # pairs never mix categories (rules.async_key)
-                items = [(k, ev) for k, ev in items
-                         if ev["ph"] in "be" and ev.get("cat") == callstats.CATEGORY]
-            for k, ev in items:
-                ph = ev["ph"]
-                if ph == "b" or ph == "e":
-                    self._async(ev, ph, first + k)
+                pairs = [(k, ev) for k, ev in pairs if ev.get("cat") == callstats.CATEGORY]
+            self._async(pairs, first)
 
     def _flow_max(self, items):
         """The largest integer id of the flow steps with a usable time (as
@@ -133,60 +128,67 @@ class Links:
                          else -1 - other.setdefault(id_key(i), len(other)) for i in ids])
         f[5].extend([first + k for k, _ in items])
 
-    def _async(self, ev, ph, ordinal):
+    def _async(self, items, first):
         """A ``b`` opens an async slice, an ``e`` closes the last open one of its key
         (:func:`.rules.async_key`; the key made here as it makes it, without the calls,
-        for the common hashable ids: a step's user task is one pair per step)."""
-        get = ev.get
-        ts = get("ts")
-        if not ((type(ts) is int or type(ts) is float) and -TIME_MAX_US < ts < TIME_MAX_US):
-            return
-        name, cat, pid = get("name"), get("cat"), get("pid")
-        ident = get("id", get("id2"))
+        for the common hashable ids: a step's user task is one pair per step). One loop
+        over a batch's events, the pairs it closes added to the columns at its end."""
         stacks = self._open.stacks
-        try:
-            key = (pid, cat, ident, name)
-            stack = stacks.get(key)
-        except TypeError:   # an unhashable part: rules.async_key keys it
-            key = async_key(pid, cat, ident, name)
-            stack = stacks.get(key)
-        if ph == "b":
-            args = get("args")
-            call = args if cat == callstats.CATEGORY and callstats.is_call_args(args) else None
-            tid = get("tid")
+        codes = self._codes
+        closed = []
+        for k, ev in items:
+            get = ev.get
+            ts = get("ts")
+            if not ((type(ts) is int or type(ts) is float) and -TIME_MAX_US < ts < TIME_MAX_US):
+                continue
+            name, cat, pid = get("name"), get("cat"), get("pid")
+            ident = get("id", get("id2"))
             try:
-                code = self._codes.get((pid, tid))
-            except TypeError:
-                code = None
-            if code is None:
-                code = self._code(pid, tid)
-            item = (ts, name, cat, code, ordinal, call)
-            if stack is None:
-                stacks[key] = [item]
-            else:
-                stack.append(item)
-            return
-        if not stack:
-            return
-        t0, name, cat, thread, first, args = stack.pop()
-        if not stack:
-            del stacks[key]
-        start, end = ns(t0), ns(ts)
-        if end < start:
-            return
-        if ts - t0 < 2 ** 63 / 1_000_000:   # (xprof stats sums durations in ps)
-            ps = round((ts - t0) * 1_000_000)
-            if ps != (end - start) * 1000:
-                self._pair_ps[first] = ps
-        call = args is not None and type(name) is str
-        if call:
-            latency = end - start
-            self.calls.add(name, latency, *callstats.split_of(args, latency), start)
-        values = (*self._label_ids(name if type(name) is str else "(unnamed)",
-                                   cat if type(cat) is str else "uncategorized"),
-                  thread, start, end, first, call, ordinal)
-        for col, value in zip(self._pairs, values):
-            col.append(value)
+                key = (pid, cat, ident, name)
+                stack = stacks.get(key)
+            except TypeError:   # an unhashable part: rules.async_key keys it
+                key = async_key(pid, cat, ident, name)
+                stack = stacks.get(key)
+            if ev["ph"] == "b":
+                args = get("args")
+                call = args if cat == callstats.CATEGORY and callstats.is_call_args(args) \
+                    else None
+                tid = get("tid")
+                try:
+                    code = codes.get((pid, tid))
+                except TypeError:
+                    code = None
+                if code is None:
+                    code = self._code(pid, tid)
+                item = (ts, name, cat, code, first + k, call)
+                if stack is None:
+                    stacks[key] = [item]
+                else:
+                    stack.append(item)
+                continue
+            if not stack:
+                continue
+            t0, name, cat, thread, begun, args = stack.pop()
+            if not stack:
+                del stacks[key]
+            start, end = ns(t0), ns(ts)
+            if end < start:
+                continue
+            if ts - t0 < 2 ** 63 / 1_000_000:   # (xprof stats sums durations in ps)
+                ps = round((ts - t0) * 1_000_000)
+                if ps != (end - start) * 1000:
+                    self._pair_ps[begun] = ps
+            call = args is not None and type(name) is str
+            if call:
+                latency = end - start
+                self.calls.add(name, latency, *callstats.split_of(args, latency), start)
+            closed.append((name if type(name) is str else "(unnamed)",
+                           cat if type(cat) is str else "uncategorized",
+                           thread, start, end, begun, call, first + k))
+        if closed:
+            names, cats, *values = zip(*closed)
+            for col, column in zip(self._pairs, (*self._label_ids(names, cats), *values)):
+                col.fromlist(list(column))
 
     def _threads(self, codes, thread_ix):
         """Thread indices (int32) of thread codes; -1 for a thread with no slice (a flow

@@ -36,6 +36,7 @@ _PCT_DIGITS = 2
 
 # entry layout: [count, sum, min, max]
 _COUNT, _SUM, _MIN, _MAX = range(4)
+_NO_NAMES = {}   # read only: the names of a domain not seen yet
 
 
 def check_sort(sort_by):
@@ -152,6 +153,24 @@ class Stats:
             _add(self.memory, domain, name, value / 1000.0)
         else:
             _add(self.counter, domain, name, value)
+
+    def add_counters(self, domain, name, values, is_memory):
+        """:meth:`add_counter` of each of ``values`` in order (one loop: a counter event
+        per step is a value per step)."""
+        table = self.memory if is_memory else self.counter
+        entry = table.get(domain, _NO_NAMES).get(name)
+        for value in values:
+            if is_memory:
+                value = value / 1000.0
+            if entry is None:
+                entry = table.setdefault(domain, {})[name] = [1, value, value, value]
+                continue
+            entry[_COUNT] += 1
+            entry[_SUM] += value
+            if value < entry[_MIN]:
+                entry[_MIN] = value
+            if value > entry[_MAX]:
+                entry[_MAX] = value
 
     def merge(self, other):
         _merge_table(self.time, other.time)

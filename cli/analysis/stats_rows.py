@@ -199,28 +199,33 @@ class RowTable:
             self_ps = tot.copy()
             ids = np.fromiter(self._inner, dtype=np.int64, count=len(self._inner))
             self_ps[ids] -= np.fromiter(self._inner.values(), dtype=np.int64, count=len(ids))
-        mask = np.array(keep(self._row_domain, self._row_name, cnt, tot, self_ps),
-                        dtype=bool)
-        del self_ps
+        # rows also filled event by event are kept, and left out of the choice (their
+        # sums here are not their whole)
+        both = np.zeros(n, dtype=bool)
         ix = self._names if self._names is not None else {}
-        for domain, names in self.stats.time.items():   # also filled event by event
+        for domain, names in self.stats.time.items():
             tab = self._row_of.get(domain)
             if tab is None:
                 continue
             for name in names:
                 nid = ix.get(name)
                 if nid is not None and nid < len(tab) and tab[nid] >= 0:
-                    mask[tab[nid]] = True
+                    both[tab[nid]] = True
+        chosen = keep(self._row_domain, self._row_name,
+                      np.where(both, 0, cnt) if both.any() else cnt, tot, self_ps)
+        mask = np.array(chosen, dtype=bool) | both
+        chosen = both = self_ps = None
         left = (cnt > 0) & ~mask
         if left.any():   # counted by domain (a domain's rows are few runs of row ids)
             codes = {d: k for k, d in enumerate(self._row_of)}
-            domain = np.fromiter(map(codes.__getitem__, self._row_domain), dtype=np.int64,
+            domain = np.fromiter(map(codes.__getitem__, self._row_domain), dtype=np.int32,
                                  count=n)
             counts = np.bincount(domain[left], minlength=len(codes)).tolist()
             for d, k in codes.items():
                 if counts[k]:
                     self.dropped[d] = counts[k]
                     self.stats.time.setdefault(d, {})
+        domain = left = cnt = tot = None   # (a million rows: let go before the flush)
         self._flush(mask)
 
     def finish(self, sync_time=None, keep=None):
@@ -231,7 +236,8 @@ class RowTable:
         ``keep``: a page's choice of rows, ``keep(domains, names, count, total_ps,
         self_ps) -> bool array`` over the column path's rows (by row id); the others are
         left out of the Stats and counted in :attr:`dropped` ({domain: rows}), each domain
-        kept as a (maybe empty) table. A row the per-event path also filled is kept."""
+        kept as a (maybe empty) table. A row the per-event path also filled is kept (and
+        given ``keep`` with a count of 0: not to choose among)."""
         if self._first is not None:
             self.stats.add_span_ns(self._first, self._last)
         if keep is None:

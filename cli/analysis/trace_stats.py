@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xprof.traces.counters import by_series, is_memory, level, series_name
+from xprof.traces.counters import by_series, is_memory, series_name
 from xprof.traces.names import PYTHON_LINE
 from xprof.traces.selftime import inner_by_row
 from xprof.traces.stats import Stats
@@ -62,12 +62,7 @@ def add_counters(stats, tl):
     """The Memory and Counter tables: each series' values, in file order."""
     for s, values in by_series(tl):
         cat, name, key, single = tl.counter_series_table[s]
-        memory = is_memory(cat, name)
-        series = series_name(name, key, single)
-        for value in values:
-            value = level(value)
-            if value is not None:
-                stats.add_counter(cat, series, value, memory)
+        stats.add_counters(cat, series_name(name, key, single), values, is_memory(cat, name))
 
 
 class _Query(RowTable):
@@ -98,6 +93,8 @@ class _Query(RowTable):
             threads = tl.thread_process() == self.process
         name_ids = self._name_ids(tl.names)
         labels = self._grouped_ids(name_ids)
+        if labels is None and len(tl.start):   # a row per name, at least: the sums' columns
+            self._grow(len(self._numbering()))   # made once (not grown, twice the size)
         if len(tl.start):
             skip = np.zeros(len(tl.start), dtype=bool)
             skip[tl.instant_slice] = True
@@ -292,6 +289,7 @@ class _Query(RowTable):
         names = [_label(n, NO_NAME) for n in tl.names]
         cats = [_label(c, NO_CATEGORY) for c in tl.cats]
         self._process_names = {k: tl.process_names.get(p) for k, p in enumerate(tl.pids)}
+        self._widen_ns(int(tl.async_start[sel].min()), int(tl.async_end[sel].max()))
         for c0 in range(0, len(sel), _PAIR_CHUNK):   # a chunk's Python ints at a time
             part = sel[c0:c0 + _PAIR_CHUNK]
             for k, n, c, s, e, o in zip(tl.async_process[part].tolist(),
@@ -300,7 +298,6 @@ class _Query(RowTable):
                                         tl.async_start[part].tolist(),
                                         tl.async_end[part].tolist(),
                                         tl.async_ordinal[part].tolist()):
-                self._widen_ns(s, e)
                 per = self._async_by_pid.get(k)
                 if per is None:
                     per = self._async_by_pid[k] = Stats()

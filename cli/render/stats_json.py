@@ -21,10 +21,12 @@ SECTIONS = {"Time": _as_is, "Memory": _as_is, "Counter": _as_is,
 
 
 def document(report):
-    """The JSON text, with a trailing newline."""
+    """The JSON text (UTF-8 bytes), with a trailing newline."""
     doc = {k: SECTIONS.get(k, _as_is)(v) for k, v in report.doc.items()}
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
 def render(report, out):
+    # bytes, to the stream's binary side: a million rows are a document of hundreds of
+    # MB, of which no str copy is made
     click.echo(nl=False, file=out, message=document(report))

@@ -203,11 +203,14 @@ def collect(path, memory_csv=None):
     """Everything the report renders, for the trace at ``path``."""
     stats, overview, memory, timeline, lines = read_trace(path)
     unavailable = {}
+    # the memory samples cut to the page's points before the analysis (a sample per
+    # counter event: not kept while the critical path is walked)
+    series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
+    memory = None
     explain = explain_doc(timeline)
     if explain is None:
         unavailable["explain"] = ("the trace holds no slices (complete events or B/E "
                                   "pairs) to explain")
-    series = {name: _downsample(samples, overview["t0_us"]) for name, samples in memory.items()}
     csv_path = memory_csv or find_memory_csv(path, overview["os_pid"])
     allocations = read_allocations(csv_path) if csv_path else None
     # the custom-op section's headline names the op each type's calls waited for

@@ -52,8 +52,9 @@ def page_statistics(tl, limit):
 def candidates(domains, names, count, total, self_ps, limit):
     """Which rows (by row id: their domain and name, count, total and self time in ps)
     may be on the page: every custom-operator row, the API domains' sync waits, and the
-    other rows whose self time reaches the ``limit``-th largest less 2 ns (as
-    :func:`page_stats` picks, a superset of its choice)."""
+    other rows whose self time reaches the ``limit``-th largest less 2 ns, at most the
+    first ``limit`` of them in the table's order (as :func:`page_stats` picks: a superset
+    of its choice; a row of count 0 is none)."""
     n = len(count)
     api = np.fromiter((d in API_DOMAINS for d in domains), dtype=bool, count=n)
     custom = np.fromiter((d == CUSTOM_OPERATOR for d in domains), dtype=bool, count=n)
@@ -69,6 +70,16 @@ def candidates(domains, names, count, total, self_ps, limit):
         floor = int(ranks[len(ranks) - limit]) - _MARGIN_PS
         del ranks
     near = ranked if floor is None else ranked & (self_ps >= floor)
+    if floor is not None and np.count_nonzero(near) > limit:
+        # ties at the floor (a trace of few distinct durations: a seventh of a million
+        # rows): the first ``limit`` in the table's order, as page_stats orders them,
+        # a heap of ``limit`` at a time
+        ids = np.flatnonzero(near).tolist()
+        first = heapq.nsmallest(limit, ((-round(p / _PS_PER_MS, _MS_DIGITS), domains[r],
+                                         names[r], r)
+                                        for r, p in zip(ids, self_ps[ids].tolist())))
+        near = np.zeros(n, dtype=bool)
+        near[[r for *_, r in first]] = True
     return live & (near | custom | (api & waits))
 
 
