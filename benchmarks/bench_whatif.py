@@ -23,7 +23,7 @@ change beyond that.
 
     python benchmarks/bench_whatif.py [--design steps|processes] [--runs 3]
         [--jobs mlp,hybrid,module,cnn,custom] [--engines ThreadedEngine,NaiveEngine]
-        [--steps 20] [--json out.json]
+        [--steps 40] [--json out.json]
 
 A measurement, not a test: run it on a quiet machine (the line sampler off, one BLAS
 thread, as the CI test does).
@@ -175,7 +175,7 @@ def main():
     ap.add_argument("--design", choices=("steps", "processes"), default="steps")
     ap.add_argument("--runs", type=int, default=None,
                     help="runs per op (steps: 3) or rounds (processes: 5)")
-    ap.add_argument("--steps", type=int, default=20, help="profiled steps (design steps)")
+    ap.add_argument("--steps", type=int, default=40, help="profiled steps (design steps)")
     ap.add_argument("--jobs", default=",".join(JOBS))
     ap.add_argument("--engines", default="ThreadedEngine,NaiveEngine")
     ap.add_argument("--json", default=None)

@@ -130,7 +130,7 @@ def _alternate(tmp, engine, argv, spec):
     return abs(check["predicted_ms"] - check["measured_ms"]) <= bound, (bound, check)
 
 
-STEPPED = {"mlp": [str(ROOT / "tests/jobs/gluon_mlp.py"), "--warmup", "2", "--steps", "24"]}
+STEPPED = {"mlp": [str(ROOT / "tests/jobs/gluon_mlp.py"), "--warmup", "2", "--steps", "40"]}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
