@@ -114,10 +114,14 @@ def test_a_loop_ahead_of_its_waits_is_backlog_and_the_op_is_ranked_by_its_own_co
         assert row["Ahead"] == 0 and row["Inputs"] < 0.05 * row["Latency"]["Avg"]
         assert "runs its Python code" in summary[1]
         return
-    # the job pushes 5 steps before it waits for one: 5 calls in flight at a push
-    assert row["Ahead"] == 5.0, row
+    # the job waits for the call 5 back before its next push: at most 5 calls in flight
+    # at a push, 4 when the main thread gets the GIL back only after the next call has
+    # ended; the job's own clocks say which: its count of calls whose forward had not
+    # ended, or one more (the one call whose output's copy was still finishing)
+    assert truth["in_flight"] <= row["Ahead"] <= min(truth["in_flight"] + 1, 5.0), \
+        (truth["in_flight"], row)
     assert row["Backlog"] > 0.5 * row["Latency"]["Avg"], row
-    assert "the loop runs 5.0 steps ahead" in summary[1], summary[1]
+    assert f"the loop runs {row['Ahead']:.1f} steps ahead" in summary[1], summary[1]
     assert "its own cost is" in summary[1]
 
 

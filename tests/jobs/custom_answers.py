@@ -110,6 +110,10 @@ class ReadsFirst(_Identity):
         _timed("ReadsFirst", t0)
 
 
+STEP_ENDS = []       # each Step call's end by its own clock, in call order
+STEP_PUSHES = []     # each Step call's push by the loop's clock
+
+
 class Step(_Identity):
     n = 1
 
@@ -118,6 +122,7 @@ class Step(_Identity):
         python_loop(self.n)
         self.assign(out_data[0], req[0], in_data[0] + 1)
         _timed("Step", t0)
+        STEP_ENDS.append(time.perf_counter())
 
 
 class NumpyHeavy(_Identity):
@@ -165,10 +170,25 @@ def ahead(steps, depth):
     outs = []
     for i in range(steps):
         x = mx.nd.Custom(x, op_type="Step")
+        STEP_PUSHES.append(time.perf_counter())     # once the push has returned
         outs.append(x)
         if i >= depth:
             outs[i - depth].wait_to_read()
     mx.nd.waitall()
+
+
+def in_flight():
+    """The median over the Step calls of how many earlier calls had not yet ended their
+    ``forward`` (their own clock) once the call's push returned (the loop's clock). The
+    profile counts a call in flight until its output is ready, a little after its
+    ``forward`` ends (its output's copy), so at each push it counts this many or one more
+    (the calls are chained: one at most is between the two), and its median too. Which
+    one depends on scheduling: a main thread that gets the GIL back late pushes after
+    one more call has ended."""
+    counts = sorted(sum(1 for end in STEP_ENDS[:i] if end > push)
+                    for i, push in enumerate(STEP_PUSHES))
+    n = len(counts)
+    return (counts[(n - 1) // 2] + counts[n // 2]) / 2 if n else None
 
 
 class CustomLayer(gluon.HybridBlock):
@@ -230,7 +250,8 @@ def main():
     else:
         train(args.steps, 4)
     wall = (time.perf_counter() - t0) * 1000
-    print(json.dumps({"wall_ms": wall, "ops": ops, "ahead": args.ahead}))
+    print(json.dumps({"wall_ms": wall, "ops": ops, "ahead": args.ahead,
+                      "in_flight": in_flight()}))
 
 
 if __name__ == "__main__":
