@@ -29,4 +29,9 @@ LINE_SAMPLER = Extension("xprof.runtime.profiler._linesampler",
 # optional too (a Python loop holding the GIL otherwise).
 SPIN = Extension("xprof.runtime._spin", ["runtime/_spin.c"], optional=True)
 
-setup(packages=discovered(), ext_modules=[LINE_SAMPLER, SPIN])
+# An engine op's dependency record in one C call (runtime/profiler/_oprecord.c, #42):
+# optional (observer.py's Python method otherwise).
+OP_RECORD = Extension("xprof.runtime.profiler._oprecord", ["runtime/profiler/_oprecord.c"],
+                      optional=True)
+
+setup(packages=discovered(), ext_modules=[LINE_SAMPLER, SPIN, OP_RECORD])

@@ -116,9 +116,7 @@ class Observer:
         elif type(attrs) is tuple:
             key = self.shaped_keys[(name, attrs)]
         else:
-            key = self.shaped_keys.get((name, tuple(attrs.items())))
-            if key is None:
-                key = self.attrs_key(name, attrs)
+            key = self.dict_key(name, attrs)
         m = len(writes)
         self.sink.add(_op_dep(name, OPERATOR, t0, t1, t_push, t_ready, pusher,
                               id(reads[0]) if n == 1 else
@@ -128,6 +126,12 @@ class Observer:
                               id(writes[0]) if m == 1 else
                               (id(writes[0]), id(writes[1])) if m == 2 else
                               tuple(map(id, writes)), key))
+
+    def dict_key(self, name, attrs):
+        """The slice key of op ``name`` with the attributes dict ``attrs`` (also the
+        native record's way to it: :mod:`._oprecord`)."""
+        key = self.shaped_keys.get((name, tuple(attrs.items())))
+        return self.attrs_key(name, attrs) if key is None else key
 
     def attrs_key(self, name, attrs):
         """The slice key of op ``name`` with attributes ``attrs`` (None, a tuple of input
@@ -339,6 +343,22 @@ class Observer:
 
 observer = Observer()
 
+
+def _native_op_dep():
+    """:meth:`Observer.op_dep` built in C (``_oprecord.c``: the same record in one C call,
+    ~6,600 instructions an op less), or None where the extension was not built."""
+    try:
+        from ._oprecord import OpDep
+    except ImportError:
+        return None
+    # (a class attribute that is not a descriptor: called as observer.op_dep(name, ...))
+    return OpDep(records.OP_DEP, OPERATOR, R.local, observer.op_keys, observer.shaped_keys,
+                 observer.dict_key)
+
+
+NATIVE_OP_DEP = _native_op_dep()
+if NATIVE_OP_DEP is not None:
+    Observer.op_dep = NATIVE_OP_DEP
 _WITH_DEPS = (Observer.op_dep, Observer.sync)
 
 

@@ -310,7 +310,11 @@ def undumped_events():
 
 
 def event_count():
-    return R.count(R.snapshot())
+    """Events recorded so far, the memory counters of the allocations logged since the
+    last fold included (folded now, as a dump would)."""
+    with _st.lock:
+        memory.fold()
+        return R.count(R.snapshot())
 
 
 def _write_and_finish(path=None):
