@@ -243,19 +243,26 @@ class Engine:
                     return v.exc
         observer = self.observer
         exc = None
-        if observer is not None and mode & self.profile_mask:
-            t0 = perf_counter_ns()
+        if observer is None or not mode & self.profile_mask:
             try:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001 - kept for the sync point
                 exc = e
+        elif tag is None and self.slow is None:
+            # every engine op's one record, its dependencies (and its attrs): an op that
+            # waited in the engine (``op``) has its push/ready stamps, pusher and
+            # variables; one run at once was pushed here, just now (no stamps). One C
+            # call where _oprecord is built (observer.run_op).
+            exc = observer.run_op(fn, args, name, t_push, op, reads, writes, attrs)
+        else:   # a custom operator's sub-operator (``tag``), or xprof run --slow
+            t0 = perf_counter_ns()
+            try:
+                fn(*args)
+            except BaseException as e:  # noqa: BLE001
+                exc = e
             if self.slow is not None:   # xprof run --slow: this op made slower
                 self._slowed(name, tag, attrs, t0, observer)
-            # every op's one record, its dependencies (and its attrs): an op that waited
-            # in the engine (``op``) has its push/ready stamps, pusher and variables; one
-            # run at once was pushed here, just now (no stamps: None; a sub-operator's
-            # push is its start). (Branches, not shared locals: ~6 opcodes per op.)
-            if op is not None:
+            if op is not None:   # (a sub-operator's push is its start)
                 if tag is None:
                     observer.op_dep(name, t0, perf_counter_ns(), t_push, op.t_ready,
                                     op.pusher, op.reads, op.writes, attrs)
@@ -267,11 +274,6 @@ class Engine:
                                 writes, attrs)
             else:   # (on the thread whose tag it is: NaiveEngine)
                 observer.sub_here(name, tag, t0, perf_counter_ns(), reads, writes)
-        else:
-            try:
-                fn(*args)
-            except BaseException as e:  # noqa: BLE001
-                exc = e
         if exc is not None:
             if not isinstance(exc, Exception) and \
                     threading.get_ident() not in self.worker_idents:

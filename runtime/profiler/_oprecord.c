@@ -112,45 +112,35 @@ op_key(OpDep *self, PyObject *name, PyObject *attrs)
     return PyObject_Vectorcall(self->dict_key, args, 2, NULL);
 }
 
-static PyObject *
-OpDep_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
-                 PyObject *kwnames)
+/* Append (OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher, read_ids, write_ids,
+   key) to the calling thread's event list; 0, or -1 with an exception set. */
+static int
+append_record(OpDep *self, PyObject *name, PyObject *t0, PyObject *t1, PyObject *t_push,
+              PyObject *t_ready, PyObject *pusher, PyObject *reads_in,
+              PyObject *writes_in, PyObject *attrs)
 {
-    OpDep *self = (OpDep *)callable;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
-        PyErr_SetString(PyExc_TypeError, "op_dep: takes positional arguments only");
-        return NULL;
-    }
-    if (nargs != 8 && nargs != 9) {
-        PyErr_Format(PyExc_TypeError, "op_dep: takes 8 or 9 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    PyObject *name = args[0];
-    PyObject *attrs = nargs == 9 ? args[8] : Py_None;
     PyObject *key = op_key(self, name, attrs);
     if (key == NULL)
-        return NULL;
-    PyObject *reads = var_ids(args[6]);
+        return -1;
+    PyObject *reads = var_ids(reads_in);
     if (reads == NULL) {
         Py_DECREF(key);
-        return NULL;
+        return -1;
     }
-    PyObject *writes = var_ids(args[7]);
+    PyObject *writes = var_ids(writes_in);
     if (writes == NULL) {
         Py_DECREF(key);
         Py_DECREF(reads);
-        return NULL;
+        return -1;
     }
     PyObject *rec = PyTuple_New(11);
     if (rec == NULL) {
         Py_DECREF(key);
         Py_DECREF(reads);
         Py_DECREF(writes);
-        return NULL;
+        return -1;
     }
-    PyObject *fields[11] = {self->kind, name, self->cat, args[1], args[2], args[3],
-                            args[4], args[5], NULL, NULL, NULL};
+    PyObject *fields[8] = {self->kind, name, self->cat, t0, t1, t_push, t_ready, pusher};
     for (int i = 0; i < 8; i++) {
         Py_INCREF(fields[i]);
         PyTuple_SET_ITEM(rec, i, fields[i]);
@@ -161,12 +151,123 @@ OpDep_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     PyObject *add = PyObject_GetAttr(self->local, self->add_name);
     if (add == NULL) {
         Py_DECREF(rec);
-        return NULL;
+        return -1;
     }
     PyObject *res = PyObject_CallOneArg(add, rec);
     Py_DECREF(add);
     Py_DECREF(rec);
-    return res;   /* (list.append's None) */
+    if (res == NULL)
+        return -1;
+    Py_DECREF(res);
+    return 0;
+}
+
+static PyObject *
+OpDep_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                 PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "op_dep: takes positional arguments only");
+        return NULL;
+    }
+    if (nargs != 8 && nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "op_dep: takes 8 or 9 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (append_record((OpDep *)callable, args[0], args[1], args[2], args[3], args[4],
+                      args[5], args[6], args[7], nargs == 9 ? args[8] : Py_None) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* time.perf_counter_ns(), without a Python call */
+static PyObject *
+perf_counter_ns(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyTime_t t;
+    if (PyTime_PerfCounterRaw(&t) < 0)
+        return NULL;
+    return PyLong_FromLongLong((long long)t);
+#else
+    return PyLong_FromLongLong((long long)_PyTime_GetPerfCounter());
+#endif
+}
+
+static PyObject *str_t_ready, *str_pusher, *str_reads, *str_writes;   /* (interned) */
+
+/* op_dep.run_op(fn, args, name, t_push, op, reads, writes, attrs): fn(*args), timed, and its
+   record (op None: pushed and run at once here: no ready stamp, no pusher, the given
+   variables; else op's t_ready, pusher, reads and writes). Returns the exception fn
+   raised (any BaseException, its traceback kept), or None: the engine's _call keeps it
+   for the sync point. */
+static PyObject *
+run_op(PyObject *callable, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "run_op: takes 8 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    OpDep *self = (OpDep *)callable;
+    PyObject *fn = args[0], *fargs = args[1], *name = args[2], *t_push = args[3];
+    PyObject *op = args[4], *reads = args[5], *writes = args[6], *attrs = args[7];
+    fargs = PySequence_Tuple(fargs);   /* (a new reference; the tuple itself, usually) */
+    if (fargs == NULL)
+        return NULL;
+    PyObject *t0 = perf_counter_ns();
+    if (t0 == NULL) {
+        Py_DECREF(fargs);
+        return NULL;
+    }
+    PyObject *exc = Py_None;
+    PyObject *res = PyObject_Call(fn, fargs, NULL);
+    Py_DECREF(fargs);
+    if (res == NULL) {   /* as `except BaseException as e` */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (value == NULL) {
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            Py_DECREF(t0);
+            PyErr_SetString(PyExc_SystemError, "run_op: an op failed without an exception");
+            return NULL;
+        }
+        if (tb != NULL)
+            PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        exc = value;
+    } else {
+        Py_DECREF(res);
+        Py_INCREF(exc);
+    }
+    PyObject *t1 = perf_counter_ns();
+    int rc = -1;
+    if (t1 != NULL) {
+        if (op == Py_None) {
+            rc = append_record(self, name, t0, t1, t_push, Py_None, Py_None, reads, writes,
+                               attrs);
+        } else {
+            PyObject *f[4] = {PyObject_GetAttr(op, str_t_ready),
+                              PyObject_GetAttr(op, str_pusher),
+                              PyObject_GetAttr(op, str_reads),
+                              PyObject_GetAttr(op, str_writes)};
+            if (f[0] && f[1] && f[2] && f[3])
+                rc = append_record(self, name, t0, t1, t_push, f[0], f[1], f[2], f[3],
+                                   attrs);
+            for (int i = 0; i < 4; i++)
+                Py_XDECREF(f[i]);
+        }
+    }
+    Py_DECREF(t0);
+    Py_XDECREF(t1);
+    if (rc < 0) {
+        Py_DECREF(exc);
+        return NULL;
+    }
+    return exc;
 }
 
 static int
@@ -237,6 +338,13 @@ OpDep_call(PyObject *self, PyObject *args, PyObject *kwargs)
     return PyVectorcall_Call(self, args, kwargs);
 }
 
+static PyMethodDef OpDep_methods[] = {
+    {"run_op", (PyCFunction)(void (*)(void))run_op, METH_FASTCALL,
+     "run_op(fn, args, name, t_push, op, reads, writes, attrs): fn(*args) timed and "
+     "recorded; returns the exception it raised, or None"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyTypeObject OpDepType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "xprof.runtime.profiler._oprecord.OpDep",
@@ -247,10 +355,12 @@ static PyTypeObject OpDepType = {
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)OpDep_init,
     .tp_call = OpDep_call,
+    .tp_methods = OpDep_methods,
     .tp_traverse = (traverseproc)OpDep_traverse,
     .tp_clear = (inquiry)OpDep_clear,
     .tp_dealloc = (destructor)OpDep_dealloc,
 };
+
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_oprecord",
@@ -260,6 +370,12 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__oprecord(void)
 {
+    str_t_ready = PyUnicode_InternFromString("t_ready");
+    str_pusher = PyUnicode_InternFromString("pusher");
+    str_reads = PyUnicode_InternFromString("reads");
+    str_writes = PyUnicode_InternFromString("writes");
+    if (!str_t_ready || !str_pusher || !str_reads || !str_writes)
+        return NULL;
     if (PyType_Ready(&OpDepType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

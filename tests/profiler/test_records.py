@@ -2,6 +2,7 @@
 rule, and a record built by its constructor reads back from the trace and the
 statistics as what was recorded."""
 import json
+import os
 
 import pytest
 
@@ -157,3 +158,119 @@ def test_no_record_is_built_outside_the_constructors():
             if name is not None and name.lstrip("_") in codes:
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert codes and not found, found
+
+
+def _op_dep_records(op_dep, obs, calls):
+    """The records ``op_dep`` appends on this thread for ``calls`` (argument tuples)."""
+    events = R.events()
+    n = len(events)
+    for args in calls:
+        op_dep(*args)
+    out = events[n:]
+    del events[n:]
+    return out
+
+
+def test_the_native_op_dep_record_is_the_python_one():
+    """``_oprecord.OpDep`` (C) appends the very tuple ``Observer.op_dep`` (Python) does,
+    for every form of attributes (none, input shapes, a Gluon layer's dict seen before
+    and not yet seen) and of variables (none to four reads, one or two writes)."""
+    from xprof.runtime.profiler import observer as O
+    if O.NATIVE_OP_DEP is None:
+        if os.environ.get("XPROF_REQUIRE_NATIVE") == "1":
+            pytest.fail("runtime/profiler/_oprecord.c was not built")
+        pytest.skip("runtime/profiler/_oprecord.c not built")
+    obs = O.observer
+
+    class V:
+        pass
+    v = [V() for _ in range(6)]
+    shapes = ((64, 128), (256, 128), (256,))
+    def calls(fresh):
+        out = []
+        for k, attrs in enumerate([None, shapes, {"name": "dense0"},
+                                   {"name": fresh, "Input Dims": shapes}]):
+            for nr in range(5):
+                for nw in (1, 2):
+                    out.append((f"Op{k}", 10 + nr, 20 + nw, 5, None if nr % 2 else 7,
+                                None if nr % 2 else 3, tuple(v[:nr]), list(v[4:4 + nw]),
+                                attrs))
+        out.append(("Op0", 1, 2, None, None, None, (v[0],), (v[1],)))   # (attrs omitted)
+        return out
+
+    def python(cs):
+        return _op_dep_records(lambda *a: O.PYTHON_OP_DEP(obs, *a), obs, cs)
+
+    def native(cs):
+        return _op_dep_records(O.NATIVE_OP_DEP, obs, cs)
+
+    # a dict key first given out by the Python side, then by the native side's fallback
+    first = calls(f"fresh{os.getpid()}a")
+    p1, n1 = python(first), native(first)
+    second = calls(f"fresh{os.getpid()}b")
+    n2, p2 = native(second), python(second)
+    for py, nat, cs in ((p1, n1, first), (p2, n2, second)):
+        assert nat == py and len(nat) == len(cs)
+        assert [type(f) for r in nat for f in r] == [type(f) for r in py for f in r]
+    with pytest.raises(TypeError, match="8 or 9 arguments"):
+        O.NATIVE_OP_DEP("Op0", 1, 2)
+
+
+def test_the_native_run_op_runs_times_and_records_as_the_python_one():
+    """``OpDep.run_op`` (C) runs the op, returns the exception it raised (its traceback
+    kept, an interrupt too) or None, and records what ``Observer.run_op`` (Python) does,
+    for an op run at once and a queued op (its stamps and variables)."""
+    from xprof.runtime.engine.base import Opr
+    from xprof.runtime.profiler import observer as O
+    if O.NATIVE_OP_DEP is None:
+        if os.environ.get("XPROF_REQUIRE_NATIVE") == "1":
+            pytest.fail("runtime/profiler/_oprecord.c was not built")
+        pytest.skip("runtime/profiler/_oprecord.c not built")
+    obs = O.observer
+
+    class V:
+        pass
+    r, w = (V(), V()), [V()]
+    ran = []
+
+    def ok(*a):
+        ran.append(a)
+
+    def bad(x):
+        raise ValueError(f"bad {x}")
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    op = Opr(ok, (1,), r, w, "Queued", 0, 1, None, None)
+    op.t_push, op.t_ready, op.pusher = 5, 6, 3
+    cases = [(ok, (1, 2), "Now", None, None, r, w, None),
+             (ok, [3], "Now", 4, None, r[:1], w, ((2, 2),)),
+             (ok, (1,), "Queued", 5, op, (), (), None),
+             (bad, (7,), "Bad", None, None, r, w, None),
+             (interrupt, (), "Stop", None, None, (), w, None)]
+    out = {}
+    for which, run in (("python", lambda *a: O.PYTHON_RUN_OP(obs, *a)),
+                       ("native", O.NATIVE_OP_DEP.run_op)):
+        events = R.events()
+        n = len(events)
+        results = [run(*c) for c in cases]
+        recs = events[n:]
+        del events[n:]
+        out[which] = results, recs
+    (py_res, py_recs), (c_res, c_recs) = out["python"], out["native"]
+    assert ran == [(1, 2), (3,), (1,)] * 2
+    assert [type(e) for e in c_res] == [type(e) for e in py_res] == \
+        [type(None)] * 3 + [ValueError, KeyboardInterrupt]
+    assert str(c_res[3]) == "bad 7"
+    tb, codes = c_res[3].__traceback__, []
+    while tb is not None:
+        codes.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    assert bad.__code__ in codes   # (where the op raised)
+    # the same records, but for the clock's readings (t0, t1: fields 3 and 4)
+    for py, c in zip(py_recs, c_recs):
+        assert py[:3] == c[:3] and py[5:] == c[5:], (py, c)
+        assert c[3] <= c[4] and isinstance(c[3], int)
+    assert len(c_recs) == len(cases)
+    assert [rec[6:8] for rec in c_recs][2] == (6, 3)   # the queued op's stamps
