@@ -13,9 +13,11 @@ a custom step at 5 steps, and more with the profile's records to walk). Steps co
 :data:`STEPS` (``--steps`` for every job). Every thread of the process is
 counted (callgrind serializes them): the engine's workers, the custom-op pool and the
 line sampler. Modes: off, each of bench_real_overhead's modes, ``all`` with the line
-sampler (its default) and ``all-nolines`` without it. Callgrind runs threads one at a time, so
-a waiting thread's spins and the sampler's ticks vary a little between runs; the rest
-is exact.
+sampler (its default) and ``all-nolines`` without it, and ``paused`` (``all`` started
+then paused: what the unprofiled blocks of bench_real_overhead's steps design run; it
+must count as ``off`` does). Default: every mode but ``paused``. Callgrind runs
+threads one at a time, so a waiting thread's spins and the sampler's ticks vary a little
+between runs; the rest is exact.
 
     python benchmarks/bench_real_instructions.py [--jobs cnn,mlp,custom] [--steps N]
         [--modes off,operators,...] [--keep DIR]
@@ -36,6 +38,9 @@ sys.path.insert(0, HERE)
 from bench_real_overhead import MODES as _MODES  # noqa: E402
 
 MODES = dict(_MODES)   # (with "all-nolines": "all" without the line sampler)
+# the profiler in "all" mode, started and paused: what an unprofiled block of
+# bench_real_overhead's steps design runs (it must count as "off" does)
+MODES["paused"] = dict(profile_all=True, _paused=True)
 # steps counted per job: the custom job's step is ~10 M instructions and its threads'
 # interleaving under callgrind moves a count by ~0.1-0.5% a step, so it counts more
 STEPS = {"cnn": 5, "mlp": 5, "custom": 20}
@@ -52,8 +57,11 @@ for _ in range(3):
 if kwargs is not None:
     if kwargs.pop("_no_lines", False):
         os.environ["XPROF_PROFILER_SAMPLE_INTERVAL_MS"] = "0"   # read when profiling starts
+    paused = kwargs.pop("_paused", False)
     mx.profiler.set_config(aggregate_stats=False, filename=sys.argv[5], **kwargs)
     mx.profiler.set_state("run")
+    if paused:
+        mx.profiler.pause()
 import ctypes
 cg = ctypes.CDLL(sys.argv[6])
 gc.collect()
@@ -105,7 +113,7 @@ def instructions(job, n, kwargs, out_file, tmp, lib):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", default="cnn,mlp,custom")
-    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--modes", default=",".join(m for m in MODES if m != "paused"))
     ap.add_argument("--steps", type=int, default=None,
                     help="steps counted (default: %s)" % STEPS)
     ap.add_argument("--keep", default=None)

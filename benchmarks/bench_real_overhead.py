@@ -42,7 +42,7 @@ the CNN is measured the same way.
         [--engine ThreadedEngine] [--json out.json] [--mxnet]
 
 (``--steps``: steps counted per mode and process; in the ``steps`` design, profiled
-steps, as many unprofiled beside them. ``--rounds``: default 3 for ``steps``, 7 for
+steps, as many unprofiled beside them. ``--rounds``: default 5 for ``steps``, 7 for
 ``processes``.)
 
 A measurement: run it on a quiet machine (nothing else of ours running).
@@ -318,7 +318,7 @@ def main():
             ap.error(f"--modes: {m!r} is not a mode; allowed: {', '.join(MODES)}")
     if args.design == "processes" and "off" not in modes:
         modes.insert(0, "off")
-    rounds = args.rounds or (3 if args.design == "steps" else 7)
+    rounds = args.rounds or (5 if args.design == "steps" else 7)
     results = {}
     for job in args.jobs.split(","):
         if args.design == "steps":
