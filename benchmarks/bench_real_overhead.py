@@ -34,12 +34,13 @@ Two designs (``--design``):
 
 ``all-nolines`` is ``all`` without the Python-line sampler: the sampler's own share is
 ``all`` against it.
-With MXNet 1.9.1 importable as ``mxnet`` (``--mxnet``), its own profiler's overhead on
+With MXNet 1.9.1 (``--mxnet``: importable here; ``--mxnet-python PATH``: the Python of
+a venv that has it, e.g. ``pip install mxnet==1.9.1 "numpy<1.24"``), its own profiler's overhead on
 the CNN is measured the same way.
 
     python benchmarks/bench_real_overhead.py [--design steps|processes]
         [--jobs cnn,mlp,custom] [--modes off,operators,...] [--rounds R] [--steps N]
-        [--engine ThreadedEngine] [--json out.json] [--mxnet]
+        [--engine ThreadedEngine] [--json out.json] [--mxnet | --mxnet-python PATH]
 
 (``--steps``: steps counted per mode and process; in the ``steps`` design, profiled
 steps, as many unprofiled beside them. ``--rounds``: default 5 for ``steps``, 7 for
@@ -73,7 +74,8 @@ MODES = {
 
 def _build(mx, job):
     import numpy as np
-    from xprof.runtime import gluon  # noqa: F401 (mx.gluon)
+    if mx.__name__.startswith("xprof"):
+        from xprof.runtime import gluon  # noqa: F401 (mx.gluon)
     nn = mx.gluon.nn
     rng = np.random.default_rng(0)
     net = nn.HybridSequential()
@@ -225,11 +227,14 @@ def _import(which):
     return mx
 
 
+PYTHON = {"xprof": sys.executable, "mxnet": sys.executable}   # (--mxnet-python)
+
+
 def _run(job, mode, steps, engine, which="xprof", design="processes"):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
     env["XPROF_ENGINE_TYPE"] = engine
     env["MXNET_ENGINE_TYPE"] = engine
-    out = subprocess.run([sys.executable, __file__, "--child", job, mode, str(steps), which,
+    out = subprocess.run([PYTHON[which], __file__, "--child", job, mode, str(steps), which,
                           design], capture_output=True, text=True, env=env, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
@@ -308,6 +313,7 @@ def main():
     ap.add_argument("--engine", default="ThreadedEngine")
     ap.add_argument("--json", default=None)
     ap.add_argument("--mxnet", action="store_true")
+    ap.add_argument("--mxnet-python", default=None)
     args = ap.parse_args()
     if args.child:
         job, mode, steps, which, design = args.child
@@ -326,12 +332,16 @@ def main():
             report_steps(job, results[job], rounds, args.steps, args.engine)
         else:
             results[job] = run_processes(job, modes, rounds, args.steps, args.engine)
-    if args.mxnet:
-        try:
-            import mxnet  # noqa: F401
-        except ImportError:
-            print("mxnet: not importable here (MXNet 1.9.1 for its own profiler's overhead)")
+    if args.mxnet_python:
+        PYTHON["mxnet"] = args.mxnet_python
+    if args.mxnet or args.mxnet_python:
+        found = subprocess.run([PYTHON["mxnet"], "-c", "import mxnet; print(mxnet.__version__)"],
+                               capture_output=True, text=True)
+        if found.returncode != 0:
+            print(f"mxnet: not importable by {PYTHON['mxnet']} (MXNet 1.9.1 for its own "
+                  "profiler's overhead)")
         else:
+            print(f"MXNet {found.stdout.strip()} ({PYTHON['mxnet']})")
             if args.design == "steps":
                 res = run_steps("cnn", ["all"], rounds, args.steps, args.engine, "mxnet")
                 cpu = res["all"]["cpu"]
