@@ -34,4 +34,9 @@ SPIN = Extension("xprof.runtime._spin", ["runtime/_spin.c"], optional=True)
 OP_RECORD = Extension("xprof.runtime.profiler._oprecord", ["runtime/profiler/_oprecord.c"],
                       optional=True)
 
-setup(packages=discovered(), ext_modules=[LINE_SAMPLER, SPIN, OP_RECORD])
+# A memory-profiled array's allocation and release records (runtime/profiler/_memrecord.c,
+# #42): optional (runtime/ndarray/memlog.py's Python otherwise).
+MEM_RECORD = Extension("xprof.runtime.profiler._memrecord",
+                       ["runtime/profiler/_memrecord.c"], optional=True)
+
+setup(packages=discovered(), ext_modules=[LINE_SAMPLER, SPIN, OP_RECORD, MEM_RECORD])

@@ -32,6 +32,7 @@ from ..ops.elemwise import SCALAR_FNS as _SCALAR_FNS
 from ..ops.python_level import SWAPPED as _SWAPPED
 from ..profiler.observer import flags as _flags, observer as _observer
 from . import sparse_rules as _sparse_rules
+from .memlog import allocated as _allocated, nbytes as _nbytes, _sizes
 from .sparse_rules import _STORAGE_TYPE_STR_TO_ID  # noqa: F401 - MXNet's tests import it
 from .opscope import (op_scope, op_scopes_set,  # noqa: F401 - set_op_attrs: API here
                       restore_op_attrs, set_op_attrs)
@@ -445,37 +446,12 @@ class NDArray(Var):
     __hash__ = object.__hash__
 
 
-_mem_log = _observer.mem_log
-# shape -> element count, for the memory log's allocations: a dict hit costs a tenth of
-# math.prod (~1,100 instructions under callgrind); a program has few distinct shapes
-_sizes = {}
-
-
-class _Release:
-    """The release of a memory-profiled array: held in the array's ``_released`` slot,
-    freed with it, and its finalizer logs the release. The array keeps its own class
-    (``type(x) is NDArray`` whether or not memory is profiled: a profiler must not be
-    observable by the program), and arrays made while memory is not profiled carry no
-    finalizer at all."""
-
-    __slots__ = ("entry",)
-
-    def __init__(self, entry):
-        self.entry = entry
-
-    def __del__(self, _log=_mem_log):
-        try:
-            _log(self.entry)   # built at allocation: a finalizer runs on every free
-        except Exception:  # noqa: BLE001 - interpreter shutdown
-            pass
-
-
 def new_array(shape, dtype, ctx, role, cls=NDArray):
     """A fresh array of class ``cls`` (``NDArray``, or a subclass such as ``mx.np``'s
     ``ndarray``: same slots, other front-door rules) with a new engine variable and no
     data yet. While memory is profiled the allocation is logged (no lock, no
     formatting; see :mod:`..profiler.memory`) and its release is logged when the array
-    is freed (:class:`_Release`)."""
+    is freed (:mod:`.memlog`)."""
     a = _new(cls)
     a.queue = None
     a.readers = 0
@@ -492,14 +468,8 @@ def new_array(shape, dtype, ctx, role, cls=NDArray):
         try:
             n = _sizes[shape] * dtype.itemsize
         except (KeyError, TypeError):   # (first of its shape, or a list)
-            n = math.prod(shape)
-            if len(_sizes) < 4096 and type(shape) is tuple:
-                _sizes[shape] = n
-            n *= dtype.itemsize
-        dev = ctx.dev_num
-        a._released = rel = _new(_Release)   # (_Release(entry) without its __init__'s
-        rel.entry = (dev, -n, -1)             # Python frame: ~120 ns less an array)
-        _mem_log((dev, n, perf_counter_ns()))
+            n = _nbytes(shape, dtype)
+        a._released = _allocated(ctx.dev_num, n)
         if _flags.mem_rows:
             _observer.allocation_row(n, ctx.dev_key, role)
     return a

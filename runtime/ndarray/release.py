@@ -4,19 +4,16 @@ array, so the engine starts it once every op pushed before it that reads the arr
 done: MXNet's engine frees memory the same way (``DeleteVariable`` after the last
 reader). A memory-profiled array's release is logged then, its allocation again when
 the next pass is pushed (:func:`retake`)."""
-import math
-from time import perf_counter_ns
-
 import numpy as np
 
 from ..profiler.observer import flags as _flags
-from .ndarray import _Release, _mem_log
+from .memlog import allocated as _allocated, nbytes as _nbytes
 
 __all__ = ["drop_data", "drop_values", "retake"]
 
 
 def drop_data(a):
-    """Engine function: the array's values go (its ``_Release`` logs the release)."""
+    """Engine function: the array's values go (its release logs it: :mod:`.memlog`)."""
     a._data = None
     a._released = None
 
@@ -34,10 +31,6 @@ def retake(arrays):
     the pass that rewrites them is pushed (while memory is profiled)."""
     if not _flags.mem:
         return
-    now = perf_counter_ns()
     for a in arrays:
         if a._released is None:
-            n = math.prod(a.shape) * a._dtype.itemsize
-            dev = a.context.dev_num
-            a._released = _Release((dev, -n, -1))
-            _mem_log((dev, n, now))
+            a._released = _allocated(a.context.dev_num, _nbytes(a.shape, a._dtype))
