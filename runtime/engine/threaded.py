@@ -320,13 +320,15 @@ class ThreadedEngine(Engine):
                 self._idle_cv.notify_all()
             if ready is None:
                 return None
-            for r in ready:
-                self._push_ready(r)
             observer = self.observer   # stamp when their last dependency was satisfied
             if observer is not None and observer.stamps:
                 t = perf_counter_ns()
                 for r in ready:
                     r.t_ready = t
+                    self._push_ready(r)
+            else:
+                for r in ready:
+                    self._push_ready(r)
             n = len(ready)
             if on_worker:
                 # Keep the best ready op (by priority, then push order), not simply the
