@@ -112,31 +112,6 @@ op_key(OpDep *self, PyObject *name, PyObject *attrs)
     return PyObject_Vectorcall(self->dict_key, args, 2, NULL);
 }
 
-/* The calling thread's ``local.add`` (a new reference), kept in the thread state's dict
-   under this OpDep after its first read: a thread-local subclass's attribute read
-   measured ~100-200 ns, a dict lookup a few tens. A thread's ``add`` never changes
-   (recorder._Local binds it once, to the thread's buffer for the thread's life). */
-static PyObject *
-thread_add(OpDep *self)
-{
-    PyObject *tsd = PyThreadState_GetDict();   /* borrowed; NULL: none (no error set) */
-    if (tsd != NULL) {
-        PyObject *add = PyDict_GetItemWithError(tsd, (PyObject *)self);   /* borrowed */
-        if (add != NULL) {
-            Py_INCREF(add);
-            return add;
-        }
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    PyObject *add = PyObject_GetAttr(self->local, self->add_name);
-    if (add != NULL && tsd != NULL && PyDict_SetItem(tsd, (PyObject *)self, add) < 0) {
-        Py_DECREF(add);
-        return NULL;
-    }
-    return add;
-}
-
 /* Append (OP_DEP, name, OPERATOR, t0, t1, t_push, t_ready, pusher, read_ids, write_ids,
    key) to the calling thread's event list; 0, or -1 with an exception set. */
 static int
@@ -173,7 +148,9 @@ append_record(OpDep *self, PyObject *name, PyObject *t0, PyObject *t1, PyObject 
     PyTuple_SET_ITEM(rec, 8, reads);     /* (references moved into the tuple) */
     PyTuple_SET_ITEM(rec, 9, writes);
     PyTuple_SET_ITEM(rec, 10, key);
-    PyObject *add = thread_add(self);
+    /* (read at every record, not kept per thread: a forked child rebinds its thread's
+       add, process_tracks.begin_child) */
+    PyObject *add = PyObject_GetAttr(self->local, self->add_name);
     if (add == NULL) {
         Py_DECREF(rec);
         return -1;
