@@ -112,8 +112,11 @@ def wait_for_mpi(MPI, what):
     folder = jobdir.current()
     from ..profiler import ranks
     me = ranks.rank()
+    from ..engine import signals
     while helper.is_alive():
         helper.join(0.05)
+        if signals._deferred is not None:   # a signal that landed in join's library code
+            signals.raise_deferred()
         if folder and helper.is_alive():
             ended = jobdir.read(folder)["end"]
             if ended:

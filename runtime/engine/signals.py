@@ -6,8 +6,10 @@ counts, variable queues half updated) that leaves the engine wedged, and every l
 sync point, the drain at exit included, waits for ever. So the handlers here raise:
 
 * at once, where the signal landed, when the main thread runs code of the user's (or of
-  a library the user called), or waits at one of the runtime's blocking sync points
+  a library the user called), or the code of one of the runtime's blocking waits
   (``SAFE_WAITS``: exception-safe, and possibly waiting for ever on a stuck op);
+* inside library code such a wait called (``threading``'s), at the wait's next poll
+  (every 10 ms): library code is not safe to interrupt at every bytecode;
 * otherwise (inside the runtime, or a ``__del__``, whose exceptions are printed and
   swallowed) as soon as control is back in the nearest frame of the user's that called
   into the runtime: its next bytecode, through that frame's trace hook. A runtime call
@@ -40,11 +42,17 @@ _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for p in
                               (sysconfig.get_paths().get(k) for k in
                                ("stdlib", "platstdlib", "purelib", "platlib")) if p}))
-# The runtime's blocking waits (function names): exception-safe places to stop waiting.
-# A thread blocked in one calls _kick/_kick_locked every 10 ms; their bodies are C calls
-# with nothing popped yet, so they are safe too. ``throttle`` is the custom-op
-# backpressure wait, ``shutdown`` the bounded drain at exit, ``wait_for_mpi`` a rank
-# waiting for the other ranks to start MPI (dist/mpi.py).
+# xprof's other packages beside the runtime in a source tree (an editable install: in a
+# wheel they are under purelib): library code, not the user's
+_LIBRARY_DIRS += tuple(os.path.join(os.path.dirname(_RUNTIME_DIR.rstrip(os.sep)), d) + os.sep
+                       for d in ("traces", "cli"))
+# The runtime's blocking waits (function names): exception-safe places to stop waiting,
+# in their own code. Each polls raise_deferred() (a signal that landed in the library
+# code it called) at least every 50 ms, or returns within 50 ms (``throttle``, the
+# custom-op backpressure wait). A thread blocked in one calls _kick/_kick_locked every
+# 10 ms; their bodies are C calls with nothing popped yet, so they are safe too.
+# ``shutdown`` is the bounded drain at exit (under stop_on_signal), ``wait_for_mpi`` a
+# rank waiting for the other ranks to start MPI (dist/mpi.py).
 SAFE_WAITS = frozenset(("wait_for_var", "wait_all", "_wait_all", "_kick", "_kick_locked",
                         "wait_idle", "throttle", "shutdown", "wait_for_mpi"))
 
@@ -61,24 +69,38 @@ def _where(code):
 
 def safe_frame(frame):
     """The frame where an exception for a signal that interrupted the main thread at
-    ``frame`` may be raised: ``frame`` itself (raise now), or the nearest user frame
-    outside the runtime code that was interrupted (raise when control is back there).
+    ``frame`` may be raised: ``frame`` itself (raise now), or a frame to raise it in
+    when control is back there: the nearest user frame outside the runtime code that
+    was interrupted (else the blocking wait it was in, else ``frame``).
+
+    A blocking wait (``SAFE_WAITS``) is a safe point in its own code only. Library code
+    it called is not: ``threading``'s ``Condition.__enter__`` interrupted after taking
+    its lock and before its ``with`` statement began leaves the lock held for ever, and
+    the engine worker that next sets that event blocks while holding the engine's lock
+    (a hang seen about once in 400 Ctrl-Cs). So there the exception is deferred too; the
+    wait raises it at its next poll (:func:`raise_deferred`, every 10 ms).
     """
-    f = frame
-    while f is not None:
-        where = _where(f.f_code)
-        if where == "user":
-            return frame
-        if where == "runtime":
-            if f.f_code.co_name in SAFE_WAITS:
-                return frame
-            break
-        f = f.f_back
-    else:
+    code = frame.f_code
+    where = _where(code)
+    if where == "user" or (where == "runtime" and code.co_name in SAFE_WAITS):
         return frame
-    while f is not None and _where(f.f_code) != "user":
+    f = frame
+    while where == "library":   # library code: whoever called it decides
         f = f.f_back
-    return frame if f is None else f
+        if f is None:
+            return frame
+        where = _where(f.f_code)
+    if where == "user":   # a library call of the user's: interrupted where it was
+        return frame
+    wait = None
+    while f is not None and _where(f.f_code) != "user":
+        if wait is None and f.f_code.co_name in SAFE_WAITS and \
+                _where(f.f_code) == "runtime":
+            wait = f
+        f = f.f_back
+    if f is not None:
+        return f
+    return frame if wait is None else wait
 
 
 def _no_trace(frame, event, arg):
@@ -114,9 +136,10 @@ def raise_at_safe_point(frame, make_exc):
 
 def raise_deferred():
     """Called by the main thread's blocking waits (every 10 ms): a signal that landed in
-    runtime code on the way into the wait (``wait_to_read``'s body, a hook) was deferred
-    to the user's frame, which a wait on stuck work never returns to. Raise it here,
-    a safe point, instead of waiting for ever."""
+    runtime code on the way into the wait (``wait_to_read``'s body, a hook) or in the
+    library code the wait calls (``Event.wait``) was deferred to the user's frame, which
+    a wait on stuck work never returns to. Raise it here, a safe point, instead of
+    waiting for ever."""
     global _deferred
     found = _deferred
     if found is None or threading.current_thread() is not threading.main_thread():

@@ -50,13 +50,20 @@ LOOP_SCRIPT = textwrap.dedent("""
 """).replace("ROUNDS", str(ROUNDS))
 
 
+# Every child dumps its threads' stacks to stderr on SIGUSR1: a line that does not come
+# fails the test with where the child was, not only with the line it did not print.
+_DUMP_ON_USR1 = "import faulthandler, signal; faulthandler.register(signal.SIGUSR1)\n"
+
+
 class _Child:
-    """A subprocess whose stdout lines are read with a deadline (a hang fails)."""
+    """A subprocess whose stdout lines are read with a deadline (a hang fails, with the
+    child's stacks)."""
 
     def __init__(self, code, args, env_extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
         env.update(env_extra)
-        self.proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env,
+        self.proc = subprocess.Popen([sys.executable, "-c", _DUMP_ON_USR1 + code, *args],
+                                     env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
         self.lines = queue.Queue()
@@ -73,9 +80,12 @@ class _Child:
         except queue.Empty:
             got = f"<nothing within {timeout} s>"
         if got != line:
-            self.proc.kill()
+            if self.proc.poll() is None:   # still running: its stacks, then kill it
+                self.proc.send_signal(signal.SIGUSR1)
+                self._wait(2)
+                self.proc.kill()
             raise AssertionError(f"expected {line!r}, got {got!r}; stderr: "
-                                 f"{self.proc.stderr.read()[-2000:]}")
+                                 f"{self.proc.stderr.read()[-6000:]}")
 
     def finish(self, timeout=60):
         """Wait for the exit (killed after ``timeout``); return (returncode, stderr)."""
@@ -237,3 +247,69 @@ def test_a_signal_deferred_in_runtime_code_is_raised_by_the_wait_it_enters():
     done = subprocess.run([sys.executable, "-c", STUCK_AFTER_A_SIGNAL_IN_THE_RUNTIME],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "interrupted", done.stderr[-2000:]
+
+
+def test_interrupt_in_library_code_a_wait_called_is_raised_by_the_wait(threaded_engine,
+                                                                       monkeypatch):
+    """A Ctrl-C that lands in ``threading``'s ``Condition.__enter__`` under
+    ``wait_for_var``, after the condition's lock was taken and before its ``with``
+    began, must not be raised there: the lock would stay held, and the engine worker that
+    next sets the waiter's event would block for ever holding the engine's lock (a hang
+    seen in about one of 400 Ctrl-Cs of the tight-loop test). The wait raises it at its
+    next poll instead, the lock released."""
+    from xprof.runtime.engine import threaded
+    if sys.gettrace() is not None:
+        pytest.skip("a tracer is active: interrupts are raised at once")
+    landed = []
+
+    class Lock:
+        """The waiter event's lock: the signal lands in Condition.__enter__ once taken."""
+
+        def __init__(self):
+            self.real = threading.Lock()
+
+        def acquire(self, blocking=True, timeout=-1):
+            return self.real.acquire(blocking, timeout)
+
+        def release(self):
+            self.real.release()
+
+        def __enter__(self):
+            self.real.acquire()
+            if not landed:
+                caller = sys._getframe(1)
+                landed.append(caller.f_code.co_name)
+                signals._on_sigint(signal.SIGINT, caller)
+            return True
+
+        def __exit__(self, *exc):
+            self.real.release()
+
+    events = []
+
+    class Waiter:
+        __slots__ = ("event",)
+
+        def __init__(self):
+            self.event = threading.Event()
+            self.event._cond = threading.Condition(Lock())
+            events.append(self.event)
+
+    monkeypatch.setattr(threaded, "_Waiter", Waiter)
+    eng = threaded_engine
+    gate = threading.Event()
+    v = eng.new_variable()
+    eng.push(gate.wait, (), [], [v], "stuck", cost=1 << 40)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            eng.wait_for_var(v)
+        assert landed == ["__enter__"]
+        assert not events[0]._cond._lock.real.locked()   # not left held by the interrupt
+    finally:
+        if events and events[0]._cond._lock.real.locked():
+            events[0]._cond._lock.real.release()   # (the old behaviour: unwedge the engine)
+        gate.set()
+    eng.wait_for_var(v)
+    mx.nd.waitall()
+    assert eng.pending() == 0
+    assert signals._deferred is None and sys.gettrace() is None
