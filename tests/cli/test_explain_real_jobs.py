@@ -186,6 +186,8 @@ def test_a_custom_op_blocked_in_wait_to_read(engine, run):
         assert forward >= 0.5 * r.wall        # the products ran while forward waited
         assert custom[0]["busy_ms"] < 0.2 * forward
         assert r.doc["top_ops"][0]["name"] == "Waiter::dot"
-    else:                    # the call runs inline: its wait is the main thread's
-        assert sum(t["blocked_ms"] for t in custom) + \
-            r.thread("main thread")["blocked_ms"] == pytest.approx(forward + main, abs=2.0)
+    else:   # the call runs inline, its sub-operators at their push: nothing waits, and
+        # the job's perf_counter windows (a copy, a wait_to_read with nothing left) bound
+        # the blocked time from above (on a busy machine they grow, it does not)
+        total = sum(t["blocked_ms"] for t in custom) + r.thread("main thread")["blocked_ms"]
+        assert 0 <= total <= forward + main + 0.5, (total, forward, main)

@@ -51,8 +51,12 @@ LOOP_SCRIPT = textwrap.dedent("""
 
 
 # Every child dumps its threads' stacks to stderr on SIGUSR1: a line that does not come
-# fails the test with where the child was, not only with the line it did not print.
-_DUMP_ON_USR1 = "import faulthandler, signal; faulthandler.register(signal.SIGUSR1)\n"
+# fails the test with where the child was, not only with the line it did not print. And
+# it handles SIGINT as Python does when started from a terminal, also when the suite was
+# started where SIGINT is ignored (a shell's background job, which its children inherit).
+_CHILD_PRELUDE = ("import faulthandler, signal; faulthandler.register(signal.SIGUSR1)\n"
+                  "if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:\n"
+                  "    signal.signal(signal.SIGINT, signal.default_int_handler)\n")
 
 
 class _Child:
@@ -62,7 +66,7 @@ class _Child:
     def __init__(self, code, args, env_extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("XPROF_", "MXNET_"))}
         env.update(env_extra)
-        self.proc = subprocess.Popen([sys.executable, "-c", _DUMP_ON_USR1 + code, *args],
+        self.proc = subprocess.Popen([sys.executable, "-c", _CHILD_PRELUDE + code, *args],
                                      env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
