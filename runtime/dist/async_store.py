@@ -8,9 +8,12 @@ point-to-point messages on the server communicator:
 
 * ``init``: rank 0 sends its value (MXNet: only rank 0's init reaches the servers), then
   every rank waits at a barrier, so no push reaches a key before it exists;
+* ``set_optimizer``: as in MXNet, every worker sends its optimizer to the server and
+  returns once the server has one, so its own later pushes never arrive before any.
+  Rank 0's (in-process) is the server's updater; another rank's is used only until
+  rank 0's arrives (an SPMD script gives the same optimizer on every rank);
 * ``push``: the local sum of the values given (``KVStoreReduce``) is sent; the server
-  runs the updater on it at once (rank 0's optimizer, from ``set_optimizer``: MXNet
-  ships rank 0's to the servers too) and acknowledges, so a push completes when it was
+  runs the updater on it at once and acknowledges, so a push completes when it was
   applied; without an optimizer a push is refused, as MXNet's async server refuses it;
 * ``pull``: the server replies with the value it holds now.
 
@@ -25,6 +28,7 @@ run while holding the engine: rank 0's server could not run the updater meanwhil
 """
 import atexit
 import itertools
+import pickle
 import threading
 import time
 from time import perf_counter_ns
@@ -35,6 +39,7 @@ from .. import engine as _engine
 from ..engine.base import MODE_INTERNAL
 from ..kvstore_local import KVStore, MXNetError, _listify, _same_shape
 from ..ndarray import ndarray as _nd
+from .. import optimizer as _opt
 from . import comm_thread, events, faults, mpi
 from .sync_store import PULL, PUSH, PUSHPULL, SyncKVStore, _dense
 
@@ -84,6 +89,10 @@ class Server:
         self.done.set()
 
     def _handle(self, what, store, key, data=None):
+        if what == "optimizer":   # another rank's: only until rank 0's is set
+            if store not in self.updaters:
+                self.updaters[store] = _opt.get_updater(pickle.loads(data))
+            return ("ok",)
         if what == "init":
             self.values[(store, key)] = _nd.from_numpy(data)
             return ("ok",)
@@ -225,6 +234,16 @@ class AsyncKVStore(SyncKVStore):
         if not (isinstance(key, (int, str)) and key in self._store):
             self.init(key, value)
         self.pull(key, out, priority)
+
+    def set_optimizer(self, optimizer):
+        """Rank 0's optimizer becomes the server's updater (:meth:`_set_updater`); every
+        other rank sends its own and waits until the server has an updater, as MXNet's
+        workers do: a push of that rank made before rank 0's arrived was refused, and
+        nothing waited on it to report it (a dist_async job's sum came out short)."""
+        super().set_optimizer(optimizer)
+        if self._server is None:
+            data = pickle.dumps(optimizer)
+            self._comm.call(lambda: self._ask(("optimizer", self._id, None, data)))
 
     def _set_updater(self, updater):
         super()._set_updater(updater)
